@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs what commsweep needs to build and test on Debian 12 and Ubuntu 24.04 (apt).
+# Idempotent and quiet: packages already present are not touched, apt's chatter goes to a log
+# that is shown only when something fails. The CUDA toolkit and NCCL are not installed here:
+# they come with the GPU image (or /usr/local/cuda); without them the mpi backend still builds.
+set -euo pipefail
+
+# Build tools, the chosen libraries, and what the tests use (mpiexec, python3 for checks).
+readonly PACKAGES=(
+  build-essential cmake pkg-config git
+  openmpi-bin libopenmpi-dev
+  libboost-program-options-dev libboost-dev
+  libhwloc-dev
+  libibverbs-dev ibverbs-providers
+  libucx-dev
+  nlohmann-json3-dev
+  libgtest-dev
+  python3
+)
+
+log=$(mktemp -t commsweep-deps.XXXXXX)
+trap 'rm -f "$log"' EXIT
+
+missing_packages() {
+  local p
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+
+run_quietly() {
+  if ! "$@" >>"$log" 2>&1; then
+    echo "install-deps: '$*' failed; its output:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+}
+
+main() {
+  if ! command -v apt-get >/dev/null; then
+    echo "install-deps: apt-get not found; this script supports Debian 12 and Ubuntu 24.04" >&2
+    exit 1
+  fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  local missing
+  mapfile -t missing < <(missing_packages)
+  if [ "${#missing[@]}" -eq 0 ]; then
+    return 0
+  fi
+  echo "install-deps: installing ${missing[*]}"
+  run_quietly $sudo apt-get update -q
+  run_quietly $sudo env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+main "$@"

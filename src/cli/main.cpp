@@ -1,0 +1,63 @@
+// commsweep's entry point: MPI up, options, the command, and one place where every error
+// becomes a message naming the rank, host and device, and an exit code.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/options.hpp"
+#include "cli/sweep_command.hpp"
+#include "collectives/collective_test.hpp"
+#include "runtime/error.hpp"
+#include "runtime/world.hpp"
+#include "version.hpp"
+
+namespace {
+
+void report_error(const commsweep::World& world, const commsweep::RankContext& ctx,
+                  const commsweep::Error& e) {
+  std::fprintf(stderr, "commsweep: rank %d (host %s, GPU %d): %s: %s%s%s\n", world.rank(),
+               world.host().c_str(), ctx.device, std::string(commsweep::name_of(e.kind())).c_str(),
+               e.what(), e.where().empty() ? "" : " at ", e.where().c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv, char** envp) {
+  using namespace commsweep;
+  MpiSession mpi(&argc, &argv);
+  World world;
+  RankContext context;
+  CliOptions options;
+  try {
+    options = parse_options(argc, argv);
+  } catch (const Error& e) {
+    if (world.rank() == 0) std::fprintf(stderr, "commsweep: %s\n", e.what());
+    return exit_code::kUsage;
+  }
+  if (world.rank() == 0) {
+    switch (options.action) {
+      case CliOptions::Action::Help: std::cout << help_text(); break;
+      case CliOptions::Action::Version: std::cout << "commsweep " << kVersion << " (" << kGitHash << ")\n"; break;
+      case CliOptions::Action::List:
+        for (const auto* t : collective_tests()) std::cout << t->name << "\n";
+        break;
+      case CliOptions::Action::Sweep: break;
+    }
+  }
+  if (options.action != CliOptions::Action::Sweep) return exit_code::kOk;
+
+  try {
+    return run_sweep_command(world, options, envp, context);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Usage) {
+      // Every rank reaches the same verdict on the same arguments: end normally.
+      if (world.rank() == 0) std::fprintf(stderr, "commsweep: %s\n", e.what());
+      return exit_code::kUsage;
+    }
+    report_error(world, context, e);
+    world.abort(e.exit_code());
+  } catch (const std::exception& e) {
+    report_error(world, context, Error(ErrorKind::Runtime, e.what()));
+    world.abort(exit_code::kRuntime);
+  }
+}

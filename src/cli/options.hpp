@@ -1,0 +1,28 @@
+// The command line: `commsweep [TEST...] [flags]`, with nccl-tests' flags and long names.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sweep/config.hpp"
+
+namespace commsweep {
+
+enum class BackendChoice { Auto, Nccl, Mpi };
+
+struct CliOptions {
+  enum class Action { Sweep, Help, Version, List };
+  Action action = Action::Sweep;
+  std::vector<std::string> tests;  // registry names, in order
+  BackendChoice backend = BackendChoice::Auto;
+  std::string json_path;
+  SweepConfig sweep;
+  std::vector<std::string> arguments;  // argv as given, for provenance
+};
+
+// Throws a usage Error naming the flag on any bad value.
+CliOptions parse_options(int argc, const char* const* argv);
+std::string help_text();
+
+}  // namespace commsweep

@@ -1,0 +1,26 @@
+#include "collectives/collective_test.hpp"
+
+namespace commsweep {
+namespace {
+
+// The size is the gathered buffer; each rank contributes 1/n of it.
+Counts counts(std::size_t count, int n) {
+  const std::size_t per_rank = count / n;
+  return {per_rank, per_rank * n, per_rank, per_rank, 0};
+}
+
+// Block r of the output is rank r's input.
+pattern::Expect expected(const pattern::Spec& spec, const Counts& c, int, int, int) {
+  return expect::copied_in_blocks(spec, c.param_count, 0);
+}
+
+}  // namespace
+
+const CollectiveTest& all_gather_test() {
+  static const CollectiveTest test{"all_gather", "every rank gets every rank's block",
+                                   Collective::AllGather, false, false, true,
+                                   factor_n_minus_1_over_n, counts, expected, every_rank_checked};
+  return test;
+}
+
+}  // namespace commsweep

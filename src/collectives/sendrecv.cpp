@@ -1,0 +1,23 @@
+#include "collectives/collective_test.hpp"
+
+namespace commsweep {
+namespace {
+
+Counts counts(std::size_t count, int) { return {count, count, count, 0, 0}; }
+
+// Each rank sends to rank+1 and receives from rank-1 (a ring), so its output is the input
+// of its left neighbour.
+pattern::Expect expected(const pattern::Spec& spec, const Counts&, int rank, int nranks, int) {
+  return expect::copied_from(spec, (rank + nranks - 1) % nranks, 0);
+}
+
+}  // namespace
+
+const CollectiveTest& sendrecv_test() {
+  static const CollectiveTest test{"sendrecv", "each rank sends to its ring neighbour",
+                                   Collective::SendRecv, false, false, true, factor_one, counts,
+                                   expected, every_rank_checked};
+  return test;
+}
+
+}  // namespace commsweep

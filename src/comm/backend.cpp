@@ -1,0 +1,18 @@
+#include "comm/backend.hpp"
+
+namespace commsweep {
+
+std::string_view name_of(Collective c) {
+  switch (c) {
+    case Collective::AllReduce: return "all_reduce";
+    case Collective::AllGather: return "all_gather";
+    case Collective::ReduceScatter: return "reduce_scatter";
+    case Collective::AllToAll: return "alltoall";
+    case Collective::Broadcast: return "broadcast";
+    case Collective::Reduce: return "reduce";
+    case Collective::SendRecv: return "sendrecv";
+  }
+  return "unknown";
+}
+
+}  // namespace commsweep

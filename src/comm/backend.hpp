@@ -1,0 +1,68 @@
+// What a sweep needs from a transport: memory, the data pattern on that memory, and timed
+// collectives. `nccl` works on device buffers, `mpi` on host buffers; one sweep engine and
+// one verification scheme serve both.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/types.hpp"
+#include "pattern/spec.hpp"
+#include "runtime/world.hpp"
+
+namespace commsweep {
+
+enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, Reduce, SendRecv };
+
+// One collective call, with NCCL's argument conventions: count is per rank for all_gather
+// (send count), reduce_scatter (receive count) and alltoall (per peer).
+struct CollectiveArgs {
+  Collective kind = Collective::AllReduce;
+  const void* send = nullptr;
+  void* recv = nullptr;
+  std::size_t count = 0;
+  DataType type = DataType::Float32;
+  RedOp op = RedOp::Sum;
+  int root = 0;
+  int send_peer = 0;  // sendrecv
+  int recv_peer = 0;  // sendrecv
+};
+
+struct TimingOptions {
+  int iters = 1;
+  bool blocking = false;    // wait for each collective before issuing the next (-z)
+  int graph_launches = 0;   // > 0: capture the iterations in a CUDA graph, replay it (-G)
+};
+
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual void* data() = 0;
+  virtual std::size_t bytes() const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  // Empty when supported; otherwise why not (e.g. fp8 reductions before sm_90).
+  virtual std::string unsupported(DataType type, RedOp op) const = 0;
+
+  virtual std::unique_ptr<Buffer> allocate(std::size_t bytes) = 0;
+  virtual void fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) = 0;
+  virtual void poison(void* buffer, std::size_t count, const pattern::Expect& expect) = 0;
+  virtual Mismatch verify(const void* buffer, std::size_t count, const pattern::Expect& expect) = 0;
+  // Fault injection for the tests: flips the bits of one element.
+  virtual void corrupt(void* buffer, std::size_t index, std::size_t element_bytes) = 0;
+
+  // Runs timing.iters collectives (times the graph launches) and returns this rank's time
+  // per collective in microseconds. Misses of phase.deadline run World's stall protocol.
+  virtual double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) = 0;
+};
+
+std::string_view name_of(Collective c);
+
+}  // namespace commsweep

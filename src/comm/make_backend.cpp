@@ -1,0 +1,73 @@
+#include "comm/make_backend.hpp"
+
+#include "comm/mpi/mpi_backend.hpp"
+#include "runtime/error.hpp"
+#include "runtime/gpu.hpp"
+#if COMMSWEEP_HAVE_NCCL_BACKEND
+#include "comm/nccl/nccl_backend.hpp"
+#endif
+
+namespace commsweep {
+
+bool nccl_backend_built() { return COMMSWEEP_HAVE_NCCL_BACKEND != 0; }
+
+BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s) {
+  BackendSetup setup;
+  setup.gpu.rank = world.rank();
+  setup.gpu.host = world.host();
+  setup.nccl_version = "none";
+  setup.nccl_headers_version = "none";
+  std::string why_none;
+  const int gpus = visible_gpu_count(&why_none);
+  const auto ranks_without_gpu =
+      world.sum(gpus > 0 ? 0 : 1, Phase{"GPU discovery", Deadline::after(timeout_s)});
+
+  bool use_nccl = false;
+  if (choice == BackendChoice::Nccl) {
+    if (!nccl_backend_built()) {
+      throw_usage("--backend nccl: this commsweep was built without CUDA/NCCL; use --backend mpi");
+    }
+    if (ranks_without_gpu > 0) {
+      throw Error(ErrorKind::Usage,
+                  "--backend nccl: " + std::to_string(ranks_without_gpu) +
+                      " rank(s) see no GPU (rank " + std::to_string(world.rank()) + ": " +
+                      (gpus > 0 ? "has one" : why_none) + "); use --backend mpi");
+    }
+    use_nccl = true;
+    setup.note = "backend nccl (asked for)";
+  } else if (choice == BackendChoice::Auto) {
+    use_nccl = nccl_backend_built() && ranks_without_gpu == 0;
+    if (use_nccl) {
+      setup.note = "backend nccl: every rank has a GPU";
+    } else if (!nccl_backend_built()) {
+      setup.note = "backend mpi: built without CUDA/NCCL";
+    } else {
+      setup.note = "backend mpi: " + std::to_string(ranks_without_gpu) + " of " +
+                   std::to_string(world.size()) + " ranks see no GPU (rank " +
+                   std::to_string(world.rank()) + ": " + why_none + ")";
+    }
+  } else {
+    setup.note = "backend mpi (asked for)";
+  }
+
+  if (!use_nccl) {
+    setup.gpu.name = "host memory (mpi backend)";
+    setup.gpu.pci_bus_id = "-";
+    setup.backend = std::make_unique<MpiBackend>(world);
+    return setup;
+  }
+#if COMMSWEEP_HAVE_NCCL_BACKEND
+  const GpuChoice gpu = choose_gpu(world.local_rank());
+  setup.gpu.device = gpu.device;
+  setup.gpu.name = gpu.name;
+  setup.gpu.pci_bus_id = gpu.pci_bus_id;
+  const NcclVersions v = nccl_versions();
+  setup.nccl_version = nccl_version_text(v.library);
+  setup.nccl_headers_version = nccl_version_text(v.headers);
+  setup.backend = std::make_unique<NcclBackend>(
+      world, gpu, Phase{"NCCL communicator set-up (ncclCommInitRankConfig)", Deadline::after(timeout_s)});
+#endif
+  return setup;
+}
+
+}  // namespace commsweep

@@ -1,0 +1,25 @@
+// Chooses and builds the backend: nccl where every rank has a GPU (or when asked), else mpi.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "cli/options.hpp"
+#include "comm/backend.hpp"
+#include "report/result.hpp"
+#include "runtime/world.hpp"
+
+namespace commsweep {
+
+struct BackendSetup {
+  std::unique_ptr<Backend> backend;
+  std::string note;               // why this backend (printed by rank 0)
+  report::GpuInfo gpu;            // this rank's device (device -1 for mpi)
+  std::string nccl_version;       // library, "none" for mpi
+  std::string nccl_headers_version;
+};
+
+BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s);
+bool nccl_backend_built();
+
+}  // namespace commsweep

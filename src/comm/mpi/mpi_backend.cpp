@@ -1,0 +1,245 @@
+#include "comm/mpi/mpi_backend.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "runtime/error.hpp"
+#include "runtime/mpi_check.hpp"
+
+namespace commsweep {
+namespace {
+
+class HostBuffer final : public Buffer {
+ public:
+  explicit HostBuffer(std::size_t bytes) : storage_(bytes) {}
+  void* data() override { return storage_.data(); }
+  std::size_t bytes() const override { return storage_.size(); }
+
+ private:
+  std::vector<unsigned char> storage_;
+};
+
+bool is_small_float(DataType t) {
+  return t == DataType::Float16 || t == DataType::Bfloat16 || t == DataType::Float8E4M3 ||
+         t == DataType::Float8E5M2;
+}
+
+// MPI has no 16- or 8-bit floats: these reduce element by element through double, which is
+// exact for every value and rounds the result to nearest even like the GPU does.
+template <DataType T, RedOp Op>
+void reduce_small_float(void* in, void* inout, int* len, MPI_Datatype*) {
+  const pattern::Format f = format_of(T);
+  auto* a = static_cast<unsigned char*>(in);
+  auto* b = static_cast<unsigned char*>(inout);
+  for (int i = 0; i < *len; ++i) {
+    std::uint64_t xa = 0, xb = 0;
+    std::memcpy(&xa, a + i * f.bytes, f.bytes);
+    std::memcpy(&xb, b + i * f.bytes, f.bytes);
+    const double va = pattern::from_bits(xa, f);
+    const double vb = pattern::from_bits(xb, f);
+    double r = 0;
+    if constexpr (Op == RedOp::Sum) r = va + vb;
+    if constexpr (Op == RedOp::Prod) r = va * vb;
+    if constexpr (Op == RedOp::Max) r = va > vb ? va : vb;
+    if constexpr (Op == RedOp::Min) r = va < vb ? va : vb;
+    const std::uint64_t out = pattern::to_bits(r, f);
+    std::memcpy(b + i * f.bytes, &out, f.bytes);
+  }
+}
+
+template <DataType T>
+MPI_User_function* small_float_function(RedOp op) {
+  switch (op) {
+    case RedOp::Sum: case RedOp::Avg: return &reduce_small_float<T, RedOp::Sum>;
+    case RedOp::Prod: return &reduce_small_float<T, RedOp::Prod>;
+    case RedOp::Max: return &reduce_small_float<T, RedOp::Max>;
+    case RedOp::Min: return &reduce_small_float<T, RedOp::Min>;
+    default: return nullptr;
+  }
+}
+
+MPI_User_function* small_float_function(DataType t, RedOp op) {
+  switch (t) {
+    case DataType::Float16: return small_float_function<DataType::Float16>(op);
+    case DataType::Bfloat16: return small_float_function<DataType::Bfloat16>(op);
+    case DataType::Float8E4M3: return small_float_function<DataType::Float8E4M3>(op);
+    case DataType::Float8E5M2: return small_float_function<DataType::Float8E5M2>(op);
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+MpiBackend::MpiBackend(World& world) : world_(world) {}
+
+MpiBackend::~MpiBackend() {
+  for (auto& entry : user_ops_) MPI_Op_free(&entry.second);
+}
+
+std::string MpiBackend::unsupported(DataType, RedOp) const { return {}; }
+
+std::unique_ptr<Buffer> MpiBackend::allocate(std::size_t bytes) {
+  return std::make_unique<HostBuffer>(bytes);
+}
+
+void MpiBackend::fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) {
+  fill_host(buffer, count, spec, rank);
+}
+
+void MpiBackend::poison(void* buffer, std::size_t count, const pattern::Expect& expect) {
+  poison_host(buffer, count, expect);
+}
+
+Mismatch MpiBackend::verify(const void* buffer, std::size_t count, const pattern::Expect& expect) {
+  return verify_host(buffer, count, expect);
+}
+
+void MpiBackend::corrupt(void* buffer, std::size_t index, std::size_t element_bytes) {
+  auto* p = static_cast<unsigned char*>(buffer) + index * element_bytes;
+  p[0] ^= 0x01;
+}
+
+MPI_Datatype MpiBackend::datatype_of(DataType type) const {
+  switch (type) {
+    case DataType::Int8: return MPI_INT8_T;
+    case DataType::Uint8: return MPI_UINT8_T;
+    case DataType::Int32: return MPI_INT32_T;
+    case DataType::Uint32: return MPI_UINT32_T;
+    case DataType::Int64: return MPI_INT64_T;
+    case DataType::Uint64: return MPI_UINT64_T;
+    case DataType::Float32: return MPI_FLOAT;
+    case DataType::Float64: return MPI_DOUBLE;
+    case DataType::Float16: case DataType::Bfloat16: return MPI_UINT16_T;
+    case DataType::Float8E4M3: case DataType::Float8E5M2: return MPI_UINT8_T;
+  }
+  return MPI_BYTE;
+}
+
+MPI_Op MpiBackend::op_of(DataType type, RedOp op) {
+  if (is_small_float(type)) {
+    auto key = std::make_pair(type, op == RedOp::Avg ? RedOp::Sum : op);
+    auto it = user_ops_.find(key);
+    if (it != user_ops_.end()) return it->second;
+    MPI_Op created;
+    CS_MPI(MPI_Op_create(small_float_function(type, op), 1, &created));
+    user_ops_.emplace(key, created);
+    return created;
+  }
+  switch (op) {
+    case RedOp::Sum: case RedOp::Avg: return MPI_SUM;  // avg: sum, then scaled (finish_average)
+    case RedOp::Prod: return MPI_PROD;
+    case RedOp::Max: return MPI_MAX;
+    case RedOp::Min: return MPI_MIN;
+    case RedOp::None: break;
+  }
+  return MPI_OP_NULL;
+}
+
+// MPI has no average: sum, then scale as NCCL does (floats times 1/n rounded to the type,
+// integers divided by n).
+void MpiBackend::finish_average(const CollectiveArgs& a) {
+  if (a.op != RedOp::Avg) return;
+  if (a.kind == Collective::Reduce && world_.rank() != a.root) return;
+  const pattern::Format f = format_of(a.type);
+  const int n = world_.size();
+  const double scale = pattern::from_bits(pattern::to_bits(1.0 / n, f), f);
+  auto* p = static_cast<unsigned char*>(a.recv);
+  for (std::size_t i = 0; i < a.count; ++i) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, p + i * f.bytes, f.bytes);
+    const double v = pattern::from_bits(bits, f);
+    const double r = f.kind == pattern::kFloat ? v * scale : std::trunc(v / n);
+    bits = pattern::to_bits(r, f);
+    std::memcpy(p + i * f.bytes, &bits, f.bytes);
+  }
+}
+
+void MpiBackend::issue(const CollectiveArgs& a, std::vector<MPI_Request>& reqs) {
+  const MPI_Datatype dt = datatype_of(a.type);
+  const MPI_Comm comm = world_.comm();
+  const int count = static_cast<int>(a.count);
+  const bool in_place = a.send == a.recv;
+  const void* send = in_place ? MPI_IN_PLACE : a.send;
+  MPI_Request r;
+  switch (a.kind) {
+    case Collective::AllReduce:
+      CS_MPI(MPI_Iallreduce(send, a.recv, count, dt, op_of(a.type, a.op), comm, &r));
+      break;
+    case Collective::AllGather:
+      // In place, this rank's block already sits at its offset of the receive buffer.
+      send = (static_cast<const char*>(a.send) ==
+              static_cast<const char*>(a.recv) + world_.rank() * a.count * element_size(a.type))
+                 ? MPI_IN_PLACE
+                 : a.send;
+      CS_MPI(MPI_Iallgather(send, count, dt, a.recv, count, dt, comm, &r));
+      break;
+    case Collective::ReduceScatter:
+      // In place (NCCL's convention: recv inside send), MPI wants MPI_IN_PLACE and the result
+      // at the start of the buffer; a staging copy would distort the timing, so reduce in
+      // place into the send buffer and move this rank's block where NCCL would leave it.
+      if (static_cast<const char*>(a.recv) ==
+          static_cast<const char*>(a.send) + world_.rank() * a.count * element_size(a.type)) {
+        CS_MPI(MPI_Ireduce_scatter_block(MPI_IN_PLACE, const_cast<void*>(a.send), count, dt,
+                                         op_of(a.type, a.op), comm, &r));
+      } else {
+        CS_MPI(MPI_Ireduce_scatter_block(a.send, a.recv, count, dt, op_of(a.type, a.op), comm, &r));
+      }
+      break;
+    case Collective::AllToAll:
+      CS_MPI(MPI_Ialltoall(send, count, dt, a.recv, count, dt, comm, &r));
+      break;
+    case Collective::Broadcast:
+      if (world_.rank() == a.root && !in_place) {
+        std::memcpy(a.recv, a.send, a.count * element_size(a.type));
+      }
+      CS_MPI(MPI_Ibcast(a.recv, count, dt, a.root, comm, &r));
+      break;
+    case Collective::Reduce:
+      send = (in_place && world_.rank() == a.root) ? MPI_IN_PLACE : a.send;
+      CS_MPI(MPI_Ireduce(send, a.recv, count, dt, op_of(a.type, a.op), a.root, comm, &r));
+      break;
+    case Collective::SendRecv: {
+      // MPI may not send from a buffer it is receiving into: in place receives into a
+      // scratch copy of this rank's buffer (see run()).
+      MPI_Request s;
+      CS_MPI(MPI_Irecv(a.recv, count, dt, a.recv_peer, 0, comm, &r));
+      CS_MPI(MPI_Isend(a.send, count, dt, a.send_peer, 0, comm, &s));
+      reqs.push_back(s);
+      break;
+    }
+  }
+  reqs.push_back(r);
+}
+
+double MpiBackend::run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) {
+  if (timing.graph_launches > 0) {
+    throw Error(ErrorKind::Usage, "-G/--cudagraph needs the nccl backend");
+  }
+  CollectiveArgs a = args;
+  std::vector<unsigned char> scratch;
+  if (a.kind == Collective::SendRecv && a.send == a.recv) {
+    scratch.resize(a.count * element_size(a.type));
+    a.recv = scratch.data();
+  }
+  const bool in_place_rs =
+      a.kind == Collective::ReduceScatter &&
+      static_cast<const char*>(a.recv) ==
+          static_cast<const char*>(a.send) + world_.rank() * a.count * element_size(a.type);
+  std::vector<MPI_Request> reqs;
+  reqs.reserve(4);
+  const double start = MPI_Wtime();
+  for (int i = 0; i < timing.iters; ++i) {
+    reqs.clear();
+    issue(a, reqs);
+    world_.wait_all(reqs, phase);
+    if (in_place_rs && world_.rank() != 0) {
+      std::memmove(a.recv, a.send, a.count * element_size(a.type));
+    }
+    if (!scratch.empty()) std::memcpy(const_cast<void*>(args.send), scratch.data(), scratch.size());
+    finish_average(a);
+  }
+  const double elapsed = MPI_Wtime() - start;
+  return elapsed * 1e6 / timing.iters;
+}
+
+}  // namespace commsweep

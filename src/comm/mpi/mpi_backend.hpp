@@ -1,0 +1,39 @@
+// The mpi backend: host buffers and MPI's non-blocking collectives, polled against the
+// deadline. A real measurement of the MPI fabric the launcher uses (what OSU measures), and
+// the path every sweep takes in CI.
+#pragma once
+
+#include <mpi.h>
+
+#include <map>
+#include <utility>
+
+#include "comm/backend.hpp"
+
+namespace commsweep {
+
+class MpiBackend final : public Backend {
+ public:
+  explicit MpiBackend(World& world);
+  ~MpiBackend() override;
+
+  std::string_view name() const override { return "mpi"; }
+  std::string unsupported(DataType type, RedOp op) const override;
+  std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
+  void fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) override;
+  void poison(void* buffer, std::size_t count, const pattern::Expect& expect) override;
+  Mismatch verify(const void* buffer, std::size_t count, const pattern::Expect& expect) override;
+  void corrupt(void* buffer, std::size_t index, std::size_t element_bytes) override;
+  double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
+
+ private:
+  void issue(const CollectiveArgs& args, std::vector<MPI_Request>& requests);
+  MPI_Datatype datatype_of(DataType type) const;
+  MPI_Op op_of(DataType type, RedOp op);
+  void finish_average(const CollectiveArgs& args);
+
+  World& world_;
+  std::map<std::pair<DataType, RedOp>, MPI_Op> user_ops_;  // reductions MPI lacks (half, bf16, fp8)
+};
+
+}  // namespace commsweep

@@ -1,0 +1,300 @@
+#include "comm/nccl/nccl_backend.hpp"
+
+#include <thread>
+
+#include "runtime/cuda_check.hpp"
+#include "runtime/error.hpp"
+
+namespace commsweep {
+namespace {
+
+[[noreturn]] void throw_nccl(ncclResult_t rc, const char* call, const char* file, int line) {
+  std::string message = std::string(call) + " failed: " + ncclGetErrorString(rc);
+  const char* last = ncclGetLastError(nullptr);
+  if (last != nullptr && *last != '\0') message += " (NCCL: " + std::string(last) + ")";
+  throw Error(ErrorKind::Nccl, message, call, file, line);
+}
+
+#define CS_NCCL(call, phase) settle((call), #call, __FILE__, __LINE__, (phase))
+
+ncclDataType_t nccl_type(DataType t) {
+  switch (t) {
+    case DataType::Int8: return ncclInt8;
+    case DataType::Uint8: return ncclUint8;
+    case DataType::Int32: return ncclInt32;
+    case DataType::Uint32: return ncclUint32;
+    case DataType::Int64: return ncclInt64;
+    case DataType::Uint64: return ncclUint64;
+    case DataType::Float16: return ncclFloat16;
+    case DataType::Float32: return ncclFloat32;
+    case DataType::Float64: return ncclFloat64;
+    case DataType::Bfloat16: return ncclBfloat16;
+    case DataType::Float8E4M3: return ncclFloat8e4m3;
+    case DataType::Float8E5M2: return ncclFloat8e5m2;
+  }
+  return ncclFloat32;
+}
+
+ncclRedOp_t nccl_op(RedOp op) {
+  switch (op) {
+    case RedOp::Sum: return ncclSum;
+    case RedOp::Prod: return ncclProd;
+    case RedOp::Max: return ncclMax;
+    case RedOp::Min: return ncclMin;
+    case RedOp::Avg: return ncclAvg;
+    case RedOp::None: break;
+  }
+  return ncclSum;
+}
+
+class DeviceBuffer final : public Buffer {
+ public:
+  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+    if (bytes_ > 0) CS_CUDA(cudaMalloc(&data_, bytes_));
+  }
+  ~DeviceBuffer() override {
+    if (data_ != nullptr) cudaFree(data_);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* data() override { return data_; }
+  std::size_t bytes() const override { return bytes_; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_;
+};
+
+constexpr auto kPollYield = std::chrono::microseconds(0);
+
+}  // namespace
+
+NcclVersions nccl_versions() {
+  NcclVersions v;
+  v.headers = NCCL_VERSION_CODE;
+  if (ncclGetVersion(&v.library) != ncclSuccess) v.library = 0;
+  return v;
+}
+
+std::string nccl_version_text(int code) {
+  if (code <= 0) return "unknown";
+  return std::to_string(code / 10000) + "." + std::to_string((code % 10000) / 100) + "." +
+         std::to_string(code % 100);
+}
+
+void require_nccl_library_not_older() {
+  const NcclVersions v = nccl_versions();
+  if (v.library < v.headers) {
+    throw Error(ErrorKind::Runtime,
+                "the NCCL library loaded at run time is " + nccl_version_text(v.library) +
+                    ", older than the headers commsweep was built with (" +
+                    nccl_version_text(v.headers) +
+                    "): point LD_LIBRARY_PATH at the matching libnccl.so.2, or rebuild with "
+                    "NCCL_ROOT set to the NCCL you run with");
+  }
+}
+
+NcclBackend::NcclBackend(World& world, const GpuChoice& gpu, const Phase& init)
+    : world_(world), device_(gpu.device) {
+  require_nccl_library_not_older();
+  CS_CUDA(cudaSetDevice(device_));
+  cudaDeviceProp prop{};
+  CS_CUDA(cudaGetDeviceProperties(&prop, device_));
+  compute_major_ = prop.major;
+  CS_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  CS_CUDA(cudaEventCreate(&start_));
+  CS_CUDA(cudaEventCreate(&stop_));
+  CS_CUDA(cudaMalloc(reinterpret_cast<void**>(&mismatch_), sizeof(kernels::DeviceMismatch)));
+
+  ncclUniqueId id{};
+  if (world_.rank() == 0) {
+    const ncclResult_t rc = ncclGetUniqueId(&id);
+    if (rc != ncclSuccess) throw_nccl(rc, "ncclGetUniqueId(&id)", __FILE__, __LINE__);
+  }
+  world_.broadcast(&id, sizeof(id), 0, init);
+
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  const ncclResult_t rc = ncclCommInitRankConfig(&comm_, world_.size(), id, world_.rank(), &config);
+  world_.set_abort_hook([comm = comm_] { ncclCommAbort(comm); });
+  settle(rc, "ncclCommInitRankConfig", __FILE__, __LINE__, init);
+}
+
+NcclBackend::~NcclBackend() {
+  if (comm_ != nullptr) {
+    world_.set_abort_hook(nullptr);
+    // Finalize flushes outstanding work; a communicator that will not finalize is aborted.
+    ncclResult_t state = ncclCommFinalize(comm_);
+    const auto deadline = Deadline::after(30);
+    while (state == ncclInProgress && !deadline.passed()) {
+      ncclCommGetAsyncError(comm_, &state);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (state == ncclSuccess) {
+      ncclCommDestroy(comm_);
+    } else {
+      ncclCommAbort(comm_);
+    }
+  }
+  if (mismatch_ != nullptr) cudaFree(mismatch_);
+  if (start_ != nullptr) cudaEventDestroy(start_);
+  if (stop_ != nullptr) cudaEventDestroy(stop_);
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+// A non-blocking communicator answers ncclInProgress while work is under way: poll until it
+// settles, and end the phase through the stall protocol when the deadline passes.
+void NcclBackend::settle(ncclResult_t rc, const char* call, const char* file, int line,
+                         const Phase& phase) {
+  while (rc == ncclInProgress) {
+    if (phase.deadline.passed()) world_.stall(phase);
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+    if (ncclCommGetAsyncError(comm_, &rc) != ncclSuccess) break;
+  }
+  if (rc != ncclSuccess) throw_nccl(rc, call, file, line);
+}
+
+void NcclBackend::check_async_error() {
+  ncclResult_t state = ncclSuccess;
+  ncclCommGetAsyncError(comm_, &state);
+  if (state != ncclSuccess && state != ncclInProgress) {
+    throw_nccl(state, "ncclCommGetAsyncError (asynchronous error)", __FILE__, __LINE__);
+  }
+}
+
+void NcclBackend::wait_event(cudaEvent_t event, const Phase& phase) {
+  for (unsigned spin = 0;; ++spin) {
+    const cudaError_t rc = cudaEventQuery(event);
+    if (rc == cudaSuccess) return;
+    if (rc != cudaErrorNotReady) CS_CUDA(rc);
+    if ((spin & 1023u) == 0) {
+      check_async_error();
+      if (phase.deadline.passed()) world_.stall(phase);
+    }
+    std::this_thread::sleep_for(kPollYield);
+  }
+}
+
+void NcclBackend::wait_stream(const Phase& phase) {
+  CS_CUDA(cudaEventRecord(stop_, stream_));
+  wait_event(stop_, phase);
+}
+
+std::string NcclBackend::unsupported(DataType type, RedOp) const {
+  if ((type == DataType::Float8E4M3 || type == DataType::Float8E5M2) && compute_major_ < 9) {
+    return "NCCL supports fp8 only on compute capability 9.0 and newer";
+  }
+  return {};
+}
+
+std::unique_ptr<Buffer> NcclBackend::allocate(std::size_t bytes) {
+  return std::make_unique<DeviceBuffer>(bytes);
+}
+
+void NcclBackend::fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) {
+  CS_CUDA(kernels::launch_fill(buffer, count, spec, rank, stream_));
+}
+
+void NcclBackend::poison(void* buffer, std::size_t count, const pattern::Expect& expect) {
+  CS_CUDA(kernels::launch_poison(buffer, count, expect, stream_));
+}
+
+Mismatch NcclBackend::verify(const void* buffer, std::size_t count, const pattern::Expect& expect) {
+  kernels::DeviceMismatch host{0, ~0ull};
+  CS_CUDA(cudaMemcpyAsync(mismatch_, &host, sizeof(host), cudaMemcpyHostToDevice, stream_));
+  CS_CUDA(kernels::launch_verify(buffer, count, expect, mismatch_, stream_));
+  CS_CUDA(cudaMemcpyAsync(&host, mismatch_, sizeof(host), cudaMemcpyDeviceToHost, stream_));
+  CS_CUDA(cudaStreamSynchronize(stream_));
+  Mismatch m;
+  m.wrong = host.wrong;
+  if (m.wrong > 0) {
+    m.first_index = host.first_index;
+    m.expected = pattern::expected_bits(expect, m.first_index) & pattern::width_mask(expect.spec.fmt);
+    const auto* at = static_cast<const unsigned char*>(buffer) + m.first_index * expect.spec.fmt.bytes;
+    CS_CUDA(cudaMemcpy(&m.got, at, expect.spec.fmt.bytes, cudaMemcpyDeviceToHost));
+  }
+  return m;
+}
+
+void NcclBackend::corrupt(void* buffer, std::size_t index, std::size_t element_bytes) {
+  auto* at = static_cast<unsigned char*>(buffer) + index * element_bytes;
+  unsigned char byte = 0;
+  CS_CUDA(cudaStreamSynchronize(stream_));
+  CS_CUDA(cudaMemcpy(&byte, at, 1, cudaMemcpyDeviceToHost));
+  byte ^= 0x01;
+  CS_CUDA(cudaMemcpy(at, &byte, 1, cudaMemcpyHostToDevice));
+}
+
+void NcclBackend::issue(const CollectiveArgs& a, const Phase& phase) {
+  const ncclDataType_t dt = nccl_type(a.type);
+  const ncclRedOp_t op = nccl_op(a.op);
+  switch (a.kind) {
+    case Collective::AllReduce:
+      CS_NCCL(ncclAllReduce(a.send, a.recv, a.count, dt, op, comm_, stream_), phase);
+      break;
+    case Collective::AllGather:
+      CS_NCCL(ncclAllGather(a.send, a.recv, a.count, dt, comm_, stream_), phase);
+      break;
+    case Collective::ReduceScatter:
+      CS_NCCL(ncclReduceScatter(a.send, a.recv, a.count, dt, op, comm_, stream_), phase);
+      break;
+    case Collective::Broadcast:
+      CS_NCCL(ncclBroadcast(a.send, a.recv, a.count, dt, a.root, comm_, stream_), phase);
+      break;
+    case Collective::Reduce:
+      CS_NCCL(ncclReduce(a.send, a.recv, a.count, dt, op, a.root, comm_, stream_), phase);
+      break;
+    case Collective::AllToAll: {
+      // Grouped point-to-point, as nccl-tests measures it (and as every NCCL version has).
+      const std::size_t block = a.count * element_size(a.type);
+      CS_NCCL(ncclGroupStart(), phase);
+      for (int peer = 0; peer < world_.size(); ++peer) {
+        CS_NCCL(ncclSend(static_cast<const char*>(a.send) + peer * block, a.count, dt, peer, comm_,
+                         stream_), phase);
+        CS_NCCL(ncclRecv(static_cast<char*>(a.recv) + peer * block, a.count, dt, peer, comm_,
+                         stream_), phase);
+      }
+      CS_NCCL(ncclGroupEnd(), phase);
+      break;
+    }
+    case Collective::SendRecv:
+      CS_NCCL(ncclGroupStart(), phase);
+      CS_NCCL(ncclSend(a.send, a.count, dt, a.send_peer, comm_, stream_), phase);
+      CS_NCCL(ncclRecv(a.recv, a.count, dt, a.recv_peer, comm_, stream_), phase);
+      CS_NCCL(ncclGroupEnd(), phase);
+      break;
+  }
+}
+
+double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) {
+  // Fills and poisons queued on the stream finish before the clock starts.
+  wait_stream(phase);
+  int launches = 1;
+  cudaGraphExec_t exec = nullptr;
+  if (timing.graph_launches > 0) {
+    launches = timing.graph_launches;
+    cudaGraph_t graph = nullptr;
+    CS_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < timing.iters; ++i) issue(args, phase);
+    CS_CUDA(cudaStreamEndCapture(stream_, &graph));
+    CS_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    CS_CUDA(cudaGraphDestroy(graph));
+  }
+  CS_CUDA(cudaEventRecord(start_, stream_));
+  if (exec != nullptr) {
+    for (int l = 0; l < launches; ++l) CS_CUDA(cudaGraphLaunch(exec, stream_));
+  } else {
+    for (int i = 0; i < timing.iters; ++i) {
+      issue(args, phase);
+      if (timing.blocking) wait_stream(phase);
+    }
+  }
+  CS_CUDA(cudaEventRecord(stop_, stream_));
+  wait_event(stop_, phase);
+  if (exec != nullptr) CS_CUDA(cudaGraphExecDestroy(exec));
+  float ms = 0;
+  CS_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+  return static_cast<double>(ms) * 1000.0 / (static_cast<double>(timing.iters) * launches);
+}
+
+}  // namespace commsweep

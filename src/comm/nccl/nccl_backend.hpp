@@ -1,0 +1,60 @@
+// The nccl backend: device buffers, one stream, one communicator over all ranks.
+// Rank 0 makes the ncclUniqueId, MPI_Bcast shares it, ncclCommInitRankConfig joins; the
+// communicator is non-blocking so that set-up and every collective can be waited on with a
+// deadline and aborted (ncclCommAbort) instead of hanging.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <string>
+
+#include "comm/backend.hpp"
+#include "pattern_kernels.hpp"
+#include "runtime/gpu.hpp"
+
+namespace commsweep {
+
+struct NcclVersions {
+  int headers = 0;  // NCCL_VERSION_CODE this binary was built against
+  int library = 0;  // ncclGetVersion() of the library loaded at run time
+};
+NcclVersions nccl_versions();
+std::string nccl_version_text(int code);  // 22809 -> "2.28.9"
+// Refuses a library older than the headers (symbols or semantics may be missing).
+void require_nccl_library_not_older();
+
+class NcclBackend final : public Backend {
+ public:
+  NcclBackend(World& world, const GpuChoice& gpu, const Phase& init);
+  ~NcclBackend() override;
+  NcclBackend(const NcclBackend&) = delete;
+  NcclBackend& operator=(const NcclBackend&) = delete;
+
+  std::string_view name() const override { return "nccl"; }
+  std::string unsupported(DataType type, RedOp op) const override;
+  std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
+  void fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) override;
+  void poison(void* buffer, std::size_t count, const pattern::Expect& expect) override;
+  Mismatch verify(const void* buffer, std::size_t count, const pattern::Expect& expect) override;
+  void corrupt(void* buffer, std::size_t index, std::size_t element_bytes) override;
+  double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
+
+ private:
+  void issue(const CollectiveArgs& args, const Phase& phase);
+  void settle(ncclResult_t rc, const char* call, const char* file, int line, const Phase& phase);
+  void wait_event(cudaEvent_t event, const Phase& phase);
+  void wait_stream(const Phase& phase);
+  void check_async_error();
+
+  World& world_;
+  int device_;
+  int compute_major_ = 0;
+  ncclComm_t comm_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  kernels::DeviceMismatch* mismatch_ = nullptr;  // device memory for verify
+};
+
+}  // namespace commsweep

@@ -1,0 +1,195 @@
+#include "report/json.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace commsweep::report {
+namespace {
+
+using nlohmann::json;
+
+json timing_json(const Timing& t) {
+  return json{{"time_us", t.time_us},
+              {"algbw_gbps", t.algbw_gbps},
+              {"busbw_gbps", t.busbw_gbps},
+              {"wrong", t.wrong ? json(*t.wrong) : json(nullptr)},
+              {"slowest_rank", t.slowest_rank},
+              {"slowest_time_us", t.slowest_time_us},
+              {"rank_time_us", t.rank_time_us}};
+}
+
+Timing timing_from(const json& j) {
+  Timing t;
+  t.time_us = j.at("time_us").get<double>();
+  t.algbw_gbps = j.at("algbw_gbps").get<double>();
+  t.busbw_gbps = j.at("busbw_gbps").get<double>();
+  if (!j.at("wrong").is_null()) t.wrong = j.at("wrong").get<std::uint64_t>();
+  t.slowest_rank = j.at("slowest_rank").get<int>();
+  t.slowest_time_us = j.at("slowest_time_us").get<double>();
+  t.rank_time_us = j.at("rank_time_us").get<std::vector<double>>();
+  return t;
+}
+
+json provenance_json(const Provenance& p) {
+  json gpus = json::array();
+  for (const auto& g : p.gpus) {
+    gpus.push_back({{"rank", g.rank}, {"host", g.host}, {"device", g.device}, {"name", g.name},
+                    {"pci_bus_id", g.pci_bus_id}});
+  }
+  return json{{"commsweep_version", p.commsweep_version},
+              {"git_hash", p.git_hash},
+              {"started_at", p.started_at},
+              {"backend", p.backend},
+              {"ranks", p.ranks},
+              {"hosts", p.hosts},
+              {"gpus", gpus},
+              {"driver_version", p.driver_version},
+              {"cuda_version", p.cuda_version},
+              {"nccl_version", p.nccl_version},
+              {"nccl_headers_version", p.nccl_headers_version},
+              {"mpi_version", p.mpi_version},
+              {"environment", p.environment},
+              {"arguments", p.arguments}};
+}
+
+Provenance provenance_from(const json& j) {
+  Provenance p;
+  p.commsweep_version = j.at("commsweep_version").get<std::string>();
+  p.git_hash = j.at("git_hash").get<std::string>();
+  p.started_at = j.at("started_at").get<std::string>();
+  p.backend = j.at("backend").get<std::string>();
+  p.ranks = j.at("ranks").get<int>();
+  p.hosts = j.at("hosts").get<std::vector<std::string>>();
+  for (const auto& g : j.at("gpus")) {
+    p.gpus.push_back({g.at("rank").get<int>(), g.at("host").get<std::string>(),
+                      g.at("device").get<int>(), g.at("name").get<std::string>(),
+                      g.at("pci_bus_id").get<std::string>()});
+  }
+  p.driver_version = j.at("driver_version").get<std::string>();
+  p.cuda_version = j.at("cuda_version").get<std::string>();
+  p.nccl_version = j.at("nccl_version").get<std::string>();
+  p.nccl_headers_version = j.at("nccl_headers_version").get<std::string>();
+  p.mpi_version = j.at("mpi_version").get<std::string>();
+  p.environment = j.at("environment").get<std::map<std::string, std::string>>();
+  p.arguments = j.at("arguments").get<std::vector<std::string>>();
+  return p;
+}
+
+}  // namespace
+
+json to_json(const Results& r) {
+  json rows = json::array();
+  for (const auto& row : r.rows) {
+    rows.push_back({{"kind", "collective"},
+                    {"test", row.test},
+                    {"size_bytes", row.size_bytes},
+                    {"count", row.count},
+                    {"type", row.type},
+                    {"redop", row.redop},
+                    {"root", row.root},
+                    {"out_of_place", timing_json(row.out_of_place)},
+                    {"in_place", timing_json(row.in_place)}});
+  }
+  return json{{"schema", r.schema},
+              {"provenance", provenance_json(r.provenance)},
+              {"rows", rows},
+              {"summary",
+               {{"avg_busbw_gbps", r.avg_busbw_gbps},
+                {"wrong_total", r.wrong_total},
+                {"ok", r.wrong_total == 0 && r.complete},
+                {"complete", r.complete}}}};
+}
+
+Results results_from_json(const json& doc) {
+  if (!doc.is_object() || !doc.contains("schema")) {
+    throw std::runtime_error("not a commsweep results document: no \"schema\" field");
+  }
+  const auto schema = doc.at("schema").get<std::string>();
+  if (schema != kResultsSchema) {
+    throw std::runtime_error("results schema \"" + schema + "\" is not the one this commsweep reads (\"" +
+                             kResultsSchema + "\")");
+  }
+  Results r;
+  try {
+    r.provenance = provenance_from(doc.at("provenance"));
+    for (const auto& j : doc.at("rows")) {
+      ResultRow row;
+      row.test = j.at("test").get<std::string>();
+      row.size_bytes = j.at("size_bytes").get<std::uint64_t>();
+      row.count = j.at("count").get<std::uint64_t>();
+      row.type = j.at("type").get<std::string>();
+      row.redop = j.at("redop").get<std::string>();
+      row.root = j.at("root").get<int>();
+      row.out_of_place = timing_from(j.at("out_of_place"));
+      row.in_place = timing_from(j.at("in_place"));
+      r.rows.push_back(std::move(row));
+    }
+    const auto& summary = doc.at("summary");
+    r.avg_busbw_gbps = summary.at("avg_busbw_gbps").get<double>();
+    r.wrong_total = summary.at("wrong_total").get<std::uint64_t>();
+    r.complete = summary.at("complete").get<bool>();
+  } catch (const json::exception& e) {
+    throw std::runtime_error(std::string("malformed results document: ") + e.what());
+  }
+  return r;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = mkstemp(tmp.data());
+  if (fd < 0) {
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  }
+  auto fail = [&](const char* what) {
+    const std::string reason = std::strerror(errno);
+    close(fd);
+    unlink(tmp.c_str());
+    throw std::runtime_error("cannot write " + path + " (" + what + "): " + reason);
+  };
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("write");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (fsync(fd) != 0) fail("fsync");
+  if (fchmod(fd, 0644) != 0) fail("chmod");
+  if (close(fd) != 0) {
+    unlink(tmp.c_str());
+    throw std::runtime_error("cannot write " + path + " (close): " + std::strerror(errno));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    unlink(tmp.c_str());
+    throw std::runtime_error("cannot write " + path + " (rename): " + reason);
+  }
+}
+
+Results read_results_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw std::runtime_error(path + ": not valid JSON: " + e.what());
+  }
+  try {
+    return results_from_json(doc);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+}  // namespace commsweep::report

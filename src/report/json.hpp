@@ -1,0 +1,22 @@
+// JSON results (schema: results/schema/README.md): numbers as numbers, booleans as booleans,
+// N/A as null. Written atomically: a temporary file in the same folder, then rename.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "report/result.hpp"
+
+namespace commsweep::report {
+
+nlohmann::json to_json(const Results& results);
+// Throws std::runtime_error naming the field when the document is not a commsweep result
+// of this schema version.
+Results results_from_json(const nlohmann::json& doc);
+
+// Writes text to path atomically; throws std::runtime_error naming the path on failure and
+// leaves any earlier file at path untouched.
+void write_file_atomically(const std::string& path, const std::string& text);
+Results read_results_file(const std::string& path);
+
+}  // namespace commsweep::report

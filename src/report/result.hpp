@@ -1,0 +1,73 @@
+// Typed result records. Nothing here knows about MPI, NCCL or CUDA: printers and the
+// regression tools work on these alone. GB/s is 1e9 bytes per second everywhere.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace commsweep::report {
+
+inline constexpr const char* kResultsSchema = "commsweep.results/1";
+
+struct Timing {
+  double time_us = 0;       // per collective, combined over ranks as -a says
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+  std::optional<std::uint64_t> wrong;  // summed over ranks; empty = not checked (N/A)
+  int slowest_rank = 0;
+  double slowest_time_us = 0;
+  std::vector<double> rank_time_us;    // index = rank
+};
+
+struct ResultRow {
+  std::string test;       // "all_reduce"
+  std::uint64_t size_bytes = 0;
+  std::uint64_t count = 0;  // elements, as nccl-tests prints it
+  std::string type;       // "float"
+  std::string redop;      // "sum", or "none"
+  int root = -1;
+  Timing out_of_place;
+  Timing in_place;
+};
+
+struct GpuInfo {
+  int rank = 0;
+  std::string host;
+  int device = -1;
+  std::string name;
+  std::string pci_bus_id;
+};
+
+struct Provenance {
+  std::string commsweep_version;
+  std::string git_hash;
+  std::string started_at;  // UTC, ISO 8601
+  std::string backend;
+  int ranks = 0;
+  std::vector<std::string> hosts;  // per rank
+  std::vector<GpuInfo> gpus;
+  std::string driver_version;
+  std::string cuda_version;
+  std::string nccl_version;          // library loaded
+  std::string nccl_headers_version;  // built against
+  std::string mpi_version;
+  std::map<std::string, std::string> environment;  // NCCL_* and UCX_*, secrets dropped
+  std::vector<std::string> arguments;
+};
+
+struct Results {
+  std::string schema = kResultsSchema;
+  Provenance provenance;
+  std::vector<ResultRow> rows;
+  double avg_busbw_gbps = 0;
+  std::uint64_t wrong_total = 0;
+  bool complete = true;
+};
+
+// nccl-tests' "Avg bus bandwidth": the mean busbw over every measured half of every row.
+double average_busbw(const std::vector<ResultRow>& rows);
+
+}  // namespace commsweep::report

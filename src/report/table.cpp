@@ -1,0 +1,72 @@
+#include "report/table.hpp"
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace commsweep::report {
+namespace {
+
+std::string printf_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string printf_string(const char* format, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  return buffer;
+}
+
+std::string format_half(const Timing& t) {
+  std::string s = printf_string("  %7s  %6.2f  %6.2f", format_time(t.time_us).c_str(),
+                                t.algbw_gbps, t.busbw_gbps);
+  if (t.wrong) {
+    s += printf_string("  %6llu", static_cast<unsigned long long>(*t.wrong));
+  } else {
+    s += printf_string("  %5s", "N/A");
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string format_time(double us) {
+  if (us < 1e4) return printf_string("%7.2f", us);
+  if (us < 1e5) return printf_string("%7.1f", us);
+  return printf_string("%7.0f", us);
+}
+
+std::string format_row(const ResultRow& r) {
+  return printf_string("%12llu  %12llu  %8s  %6s  %6d", static_cast<unsigned long long>(r.size_bytes),
+                       static_cast<unsigned long long>(r.count), r.type.c_str(), r.redop.c_str(),
+                       r.root) +
+         format_half(r.out_of_place) + format_half(r.in_place);
+}
+
+void TablePrinter::header(const TableHeader& h) {
+  out_ << "# " << h.version_line << "\n";
+  out_ << "# Collective test starting: " << h.test << "\n";
+  out_ << "# " << h.parameters_line << "\n";
+  out_ << "#\n# Using devices\n";
+  for (const auto& line : h.device_lines) out_ << "#  " << line << "\n";
+  out_ << "#\n";
+  out_ << "#                                                              out-of-place"
+          "                       in-place          \n";
+  out_ << "#       size         count      type   redop    root     time   algbw   busbw  #wrong"
+          "     time   algbw   busbw  #wrong \n";
+  out_ << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       "
+          "      (us)  (GB/s)  (GB/s)         \n";
+  out_.flush();
+}
+
+void TablePrinter::note(const std::string& text) { out_ << "# " << text << "\n" << std::flush; }
+
+void TablePrinter::row(const ResultRow& r) { out_ << format_row(r) << "\n" << std::flush; }
+
+void TablePrinter::footer(const std::string& test, std::uint64_t wrong_total, double avg_busbw) {
+  out_ << "# Out of bounds values : " << wrong_total << (wrong_total == 0 ? " OK" : " FAILED")
+       << "\n";
+  out_ << "# Avg bus bandwidth    : " << printf_string("%g", avg_busbw) << " \n";
+  out_ << "#\n# Collective test concluded: " << test << "\n#\n" << std::flush;
+}
+
+}  // namespace commsweep::report

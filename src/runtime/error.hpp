@@ -1,0 +1,42 @@
+// Typed errors. A failing CUDA, NCCL or MPI call becomes an Error naming the call and where
+// it was made; the top level adds host, rank and device when it prints it.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace commsweep {
+
+enum class ErrorKind { Usage, Cuda, Nccl, Mpi, Timeout, WrongResults, Runtime };
+
+// Exit codes of the sweep commands (documented in README.md and --help).
+namespace exit_code {
+constexpr int kOk = 0;
+constexpr int kWrongResults = 1;  // a sweep finished and found wrong elements
+constexpr int kUsage = 2;         // bad flags or input
+constexpr int kRuntime = 3;       // a CUDA, NCCL or MPI call failed
+constexpr int kTimeout = 4;       // the watchdog ended a hang
+}  // namespace exit_code
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, std::string message, std::string call = {}, const char* file = nullptr,
+        int line = 0);
+
+  ErrorKind kind() const { return kind_; }
+  const std::string& call() const { return call_; }
+  const std::string& where() const { return where_; }
+  int exit_code() const;
+
+ private:
+  ErrorKind kind_;
+  std::string call_;
+  std::string where_;
+};
+
+std::string_view name_of(ErrorKind kind);
+
+// A bad command-line value: names the flag.
+[[noreturn]] void throw_usage(const std::string& message);
+
+}  // namespace commsweep

@@ -1,0 +1,52 @@
+#include "runtime/watchdog.hpp"
+
+#include <cstdio>
+
+#include "runtime/error.hpp"
+
+namespace commsweep {
+
+Watchdog::Watchdog(World& world) : world_(world), thread_([this] { run(); }) {}
+
+Watchdog::~Watchdog() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+Watchdog::Guard Watchdog::watch(const Phase& phase) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  phase_ = phase;
+  return Guard(*this);
+}
+
+void Watchdog::leave() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  phase_.reset();
+}
+
+void Watchdog::run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stop_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(200));
+    if (stop_ || !phase_) continue;
+    // Past the polling waits' own attribution (one grace for rank 0's collection, two for
+    // the others' wait on rank 0) and then some.
+    const double grace = World::grace_seconds(phase_->deadline.budget_s());
+    const auto limit = phase_->deadline.at() + std::chrono::duration_cast<Deadline::Clock::duration>(
+                                                   std::chrono::duration<double>(4 * grace));
+    if (Deadline::Clock::now() < limit) continue;
+    std::fprintf(stderr,
+                 "commsweep: rank %d (%s): watchdog: '%s' still running %.0f s past its %.0f s "
+                 "deadline (-T); ending the job\n",
+                 world_.rank(), world_.host().c_str(), phase_->label.c_str(), 4 * grace,
+                 phase_->deadline.budget_s());
+    std::fflush(stderr);
+    world_.abort(exit_code::kTimeout);
+  }
+}
+
+}  // namespace commsweep

@@ -1,0 +1,225 @@
+#include "runtime/world.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#include "runtime/error.hpp"
+#include "runtime/mpi_check.hpp"
+
+namespace commsweep {
+namespace {
+
+constexpr int kStallTag = 7001;
+constexpr int kHostNameBytes = 256;
+constexpr auto kPollInterval = std::chrono::microseconds(50);
+// Busy-poll (yielding) this long before sleeping between polls, as MPI_Wait itself spins:
+// short collectives are timed without a sleep's latency, long hangs cost no CPU.
+constexpr auto kSpinFor = std::chrono::milliseconds(10);
+
+// Polls until `done` says so; a missed deadline runs the stall protocol.
+template <typename Done>
+void poll_until(World& world, const Phase& phase, Done done) {
+  const auto spin_until = Deadline::Clock::now() + kSpinFor;
+  while (!done()) {
+    if (phase.deadline.passed()) world.stall(phase);
+    if (Deadline::Clock::now() < spin_until) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(kPollInterval);
+    }
+  }
+}
+
+std::string local_host_name() {
+  std::array<char, kHostNameBytes> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+}  // namespace
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &thread_level_);
+  }
+}
+
+MpiSession::~MpiSession() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+World::World() {
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  CS_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm_));
+  CS_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &control_));
+  CS_MPI(MPI_Comm_rank(comm_, &rank_));
+  CS_MPI(MPI_Comm_size(comm_, &size_));
+  MPI_Comm local = MPI_COMM_NULL;
+  CS_MPI(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local));
+  CS_MPI(MPI_Comm_rank(local, &local_rank_));
+  CS_MPI(MPI_Comm_size(local, &local_size_));
+  MPI_Comm_free(&local);
+  int leader = local_rank_ == 0 ? 1 : 0;
+  CS_MPI(MPI_Allreduce(&leader, &node_count_, 1, MPI_INT, MPI_SUM, comm_));
+
+  host_ = local_host_name();
+  std::vector<char> all(static_cast<std::size_t>(kHostNameBytes) * size_);
+  std::array<char, kHostNameBytes> mine{};
+  std::strncpy(mine.data(), host_.c_str(), mine.size() - 1);
+  CS_MPI(MPI_Allgather(mine.data(), kHostNameBytes, MPI_CHAR, all.data(), kHostNameBytes,
+                       MPI_CHAR, comm_));
+  for (int r = 0; r < size_; ++r) hosts_by_rank_.emplace_back(&all[r * kHostNameBytes]);
+}
+
+World::~World() {
+  if (control_ != MPI_COMM_NULL) MPI_Comm_free(&control_);
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+std::vector<std::pair<std::string, int>> World::ranks_per_host() const {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& h : hosts_by_rank_) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == h; });
+    if (it == out.end()) {
+      out.emplace_back(h, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  return out;
+}
+
+double World::grace_seconds(double budget) { return std::clamp(budget / 10.0, 2.0, 10.0); }
+
+void World::wait(MPI_Request* request, const Phase& phase) {
+  poll_until(*this, phase, [&] {
+    int done = 0;
+    CS_MPI(MPI_Test(request, &done, MPI_STATUS_IGNORE));
+    return done != 0;
+  });
+}
+
+void World::wait_all(std::vector<MPI_Request>& requests, const Phase& phase) {
+  poll_until(*this, phase, [&] {
+    int done = 0;
+    CS_MPI(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
+                       MPI_STATUSES_IGNORE));
+    return done != 0;
+  });
+}
+
+void World::stall(const Phase& phase) {
+  const double grace = grace_seconds(phase.deadline.budget_s());
+  const auto until = Deadline::after(grace);
+  std::ostringstream msg;
+  msg << phase.label << " did not finish within " << phase.deadline.budget_s() << " s (-T)";
+  if (rank_ != 0) {
+    MPI_Request req;
+    const int my_rank = rank_;
+    MPI_Isend(&my_rank, 1, MPI_INT, 0, kStallTag, control_, &req);
+    // Rank 0 names everyone and ends the job; if it does not, it is stuck itself.
+    const auto give_up = Deadline::after(2 * grace);
+    while (!give_up.passed()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    msg << "; rank 0 (" << hosts_by_rank_[0] << ") did not answer: it may be the rank that hangs";
+    throw Error(ErrorKind::Timeout, msg.str());
+  }
+  std::vector<bool> waiting(size_, false);
+  waiting[0] = true;
+  while (!until.passed()) {
+    int flag = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, kStallTag, control_, &flag, &status);
+    if (flag) {
+      int who = -1;
+      MPI_Recv(&who, 1, MPI_INT, status.MPI_SOURCE, kStallTag, control_, MPI_STATUS_IGNORE);
+      if (who >= 0 && who < size_) waiting[who] = true;
+      continue;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::ostringstream missing;
+  std::ostringstream present;
+  int n_missing = 0;
+  for (int r = 0; r < size_; ++r) {
+    auto& out = waiting[r] ? present : missing;
+    if (out.tellp() > 0) out << ", ";
+    out << r << " (" << hosts_by_rank_[r] << ")";
+    if (!waiting[r]) ++n_missing;
+  }
+  if (n_missing > 0) {
+    msg << "; ranks that did not arrive: " << missing.str() << "; ranks waiting: " << present.str();
+  } else {
+    msg << "; every rank arrived and waited: the operation itself hung (fabric, driver or NCCL)";
+  }
+  throw Error(ErrorKind::Timeout, msg.str());
+}
+
+std::uint64_t World::sum(std::uint64_t value, const Phase& phase) {
+  std::uint64_t total = 0;
+  MPI_Request req;
+  CS_MPI(MPI_Iallreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, comm_, &req));
+  wait(&req, phase);
+  return total;
+}
+
+std::vector<double> World::gather(double value, const Phase& phase) {
+  std::vector<double> all(rank_ == 0 ? size_ : 0);
+  MPI_Request req;
+  CS_MPI(MPI_Igather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, comm_, &req));
+  wait(&req, phase);
+  return all;
+}
+
+std::vector<std::string> World::gather(const std::string& value, const Phase& phase) {
+  int length = static_cast<int>(value.size());
+  std::vector<int> lengths(rank_ == 0 ? size_ : 0);
+  MPI_Request req;
+  CS_MPI(MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm_, &req));
+  wait(&req, phase);
+  std::vector<int> offsets(lengths.size());
+  int total = 0;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    offsets[i] = total;
+    total += lengths[i];
+  }
+  std::vector<char> all(std::max(total, 1));
+  CS_MPI(MPI_Igatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                      MPI_CHAR, 0, comm_, &req));
+  wait(&req, phase);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lengths.size(); ++i) out.emplace_back(&all[offsets[i]], lengths[i]);
+  return out;
+}
+
+void World::broadcast(void* data, int bytes, int root, const Phase& phase) {
+  MPI_Request req;
+  CS_MPI(MPI_Ibcast(data, bytes, MPI_BYTE, root, comm_, &req));
+  wait(&req, phase);
+}
+
+void World::barrier(const Phase& phase) {
+  MPI_Request req;
+  CS_MPI(MPI_Ibarrier(comm_, &req));
+  wait(&req, phase);
+}
+
+void World::abort(int code) {
+  if (abort_hook_) {
+    auto hook = std::move(abort_hook_);
+    abort_hook_ = nullptr;
+    hook();
+  }
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+}  // namespace commsweep

@@ -1,0 +1,89 @@
+// The MPI world: who am I, where, and with whom. Every control-plane exchange here waits with
+// a deadline, and a phase that misses it is attributed: rank 0 names the ranks that never
+// arrived and the ones that were waiting.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime/deadline.hpp"
+
+namespace commsweep {
+
+// MPI_Init_thread / MPI_Finalize. Asks for MPI_THREAD_MULTIPLE so that the watchdog thread
+// may call MPI_Abort while the main thread is inside MPI.
+class MpiSession {
+ public:
+  MpiSession(int* argc, char*** argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  int thread_level() const { return thread_level_; }
+
+ private:
+  int thread_level_ = MPI_THREAD_SINGLE;
+};
+
+// A labelled phase of work with its deadline ("all_reduce 1048576 B out-of-place").
+struct Phase {
+  std::string label;
+  Deadline deadline;
+};
+
+class World {
+ public:
+  World();  // needs an initialised MpiSession
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int local_rank() const { return local_rank_; }
+  int local_size() const { return local_size_; }
+  int node_count() const { return node_count_; }
+  const std::string& host() const { return host_; }
+  const std::vector<std::string>& hosts_by_rank() const { return hosts_by_rank_; }
+  // Distinct hosts in rank order, with their rank counts.
+  std::vector<std::pair<std::string, int>> ranks_per_host() const;
+  // The data-plane communicator (a dup of MPI_COMM_WORLD, errors returned).
+  MPI_Comm comm() const { return comm_; }
+
+  // Waits for a request, polling; on a missed deadline runs the stall protocol (throws).
+  void wait(MPI_Request* request, const Phase& phase);
+  void wait_all(std::vector<MPI_Request>& requests, const Phase& phase);
+  // Called by any rank whose phase missed its deadline. Rank 0 collects the other ranks'
+  // reports for a grace period and throws a Timeout error naming who did not arrive; other
+  // ranks report, give rank 0 time to end the job, then throw themselves.
+  [[noreturn]] void stall(const Phase& phase);
+
+  std::uint64_t sum(std::uint64_t value, const Phase& phase);
+  std::vector<double> gather(double value, const Phase& phase);  // full on rank 0 only
+  std::vector<std::string> gather(const std::string& value, const Phase& phase);
+  void broadcast(void* data, int bytes, int root, const Phase& phase);
+  void barrier(const Phase& phase);
+
+  // What to do before MPI_Abort when the job is ended (e.g. ncclCommAbort).
+  void set_abort_hook(std::function<void()> hook) { abort_hook_ = std::move(hook); }
+  [[noreturn]] void abort(int code);
+
+  static double grace_seconds(double budget);
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm control_ = MPI_COMM_NULL;  // stall reports travel here, apart from the data plane
+  int rank_ = 0;
+  int size_ = 1;
+  int local_rank_ = 0;
+  int local_size_ = 1;
+  int node_count_ = 1;
+  std::string host_;
+  std::vector<std::string> hosts_by_rank_;
+  std::function<void()> abort_hook_;
+};
+
+}  // namespace commsweep

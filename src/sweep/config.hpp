@@ -1,0 +1,41 @@
+// What a collective sweep runs: sizes, types, operators, iterations, checks, limits.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace commsweep {
+
+// How per-rank times combine into the printed time (nccl-tests' -a).
+enum class Average { Rank0 = 0, Mean = 1, Min = 2, Max = 3 };
+
+// Faults planted on purpose, for the tests that prove detection works.
+struct Fault {
+  enum class Kind { None, WrongElement, NeverJoin };
+  Kind kind = Kind::None;
+  int rank = 0;
+};
+
+struct SweepConfig {
+  std::uint64_t min_bytes = 8;
+  std::uint64_t max_bytes = std::uint64_t{128} << 20;
+  std::uint64_t step_bytes = std::uint64_t{1} << 20;
+  std::uint64_t step_factor = 2;  // > 1: geometric sweep; 1: linear by step_bytes
+  int iters = 20;
+  int warmup = 5;
+  int check = 1;  // check iterations after timing; 0 turns verification off
+  std::vector<DataType> types{DataType::Float32};
+  std::vector<RedOp> ops{RedOp::Sum};
+  int root = 0;
+  bool blocking = false;
+  int graph_launches = 0;
+  Average average = Average::Mean;
+  int cycles = 1;  // 0: until interrupted
+  double timeout_s = 300;
+  std::uint64_t seed = 0x636f6d6d73776570ull;  // "commswep"
+  Fault fault;
+};
+
+}  // namespace commsweep

@@ -1,0 +1,217 @@
+#include "sweep/sweep.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <thread>
+
+#include "runtime/error.hpp"
+#include "sweep/sizes.hpp"
+
+namespace commsweep {
+
+std::vector<PlannedSize> plan_sizes(const CollectiveTest& test, const std::vector<std::uint64_t>& sizes,
+                                    DataType type, int nranks) {
+  const std::size_t elem = element_size(type);
+  std::vector<PlannedSize> planned;
+  for (std::uint64_t requested : sizes) {
+    const Counts c = test.counts(requested / elem, nranks);
+    const std::uint64_t bytes = std::max(c.send_count, c.recv_count) * elem;
+    if (!planned.empty() && planned.back().bytes == bytes) continue;  // rounded onto the last
+    planned.push_back({requested, c, bytes});
+  }
+  return planned;
+}
+
+report::Timing combine_timing(const std::vector<double>& rank_time_us, Average average,
+                              std::uint64_t bytes, double bus_factor) {
+  report::Timing t;
+  t.rank_time_us = rank_time_us;
+  if (rank_time_us.empty()) return t;
+  const auto slowest = std::max_element(rank_time_us.begin(), rank_time_us.end());
+  t.slowest_rank = static_cast<int>(slowest - rank_time_us.begin());
+  t.slowest_time_us = *slowest;
+  switch (average) {
+    case Average::Rank0: t.time_us = rank_time_us.front(); break;
+    case Average::Min: t.time_us = *std::min_element(rank_time_us.begin(), rank_time_us.end()); break;
+    case Average::Max: t.time_us = *slowest; break;
+    case Average::Mean: {
+      double sum = 0;
+      for (double v : rank_time_us) sum += v;
+      t.time_us = sum / rank_time_us.size();
+      break;
+    }
+  }
+  // bytes / us = 1e6 B/s; GB/s is 1e9 B/s.
+  t.algbw_gbps = t.time_us > 0 ? static_cast<double>(bytes) / t.time_us / 1e3 : 0.0;
+  t.busbw_gbps = t.algbw_gbps * bus_factor;
+  return t;
+}
+
+Sweep::Sweep(World& world, Backend& backend, Watchdog& watchdog, const SweepConfig& config)
+    : world_(world), backend_(backend), watchdog_(watchdog), config_(config) {}
+
+void Sweep::inject_never_join(const Phase& phase) {
+  std::fprintf(stderr, "commsweep: rank %d: fault injection: not joining %s\n", world_.rank(),
+               phase.label.c_str());
+  std::fflush(stderr);
+  const auto guard = watchdog_.watch(phase);
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& size, DataType type,
+                              RedOp op, bool in_place) {
+  const int rank = world_.rank();
+  const int nranks = world_.size();
+  const std::size_t elem = element_size(type);
+  const Counts& c = size.counts;
+  char* send_base = static_cast<char*>(send_->data());
+  char* recv_base = static_cast<char*>(recv_->data());
+  CollectiveArgs args;
+  args.kind = test.kind;
+  args.count = c.param_count;
+  args.type = type;
+  args.op = op;
+  args.root = config_.root;
+  args.send_peer = (rank + 1) % nranks;
+  args.recv_peer = (rank + nranks - 1) % nranks;
+  if (in_place) {
+    args.recv = recv_base + c.recv_inplace_offset * rank * elem;
+    args.send = recv_base + c.send_inplace_offset * rank * elem;
+  } else {
+    args.recv = recv_base;
+    args.send = send_base;
+  }
+  void* send = const_cast<void*>(args.send);
+
+  std::ostringstream label;
+  label << test.name << " " << size.bytes << " B " << name_of(type);
+  if (test.reduces) label << " " << name_of(op);
+  label << (in_place ? " in-place" : " out-of-place");
+  auto phase = [&](const char* step) {
+    return Phase{label.str() + " (" + step + ")", Deadline::after(config_.timeout_s)};
+  };
+
+  const pattern::Spec spec = make_spec(type, test.reduces ? op : RedOp::None, nranks, config_.seed);
+  const bool checked = config_.check > 0 && (!in_place || test.in_place_checked);
+  const bool output_checked = test.output_checked(rank, config_.root);
+  const pattern::Expect expect = test.expect(spec, c, rank, nranks, config_.root);
+
+  if (config_.fault.kind == Fault::Kind::NeverJoin && config_.fault.rank == rank) {
+    inject_never_join(phase("timed iterations"));
+  }
+
+  backend_.fill(send, c.send_count, spec, rank);
+  const TimingOptions plain{1, config_.blocking, 0};
+  if (config_.warmup > 0) {
+    const Phase p = phase("warm-up");
+    const auto guard = watchdog_.watch(p);
+    backend_.run(args, TimingOptions{config_.warmup, config_.blocking, 0}, p);
+  }
+  double my_time_us = 0;
+  {
+    const Phase p = phase("timed iterations");
+    const auto guard = watchdog_.watch(p);
+    my_time_us = backend_.run(
+        args, TimingOptions{config_.iters, config_.blocking, config_.graph_launches}, p);
+  }
+
+  std::optional<std::uint64_t> wrong;
+  if (checked) {
+    std::uint64_t my_wrong = 0;
+    for (int i = 0; i < config_.check; ++i) {
+      const Phase p = phase("check");
+      const auto guard = watchdog_.watch(p);
+      if (output_checked) backend_.poison(args.recv, c.recv_count, expect);
+      backend_.fill(send, c.send_count, spec, rank);  // after the poison: in place they overlap
+      backend_.run(args, plain, p);
+      if (config_.fault.kind == Fault::Kind::WrongElement && config_.fault.rank == rank &&
+          !fault_fired_ && output_checked && c.recv_count > 0) {
+        backend_.corrupt(args.recv, c.recv_count / 2, elem);
+        fault_fired_ = true;
+      }
+      if (!output_checked) continue;
+      const Mismatch m = backend_.verify(args.recv, c.recv_count, expect);
+      if (m.wrong > 0) {
+        std::fprintf(stderr,
+                     "commsweep: rank %d (%s): %llu wrong elements in %s; first at element %llu: "
+                     "expected 0x%llx, got 0x%llx\n",
+                     rank, world_.host().c_str(), static_cast<unsigned long long>(m.wrong),
+                     label.str().c_str(), static_cast<unsigned long long>(m.first_index),
+                     static_cast<unsigned long long>(m.expected),
+                     static_cast<unsigned long long>(m.got));
+        std::fflush(stderr);
+      }
+      my_wrong += m.wrong;
+    }
+    wrong = world_.sum(my_wrong, phase("wrong count"));
+  }
+  const auto times = world_.gather(my_time_us, phase("time gather"));
+  report::Timing t = combine_timing(times, config_.average, size.bytes, test.bus_factor(nranks));
+  t.wrong = wrong;
+  return t;
+}
+
+std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const SweepSink& sink) {
+  const int nranks = world_.size();
+  if (test.rooted && (config_.root < 0 || config_.root >= nranks)) {
+    throw_usage("-r/--root " + std::to_string(config_.root) + " is not a rank of this job (0 to " +
+                std::to_string(nranks - 1) + ")");
+  }
+  const std::vector<RedOp> no_op{RedOp::None};
+  const auto& ops = test.reduces ? config_.ops : no_op;
+  const auto sizes = size_list(config_);
+  std::vector<report::ResultRow> rows;
+  for (DataType type : config_.types) {
+    const auto planned = plan_sizes(test, sizes, type, nranks);
+    // Buffers for the largest size; reused across the sweep like nccl-tests does.
+    std::size_t send_bytes = 0, recv_bytes = 0;
+    int rounded = 0, skipped = 0;
+    for (const auto& p : planned) {
+      send_bytes = std::max(send_bytes, p.counts.send_count * element_size(type));
+      recv_bytes = std::max(recv_bytes, p.counts.recv_count * element_size(type));
+      if (p.bytes != p.requested_bytes) ++rounded;
+      if (p.counts.param_count == 0) ++skipped;
+    }
+    if (rounded > 0 && sink.on_note) {
+      sink.on_note(std::to_string(rounded) + " of " + std::to_string(planned.size()) +
+                   " sizes rounded down to whole " + std::string(name_of(type)) +
+                   " elements" + (test.counts(nranks, nranks).param_count == 1
+                                      ? " in " + std::to_string(nranks) + " equal blocks"
+                                      : std::string()) +
+                   " (as nccl-tests does); the size column shows the bytes moved");
+    }
+    if (skipped > 0 && sink.on_note) {
+      sink.on_note(std::to_string(skipped) + " sizes skipped: smaller than one " +
+                   std::string(name_of(type)) + " element per rank");
+    }
+    for (RedOp op : ops) {
+      if (const std::string why = backend_.unsupported(type, op); !why.empty()) {
+        if (sink.on_note) sink.on_note("skipping " + std::string(name_of(type)) + ": " + why);
+        continue;
+      }
+      // In place, one buffer holds both sides (reduce_scatter's input, all_gather's output).
+      send_ = backend_.allocate(send_bytes);
+      recv_ = backend_.allocate(std::max(send_bytes, recv_bytes));
+      for (const auto& p : planned) {
+        if (p.counts.param_count == 0) continue;
+        report::ResultRow row;
+        row.test = std::string(test.name);
+        row.size_bytes = p.bytes;
+        row.count = p.counts.param_count;
+        row.type = std::string(name_of(type));
+        row.redop = std::string(name_of(test.reduces ? op : RedOp::None));
+        row.root = test.rooted ? config_.root : -1;
+        row.out_of_place = measure(test, p, type, op, false);
+        row.in_place = measure(test, p, type, op, true);
+        if (world_.rank() == 0 && sink.on_row) sink.on_row(row);
+        rows.push_back(std::move(row));
+      }
+      send_.reset();
+      recv_.reset();
+    }
+  }
+  return rows;
+}
+
+}  // namespace commsweep

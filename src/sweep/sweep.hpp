@@ -1,0 +1,59 @@
+// The sweep engine: per size, per out-of-place / in-place half: fill, warm up, time, verify;
+// then the per-rank times and wrong counts meet on rank 0 as a ResultRow.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "collectives/collective_test.hpp"
+#include "comm/backend.hpp"
+#include "report/result.hpp"
+#include "runtime/watchdog.hpp"
+#include "runtime/world.hpp"
+#include "sweep/config.hpp"
+
+namespace commsweep {
+
+// Where rows and notes go as they are measured (rank 0 prints them, collects them).
+struct SweepSink {
+  std::function<void(const report::ResultRow&)> on_row;
+  std::function<void(const std::string&)> on_note;
+};
+
+// A size after nccl-tests' rounding: whole elements, whole blocks per rank.
+struct PlannedSize {
+  std::uint64_t requested_bytes;
+  Counts counts;
+  std::uint64_t bytes;  // max(send, recv) bytes: the size column
+};
+std::vector<PlannedSize> plan_sizes(const CollectiveTest& test, const std::vector<std::uint64_t>& sizes,
+                                    DataType type, int nranks);
+
+// Combines per-rank times as -a says and fills the bandwidth figures.
+report::Timing combine_timing(const std::vector<double>& rank_time_us, Average average,
+                              std::uint64_t bytes, double bus_factor);
+
+class Sweep {
+ public:
+  Sweep(World& world, Backend& backend, Watchdog& watchdog, const SweepConfig& config);
+
+  // One test over every type, operator and size of the configuration. Returns the rows
+  // (complete on rank 0; other ranks get rows without per-rank detail).
+  std::vector<report::ResultRow> run(const CollectiveTest& test, const SweepSink& sink);
+
+ private:
+  report::Timing measure(const CollectiveTest& test, const PlannedSize& size, DataType type,
+                         RedOp op, bool in_place);
+  void inject_never_join(const Phase& phase);
+
+  World& world_;
+  Backend& backend_;
+  Watchdog& watchdog_;
+  SweepConfig config_;
+  std::unique_ptr<Buffer> send_;
+  std::unique_ptr<Buffer> recv_;
+  bool fault_fired_ = false;
+};
+
+}  // namespace commsweep
