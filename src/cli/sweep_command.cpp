@@ -118,8 +118,11 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
     std::cout << "# " << world_summary(world) << "\n# " << setup.note << "\n";
   }
 
+  // Every rank plans the same sizes and reaches the same notes: rank 0 alone prints them.
   const SweepSink sink{[&](const report::ResultRow& row) { printer.row(row); },
-                       [&](const std::string& text) { printer.note(text); }};
+                       [&](const std::string& text) {
+                         if (root) printer.note(text);
+                       }};
   Sweep sweep(world, *setup.backend, watchdog, o.sweep);
   for (int cycle = 0; o.sweep.cycles == 0 || cycle < o.sweep.cycles; ++cycle) {
     for (const auto& name : o.tests) {

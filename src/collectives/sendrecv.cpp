@@ -13,9 +13,12 @@ pattern::Expect expected(const pattern::Spec& spec, const Counts&, int rank, int
 
 }  // namespace
 
+// In place, a rank receives into the buffer it is sending from: NCCL gives no ordering
+// between the two (seen on 4 x H200: elements overwritten before they were sent), so the
+// in-place half is timed, with #wrong N/A, like alltoall.
 const CollectiveTest& sendrecv_test() {
   static const CollectiveTest test{"sendrecv", "each rank sends to its ring neighbour",
-                                   Collective::SendRecv, false, false, true, factor_one, counts,
+                                   Collective::SendRecv, false, false, false, factor_one, counts,
                                    expected, every_rank_checked};
   return test;
 }

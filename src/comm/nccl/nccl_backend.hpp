@@ -1,7 +1,8 @@
 // The nccl backend: device buffers, one stream, one communicator over all ranks.
-// Rank 0 makes the ncclUniqueId, MPI_Bcast shares it, ncclCommInitRankConfig joins; the
-// communicator is non-blocking so that set-up and every collective can be waited on with a
-// deadline and aborted (ncclCommAbort) instead of hanging.
+// Rank 0 makes the ncclUniqueId, MPI_Bcast shares it (with a deadline: a rank that never
+// arrives is named), ncclCommInitRankConfig joins. Every collective is waited on by polling
+// its completion against the deadline, with ncclCommGetAsyncError checked meanwhile; a hang
+// ends in ncclCommAbort and MPI_Abort instead of waiting forever.
 #pragma once
 
 #include <cuda_runtime_api.h>
