@@ -100,6 +100,10 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   if (config_.fault.kind == Fault::Kind::NeverJoin && config_.fault.rank == rank) {
     inject_never_join(phase("timed iterations"));
   }
+  // Every rank arrives before any collective is issued: a rank that never comes is named
+  // here. Inside a collective it could not be: NCCL may block in the call itself (its lazy
+  // connection set-up waits for the absent peer), out of reach of any polling wait.
+  world_.barrier(phase("arrival"));
 
   backend_.fill(send, c.send_count, spec, rank);
   const TimingOptions plain{1, config_.blocking, 0};
@@ -166,20 +170,21 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
     const auto planned = plan_sizes(test, sizes, type, nranks);
     // Buffers for the largest size; reused across the sweep like nccl-tests does.
     std::size_t send_bytes = 0, recv_bytes = 0;
-    int rounded = 0, skipped = 0;
+    int rounded = 0, into_blocks = 0, skipped = 0;
+    const std::size_t elem = element_size(type);
     for (const auto& p : planned) {
-      send_bytes = std::max(send_bytes, p.counts.send_count * element_size(type));
-      recv_bytes = std::max(recv_bytes, p.counts.recv_count * element_size(type));
+      send_bytes = std::max(send_bytes, p.counts.send_count * elem);
+      recv_bytes = std::max(recv_bytes, p.counts.recv_count * elem);
       if (p.bytes != p.requested_bytes) ++rounded;
+      if (p.bytes != p.requested_bytes / elem * elem) ++into_blocks;
       if (p.counts.param_count == 0) ++skipped;
     }
     if (rounded > 0 && sink.on_note) {
       sink.on_note(std::to_string(rounded) + " of " + std::to_string(planned.size()) +
-                   " sizes rounded down to whole " + std::string(name_of(type)) +
-                   " elements" + (test.counts(nranks, nranks).param_count == 1
-                                      ? " in " + std::to_string(nranks) + " equal blocks"
-                                      : std::string()) +
-                   " (as nccl-tests does); the size column shows the bytes moved");
+                   " sizes rounded down (as nccl-tests does) to whole " +
+                   std::string(name_of(type)) + " elements" +
+                   (into_blocks > 0 ? ", divisible among " + std::to_string(nranks) + " ranks" : "") +
+                   "; the size column shows the bytes moved");
     }
     if (skipped > 0 && sink.on_note) {
       sink.on_note(std::to_string(skipped) + " sizes skipped: smaller than one " +
