@@ -5,15 +5,24 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
+#include <set>
 
 namespace commsweep {
 
+// A name is secret-looking when one of its '_'-separated words is: UCX_API_KEY is dropped,
+// NCCL_IB_PKEY (an InfiniBand partition key, a fabric setting) is kept.
 bool looks_secret(const std::string& name) {
   std::string upper(name);
   std::transform(upper.begin(), upper.end(), upper.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  for (const char* word : {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"}) {
-    if (upper.find(word) != std::string::npos) return true;
+  static const std::set<std::string> kSecretWords{
+      "KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS",
+      "CREDENTIAL", "CREDENTIALS", "AUTH", "PRIVATE", "CERT", "SIGNATURE"};
+  std::size_t start = 0;
+  while (start <= upper.size()) {
+    const std::size_t end = std::min(upper.find('_', start), upper.size());
+    if (kSecretWords.count(upper.substr(start, end - start)) > 0) return true;
+    start = end + 1;
   }
   return false;
 }

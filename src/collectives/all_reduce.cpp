@@ -3,7 +3,7 @@
 namespace commsweep {
 namespace {
 
-Counts counts(std::size_t count, int) { return {count, count, count, 0, 0}; }
+Counts counts(std::size_t count, std::size_t, int) { return {count, count, count, 0, 0}; }
 
 // Ring all-reduce: each rank sends and receives 2(n-1)/n of the buffer (nccl-tests PERFORMANCE.md).
 double bus_factor(int n) { return 2.0 * (n - 1) / n; }

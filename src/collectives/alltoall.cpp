@@ -4,8 +4,8 @@ namespace commsweep {
 namespace {
 
 // The size is each rank's whole send buffer: n blocks, one per peer.
-Counts counts(std::size_t count, int n) {
-  const std::size_t per_peer = count / n;
+Counts counts(std::size_t count, std::size_t element_bytes, int n) {
+  const std::size_t per_peer = per_rank_block(count, element_bytes, n);
   return {per_peer * n, per_peer * n, per_peer, 0, 0};
 }
 

@@ -3,7 +3,7 @@
 namespace commsweep {
 namespace {
 
-Counts counts(std::size_t count, int) { return {count, count, count, 0, 0}; }
+Counts counts(std::size_t count, std::size_t, int) { return {count, count, count, 0, 0}; }
 
 pattern::Expect expected(const pattern::Spec& spec, const Counts&, int, int, int root) {
   return expect::copied_from(spec, root, 0);

@@ -31,7 +31,7 @@ struct CollectiveTest {
   // busbw = algbw * factor: the bytes each rank must move over its busiest link relative to
   // the algorithm bandwidth, so that figures compare with the hardware's peak.
   double (*bus_factor)(int nranks);
-  Counts (*counts)(std::size_t count, int nranks);
+  Counts (*counts)(std::size_t count, std::size_t element_bytes, int nranks);
   pattern::Expect (*expect)(const pattern::Spec& spec, const Counts& c, int rank, int nranks,
                             int root);
   bool (*output_checked)(int rank, int root);
@@ -57,6 +57,12 @@ pattern::Expect copied_in_blocks(const pattern::Spec& spec, std::size_t block,
                                  std::size_t index_base);
 }  // namespace expect
 inline bool every_rank_checked(int, int) { return true; }
+// nccl-tests 2.19's split of a buffer among ranks: whole elements, each rank's block a
+// multiple of 16 bytes, so that sizes (and busbw) line up with nccl-tests' rows.
+inline std::size_t per_rank_block(std::size_t count, std::size_t element_bytes, int nranks) {
+  const std::size_t align = element_bytes < 16 ? 16 / element_bytes : 1;
+  return (count / static_cast<std::size_t>(nranks)) / align * align;
+}
 inline double factor_one(int) { return 1.0; }
 inline double factor_n_minus_1_over_n(int n) { return static_cast<double>(n - 1) / n; }
 

@@ -4,8 +4,8 @@ namespace commsweep {
 namespace {
 
 // The size is the input; each rank receives the reduction of its 1/n block.
-Counts counts(std::size_t count, int n) {
-  const std::size_t per_rank = count / n;
+Counts counts(std::size_t count, std::size_t element_bytes, int n) {
+  const std::size_t per_rank = per_rank_block(count, element_bytes, n);
   return {per_rank * n, per_rank, per_rank, 0, per_rank};
 }
 

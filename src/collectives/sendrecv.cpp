@@ -3,7 +3,7 @@
 namespace commsweep {
 namespace {
 
-Counts counts(std::size_t count, int) { return {count, count, count, 0, 0}; }
+Counts counts(std::size_t count, std::size_t, int) { return {count, count, count, 0, 0}; }
 
 // Each rank sends to rank+1 and receives from rank-1 (a ring), so its output is the input
 // of its left neighbour.

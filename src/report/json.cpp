@@ -109,8 +109,8 @@ json to_json(const Results& r) {
 }
 
 Results results_from_json(const json& doc) {
-  if (!doc.is_object() || !doc.contains("schema")) {
-    throw std::runtime_error("not a commsweep results document: no \"schema\" field");
+  if (!doc.is_object() || !doc.contains("schema") || !doc.at("schema").is_string()) {
+    throw std::runtime_error("not a commsweep results document: no \"schema\" string");
   }
   const auto schema = doc.at("schema").get<std::string>();
   if (schema != kResultsSchema) {

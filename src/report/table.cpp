@@ -16,9 +16,20 @@ std::string printf_string(const char* format, ...) {
   return buffer;
 }
 
+// nccl-tests' number columns: two decimals, or fewer when the number would overflow the
+// column (the check is on the printed text, so 9999.996 counts as five digits), then an
+// exponent. Keeps every column where parsers expect it.
+std::string fit_column(double value, int width) {
+  for (int decimals = 2; decimals >= 0; --decimals) {
+    std::string s = printf_string("%*.*f", width, decimals, value);
+    if (static_cast<int>(s.size()) <= width) return s;
+  }
+  return printf_string("%*.*e", width, width >= 7 ? 1 : 0, value);
+}
+
 std::string format_half(const Timing& t) {
-  std::string s = printf_string("  %7s  %6.2f  %6.2f", format_time(t.time_us).c_str(),
-                                t.algbw_gbps, t.busbw_gbps);
+  std::string s = "  " + format_time(t.time_us) + "  " + fit_column(t.algbw_gbps, 6) + "  " +
+                  fit_column(t.busbw_gbps, 6);
   if (t.wrong) {
     s += printf_string("  %6llu", static_cast<unsigned long long>(*t.wrong));
   } else {
@@ -29,11 +40,7 @@ std::string format_half(const Timing& t) {
 
 }  // namespace
 
-std::string format_time(double us) {
-  if (us < 1e4) return printf_string("%7.2f", us);
-  if (us < 1e5) return printf_string("%7.1f", us);
-  return printf_string("%7.0f", us);
-}
+std::string format_time(double us) { return fit_column(us, 7); }
 
 std::string format_row(const ResultRow& r) {
   return printf_string("%12llu  %12llu  %8s  %6s  %6d", static_cast<unsigned long long>(r.size_bytes),

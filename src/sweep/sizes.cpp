@@ -47,10 +47,15 @@ std::uint64_t parse_size(const std::string& text, const std::string& flag) {
 
 std::vector<std::uint64_t> size_list(const SweepConfig& c) {
   std::vector<std::uint64_t> sizes;
+  constexpr std::uint64_t kLargest = std::numeric_limits<std::uint64_t>::max();
   for (std::uint64_t size = c.min_bytes; size <= c.max_bytes;) {
     sizes.push_back(size);
+    // Checked before the step: a wrapped product can land above size (and below max).
+    const bool overflows = c.step_factor > 1 ? size > kLargest / c.step_factor
+                                             : size > kLargest - c.step_bytes;
+    if (overflows) break;
     const std::uint64_t next = c.step_factor > 1 ? size * c.step_factor : size + c.step_bytes;
-    if (next <= size) break;  // overflow, or a zero start with a factor
+    if (next <= size) break;  // a zero start with a factor, or a zero step
     size = next;
   }
   return sizes;

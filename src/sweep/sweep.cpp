@@ -15,7 +15,7 @@ std::vector<PlannedSize> plan_sizes(const CollectiveTest& test, const std::vecto
   const std::size_t elem = element_size(type);
   std::vector<PlannedSize> planned;
   for (std::uint64_t requested : sizes) {
-    const Counts c = test.counts(requested / elem, nranks);
+    const Counts c = test.counts(requested / elem, elem, nranks);
     const std::uint64_t bytes = std::max(c.send_count, c.recv_count) * elem;
     if (!planned.empty() && planned.back().bytes == bytes) continue;  // rounded onto the last
     planned.push_back({requested, c, bytes});
