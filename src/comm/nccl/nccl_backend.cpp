@@ -1,5 +1,6 @@
 #include "comm/nccl/nccl_backend.hpp"
 
+#include <exception>
 #include <thread>
 
 #include "runtime/cuda_check.hpp"
@@ -126,6 +127,14 @@ NcclBackend::NcclBackend(World& world, const GpuChoice& gpu, const Phase& init)
 NcclBackend::~NcclBackend() {
   if (comm_ != nullptr) {
     world_.set_abort_hook(nullptr);
+    // Unwinding from an error (a timeout, a failed call): the communicator may be stuck, and
+    // finalizing a stuck communicator blocks; abort it so the job can end.
+    if (std::uncaught_exceptions() > 0) {
+      ncclCommAbort(comm_);
+      comm_ = nullptr;
+    }
+  }
+  if (comm_ != nullptr) {
     // Finalize flushes outstanding work; a communicator that will not finalize is aborted.
     ncclResult_t state = ncclCommFinalize(comm_);
     const auto deadline = Deadline::after(30);
