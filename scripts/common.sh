@@ -1,0 +1,84 @@
+# shellcheck shell=bash
+# What scripts/run.sh and scripts/test.sh share: dependencies, the build, the MPI launcher.
+# Sourced, not run. Settings (environment):
+#   COMMSWEEP_BUILD_DIR       build directory (default: <repo>/build)
+#   COMMSWEEP_BUILD_TYPE      CMake build type (default: RelWithDebInfo, optimised with symbols)
+#   CMAKE_CUDA_ARCHITECTURES  GPU architectures to build for (default: "80;90", A100 and H100/H200)
+#   COMMSWEEP_JOBS            parallel build jobs (default: the number of cores)
+#   COMMSWEEP_SKIP_DEPS=1     do not run scripts/install-deps.sh
+
+COMMSWEEP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly COMMSWEEP_REPO
+readonly COMMSWEEP_BUILD="${COMMSWEEP_BUILD_DIR:-$COMMSWEEP_REPO/build}"
+readonly COMMSWEEP_DEFAULT_CUDA_ARCHS="80;90"
+
+say() { echo "${COMMSWEEP_SCRIPT:-commsweep}: $*"; }
+die() { echo "${COMMSWEEP_SCRIPT:-commsweep}: $*" >&2; exit 1; }
+
+# scripts/install-deps.sh is idempotent (it installs only what is missing) but needs apt.
+install_deps() {
+  if [ "${COMMSWEEP_SKIP_DEPS:-0}" = "1" ]; then
+    return 0
+  fi
+  if ! command -v apt-get >/dev/null || ! command -v dpkg-query >/dev/null; then
+    say "no apt here: not installing dependencies (CMake names what is missing)"
+    return 0
+  fi
+  "$COMMSWEEP_REPO/scripts/install-deps.sh"
+}
+
+# nvcc on PATH, else where CUDA_HOME or the usual prefix has it; empty when there is none.
+find_nvcc() {
+  local candidate
+  for candidate in "$(command -v nvcc || true)" "${CUDA_HOME:-}/bin/nvcc" /usr/local/cuda/bin/nvcc; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+}
+
+# Configures and builds $COMMSWEEP_BUILD: with CUDA (kernels, nccl backend) where nvcc is
+# found, else the mpi backend alone.
+build_commsweep() {
+  command -v cmake >/dev/null || die "cmake not found: run scripts/install-deps.sh"
+  local -a cuda_flags
+  local nvcc
+  nvcc=$(find_nvcc)
+  if [ -n "$nvcc" ]; then
+    cuda_flags=(-DCOMMSWEEP_CUDA=ON "-DCMAKE_CUDA_COMPILER=$nvcc"
+                "-DCMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES:-$COMMSWEEP_DEFAULT_CUDA_ARCHS}")
+    say "building with CUDA ($nvcc, architectures ${CMAKE_CUDA_ARCHITECTURES:-$COMMSWEEP_DEFAULT_CUDA_ARCHS}) into $COMMSWEEP_BUILD"
+  else
+    cuda_flags=(-DCOMMSWEEP_CUDA=OFF)
+    say "no nvcc found: building the mpi backend only (COMMSWEEP_CUDA=OFF) into $COMMSWEEP_BUILD"
+  fi
+  cmake -S "$COMMSWEEP_REPO" -B "$COMMSWEEP_BUILD" \
+    "-DCMAKE_BUILD_TYPE=${COMMSWEEP_BUILD_TYPE:-RelWithDebInfo}" "${cuda_flags[@]}"
+  cmake --build "$COMMSWEEP_BUILD" -j "${COMMSWEEP_JOBS:-$(nproc)}"
+}
+
+# GPUs the NVIDIA driver lists; 0 without a driver.
+gpu_count() {
+  if ! command -v nvidia-smi >/dev/null; then
+    echo 0
+    return 0
+  fi
+  nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true
+}
+
+# mpirun plus the flags Open MPI needs here: --allow-run-as-root when root (containers, CI),
+# --oversubscribe when there are more ranks than cores.
+mpirun_command() {
+  local ranks=$1
+  local -a cmd=(mpirun -np "$ranks")
+  if mpirun --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
+    if [ "$(id -u)" -eq 0 ]; then
+      cmd+=(--allow-run-as-root)
+    fi
+    if [ "$ranks" -gt "$(nproc)" ]; then
+      cmd+=(--oversubscribe)
+    fi
+  fi
+  printf '%s\n' "${cmd[@]}"
+}

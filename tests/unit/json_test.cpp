@@ -1,0 +1,267 @@
+// JSON results: typed (numbers as numbers, booleans as booleans, N/A as null), versioned by
+// schema, and refused with a clear message when they are not what this build reads.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "report/json.hpp"
+
+namespace commsweep::report {
+namespace {
+
+using nlohmann::json;
+
+Results sample() {
+  Results r;
+  Provenance& p = r.provenance;
+  p.commsweep_version = "0.1.0";
+  p.git_hash = "0123456789ab";
+  p.started_at = "2025-01-02T03:04:05Z";
+  p.backend = "nccl";
+  p.ranks = 2;
+  p.hosts = {"node1", "node2"};
+  p.gpus = {{0, "node1", 0, "NVIDIA H100 80GB HBM3", "0000:18:00.0"},
+            {1, "node2", 3, "NVIDIA H100 80GB HBM3", "0000:2a:00.0"}};
+  p.driver_version = "570.86.15";
+  p.cuda_version = "12.8";
+  p.nccl_version = "2.28.9";
+  p.nccl_headers_version = "2.28.9";
+  p.mpi_version = "Open MPI v4.1.4";
+  p.environment = {{"NCCL_DEBUG", "INFO"}, {"UCX_TLS", "rc,sm"}};
+  p.arguments = {"all_reduce", "-b", "8", "-e", "8G"};
+
+  ResultRow row;
+  row.test = "alltoall";
+  row.size_bytes = 8589934592ull;
+  row.count = 2147483648ull / 4;
+  row.type = "float";
+  row.redop = "none";
+  row.root = -1;
+  row.out_of_place = {35288.5, 243.42, 182.57, 0, 1, 35301.25, {35280.0, 35301.25}};
+  row.in_place = {35298.1, 243.35, 182.51, std::nullopt, 0, 35298.1, {35298.1, 35290.0}};
+  r.rows.push_back(row);
+  ResultRow big = row;
+  big.test = "all_reduce";
+  big.size_bytes = 18446744073709551615ull;  // uint64 max survives as an integer
+  big.out_of_place.wrong = 12345678901234ull;
+  r.rows.push_back(big);
+  r.avg_busbw_gbps = 182.54;
+  r.wrong_total = 12345678901234ull;
+  r.complete = false;
+  return r;
+}
+
+void expect_timing_eq(const Timing& a, const Timing& b) {
+  EXPECT_EQ(a.time_us, b.time_us);
+  EXPECT_EQ(a.algbw_gbps, b.algbw_gbps);
+  EXPECT_EQ(a.busbw_gbps, b.busbw_gbps);
+  EXPECT_EQ(a.wrong, b.wrong);
+  EXPECT_EQ(a.slowest_rank, b.slowest_rank);
+  EXPECT_EQ(a.slowest_time_us, b.slowest_time_us);
+  EXPECT_EQ(a.rank_time_us, b.rank_time_us);
+}
+
+TEST(Json, RoundTripThroughTextKeepsEveryField) {
+  const Results original = sample();
+  const Results back = results_from_json(json::parse(to_json(original).dump()));
+  EXPECT_EQ(back.schema, kResultsSchema);
+  const Provenance& p = back.provenance;
+  EXPECT_EQ(p.commsweep_version, "0.1.0");
+  EXPECT_EQ(p.git_hash, "0123456789ab");
+  EXPECT_EQ(p.started_at, "2025-01-02T03:04:05Z");
+  EXPECT_EQ(p.backend, "nccl");
+  EXPECT_EQ(p.ranks, 2);
+  EXPECT_EQ(p.hosts, original.provenance.hosts);
+  ASSERT_EQ(p.gpus.size(), 2u);
+  EXPECT_EQ(p.gpus[1].rank, 1);
+  EXPECT_EQ(p.gpus[1].host, "node2");
+  EXPECT_EQ(p.gpus[1].device, 3);
+  EXPECT_EQ(p.gpus[1].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(p.gpus[1].pci_bus_id, "0000:2a:00.0");
+  EXPECT_EQ(p.driver_version, "570.86.15");
+  EXPECT_EQ(p.cuda_version, "12.8");
+  EXPECT_EQ(p.nccl_version, "2.28.9");
+  EXPECT_EQ(p.nccl_headers_version, "2.28.9");
+  EXPECT_EQ(p.mpi_version, "Open MPI v4.1.4");
+  EXPECT_EQ(p.environment, original.provenance.environment);
+  EXPECT_EQ(p.arguments, original.provenance.arguments);
+  ASSERT_EQ(back.rows.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const ResultRow& a = back.rows[i];
+    const ResultRow& b = original.rows[i];
+    EXPECT_EQ(a.test, b.test);
+    EXPECT_EQ(a.size_bytes, b.size_bytes);
+    EXPECT_EQ(a.count, b.count);
+    EXPECT_EQ(a.type, b.type);
+    EXPECT_EQ(a.redop, b.redop);
+    EXPECT_EQ(a.root, b.root);
+    expect_timing_eq(a.out_of_place, b.out_of_place);
+    expect_timing_eq(a.in_place, b.in_place);
+  }
+  EXPECT_EQ(back.avg_busbw_gbps, 182.54);
+  EXPECT_EQ(back.wrong_total, 12345678901234ull);
+  EXPECT_FALSE(back.complete);
+}
+
+TEST(Json, NumbersAreNumbersAndBooleansAreBooleans) {
+  const json doc = to_json(sample());
+  EXPECT_EQ(doc.at("schema"), "commsweep.results/1");
+  const json& row = doc.at("rows").at(0);
+  EXPECT_EQ(row.at("kind"), "collective");
+  EXPECT_TRUE(row.at("size_bytes").is_number_unsigned());
+  EXPECT_TRUE(row.at("count").is_number_integer());
+  EXPECT_TRUE(row.at("root").is_number_integer());
+  EXPECT_EQ(row.at("root").get<int>(), -1);
+  const json& out = row.at("out_of_place");
+  EXPECT_TRUE(out.at("time_us").is_number_float());
+  EXPECT_TRUE(out.at("algbw_gbps").is_number());
+  EXPECT_TRUE(out.at("busbw_gbps").is_number());
+  EXPECT_TRUE(out.at("wrong").is_number_unsigned());
+  EXPECT_TRUE(out.at("rank_time_us").is_array());
+  EXPECT_TRUE(doc.at("provenance").at("ranks").is_number_integer());
+  const json& summary = doc.at("summary");
+  EXPECT_TRUE(summary.at("complete").is_boolean());
+  EXPECT_TRUE(summary.at("ok").is_boolean());
+  EXPECT_TRUE(summary.at("wrong_total").is_number_unsigned());
+  // The uint64 maximum is written as an integer, not rounded through a double.
+  EXPECT_NE(doc.dump().find("18446744073709551615"), std::string::npos);
+}
+
+TEST(Json, NotApplicableWrongIsNull) {
+  const json doc = to_json(sample());
+  EXPECT_TRUE(doc.at("rows").at(0).at("in_place").at("wrong").is_null());
+  EXPECT_EQ(doc.at("rows").at(0).at("out_of_place").at("wrong"), 0);
+}
+
+TEST(Json, OkMeansCompleteAndNothingWrong) {
+  Results r = sample();
+  EXPECT_FALSE(to_json(r).at("summary").at("ok").get<bool>());  // incomplete, wrong elements
+  r.wrong_total = 0;
+  EXPECT_FALSE(to_json(r).at("summary").at("ok").get<bool>());  // still incomplete
+  r.complete = true;
+  EXPECT_TRUE(to_json(r).at("summary").at("ok").get<bool>());
+  r.wrong_total = 1;
+  EXPECT_FALSE(to_json(r).at("summary").at("ok").get<bool>());
+}
+
+// Passes when reading `doc` throws std::runtime_error mentioning every word.
+::testing::AssertionResult refused(const json& doc, std::initializer_list<std::string> words) {
+  try {
+    results_from_json(doc);
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    for (const auto& w : words) {
+      if (message.find(w) == std::string::npos) {
+        return ::testing::AssertionFailure() << "message lacks '" << w << "': " << message;
+      }
+    }
+    return ::testing::AssertionSuccess();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "not a std::runtime_error: " << e.what();
+  }
+  return ::testing::AssertionFailure() << "accepted";
+}
+
+TEST(JsonRefused, OtherSchemaVersion) {
+  json doc = to_json(sample());
+  doc["schema"] = "commsweep.results/2";
+  EXPECT_TRUE(refused(doc, {"commsweep.results/2", "commsweep.results/1"}));
+}
+
+TEST(JsonRefused, NotAResultsDocument) {
+  EXPECT_TRUE(refused(json::array(), {"schema"}));
+  EXPECT_TRUE(refused(json{{"rows", json::array()}}, {"schema"}));
+  EXPECT_TRUE(refused(json{{"schema", 1}}, {"schema"}));
+}
+
+TEST(JsonRefused, MissingFieldsAreNamed) {
+  json doc = to_json(sample());
+  doc["rows"][0]["in_place"].erase("slowest_time_us");
+  EXPECT_TRUE(refused(doc, {"slowest_time_us"}));
+
+  doc = to_json(sample());
+  doc["provenance"].erase("nccl_headers_version");
+  EXPECT_TRUE(refused(doc, {"nccl_headers_version"}));
+
+  doc = to_json(sample());
+  doc.erase("summary");
+  EXPECT_TRUE(refused(doc, {"summary"}));
+}
+
+TEST(JsonRefused, WrongTypes) {
+  json doc = to_json(sample());
+  doc["rows"][0]["size_bytes"] = "8G";
+  EXPECT_TRUE(refused(doc, {"malformed"}));
+
+  doc = to_json(sample());
+  doc["summary"]["complete"] = "true";  // nccl-tests habit: a string for a boolean
+  EXPECT_TRUE(refused(doc, {"malformed"}));
+
+  doc = to_json(sample());
+  doc["rows"] = 5;
+  EXPECT_TRUE(refused(doc, {"malformed"}));
+}
+
+class ResultsFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("commsweep-json-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const char* name) const { return (dir_ / name).string(); }
+  void write(const std::string& p, const std::string& text) { std::ofstream(p) << text; }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(ResultsFile, ReadsWhatWasWritten) {
+  write_file_atomically(path("r.json"), to_json(sample()).dump(2));
+  const Results r = read_results_file(path("r.json"));
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.rows[1].size_bytes, 18446744073709551615ull);
+}
+
+TEST_F(ResultsFile, CorruptJsonNamesThePath) {
+  const std::string text = to_json(sample()).dump();
+  write(path("cut.json"), text.substr(0, text.size() / 2));
+  try {
+    read_results_file(path("cut.json"));
+    FAIL() << "accepted a truncated file";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path("cut.json")), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ResultsFile, WrongSchemaNamesThePath) {
+  json doc = to_json(sample());
+  doc["schema"] = "nccl-tests";
+  write(path("other.json"), doc.dump());
+  try {
+    read_results_file(path("other.json"));
+    FAIL() << "accepted another schema";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path("other.json")), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nccl-tests"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ResultsFile, MissingFileNamesThePath) {
+  try {
+    read_results_file(path("absent.json"));
+    FAIL() << "read a file that does not exist";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path("absent.json")), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace commsweep::report

@@ -1,0 +1,222 @@
+// The command line: nccl-tests' flags and defaults, our long names, and refusals that name the
+// flag to fix.
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "usage_error.hpp"
+
+namespace commsweep {
+namespace {
+
+using testing::throws_usage;
+
+CliOptions parse(std::initializer_list<const char*> args) {
+  std::vector<const char*> argv{"commsweep"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return parse_options(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(Options, DefaultsAreNcclTestsDefaults) {
+  const CliOptions o = parse({});
+  EXPECT_EQ(o.action, CliOptions::Action::Sweep);
+  EXPECT_EQ(o.tests, std::vector<std::string>{"all_reduce"});
+  EXPECT_EQ(o.backend, BackendChoice::Auto);
+  EXPECT_TRUE(o.json_path.empty());
+  EXPECT_TRUE(o.arguments.empty());
+  const SweepConfig& c = o.sweep;
+  const SweepConfig defaults;
+  EXPECT_EQ(c.min_bytes, 8u);
+  EXPECT_EQ(c.max_bytes, 128u << 20);
+  EXPECT_EQ(c.step_factor, 2u);
+  EXPECT_EQ(c.iters, 20);
+  EXPECT_EQ(c.warmup, 5);
+  EXPECT_EQ(c.check, 1);
+  EXPECT_EQ(c.types, std::vector<DataType>{DataType::Float32});
+  EXPECT_EQ(c.ops, std::vector<RedOp>{RedOp::Sum});
+  EXPECT_EQ(c.root, 0);
+  EXPECT_FALSE(c.blocking);
+  EXPECT_EQ(c.graph_launches, 0);
+  EXPECT_EQ(c.average, Average::Mean);
+  EXPECT_EQ(c.cycles, 1);
+  EXPECT_EQ(c.timeout_s, 300);
+  EXPECT_EQ(c.seed, defaults.seed);
+  EXPECT_EQ(c.fault.kind, Fault::Kind::None);
+}
+
+TEST(Options, ShortNames) {
+  const CliOptions o = parse({"-b", "1K", "-e", "1G", "-f", "4", "-n", "7", "-w", "2", "-c", "3",
+                              "-d", "half", "-o", "max", "-r", "1", "-z", "1", "-G", "2", "-a",
+                              "3", "-N", "0", "-T", "60"});
+  const SweepConfig& c = o.sweep;
+  EXPECT_EQ(c.min_bytes, 1024u);
+  EXPECT_EQ(c.max_bytes, std::uint64_t{1} << 30);
+  EXPECT_EQ(c.step_factor, 4u);
+  EXPECT_EQ(c.iters, 7);
+  EXPECT_EQ(c.warmup, 2);
+  EXPECT_EQ(c.check, 3);
+  EXPECT_EQ(c.types, std::vector<DataType>{DataType::Float16});
+  EXPECT_EQ(c.ops, std::vector<RedOp>{RedOp::Max});
+  EXPECT_EQ(c.root, 1);
+  EXPECT_TRUE(c.blocking);
+  EXPECT_EQ(c.graph_launches, 2);
+  EXPECT_EQ(c.average, Average::Max);
+  EXPECT_EQ(c.cycles, 0);
+  EXPECT_EQ(c.timeout_s, 60);
+}
+
+TEST(Options, LongNames) {
+  const CliOptions o = parse({"--minbytes", "64", "--maxbytes=1M", "--stepfactor", "8", "--iters",
+                              "9", "--warmup_iters", "0", "--check", "0", "--datatype", "bf16",
+                              "--op", "avg", "--root", "2", "--blocking", "0", "--cudagraph", "0",
+                              "--average", "0", "--run_cycles", "5", "--timeout", "30", "--backend",
+                              "nccl", "--json", "out.json", "--seed", "42"});
+  const SweepConfig& c = o.sweep;
+  EXPECT_EQ(c.min_bytes, 64u);
+  EXPECT_EQ(c.max_bytes, 1u << 20);
+  EXPECT_EQ(c.step_factor, 8u);
+  EXPECT_EQ(c.iters, 9);
+  EXPECT_EQ(c.warmup, 0);
+  EXPECT_EQ(c.check, 0);
+  EXPECT_EQ(c.types, std::vector<DataType>{DataType::Bfloat16});
+  EXPECT_EQ(c.ops, std::vector<RedOp>{RedOp::Avg});
+  EXPECT_EQ(c.root, 2);
+  EXPECT_EQ(c.average, Average::Rank0);
+  EXPECT_EQ(c.cycles, 5);
+  EXPECT_EQ(c.timeout_s, 30);
+  EXPECT_EQ(c.seed, 42u);
+  EXPECT_EQ(o.backend, BackendChoice::Nccl);
+  EXPECT_EQ(o.json_path, "out.json");
+}
+
+TEST(Options, KeepsTheArgumentsForProvenance) {
+  const CliOptions o = parse({"all_gather", "-b", "8"});
+  EXPECT_EQ(o.arguments, (std::vector<std::string>{"all_gather", "-b", "8"}));
+}
+
+TEST(Options, StepBytesAloneMakesALinearSweep) {
+  const CliOptions o = parse({"-b", "1M", "-e", "4M", "-i", "1M"});
+  EXPECT_EQ(o.sweep.step_factor, 1u);
+  EXPECT_EQ(o.sweep.step_bytes, 1u << 20);
+  // -f 1 with one size needs no step.
+  EXPECT_EQ(parse({"-b", "1M", "-e", "1M", "-f", "1"}).sweep.step_factor, 1u);
+}
+
+TEST(Options, TestNamesAndAliases) {
+  EXPECT_EQ(parse({"reduce_scatter"}).tests, std::vector<std::string>{"reduce_scatter"});
+  // nccl-tests' binary names and the unseparated spellings find the same tests.
+  EXPECT_EQ(parse({"all_reduce_perf", "allgather", "AllToAll"}).tests,
+            (std::vector<std::string>{"all_reduce", "all_gather", "alltoall"}));
+  EXPECT_EQ(parse({"broadcast,reduce", "sendrecv"}).tests,
+            (std::vector<std::string>{"broadcast", "reduce", "sendrecv"}));
+}
+
+TEST(Options, AllExpandsToTheSevenTests) {
+  EXPECT_EQ(parse({"all"}).tests,
+            (std::vector<std::string>{"all_reduce", "all_gather", "reduce_scatter", "alltoall",
+                                      "broadcast", "reduce", "sendrecv"}));
+}
+
+TEST(Options, CommaListsOfTypesAndOperators) {
+  const CliOptions o = parse({"-d", "float,bf16,int8", "-o", "sum,max,min"});
+  EXPECT_EQ(o.sweep.types,
+            (std::vector<DataType>{DataType::Float32, DataType::Bfloat16, DataType::Int8}));
+  EXPECT_EQ(o.sweep.ops, (std::vector<RedOp>{RedOp::Sum, RedOp::Max, RedOp::Min}));
+  EXPECT_EQ(parse({"-d", "all"}).sweep.types, all_data_types());
+  EXPECT_EQ(parse({"-o", "all"}).sweep.ops, all_red_ops());
+}
+
+TEST(Options, Actions) {
+  EXPECT_EQ(parse({"--help"}).action, CliOptions::Action::Help);
+  EXPECT_EQ(parse({"-h"}).action, CliOptions::Action::Help);
+  EXPECT_EQ(parse({"--version"}).action, CliOptions::Action::Version);
+  EXPECT_EQ(parse({"list"}).action, CliOptions::Action::List);
+  // --help wins over flags that would be refused in a sweep.
+  EXPECT_EQ(parse({"--help", "-a", "7"}).action, CliOptions::Action::Help);
+}
+
+TEST(Options, FaultInjection) {
+  const CliOptions o = parse({"--fault", "wrong-element:1"});
+  EXPECT_EQ(o.sweep.fault.kind, Fault::Kind::WrongElement);
+  EXPECT_EQ(o.sweep.fault.rank, 1);
+  EXPECT_EQ(parse({"--fault", "never-join:3"}).sweep.fault.kind, Fault::Kind::NeverJoin);
+  EXPECT_TRUE(throws_usage([] { parse({"--fault", "explode:1"}); }, {"--fault", "explode"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--fault", "never-join"}); }, {"--fault"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--fault", "never-join:x"}); }, {"--fault", "'x'"}));
+}
+
+TEST(OptionsRefused, MinBytesAboveMaxBytes) {
+  EXPECT_TRUE(throws_usage([] { parse({"-b", "2M", "-e", "1M"}); },
+                           {"-b/--minbytes", "-e/--maxbytes", "2M", "1M"}));
+}
+
+TEST(OptionsRefused, BadSizes) {
+  EXPECT_TRUE(throws_usage([] { parse({"-b", "1X"}); }, {"-b/--minbytes", "'1X'"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-e", "lots"}); }, {"-e/--maxbytes"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-i", "1Q"}); }, {"-i/--stepbytes"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-f", "1", "-i", "0"}); }, {"-i/--stepbytes"}));
+}
+
+TEST(OptionsRefused, LinearSweepWithoutStep) {
+  EXPECT_TRUE(throws_usage([] { parse({"-f", "1"}); }, {"-f/--stepfactor", "-i/--stepbytes"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-f", "0"}); }, {"-f/--stepfactor"}));
+}
+
+TEST(OptionsRefused, UnknownTypeOrOperator) {
+  EXPECT_TRUE(throws_usage([] { parse({"-d", "float,quad"}); }, {"-d/--datatype", "'quad'"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-d", ","}); }, {"-d/--datatype"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-o", "xor"}); }, {"-o/--op", "'xor'"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-o", "none"}); }, {"-o/--op", "'none'"}));
+}
+
+TEST(OptionsRefused, NegativeOrMalformedCounts) {
+  EXPECT_TRUE(throws_usage([] { parse({"--iters=-1"}); }, {"-n/--iters", "out of range"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-n-1"}); }, {"-n/--iters"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-n", "0"}); }, {"-n/--iters"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-n", "ten"}); }, {"-n/--iters", "'ten'"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-n", "20x"}); }, {"-n/--iters"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-w", "-3"}); }, {"warmup_iters"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-T", "0"}); }, {"-T/--timeout"}));
+}
+
+TEST(OptionsRefused, AverageModeOutOfRange) {
+  EXPECT_TRUE(throws_usage([] { parse({"-a", "7"}); }, {"-a/--average", "7", "0 to 3"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-z", "2"}); }, {"-z/--blocking"}));
+}
+
+TEST(OptionsRefused, UnknownTestNamesTheKnownOnes) {
+  EXPECT_TRUE(throws_usage([] { parse({"all_reduce", "allreduse"}); },
+                           {"'allreduse'", "all_reduce", "sendrecv"}));
+}
+
+TEST(OptionsRefused, UnknownBackend) {
+  EXPECT_TRUE(throws_usage([] { parse({"--backend", "bogus"}); }, {"--backend", "'bogus'"}));
+}
+
+TEST(OptionsRefused, CudaGraphsNeedTheNcclBackend) {
+  EXPECT_TRUE(throws_usage([] { parse({"-G", "1", "--backend", "mpi"}); },
+                           {"-G/--cudagraph", "mpi"}));
+  EXPECT_EQ(parse({"-G", "1", "--backend", "nccl"}).sweep.graph_launches, 1);
+}
+
+TEST(OptionsRefused, UnknownFlagAndEmptyJsonPath) {
+  EXPECT_TRUE(throws_usage([] { parse({"--bogus"}); }, {"bogus", "--help"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--json="}); }, {"--json"}));
+  // No guessing of abbreviated long names: --max could be --maxbytes only by luck.
+  EXPECT_TRUE(throws_usage([] { parse({"--max", "1M"}); }, {"max"}));
+}
+
+TEST(HelpText, ListsEveryTestAndTheBusbwFactors) {
+  const std::string help = help_text();
+  for (const char* word : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast",
+                           "reduce", "sendrecv", "--minbytes", "--backend", "2(n-1)/n",
+                           "Exit codes"}) {
+    EXPECT_NE(help.find(word), std::string::npos) << word;
+  }
+}
+
+}  // namespace
+}  // namespace commsweep
