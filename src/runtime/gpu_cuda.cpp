@@ -1,6 +1,9 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <cctype>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "runtime/cuda_check.hpp"
@@ -51,10 +54,27 @@ GpuChoice choose_gpu(int local_rank) {
   return choice;
 }
 
+// The kernel module's version (what nvidia-smi calls the driver version), then the CUDA
+// version the driver supports: "580.159.04 (CUDA 13.0)".
 std::string gpu_driver_version() {
+  std::string module;
+  std::ifstream proc("/proc/driver/nvidia/version");
+  std::string line;
+  if (std::getline(proc, line)) {
+    std::istringstream words(line);
+    std::string word;
+    while (words >> word) {
+      if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0])) &&
+          word.find('.') != std::string::npos) {
+        module = word;
+        break;
+      }
+    }
+  }
   int v = 0;
-  if (cudaDriverGetVersion(&v) != cudaSuccess || v == 0) return "none";
-  return version_text(v);
+  const bool cuda = cudaDriverGetVersion(&v) == cudaSuccess && v != 0;
+  if (module.empty()) return cuda ? "CUDA " + version_text(v) : "none";
+  return cuda ? module + " (CUDA " + version_text(v) + ")" : module;
 }
 
 std::string cuda_runtime_version() {
