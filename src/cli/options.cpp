@@ -37,6 +37,7 @@ po::options_description commsweep_flags() {
   po::options_description d("commsweep");
   d.add_options()
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
+      ("timer", po::value<std::string>()->default_value("host"), "host: a clock around issue and completion after a barrier, as nccl-tests; device: CUDA events on the stream (nccl), without launch and synchronisation latency")
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
       ("seed", po::value<std::string>(), "seed of the data pattern")
       ("fault", po::value<std::string>(), "testing only: wrong-element:RANK or never-join:RANK")
@@ -233,6 +234,14 @@ CliOptions parse_options(int argc, const char* const* argv) {
     if (o.json_path.empty()) throw_usage("--json: give a file name");
   }
   o.sweep = parse_sweep(vm);
+  const std::string timer = vm["timer"].as<std::string>();
+  if (timer != "host" && timer != "device") {
+    throw_usage("--timer: unknown timer '" + timer + "' (host or device)");
+  }
+  o.sweep.device_timer = timer == "device";
+  if (o.backend == BackendChoice::Mpi && o.sweep.device_timer) {
+    throw_usage("--timer device needs the nccl backend (--backend mpi times with MPI_Wtime)");
+  }
   if (o.backend == BackendChoice::Mpi && o.sweep.graph_launches > 0) {
     throw_usage("-G/--cudagraph needs the nccl backend (--backend mpi was given)");
   }

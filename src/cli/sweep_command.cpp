@@ -70,7 +70,7 @@ std::string parameters_line(const World& world, const SweepConfig& c, std::size_
   }
   out << " warmup iters: " << c.warmup << " iters: " << c.iters << " agg iters: 1 validation: "
       << c.check << " graph: " << c.graph_launches << " blocking: " << (c.blocking ? 1 : 0)
-      << " timeout: " << c.timeout_s << "s";
+      << " timer: " << (c.device_timer ? "device" : "host") << " timeout: " << c.timeout_s << "s";
   return out.str();
 }
 
@@ -86,6 +86,12 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
     setup = make_backend(world, o.backend, o.sweep.timeout_s);
   }
   context.device = setup.gpu.device;
+  SweepConfig config = o.sweep;
+  std::string timer_note;
+  if (config.device_timer && setup.backend->name() != "nccl") {
+    config.device_timer = false;  // auto chose mpi: it has only the host clock
+    timer_note = "--timer device: the mpi backend times with MPI_Wtime (host)";
+  }
   std::vector<int> pids;
   const auto gpus = gather_gpus(world, setup.gpu, o.sweep.timeout_s, &pids);
 
@@ -113,9 +119,10 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
                           ") backend " + p.backend + " nccl-headers=" +
                           setup.nccl_headers_version + " nccl-library=" + setup.nccl_version;
     header.parameters_line =
-        parameters_line(world, o.sweep, world.ranks_per_host().size());
+        parameters_line(world, config, world.ranks_per_host().size());
     for (std::size_t r = 0; r < gpus.size(); ++r) header.device_lines.push_back(device_line(gpus[r], pids[r]));
     std::cout << "# " << world_summary(world) << "\n# " << setup.note << "\n";
+    if (!timer_note.empty()) std::cout << "# " << timer_note << "\n";
   }
 
   // Every rank plans the same sizes and reaches the same notes: rank 0 alone prints them.
@@ -123,8 +130,8 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
                        [&](const std::string& text) {
                          if (root) printer.note(text);
                        }};
-  Sweep sweep(world, *setup.backend, watchdog, o.sweep);
-  for (int cycle = 0; o.sweep.cycles == 0 || cycle < o.sweep.cycles; ++cycle) {
+  Sweep sweep(world, *setup.backend, watchdog, config);
+  for (int cycle = 0; config.cycles == 0 || cycle < config.cycles; ++cycle) {
     for (const auto& name : o.tests) {
       const CollectiveTest& test = *find_collective_test(name);
       if (root) {

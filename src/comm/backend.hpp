@@ -35,6 +35,9 @@ struct TimingOptions {
   int iters = 1;
   bool blocking = false;    // wait for each collective before issuing the next (-z)
   int graph_launches = 0;   // > 0: capture the iterations in a CUDA graph, replay it (-G)
+  // false: a host clock from the first issue to the last completion, as nccl-tests times
+  // (launch and synchronisation latency included); true: CUDA events on the stream (nccl).
+  bool device_timer = false;
 };
 
 class Buffer {
@@ -58,6 +61,8 @@ class Backend {
   // Fault injection for the tests: flips the bits of one element.
   virtual void corrupt(void* buffer, std::size_t index, std::size_t element_bytes) = 0;
 
+  // Waits for work this rank has queued (fills, poisons) to finish.
+  virtual void synchronize(const Phase& phase) = 0;
   // Runs timing.iters collectives (times the graph launches) and returns this rank's time
   // per collective in microseconds. Misses of phase.deadline run World's stall protocol.
   virtual double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) = 0;

@@ -31,6 +31,7 @@ struct SweepConfig {
   int root = 0;
   bool blocking = false;
   int graph_launches = 0;
+  bool device_timer = false;  // --timer device: CUDA events instead of nccl-tests' host clock
   Average average = Average::Mean;
   int cycles = 1;  // 0: until interrupted
   double timeout_s = 300;

@@ -106,18 +106,23 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   world_.barrier(phase("arrival"));
 
   backend_.fill(send, c.send_count, spec, rank);
-  const TimingOptions plain{1, config_.blocking, 0};
+  const TimingOptions plain{1, config_.blocking, 0, false};
   if (config_.warmup > 0) {
     const Phase p = phase("warm-up");
     const auto guard = watchdog_.watch(p);
-    backend_.run(args, TimingOptions{config_.warmup, config_.blocking, 0}, p);
+    backend_.run(args, TimingOptions{config_.warmup, config_.blocking, 0, false}, p);
   }
   double my_time_us = 0;
   {
     const Phase p = phase("timed iterations");
     const auto guard = watchdog_.watch(p);
-    my_time_us = backend_.run(
-        args, TimingOptions{config_.iters, config_.blocking, config_.graph_launches}, p);
+    // As nccl-tests: the ranks start the clock together, after a barrier.
+    backend_.synchronize(p);
+    world_.barrier(p);
+    my_time_us = backend_.run(args,
+                              TimingOptions{config_.iters, config_.blocking,
+                                            config_.graph_launches, config_.device_timer},
+                              p);
   }
 
   std::optional<std::uint64_t> wrong;

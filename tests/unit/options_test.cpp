@@ -218,5 +218,17 @@ TEST(HelpText, ListsEveryTestAndTheBusbwFactors) {
   }
 }
 
+TEST(Options, TimerDefaultsToTheHostClockLikeNcclTests) {
+  EXPECT_FALSE(parse({}).sweep.device_timer);
+  EXPECT_FALSE(parse({"--timer", "host"}).sweep.device_timer);
+  EXPECT_TRUE(parse({"--timer", "device"}).sweep.device_timer);
+}
+
+TEST(Options, TimerRefusals) {
+  EXPECT_TRUE(throws_usage([] { parse({"--timer", "gpu"}); }, {"--timer", "gpu"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--timer", "device", "--backend", "mpi"}); },
+                                    {"--timer device", "nccl"}));
+}
+
 }  // namespace
 }  // namespace commsweep

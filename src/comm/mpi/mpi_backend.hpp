@@ -24,6 +24,8 @@ class MpiBackend final : public Backend {
   void poison(void* buffer, std::size_t count, const pattern::Expect& expect) override;
   Mismatch verify(const void* buffer, std::size_t count, const pattern::Expect& expect) override;
   void corrupt(void* buffer, std::size_t index, std::size_t element_bytes) override;
+  void synchronize(const Phase&) override {}  // host buffers: nothing is queued
+  // Always a host clock (MPI_Wtime); timing.device_timer does not apply.
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
 
  private:

@@ -292,6 +292,7 @@ double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing,
     CS_CUDA(cudaGraphInstantiate(&exec, graph, 0));
     CS_CUDA(cudaGraphDestroy(graph));
   }
+  const auto host_start = Deadline::Clock::now();
   CS_CUDA(cudaEventRecord(start_, stream_));
   if (exec != nullptr) {
     for (int l = 0; l < launches; ++l) CS_CUDA(cudaGraphLaunch(exec, stream_));
@@ -303,10 +304,15 @@ double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing,
   }
   CS_CUDA(cudaEventRecord(stop_, stream_));
   wait_event(stop_, phase);
+  const auto host_stop = Deadline::Clock::now();
   if (exec != nullptr) CS_CUDA(cudaGraphExecDestroy(exec));
+  const double per_op = static_cast<double>(timing.iters) * launches;
+  if (!timing.device_timer) {
+    return std::chrono::duration<double, std::micro>(host_stop - host_start).count() / per_op;
+  }
   float ms = 0;
   CS_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
-  return static_cast<double>(ms) * 1000.0 / (static_cast<double>(timing.iters) * launches);
+  return static_cast<double>(ms) * 1000.0 / per_op;
 }
 
 }  // namespace commsweep

@@ -39,6 +39,7 @@ class NcclBackend final : public Backend {
   void poison(void* buffer, std::size_t count, const pattern::Expect& expect) override;
   Mismatch verify(const void* buffer, std::size_t count, const pattern::Expect& expect) override;
   void corrupt(void* buffer, std::size_t index, std::size_t element_bytes) override;
+  void synchronize(const Phase& phase) override { wait_stream(phase); }
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
 
  private:
