@@ -265,3 +265,27 @@ TEST_F(ResultsFile, MissingFileNamesThePath) {
 
 }  // namespace
 }  // namespace commsweep::report
+
+namespace commsweep::report {
+namespace {
+
+// Results measured on the lent 4 x H200 machine read back through the parser, and agree with
+// what they say of themselves.
+TEST(SampleResults, ReadBackAndAreConsistent) {
+  for (const char* name : {"h200x4-all_reduce-8B-8G-x3.json", "h200x4-all-float-bf16.json"}) {
+    const Results r = read_results_file(std::string(COMMSWEEP_SAMPLES_DIR) + "/" + name);
+    EXPECT_EQ(r.provenance.backend, "nccl") << name;
+    EXPECT_EQ(r.provenance.ranks, 4) << name;
+    ASSERT_FALSE(r.rows.empty()) << name;
+    EXPECT_EQ(r.wrong_total, 0u) << name;
+    for (const auto& row : r.rows) {
+      EXPECT_EQ(row.out_of_place.rank_time_us.size(), 4u);
+      EXPECT_NEAR(row.out_of_place.algbw_gbps, row.size_bytes / row.out_of_place.time_us / 1e3,
+                  1e-6 * row.out_of_place.algbw_gbps + 1e-9);
+    }
+    EXPECT_NEAR(r.avg_busbw_gbps, average_busbw(r.rows), 1e-9) << name;
+  }
+}
+
+}  // namespace
+}  // namespace commsweep::report
