@@ -30,8 +30,12 @@ ncclDataType_t nccl_type(DataType t) {
     case DataType::Float32: return ncclFloat32;
     case DataType::Float64: return ncclFloat64;
     case DataType::Bfloat16: return ncclBfloat16;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
     case DataType::Float8E4M3: return ncclFloat8e4m3;
     case DataType::Float8E5M2: return ncclFloat8e5m2;
+#else
+    case DataType::Float8E4M3: case DataType::Float8E5M2: break;  // refused by unsupported()
+#endif
   }
   return ncclFloat32;
 }
@@ -193,9 +197,11 @@ void NcclBackend::wait_stream(const Phase& phase) {
 }
 
 std::string NcclBackend::unsupported(DataType type, RedOp) const {
-  if ((type == DataType::Float8E4M3 || type == DataType::Float8E5M2) && compute_major_ < 9) {
-    return "NCCL supports fp8 only on compute capability 9.0 and newer";
+  if (type != DataType::Float8E4M3 && type != DataType::Float8E5M2) return {};
+  if (NCCL_VERSION_CODE < NCCL_VERSION(2, 24, 0)) {
+    return "fp8 needs NCCL 2.24 or newer (built against " + nccl_version_text(NCCL_VERSION_CODE) + ")";
   }
+  if (compute_major_ < 9) return "NCCL supports fp8 only on compute capability 9.0 and newer";
   return {};
 }
 
