@@ -33,6 +33,33 @@ struct ResultRow {
   Timing in_place;
 };
 
+// One phase (dispatch or combine) of an EP row. Times are per rank the median over the
+// iterations; time_us combines them over ranks (mean), as the collectives do with -a 1.
+struct EpPhase {
+  double time_us = 0;
+  double bandwidth_gbps = 0;         // DeepEP's accounting: mean over ranks of bytes / time
+  double fabric_bandwidth_gbps = 0;  // bytes that left the rank (self excluded) / time
+  std::uint64_t wrong = 0;           // summed over ranks
+  int slowest_rank = 0;
+  double slowest_time_us = 0;
+  std::vector<double> rank_time_us;
+};
+
+// One configuration of the MoE dispatch / combine sweep.
+struct EpRow {
+  std::string routing;  // randn uniform balanced skewed file
+  int tokens = 0;       // per rank
+  int hidden = 0;
+  int topk = 0;
+  int experts = 0;
+  std::string dtype;    // bf16 fp8
+  int iters = 0;
+  std::vector<std::uint64_t> rank_bytes_deepep;  // per rank, received in dispatch
+  std::vector<std::uint64_t> rank_bytes_fabric;
+  EpPhase dispatch;
+  EpPhase combine;
+};
+
 struct GpuInfo {
   int rank = 0;
   std::string host;
@@ -62,6 +89,7 @@ struct Results {
   std::string schema = kResultsSchema;
   Provenance provenance;
   std::vector<ResultRow> rows;
+  std::vector<EpRow> ep_rows;
   double avg_busbw_gbps = 0;
   std::uint64_t wrong_total = 0;
   bool complete = true;

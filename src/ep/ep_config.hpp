@@ -1,0 +1,51 @@
+// The MoE expert-parallel exchange (dispatch and combine) as a sweep: its axes and settings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace commsweep::ep {
+
+enum class RoutingKind { Randn, Uniform, Balanced, Skewed, File };
+enum class EpDtype { Bf16, Fp8 };
+
+std::string_view name_of(RoutingKind kind);  // "randn" "uniform" "balanced" "skewed" "file"
+std::string_view name_of(EpDtype dtype);     // "bf16" "fp8"
+
+// One point of the sweep.
+struct EpCase {
+  int tokens = 4096;   // per rank
+  int hidden = 7168;
+  int topk = 8;
+  int experts = 256;   // in all; experts / world size on each rank
+  EpDtype dtype = EpDtype::Bf16;
+  RoutingKind routing = RoutingKind::Randn;
+};
+
+struct EpConfig {
+  std::vector<int> tokens{128, 256, 512, 1024, 2048, 4096};
+  std::vector<int> hidden{7168};
+  std::vector<int> topk{8};
+  std::vector<int> experts{256};
+  std::vector<EpDtype> dtypes{EpDtype::Bf16};
+  std::vector<RoutingKind> routings{RoutingKind::Randn};
+  double skew = 1.0;             // skewed: expert e drawn with weight 1 / (e + 1)^skew
+  std::string routing_file;      // file: the routing table (routing.hpp documents the format)
+  int topk_groups = 0;           // > 0: a token's experts lie on at most this many nodes
+  int iters = 20;
+  int warmup = 5;
+  bool check = true;
+  double timeout_s = 300;
+  std::uint64_t seed = 0x636f6d6d73776570ull;
+};
+
+// Empty when the case can run on nranks ranks; otherwise why not, naming the setting
+// (experts % nranks != 0, topk > experts, hidden % 128 != 0 for fp8, tokens < 0, ...).
+std::string invalid(const EpCase& c, int nranks);
+
+// The cases of the sweep in order: routing, dtype, experts, topk, hidden, tokens (innermost).
+std::vector<EpCase> expand(const EpConfig& config);
+
+}  // namespace commsweep::ep
