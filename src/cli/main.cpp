@@ -2,8 +2,11 @@
 // becomes a message naming the rank, host and device, and an exit code.
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "cli/options.hpp"
+#include "cli/ep_command.hpp"
+#include "cli/ep_options.hpp"
 #include "cli/sweep_command.hpp"
 #include "collectives/collective_test.hpp"
 #include "runtime/error.hpp"
@@ -20,12 +23,50 @@ void report_error(const commsweep::World& world, const commsweep::RankContext& c
   std::fflush(stderr);
 }
 
+// Runs a command, turning every error into its message and exit code.
+template <typename Command>
+int guarded(commsweep::World& world, commsweep::RankContext& context, Command command) {
+  using namespace commsweep;
+  try {
+    return command();
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Usage) {
+      // Every rank reaches the same verdict on the same arguments: end normally.
+      if (world.rank() == 0) std::fprintf(stderr, "commsweep: %s\n", e.what());
+      return exit_code::kUsage;
+    }
+    report_error(world, context, e);
+    world.abort(e.exit_code());
+  } catch (const std::exception& e) {
+    report_error(world, context, Error(ErrorKind::Runtime, e.what()));
+    world.abort(exit_code::kRuntime);
+  }
+}
+
+int run_ep(commsweep::World& world, int argc, char** argv, char** envp) {
+  using namespace commsweep;
+  RankContext context;
+  EpCliOptions options;
+  try {
+    options = parse_ep_options(argc, argv);
+  } catch (const Error& e) {
+    if (world.rank() == 0) std::fprintf(stderr, "commsweep: %s\n", e.what());
+    return exit_code::kUsage;
+  }
+  if (options.help) {
+    if (world.rank() == 0) std::cout << ep_help_text();
+    return exit_code::kOk;
+  }
+  return guarded(world, context, [&] { return run_ep_command(world, options, envp, context); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv, char** envp) {
   using namespace commsweep;
   MpiSession mpi(&argc, &argv);
   World world;
+  if (argc > 1 && std::string(argv[1]) == "ep") return run_ep(world, argc, argv, envp);
   RankContext context;
   CliOptions options;
   try {
@@ -40,24 +81,11 @@ int main(int argc, char** argv, char** envp) {
       case CliOptions::Action::Version: std::cout << "commsweep " << kVersion << " (" << kGitHash << ")\n"; break;
       case CliOptions::Action::List:
         for (const auto* t : collective_tests()) std::cout << t->name << "\n";
+        std::cout << "ep              (commsweep ep --help)\n";
         break;
       case CliOptions::Action::Sweep: break;
     }
   }
   if (options.action != CliOptions::Action::Sweep) return exit_code::kOk;
-
-  try {
-    return run_sweep_command(world, options, envp, context);
-  } catch (const Error& e) {
-    if (e.kind() == ErrorKind::Usage) {
-      // Every rank reaches the same verdict on the same arguments: end normally.
-      if (world.rank() == 0) std::fprintf(stderr, "commsweep: %s\n", e.what());
-      return exit_code::kUsage;
-    }
-    report_error(world, context, e);
-    world.abort(e.exit_code());
-  } catch (const std::exception& e) {
-    report_error(world, context, Error(ErrorKind::Runtime, e.what()));
-    world.abort(exit_code::kRuntime);
-  }
+  return guarded(world, context, [&] { return run_sweep_command(world, options, envp, context); });
 }

@@ -180,6 +180,13 @@ SweepConfig parse_sweep(const po::variables_map& vm) {
 
 }  // namespace
 
+BackendChoice parse_backend(const std::string& text) {
+  if (text == "auto") return BackendChoice::Auto;
+  if (text == "nccl") return BackendChoice::Nccl;
+  if (text == "mpi") return BackendChoice::Mpi;
+  throw_usage("--backend: unknown backend '" + text + "' (nccl, mpi or auto)");
+}
+
 CliOptions parse_options(int argc, const char* const* argv) {
   po::options_description visible;
   visible.add(sweep_flags()).add(commsweep_flags());
@@ -219,16 +226,7 @@ CliOptions parse_options(int argc, const char* const* argv) {
     return o;
   }
   o.tests = parse_tests(given);
-  const std::string backend = vm["backend"].as<std::string>();
-  if (backend == "auto") {
-    o.backend = BackendChoice::Auto;
-  } else if (backend == "nccl") {
-    o.backend = BackendChoice::Nccl;
-  } else if (backend == "mpi") {
-    o.backend = BackendChoice::Mpi;
-  } else {
-    throw_usage("--backend: unknown backend '" + backend + "' (nccl, mpi or auto)");
-  }
+  o.backend = parse_backend(vm["backend"].as<std::string>());
   if (vm.count("json")) {
     o.json_path = vm["json"].as<std::string>();
     if (o.json_path.empty()) throw_usage("--json: give a file name");

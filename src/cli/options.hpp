@@ -23,6 +23,8 @@ struct CliOptions {
 
 // Throws a usage Error naming the flag on any bad value.
 CliOptions parse_options(int argc, const char* const* argv);
+// --backend's value: nccl, mpi or auto; a usage Error naming --backend otherwise.
+BackendChoice parse_backend(const std::string& text);
 std::string help_text();
 
 }  // namespace commsweep

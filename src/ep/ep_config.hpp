@@ -39,6 +39,7 @@ struct EpConfig {
   bool check = true;
   double timeout_s = 300;
   std::uint64_t seed = 0x636f6d6d73776570ull;
+  int fault_wrong_rank = -1;     // testing: this rank flips one dispatched and one combined element
 };
 
 // Empty when the case can run on nranks ranks; otherwise why not, naming the setting

@@ -38,6 +38,59 @@ Timing timing_from(const json& j) {
   return t;
 }
 
+json ep_phase_json(const EpPhase& p) {
+  return json{{"time_us", p.time_us},
+              {"bandwidth_gbps", p.bandwidth_gbps},
+              {"fabric_bandwidth_gbps", p.fabric_bandwidth_gbps},
+              {"wrong", p.wrong},
+              {"slowest_rank", p.slowest_rank},
+              {"slowest_time_us", p.slowest_time_us},
+              {"rank_time_us", p.rank_time_us}};
+}
+
+EpPhase ep_phase_from(const json& j) {
+  EpPhase p;
+  p.time_us = j.at("time_us").get<double>();
+  p.bandwidth_gbps = j.at("bandwidth_gbps").get<double>();
+  p.fabric_bandwidth_gbps = j.at("fabric_bandwidth_gbps").get<double>();
+  p.wrong = j.at("wrong").get<std::uint64_t>();
+  p.slowest_rank = j.at("slowest_rank").get<int>();
+  p.slowest_time_us = j.at("slowest_time_us").get<double>();
+  p.rank_time_us = j.at("rank_time_us").get<std::vector<double>>();
+  return p;
+}
+
+json ep_row_json(const EpRow& r) {
+  return json{{"kind", "ep"},
+              {"routing", r.routing},
+              {"tokens", r.tokens},
+              {"hidden", r.hidden},
+              {"topk", r.topk},
+              {"experts", r.experts},
+              {"dtype", r.dtype},
+              {"iters", r.iters},
+              {"rank_bytes_deepep", r.rank_bytes_deepep},
+              {"rank_bytes_fabric", r.rank_bytes_fabric},
+              {"dispatch", ep_phase_json(r.dispatch)},
+              {"combine", ep_phase_json(r.combine)}};
+}
+
+EpRow ep_row_from(const json& j) {
+  EpRow r;
+  r.routing = j.at("routing").get<std::string>();
+  r.tokens = j.at("tokens").get<int>();
+  r.hidden = j.at("hidden").get<int>();
+  r.topk = j.at("topk").get<int>();
+  r.experts = j.at("experts").get<int>();
+  r.dtype = j.at("dtype").get<std::string>();
+  r.iters = j.at("iters").get<int>();
+  r.rank_bytes_deepep = j.at("rank_bytes_deepep").get<std::vector<std::uint64_t>>();
+  r.rank_bytes_fabric = j.at("rank_bytes_fabric").get<std::vector<std::uint64_t>>();
+  r.dispatch = ep_phase_from(j.at("dispatch"));
+  r.combine = ep_phase_from(j.at("combine"));
+  return r;
+}
+
 json provenance_json(const Provenance& p) {
   json gpus = json::array();
   for (const auto& g : p.gpus) {
@@ -98,9 +151,12 @@ json to_json(const Results& r) {
                     {"out_of_place", timing_json(row.out_of_place)},
                     {"in_place", timing_json(row.in_place)}});
   }
+  json ep_rows = json::array();
+  for (const auto& row : r.ep_rows) ep_rows.push_back(ep_row_json(row));
   return json{{"schema", r.schema},
               {"provenance", provenance_json(r.provenance)},
               {"rows", rows},
+              {"ep_rows", ep_rows},
               {"summary",
                {{"avg_busbw_gbps", r.avg_busbw_gbps},
                 {"wrong_total", r.wrong_total},
@@ -131,6 +187,13 @@ Results results_from_json(const json& doc) {
       row.out_of_place = timing_from(j.at("out_of_place"));
       row.in_place = timing_from(j.at("in_place"));
       r.rows.push_back(std::move(row));
+    }
+    // Files written before the EP sweep have no "ep_rows"; they are still schema 1.
+    if (doc.contains("ep_rows")) {
+      if (!doc.at("ep_rows").is_array()) {
+        throw std::runtime_error("malformed results document: \"ep_rows\" is not an array");
+      }
+      for (const auto& j : doc.at("ep_rows")) r.ep_rows.push_back(ep_row_from(j));
     }
     const auto& summary = doc.at("summary");
     r.avg_busbw_gbps = summary.at("avg_busbw_gbps").get<double>();

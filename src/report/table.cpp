@@ -16,17 +16,6 @@ std::string printf_string(const char* format, ...) {
   return buffer;
 }
 
-// nccl-tests' number columns: two decimals, or fewer when the number would overflow the
-// column (the check is on the printed text, so 9999.996 counts as five digits), then an
-// exponent. Keeps every column where parsers expect it.
-std::string fit_column(double value, int width) {
-  for (int decimals = 2; decimals >= 0; --decimals) {
-    std::string s = printf_string("%*.*f", width, decimals, value);
-    if (static_cast<int>(s.size()) <= width) return s;
-  }
-  return printf_string("%*.*e", width, width >= 7 ? 1 : 0, value);
-}
-
 std::string format_half(const Timing& t) {
   std::string s = "  " + format_time(t.time_us) + "  " + fit_column(t.algbw_gbps, 6) + "  " +
                   fit_column(t.busbw_gbps, 6);
@@ -39,6 +28,15 @@ std::string format_half(const Timing& t) {
 }
 
 }  // namespace
+
+// The check is on the printed text, so 9999.996 counts as five digits.
+std::string fit_column(double value, int width) {
+  for (int decimals = 2; decimals >= 0; --decimals) {
+    std::string s = printf_string("%*.*f", width, decimals, value);
+    if (static_cast<int>(s.size()) <= width) return s;
+  }
+  return printf_string("%*.*e", width, width >= 7 ? 1 : 0, value);
+}
 
 std::string format_time(double us) { return fit_column(us, 7); }
 

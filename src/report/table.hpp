@@ -35,5 +35,8 @@ class TablePrinter {
 std::string format_row(const ResultRow& r);
 // nccl-tests' time column: 7 wide, fewer decimals as the number grows.
 std::string format_time(double us);
+// nccl-tests' number columns: `width` wide, two decimals, fewer when the number would overflow
+// the column, then an exponent, so that every column stays where parsers expect it.
+std::string fit_column(double value, int width);
 
 }  // namespace commsweep::report

@@ -130,6 +130,8 @@ def check_json(doc, schema, sections, sweep, nranks, args, fail):
         fail.check(False, "results JSON does not follow the schema: " + e)
     if errors:
         return False
+    fail.check(doc.get("ep_rows") == [], "a collective sweep wrote ep_rows %r"
+               % (doc.get("ep_rows"),))
     check_provenance(doc["provenance"], sections, sweep, nranks, args, fail)
     printed = [(s, r) for s in sections for r in s.rows]
     if not all(well_formed(r) for _, r in printed):

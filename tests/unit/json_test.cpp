@@ -289,3 +289,118 @@ TEST(SampleResults, ReadBackAndAreConsistent) {
 
 }  // namespace
 }  // namespace commsweep::report
+
+// The EP rows: their own top-level array ("ep_rows"), every field kept, and optional on
+// reading so that files written before the EP sweep still read as schema 1.
+namespace commsweep::report {
+namespace {
+
+EpRow ep_sample() {
+  EpRow r;
+  r.routing = "skewed";
+  r.tokens = 512;
+  r.hidden = 7168;
+  r.topk = 8;
+  r.experts = 32;
+  r.dtype = "fp8";
+  r.iters = 20;
+  r.rank_bytes_deepep = {7397376, 0, 18446744073709551615ull};
+  r.rank_bytes_fabric = {5548032, 0, 12};
+  r.dispatch = {88.1, 84.02, 63.1, 0, 2, 91.5, {86.0, 86.8, 91.5}};
+  r.combine = {150.77, 95.61, 71.7, 12345678901234ull, 0, 152.25, {152.25, 150.0, 150.06}};
+  return r;
+}
+
+void expect_phase_eq(const EpPhase& a, const EpPhase& b) {
+  EXPECT_EQ(a.time_us, b.time_us);
+  EXPECT_EQ(a.bandwidth_gbps, b.bandwidth_gbps);
+  EXPECT_EQ(a.fabric_bandwidth_gbps, b.fabric_bandwidth_gbps);
+  EXPECT_EQ(a.wrong, b.wrong);
+  EXPECT_EQ(a.slowest_rank, b.slowest_rank);
+  EXPECT_EQ(a.slowest_time_us, b.slowest_time_us);
+  EXPECT_EQ(a.rank_time_us, b.rank_time_us);
+}
+
+TEST(JsonEp, RoundTripThroughTextKeepsEveryField) {
+  Results original = sample();
+  original.ep_rows = {ep_sample(), ep_sample()};
+  original.ep_rows[1].routing = "file";
+  original.ep_rows[1].tokens = 0;
+  const Results back = results_from_json(json::parse(to_json(original).dump()));
+  ASSERT_EQ(back.rows.size(), original.rows.size());
+  ASSERT_EQ(back.ep_rows.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const EpRow& a = back.ep_rows[i];
+    const EpRow& b = original.ep_rows[i];
+    EXPECT_EQ(a.routing, b.routing);
+    EXPECT_EQ(a.tokens, b.tokens);
+    EXPECT_EQ(a.hidden, b.hidden);
+    EXPECT_EQ(a.topk, b.topk);
+    EXPECT_EQ(a.experts, b.experts);
+    EXPECT_EQ(a.dtype, b.dtype);
+    EXPECT_EQ(a.iters, b.iters);
+    EXPECT_EQ(a.rank_bytes_deepep, b.rank_bytes_deepep);
+    EXPECT_EQ(a.rank_bytes_fabric, b.rank_bytes_fabric);
+    expect_phase_eq(a.dispatch, b.dispatch);
+    expect_phase_eq(a.combine, b.combine);
+  }
+}
+
+TEST(JsonEp, RecordLayout) {
+  Results r = sample();
+  r.ep_rows = {ep_sample()};
+  const json doc = to_json(r);
+  const json& row = doc.at("ep_rows").at(0);
+  EXPECT_EQ(row.at("kind"), "ep");
+  EXPECT_EQ(row.at("routing"), "skewed");
+  EXPECT_EQ(row.at("dtype"), "fp8");
+  EXPECT_TRUE(row.at("tokens").is_number_integer());
+  EXPECT_TRUE(row.at("rank_bytes_deepep").at(2).is_number_unsigned());
+  for (const char* phase : {"dispatch", "combine"}) {
+    const json& p = row.at(phase);
+    EXPECT_EQ(p.size(), 7u) << phase;
+    EXPECT_TRUE(p.at("wrong").is_number_unsigned()) << phase;
+    EXPECT_TRUE(p.at("fabric_bandwidth_gbps").is_number()) << phase;
+  }
+  EXPECT_EQ(row.size(), 12u);
+}
+
+// Both arrays are always written, empty or not.
+TEST(JsonEp, BothArraysAlwaysPresent) {
+  Results r = sample();
+  r.rows.clear();
+  json doc = to_json(r);
+  EXPECT_TRUE(doc.at("rows").is_array() && doc.at("rows").empty());
+  EXPECT_TRUE(doc.at("ep_rows").is_array() && doc.at("ep_rows").empty());
+  r.ep_rows = {ep_sample()};
+  doc = to_json(r);
+  EXPECT_EQ(doc.at("ep_rows").size(), 1u);
+  EXPECT_TRUE(doc.at("rows").empty());
+}
+
+TEST(JsonEp, DocumentsWithoutEpRowsStillRead) {
+  json doc = to_json(sample());
+  doc.erase("ep_rows");
+  const Results r = results_from_json(doc);
+  EXPECT_EQ(r.rows.size(), 2u);
+  EXPECT_TRUE(r.ep_rows.empty());
+}
+
+TEST(JsonEp, MalformedEpRowsAreRefused) {
+  Results r = sample();
+  r.ep_rows = {ep_sample()};
+  json doc = to_json(r);
+  doc["ep_rows"][0]["combine"].erase("fabric_bandwidth_gbps");
+  EXPECT_TRUE(refused(doc, {"fabric_bandwidth_gbps"}));
+
+  doc = to_json(r);
+  doc["ep_rows"][0]["tokens"] = "512";
+  EXPECT_TRUE(refused(doc, {"malformed"}));
+
+  doc = to_json(r);
+  doc["ep_rows"] = json::object();
+  EXPECT_TRUE(refused(doc, {"ep_rows"}));
+}
+
+}  // namespace
+}  // namespace commsweep::report

@@ -42,6 +42,14 @@ class NcclBackend final : public Backend {
   void synchronize(const Phase& phase) override { wait_stream(phase); }
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
 
+  // For other exchanges on the same communicator (the EP sweep).
+  ncclComm_t comm() const { return comm_; }
+  cudaStream_t stream() const { return stream_; }
+  // Checks an NCCL call's result, waiting out ncclInProgress against the deadline.
+  void check(ncclResult_t rc, const char* call, const char* file, int line, const Phase& phase) {
+    settle(rc, call, file, line, phase);
+  }
+
  private:
   void issue(const CollectiveArgs& args, const Phase& phase);
   void settle(ncclResult_t rc, const char* call, const char* file, int line, const Phase& phase);

@@ -1,0 +1,104 @@
+#include "cli/run_setup.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cli/provenance.hpp"
+#include "report/json.hpp"
+#include "runtime/error.hpp"
+#include "runtime/gpu.hpp"
+#include "version.hpp"
+
+namespace commsweep {
+namespace {
+
+// Rank 0 learns every rank's device: "device|pci|pid|name".
+std::vector<report::GpuInfo> gather_gpus(World& world, const report::GpuInfo& mine, double timeout,
+                                         std::vector<int>* pids) {
+  std::ostringstream line;
+  line << mine.device << "|" << mine.pci_bus_id << "|" << getpid() << "|" << mine.name;
+  const auto all = world.gather(line.str(), Phase{"device inventory", Deadline::after(timeout)});
+  std::vector<report::GpuInfo> gpus;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    std::istringstream in(all[r]);
+    report::GpuInfo g;
+    std::string device, pid;
+    std::getline(in, device, '|');
+    std::getline(in, g.pci_bus_id, '|');
+    std::getline(in, pid, '|');
+    std::getline(in, g.name);
+    g.rank = static_cast<int>(r);
+    g.host = world.hosts_by_rank()[r];
+    g.device = std::stoi(device);
+    pids->push_back(std::stoi(pid));
+    gpus.push_back(std::move(g));
+  }
+  return gpus;
+}
+
+std::string device_line(const report::GpuInfo& g, int pid) {
+  char buf[512];
+  std::snprintf(buf, sizeof(buf), "Rank %2d Group  0 Pid %6d on %10s device %2d [%s] %s", g.rank,
+                pid, g.host.c_str(), g.device, g.pci_bus_id.c_str(), g.name.c_str());
+  return buf;
+}
+
+}  // namespace
+
+void write_results(const std::string& path, const report::Results& results) {
+  if (path.empty()) return;
+  try {
+    report::write_file_atomically(path, report::to_json(results).dump(2) + "\n");
+    std::cout << "# Results written to " << path << "\n";
+  } catch (const std::runtime_error& e) {
+    throw Error(ErrorKind::Runtime, std::string("--json: ") + e.what());
+  }
+}
+
+std::string world_summary(const World& world) {
+  std::ostringstream out;
+  const auto hosts = world.ranks_per_host();
+  out << "World: " << world.size() << " ranks on " << hosts.size()
+      << (hosts.size() == 1 ? " host:" : " hosts:");
+  for (const auto& [host, n] : hosts) out << " " << host << " (" << n << (n == 1 ? " rank)" : " ranks)");
+  return out.str();
+}
+
+RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,
+                   const std::vector<std::string>& arguments, char** envp, RankContext& context) {
+  RunSetup run;
+  {
+    const auto guard = watchdog.watch(Phase{"backend set-up", Deadline::after(timeout_s)});
+    run.backend = make_backend(world, choice, timeout_s);
+  }
+  context.device = run.backend.gpu.device;
+  std::vector<int> pids;
+  const auto gpus = gather_gpus(world, run.backend.gpu, timeout_s, &pids);
+  if (world.rank() != 0) return run;
+
+  auto& p = run.provenance;
+  p.commsweep_version = kVersion;
+  p.git_hash = kGitHash;
+  p.started_at = utc_now_iso8601();
+  p.backend = std::string(run.backend.backend->name());
+  p.ranks = world.size();
+  p.hosts = world.hosts_by_rank();
+  p.gpus = gpus;
+  p.driver_version = gpu_driver_version();
+  p.cuda_version = cuda_runtime_version();
+  p.nccl_version = run.backend.nccl_version;
+  p.nccl_headers_version = run.backend.nccl_headers_version;
+  p.mpi_version = mpi_library_version();
+  p.environment = fabric_environment(envp);
+  p.arguments = arguments;
+  run.version_line = std::string("commsweep version ") + kVersion + " (" + kGitHash + ") backend " +
+                     p.backend + " nccl-headers=" + run.backend.nccl_headers_version +
+                     " nccl-library=" + run.backend.nccl_version;
+  for (std::size_t r = 0; r < gpus.size(); ++r) run.device_lines.push_back(device_line(gpus[r], pids[r]));
+  return run;
+}
+
+}  // namespace commsweep

@@ -1,0 +1,33 @@
+// What every command that measures does first: choose and set up the backend, learn every
+// rank's device, and (rank 0) assemble the provenance and the header lines of the tables.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "cli/sweep_command.hpp"
+#include "comm/make_backend.hpp"
+#include "report/result.hpp"
+#include "runtime/watchdog.hpp"
+#include "runtime/world.hpp"
+
+namespace commsweep {
+
+struct RunSetup {
+  BackendSetup backend;
+  report::Provenance provenance;          // complete on rank 0
+  std::string version_line;               // "commsweep version ... backend ... nccl-..."
+  std::vector<std::string> device_lines;  // nccl-tests' "Rank  0 Group  0 Pid ..." lines
+};
+
+RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,
+                   const std::vector<std::string>& arguments, char** envp, RankContext& context);
+
+// --json: writes the results atomically (rank 0) and says so; nothing when path is empty.
+void write_results(const std::string& path, const report::Results& results);
+
+// "World: 4 ranks on 1 host: vm (4 ranks)"
+std::string world_summary(const World& world);
+
+}  // namespace commsweep

@@ -1,0 +1,178 @@
+#include "ep/ep_sweep.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "ep/layout.hpp"
+#include "ep/verify.hpp"
+#include "runtime/error.hpp"
+
+namespace commsweep::ep {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
+                              const std::vector<std::uint64_t>& rank_bytes,
+                              const std::vector<std::uint64_t>& rank_fabric_bytes,
+                              std::uint64_t wrong) {
+  report::EpPhase p;
+  p.rank_time_us = rank_time_us;
+  p.wrong = wrong;
+  if (rank_time_us.empty()) return p;
+  double time = 0, bw = 0, fabric = 0;
+  for (std::size_t r = 0; r < rank_time_us.size(); ++r) {
+    time += rank_time_us[r];
+    // bytes / us = 1e6 B/s; GB/s is 1e9 B/s.
+    if (rank_time_us[r] > 0) {
+      bw += static_cast<double>(rank_bytes[r]) / rank_time_us[r] / 1e3;
+      fabric += static_cast<double>(rank_fabric_bytes[r]) / rank_time_us[r] / 1e3;
+    }
+    if (rank_time_us[r] > p.slowest_time_us) {
+      p.slowest_time_us = rank_time_us[r];
+      p.slowest_rank = static_cast<int>(r);
+    }
+  }
+  const double n = static_cast<double>(rank_time_us.size());
+  p.time_us = time / n;
+  p.bandwidth_gbps = bw / n;
+  p.fabric_bandwidth_gbps = fabric / n;
+  return p;
+}
+
+EpSweep::EpSweep(World& world, EpExchange& exchange, Watchdog& watchdog, const EpConfig& config,
+                 int ranks_per_node)
+    : world_(world), exchange_(exchange), watchdog_(watchdog), config_(config),
+      ranks_per_node_(ranks_per_node) {}
+
+void EpSweep::validate() const {
+  for (const EpCase& c : expand(config_)) {
+    if (const std::string why = invalid(c, world_.size()); !why.empty()) throw_usage(why);
+  }
+}
+
+std::vector<Routing> EpSweep::routings(const EpCase& c) const {
+  if (c.routing == RoutingKind::File) {
+    try {
+      return read_routing_file(config_.routing_file, c, world_.size());
+    } catch (const std::exception& e) {
+      throw_usage(std::string("--routing-file: ") + e.what());
+    }
+  }
+  RoutingParams p;
+  p.skew = config_.skew;
+  p.topk_groups = config_.topk_groups;
+  p.ranks_per_node = ranks_per_node_;
+  p.seed = config_.seed;
+  std::vector<Routing> all;
+  try {
+    for (int r = 0; r < world_.size(); ++r) all.push_back(make_routing(c, p, r, world_.size()));
+  } catch (const std::invalid_argument& e) {
+    throw_usage(e.what());
+  }
+  return all;
+}
+
+report::EpRow EpSweep::run_case(const EpCase& c) {
+  const int n = world_.size();
+  const int rank = world_.rank();
+  std::ostringstream label;
+  label << "ep " << c.tokens << " tokens hidden " << c.hidden << " top-" << c.topk << " of "
+        << c.experts << " " << name_of(c.dtype) << " " << name_of(c.routing);
+  auto phase = [&](const char* step) {
+    return Phase{label.str() + " (" + step + ")", Deadline::after(config_.timeout_s)};
+  };
+
+  const std::vector<Routing> all = routings(c);
+  exchange_.prepare(c, all[rank], config_.seed);
+  std::vector<double> dispatch_us, combine_us;
+  for (int i = 0; i < config_.warmup + config_.iters; ++i) {
+    const Phase p = phase(i < config_.warmup ? "warm-up" : "timed iterations");
+    const auto guard = watchdog_.watch(p);
+    world_.barrier(p);
+    const double d = exchange_.dispatch(p);
+    exchange_.run_experts(p);
+    world_.barrier(p);
+    const double m = exchange_.combine(p);
+    if (i >= config_.warmup) {
+      dispatch_us.push_back(d);
+      combine_us.push_back(m);
+    }
+  }
+
+  EpWrong wrong;
+  EpResult result;
+  {
+    const Phase p = phase("check");
+    const auto guard = watchdog_.watch(p);
+    exchange_.poison();
+    world_.barrier(p);
+    exchange_.dispatch(p);
+    exchange_.run_experts(p);
+    world_.barrier(p);
+    exchange_.combine(p);
+    result = exchange_.result();
+    if (config_.fault_wrong_rank == rank) {
+      if (!result.expert_payload.empty()) result.expert_payload[0] ^= 0x01;
+      if (!result.combined.empty()) result.combined[0] ^= 0x0001;
+    }
+    if (config_.check) {
+      wrong = verify(result, c, all, config_.seed, rank, n);
+      if (!wrong.first.empty()) {
+        std::fprintf(stderr, "commsweep: rank %d (%s): %s: %llu dispatch and %llu combine errors; first: %s\n",
+                     rank, world_.host().c_str(), label.str().c_str(),
+                     static_cast<unsigned long long>(wrong.dispatch),
+                     static_cast<unsigned long long>(wrong.combine), wrong.first.c_str());
+        std::fflush(stderr);
+      }
+    }
+  }
+
+  const Phase p = phase("results");
+  const EpBytes bytes = received_bytes(result.recv_counts, rank, dispatch_token_bytes(c.hidden, c.dtype));
+  const EpBytes combine_bytes = received_bytes(result.recv_counts, rank, combine_token_bytes(c.hidden));
+  const auto gather_u64 = [&](std::uint64_t v) {
+    std::vector<std::uint64_t> out;
+    for (double x : world_.gather(static_cast<double>(v), p)) out.push_back(static_cast<std::uint64_t>(x));
+    return out;
+  };
+  const auto d_times = world_.gather(median(dispatch_us), p);
+  const auto c_times = world_.gather(median(combine_us), p);
+  const auto deepep = gather_u64(bytes.deepep);
+  const auto fabric = gather_u64(bytes.fabric);
+  const auto c_deepep = gather_u64(combine_bytes.deepep);
+  const auto c_fabric = gather_u64(combine_bytes.fabric);
+  const std::uint64_t d_wrong = world_.sum(wrong.dispatch, p);
+  const std::uint64_t c_wrong = world_.sum(wrong.combine, p);
+
+  report::EpRow row;
+  row.routing = std::string(name_of(c.routing));
+  row.tokens = c.tokens;
+  row.hidden = c.hidden;
+  row.topk = c.topk;
+  row.experts = c.experts;
+  row.dtype = std::string(name_of(c.dtype));
+  row.iters = config_.iters;
+  row.rank_bytes_deepep = deepep;
+  row.rank_bytes_fabric = fabric;
+  row.dispatch = combine_phase(d_times, deepep, fabric, d_wrong);
+  row.combine = combine_phase(c_times, c_deepep, c_fabric, c_wrong);
+  return row;
+}
+
+std::vector<report::EpRow> EpSweep::run(const std::function<void(const report::EpRow&)>& on_row) {
+  validate();
+  std::vector<report::EpRow> rows;
+  for (const EpCase& c : expand(config_)) {
+    rows.push_back(run_case(c));
+    if (world_.rank() == 0 && on_row) on_row(rows.back());
+  }
+  return rows;
+}
+
+}  // namespace commsweep::ep

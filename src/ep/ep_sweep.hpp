@@ -1,0 +1,44 @@
+// The EP sweep: per case, every rank's routing, warm-up, timed dispatch / combine iterations
+// (median per rank), a check run against the host reference, and one EpRow on rank 0.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "ep/ep_config.hpp"
+#include "ep/exchange.hpp"
+#include "report/result.hpp"
+#include "runtime/watchdog.hpp"
+#include "runtime/world.hpp"
+
+namespace commsweep::ep {
+
+// Median of per-iteration times (the statistic the field's EP figures use).
+double median(std::vector<double> values);
+
+// Combines per-rank medians and bytes into one phase of a row.
+report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
+                              const std::vector<std::uint64_t>& rank_bytes,
+                              const std::vector<std::uint64_t>& rank_fabric_bytes,
+                              std::uint64_t wrong);
+
+class EpSweep {
+ public:
+  EpSweep(World& world, EpExchange& exchange, Watchdog& watchdog, const EpConfig& config,
+          int ranks_per_node);
+  // Refuses (usage error) any case that cannot run, before anything runs.
+  void validate() const;
+  std::vector<report::EpRow> run(const std::function<void(const report::EpRow&)>& on_row);
+
+ private:
+  std::vector<Routing> routings(const EpCase& c) const;
+  report::EpRow run_case(const EpCase& c);
+
+  World& world_;
+  EpExchange& exchange_;
+  Watchdog& watchdog_;
+  EpConfig config_;
+  int ranks_per_node_;
+};
+
+}  // namespace commsweep::ep

@@ -1,0 +1,46 @@
+// The dispatch / combine exchange on one backend. The sweep drives it; verification reads
+// what it leaves (EpResult) and compares with the host reference.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ep/ep_config.hpp"
+#include "ep/routing.hpp"
+#include "runtime/world.hpp"
+
+namespace commsweep::ep {
+
+// What one rank holds after dispatch and combine, on the host.
+struct EpResult {
+  std::vector<int> recv_counts;          // per source rank: records received
+  std::vector<int> per_expert_counts;    // per local expert: entries in its segment
+  // Record-ordered receive buffer (sources ascending): top-k indices and weights per record.
+  std::vector<std::int32_t> recv_idx;    // records x topk
+  std::vector<float> recv_weights;       // records x topk
+  // Expert-grouped inputs, local experts in order, each entry the payload bytes of a record
+  // (bf16 hidden vector, or e4m3 vector then fp32 scales).
+  std::vector<std::uint8_t> expert_payload;
+  std::uint32_t payload_bytes = 0;      // an entry's room in expert_payload (>= the payload)
+  std::vector<std::uint16_t> combined;   // tokens x hidden, bf16 bits
+};
+
+class EpExchange {
+ public:
+  virtual ~EpExchange() = default;
+  // Sets up one case: buffers, this rank's input (the data pattern) and routing. Untimed.
+  virtual void prepare(const EpCase& c, const Routing& mine, std::uint64_t seed) = 0;
+  // One dispatch: layout, count exchange, pack, alltoallv, unpack. Returns microseconds.
+  virtual double dispatch(const Phase& phase) = 0;
+  // The experts: each entry times its expert's factor (kernels/ep_pattern.hpp). Untimed.
+  virtual void run_experts(const Phase& phase) = 0;
+  // One combine: weighted partial sums at the experts' ranks, reverse alltoallv, reduction in
+  // token order. Returns microseconds.
+  virtual double combine(const Phase& phase) = 0;
+  // Overwrites what dispatch and combine produce, so that a check run cannot pass on the
+  // output of an earlier iteration.
+  virtual void poison() = 0;
+  virtual EpResult result() = 0;
+};
+
+}  // namespace commsweep::ep

@@ -1,0 +1,55 @@
+// The exchange on GPUs over NCCL: kernels (kernels/ep_kernels.cu) for the layout, packing,
+// unpacking and the combine's reductions; a count exchange, then grouped ncclSend / ncclRecv
+// (an alltoallv) for the records and, reversed, for the combine.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "comm/nccl/nccl_backend.hpp"
+#include "ep/exchange.hpp"
+#include "ep_record.hpp"
+
+namespace commsweep::ep {
+
+class NcclExchange final : public EpExchange {
+ public:
+  NcclExchange(World& world, NcclBackend& backend);
+  ~NcclExchange() override;
+  NcclExchange(const NcclExchange&) = delete;
+  NcclExchange& operator=(const NcclExchange&) = delete;
+
+  void prepare(const EpCase& c, const Routing& mine, std::uint64_t seed) override;
+  double dispatch(const Phase& phase) override;
+  void run_experts(const Phase& phase) override;
+  double combine(const Phase& phase) override;
+  void poison() override;
+  EpResult result() override;
+
+ private:
+  struct DeviceMemory {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+  };
+  template <typename T>
+  T* grow(DeviceMemory& m, std::size_t count);
+  void release();
+  void alltoallv(const void* send, const std::vector<int>& send_counts, void* recv,
+                 const std::vector<int>& recv_counts, std::size_t unit, const Phase& phase);
+
+  World& world_;
+  NcclBackend& backend_;
+  EpCase case_;
+  RecordFormat format_{};
+  int local_experts_ = 0;
+  int first_expert_ = 0;
+  std::vector<int> send_counts_;
+  std::vector<int> recv_counts_;
+  int records_ = 0;
+  int* host_counts_ = nullptr;  // pinned: send counts, then receive counts
+  DeviceMemory input_, idx_, weights_, slot_, counts_, send_offsets_, recv_counts_dev_, send_,
+      recv_, entry_pos_, expert_counts_, expert_base_, expert_payload_, expert_output_,
+      combine_send_, combine_recv_, out_;
+};
+
+}  // namespace commsweep::ep

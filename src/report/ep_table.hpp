@@ -1,0 +1,37 @@
+// The MoE dispatch / combine table, in the manner of nccl-tests: '#' header lines, one
+// fixed-width, right-aligned row per configuration (12 whitespace-separated fields), and a
+// footer with the verdict and the byte and time conventions behind the numbers.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "report/result.hpp"
+
+namespace commsweep::report {
+
+struct EpTableHeader {
+  std::string version_line;     // e.g. "commsweep version 0.1.0 (abc) backend nccl ..."
+  std::string parameters_line;  // "nRanks 4 nHosts 1 ..."
+  std::vector<std::string> device_lines;  // one per rank
+};
+
+class EpTablePrinter {
+ public:
+  explicit EpTablePrinter(std::ostream& out) : out_(out) {}
+  void header(const EpTableHeader& h);
+  void note(const std::string& text);  // a '#' line
+  void row(const EpRow& r);
+  void footer(std::uint64_t wrong_total);
+
+ private:
+  std::ostream& out_;
+};
+
+// One data row (no newline): tokens hidden topk experts dtype routing, then time (us),
+// bandwidth (GB/s, DeepEP's accounting) and #wrong for dispatch and for combine.
+std::string format_ep_row(const EpRow& r);
+
+}  // namespace commsweep::report

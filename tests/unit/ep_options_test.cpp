@@ -1,0 +1,202 @@
+// `commsweep ep`'s command line: the axes as comma lists with DeepEP's defaults, --suite files
+// that the command line overrides, and usage errors that name the flag or the file and key.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli/ep_options.hpp"
+#include "usage_error.hpp"
+
+namespace commsweep {
+namespace {
+
+using testing::throws_usage;
+
+EpCliOptions parse(std::vector<std::string> args) {
+  args.insert(args.begin(), {"commsweep", "ep"});
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return parse_ep_options(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(EpOptions, DefaultsAreDeepEpsTest) {
+  const EpCliOptions o = parse({});
+  EXPECT_FALSE(o.help);
+  EXPECT_EQ(o.backend, BackendChoice::Auto);
+  EXPECT_EQ(o.config.tokens, (std::vector<int>{128, 256, 512, 1024, 2048, 4096}));
+  EXPECT_EQ(o.config.hidden, std::vector<int>{7168});
+  EXPECT_EQ(o.config.topk, std::vector<int>{8});
+  EXPECT_EQ(o.config.experts, std::vector<int>{256});
+  EXPECT_EQ(o.config.dtypes, std::vector<ep::EpDtype>{ep::EpDtype::Bf16});
+  EXPECT_EQ(o.config.routings, std::vector<ep::RoutingKind>{ep::RoutingKind::Randn});
+  EXPECT_EQ(o.config.skew, 1.0);
+  EXPECT_EQ(o.config.topk_groups, 0);
+  EXPECT_EQ(o.config.iters, 20);
+  EXPECT_EQ(o.config.warmup, 5);
+  EXPECT_TRUE(o.config.check);
+  EXPECT_EQ(o.config.timeout_s, 300);
+  EXPECT_EQ(o.config.seed, ep::EpConfig{}.seed);
+  EXPECT_EQ(o.arguments, std::vector<std::string>{"ep"});
+}
+
+TEST(EpOptions, AxesAndSettings) {
+  const EpCliOptions o =
+      parse({"--tokens", "0,1,16", "--hidden", "256,7168", "--topk", "2,4", "--experts", "8,12",
+             "--dtype", "bf16,fp8", "--routing", "uniform,balanced,skewed", "--skew", "2.5",
+             "--topk-groups", "2", "-n", "3", "-w", "0", "-c", "0", "-T", "60", "--seed", "0x10",
+             "--backend", "mpi", "--json", "out.json"});
+  EXPECT_EQ(o.config.tokens, (std::vector<int>{0, 1, 16}));
+  EXPECT_EQ(o.config.hidden, (std::vector<int>{256, 7168}));
+  EXPECT_EQ(o.config.topk, (std::vector<int>{2, 4}));
+  EXPECT_EQ(o.config.experts, (std::vector<int>{8, 12}));
+  EXPECT_EQ(o.config.dtypes, (std::vector<ep::EpDtype>{ep::EpDtype::Bf16, ep::EpDtype::Fp8}));
+  EXPECT_EQ(o.config.routings,
+            (std::vector<ep::RoutingKind>{ep::RoutingKind::Uniform, ep::RoutingKind::Balanced,
+                                          ep::RoutingKind::Skewed}));
+  EXPECT_EQ(o.config.skew, 2.5);
+  EXPECT_EQ(o.config.topk_groups, 2);
+  EXPECT_EQ(o.config.iters, 3);
+  EXPECT_EQ(o.config.warmup, 0);
+  EXPECT_FALSE(o.config.check);
+  EXPECT_EQ(o.config.timeout_s, 60);
+  EXPECT_EQ(o.config.seed, 16u);
+  EXPECT_EQ(o.backend, BackendChoice::Mpi);
+  EXPECT_EQ(o.json_path, "out.json");
+  EXPECT_EQ(o.arguments.front(), "ep");
+}
+
+TEST(EpOptions, Help) {
+  EXPECT_TRUE(parse({"--help"}).help);
+  EXPECT_TRUE(parse({"-h", "--tokens", "bogus"}).help);
+  const std::string text = ep_help_text();
+  for (const char* word : {"--tokens", "--hidden", "--topk", "--experts", "--dtype", "--routing",
+                           "--skew", "--routing-file", "--topk-groups", "--iters", "--warmup_iters",
+                           "--check", "--timeout", "--seed", "--backend", "--json", "--suite",
+                           "dispatch", "combine", "DeepEP", "UCCL-EP", "fabric", "median",
+                           "--tokens 512 --experts 32", "Exit codes"}) {
+    EXPECT_NE(text.find(word), std::string::npos) << word;
+  }
+}
+
+TEST(EpOptionsRefused, BadValuesNameTheFlag) {
+  EXPECT_TRUE(throws_usage([] { parse({"--tokens", "1,x"}); }, {"--tokens", "'x'"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--tokens=-1"}); }, {"--tokens"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--tokens", "16,16"}); }, {"--tokens", "twice"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--hidden", "0"}); }, {"--hidden", "out of range"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--topk", ","}); }, {"--topk", "no value"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--dtype", "fp16"}); }, {"--dtype", "fp16", "bf16 fp8"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--routing", "zipf"}); }, {"--routing", "zipf"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--skew", "0"}); }, {"--skew", "> 0"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--skew", "nan"}); }, {"--skew"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-n", "0"}); }, {"-n/--iters"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--warmup_iters=-1"}); }, {"-w/--warmup_iters"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-c", "2"}); }, {"-c/--check"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-T", "0"}); }, {"-T/--timeout"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--seed=-3"}); }, {"--seed"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--backend", "ucx"}); }, {"--backend"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--bogus"}); }, {"--bogus"}));
+  EXPECT_TRUE(throws_usage([] { parse({"all_reduce"}); }, {"ep"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--fault", "never-join:1"}); }, {"--fault", "never-join"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--fault", "wrong-element:x"}); }, {"--fault", "'x'"}));
+}
+
+TEST(EpOptions, FaultForTesting) {
+  EXPECT_EQ(parse({}).config.fault_wrong_rank, -1);
+  EXPECT_EQ(parse({"--fault", "wrong-element:2"}).config.fault_wrong_rank, 2);
+}
+
+TEST(EpOptionsRefused, CombinationsThatCannotRun) {
+  EXPECT_TRUE(throws_usage([] { parse({"--dtype", "bf16,fp8", "--hidden", "256,100"}); },
+                           {"--hidden", "100", "128", "--dtype"}));
+  EXPECT_NO_THROW(parse({"--dtype", "bf16", "--hidden", "100"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--topk", "2,9", "--experts", "8,16"}); },
+                           {"--topk", "9", "--experts", "8"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--routing", "randn,file"}); }, {"--routing-file"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--routing", "file", "--routing-file", "/nonexistent/r"}); },
+                           {"--routing-file", "/nonexistent/r"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--routing", "file", "--routing-file", "/"}); },
+                           {"--routing-file"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--routing-file", "/etc/hostname"}); },
+                           {"--routing-file", "--routing file"}));
+}
+
+class EpSuite : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("commsweep-ep-suite-" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const char* name, const std::string& text) {
+    const std::string p = (dir_ / name).string();
+    std::ofstream(p) << text;
+    return p;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(EpSuite, SetsAxesAndSettings) {
+  write("r.txt", "# a routing table\n");
+  const std::string suite = write("s.json", R"({
+    "tokens": [0, 64], "hidden": 256, "topk": [2], "experts": [8, 12],
+    "dtype": ["bf16", "fp8"], "routing": ["balanced", "file"], "skew": 2,
+    "routing_file": "r.txt", "topk_groups": 1, "iters": 3, "warmup": 1, "check": true,
+    "seed": 18446744073709551615 })");
+  const EpCliOptions o = parse({"--suite", suite});
+  EXPECT_EQ(o.config.tokens, (std::vector<int>{0, 64}));
+  EXPECT_EQ(o.config.hidden, std::vector<int>{256});
+  EXPECT_EQ(o.config.experts, (std::vector<int>{8, 12}));
+  EXPECT_EQ(o.config.dtypes.size(), 2u);
+  EXPECT_EQ(o.config.routings,
+            (std::vector<ep::RoutingKind>{ep::RoutingKind::Balanced, ep::RoutingKind::File}));
+  EXPECT_EQ(o.config.skew, 2.0);
+  // Relative to the suite's folder.
+  EXPECT_EQ(std::filesystem::path(o.config.routing_file), dir_ / "r.txt");
+  EXPECT_EQ(o.config.topk_groups, 1);
+  EXPECT_EQ(o.config.iters, 3);
+  EXPECT_EQ(o.config.warmup, 1);
+  EXPECT_TRUE(o.config.check);
+  EXPECT_EQ(o.config.seed, 18446744073709551615ull);
+}
+
+TEST_F(EpSuite, FlagsGivenOverrideItDefaultsDoNot) {
+  const std::string suite = write("s.json", R"({"tokens": [16], "iters": 7, "topk": 2})");
+  const EpCliOptions o = parse({"--suite", suite, "--tokens", "1,2", "-n", "20"});
+  EXPECT_EQ(o.config.tokens, (std::vector<int>{1, 2}));
+  EXPECT_EQ(o.config.iters, 20);  // typed, though equal to the default
+  EXPECT_EQ(o.config.topk, std::vector<int>{2});
+  EXPECT_EQ(o.config.hidden, std::vector<int>{7168});  // neither: the default
+}
+
+TEST_F(EpSuite, ErrorsNameTheFileAndTheKey) {
+  const std::string unknown = write("u.json", R"({"tokenz": 16})");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", unknown}); }, {"--suite", unknown, "tokenz"}));
+  const std::string type = write("t.json", R"({"topk": "two"})");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", type}); }, {type, "\"topk\"", "two"}));
+  const std::string value = write("v.json", R"({"experts": [8, 0]})");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", value}); }, {value, "\"experts\"", "range"}));
+  const std::string list = write("l.json", R"({"iters": [1, 2]})");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", list}); }, {list, "\"iters\""}));
+  const std::string name = write("n.json", R"({"dtype": ["bf16", 8]})");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", name}); }, {name, "\"dtype\""}));
+  const std::string fp8 = write("f.json", R"({"dtype": "fp8", "hidden": 100})");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", fp8}); }, {fp8, "\"hidden\"", "100"}));
+  const std::string file = write("r.json", R"({"routing": "file", "routing_file": "absent.txt"})");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", file}); }, {file, "\"routing_file\"", "absent.txt"}));
+  const std::string bad = write("b.json", R"({"tokens": [16,)");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", bad}); }, {bad, "not valid JSON"}));
+  const std::string array = write("a.json", "[1, 2]");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", array}); }, {array, "object"}));
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", (dir_ / "absent.json").string()}); },
+                           {"--suite", "absent.json"}));
+}
+
+}  // namespace
+}  // namespace commsweep

@@ -1,0 +1,129 @@
+// The EP table: fixed-width, right-aligned rows that parse by whitespace (12 fields), headers
+// aligned with them, and the footer that states the byte and time conventions.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "report/ep_table.hpp"
+#include "report/result.hpp"
+
+namespace commsweep::report {
+namespace {
+
+EpPhase phase(double time_us, double bandwidth, std::uint64_t wrong) {
+  EpPhase p;
+  p.time_us = time_us;
+  p.bandwidth_gbps = bandwidth;
+  p.wrong = wrong;
+  return p;
+}
+
+EpRow row(int tokens, int hidden, int topk, int experts, const char* dtype, const char* routing,
+          EpPhase dispatch, EpPhase combine) {
+  EpRow r;
+  r.tokens = tokens;
+  r.hidden = hidden;
+  r.topk = topk;
+  r.experts = experts;
+  r.dtype = dtype;
+  r.routing = routing;
+  r.iters = 20;
+  r.dispatch = dispatch;
+  r.combine = combine;
+  return r;
+}
+
+std::vector<std::string> fields(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string f; in >> f;) out.push_back(f);
+  return out;
+}
+
+TEST(FormatEpRow, DeepEpSizes) {
+  const EpRow r = row(4096, 7168, 8, 256, "bf16", "randn", phase(1234.56, 153.27, 0),
+                      phase(2345.6, 150.02, 0));
+  EXPECT_EQ(format_ep_row(r),
+            "    4096     7168     8      256   bf16     randn  1234.56   153.27       0"
+            "  2345.60   150.02       0");
+}
+
+TEST(FormatEpRow, ParsesByWhitespaceIntoTwelveFields) {
+  const EpRow r = row(0, 256, 2, 12, "fp8", "balanced", phase(0, 0, 0), phase(3.5, 0, 17));
+  const auto f = fields(format_ep_row(r));
+  ASSERT_EQ(f.size(), 12u);
+  EXPECT_EQ(f[0], "0");
+  EXPECT_EQ(f[4], "fp8");
+  EXPECT_EQ(f[5], "balanced");
+  EXPECT_EQ(f[6], "0.00");
+  EXPECT_EQ(f[9], "3.50");
+  EXPECT_EQ(f[11], "17");
+}
+
+// Columns keep their place whatever the numbers: fewer decimals, then an exponent.
+TEST(FormatEpRow, WideNumbersKeepTheColumns) {
+  const EpRow small = row(1, 8, 1, 1, "bf16", "file", phase(1, 1, 0), phase(1, 1, 0));
+  const EpRow large = row(16777216, 1048576, 1024, 1048576, "fp8", "balanced",
+                          phase(123456789, 12345.678, 999999), phase(99999.96, 1e9, 0));
+  const std::string a = format_ep_row(small), b = format_ep_row(large);
+  EXPECT_EQ(a.size(), 101u) << a;
+  EXPECT_EQ(b.size(), 101u) << b;
+  EXPECT_EQ(fields(b)[6], "1.2e+08");
+  EXPECT_EQ(fields(b)[7], "12345.7");
+  EXPECT_EQ(fields(b)[9], "100000");
+  EXPECT_EQ(fields(b)[10], "1.0e+09");
+}
+
+TEST(EpFooter, StatesTheVerdictAndTheConventions) {
+  std::ostringstream out;
+  EpTablePrinter(out).footer(0);
+  const std::string s = out.str();
+  EXPECT_EQ(s.substr(0, s.find('\n') + 1), "# Out of bounds values : 0 OK\n");
+  EXPECT_NE(s.find("one copy per (token, destination rank) including the rank's own "
+                   "(DeepEP's accounting); the JSON also has fabric bytes, excluding self"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("median over the timed iterations"), std::string::npos) << s;
+  EXPECT_NE(s.find("# EP test concluded: ep\n"), std::string::npos) << s;
+
+  std::ostringstream failed;
+  EpTablePrinter(failed).footer(42);
+  EXPECT_EQ(failed.str().substr(0, 35), "# Out of bounds values : 42 FAILED\n");
+}
+
+std::string read_golden(const std::string& name) {
+  std::ifstream in(std::string(COMMSWEEP_GOLDEN_DIR) + "/" + name);
+  EXPECT_TRUE(in.good()) << "missing golden file " << name;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(Golden, EpTable) {
+  EpTableHeader h;
+  h.version_line =
+      "commsweep version 0.1.0 (0123456789ab) backend nccl nccl-headers=2.28.9 nccl-library=2.28.9";
+  h.parameters_line =
+      "nRanks 4 nHosts 1 warmup iters: 5 iters: 20 validation: 1 timeout: 300s seed: 0";
+  for (int r = 0; r < 4; ++r) {
+    std::ostringstream line;
+    line << "Rank  " << r << " Group  0 Pid  4100" << r << " on      node1 device  " << r
+         << " [0000:" << std::hex << 0x18 + r << ":00.0] NVIDIA H200";
+    h.device_lines.push_back(line.str());
+  }
+  std::ostringstream out;
+  EpTablePrinter printer(out);
+  printer.header(h);
+  printer.note("a note");
+  printer.row(row(128, 7168, 8, 256, "bf16", "randn", phase(41.27, 45.9, 0), phase(60.3, 31.44, 0)));
+  printer.row(row(512, 7168, 8, 32, "fp8", "skewed", phase(88.1, 84.02, 0), phase(150.77, 95.61, 0)));
+  printer.row(row(4096, 7168, 8, 256, "bf16", "balanced", phase(1234.56, 153.27, 0),
+                  phase(2345.6, 150.02, 0)));
+  printer.footer(0);
+  EXPECT_EQ(out.str(), read_golden("ep_table.txt"));
+}
+
+}  // namespace
+}  // namespace commsweep::report
