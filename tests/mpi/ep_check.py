@@ -55,7 +55,8 @@ import re
 import sys
 
 sys.dont_write_bytecode = True  # the modules beside this file: no __pycache__ in the sources
-from commsweep_check import Failures, check_usage, launcher, run  # noqa: E402
+from commsweep_check import (SKIP_CODE, Failures, check_usage, gpu_count, launcher,  # noqa: E402
+                             run)
 from nccl_table import DEVICE_LINE, NCCL_LOG_LINE, VERSION_LINE  # noqa: E402
 from results_json import check_provenance, close, print_tolerance, validate  # noqa: E402
 
@@ -414,7 +415,8 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--commsweep", required=True)
     p.add_argument("--mpiexec", default="mpiexec")
-    p.add_argument("--np", type=int, required=True)
+    p.add_argument("--np", required=True,
+                   help="ranks, or gpus: one per visible GPU (exit %d, skipped, without one)" % SKIP_CODE)
     p.add_argument("--expect", choices=["ok", "wrong", "usage", "help"], default="ok")
     p.add_argument("--rank", type=int, default=1, help="the faulty rank (wrong)")
     p.add_argument("--flag", action="append", default=[], help="text the usage error must name")
@@ -424,6 +426,14 @@ def main():
     p.add_argument("args", nargs=argparse.REMAINDER, help="-- then commsweep ep's arguments")
     opts = p.parse_args()
     args = ["ep"] + (opts.args[1:] if opts.args[:1] == ["--"] else opts.args)
+    if opts.np == "gpus":
+        count, why = gpu_count()
+        if count == 0:
+            print("SKIP: no GPU: " + why)
+            return SKIP_CODE
+        opts.np = count
+    else:
+        opts.np = int(opts.np)
 
     os.makedirs(opts.workdir, exist_ok=True)
     for stale in ("results.json", "stdout.txt", "stderr.txt"):
