@@ -112,16 +112,6 @@ std::string shown(const Given& g, const json& item) {
   return g.from_suite ? item.dump() : "'" + item.get<std::string>() + "'";
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
-
 // The items of a list setting: comma-separated text, or a JSON array or single value.
 std::vector<json> items_of(const Given& g) {
   std::vector<json> items;

@@ -64,16 +64,6 @@ long long parse_integer(const po::variables_map& vm, const std::string& name, co
   return v;
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
-
 std::vector<DataType> parse_types(const std::string& text) {
   if (text == "all") return all_data_types();
   std::vector<DataType> types;
@@ -179,6 +169,16 @@ SweepConfig parse_sweep(const po::variables_map& vm) {
 }
 
 }  // namespace
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream ss(text);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
 
 BackendChoice parse_backend(const std::string& text) {
   if (text == "auto") return BackendChoice::Auto;
