@@ -56,10 +56,12 @@ int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext
   }
   results.ep_rows = sweep.run([&](const report::EpRow& row) { printer.row(row); });
   for (const auto& r : results.ep_rows) results.wrong_total += r.dispatch.wrong + r.combine.wrong;
+  results.complete = !sweep.interrupted();
+  if (root && !results.complete) printer.note(interrupted_note());
   if (root) printer.footer(results.wrong_total);
 
   if (root) write_results(o.json_path, results);
-  return results.wrong_total == 0 ? exit_code::kOk : exit_code::kWrongResults;
+  return exit_code_of(results);
 }
 
 }  // namespace commsweep

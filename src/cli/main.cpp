@@ -3,13 +3,16 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "cli/options.hpp"
+#include "cli/run_setup.hpp"
 #include "cli/ep_command.hpp"
 #include "cli/ep_options.hpp"
 #include "cli/sweep_command.hpp"
 #include "collectives/collective_test.hpp"
 #include "runtime/error.hpp"
+#include "runtime/termination.hpp"
 #include "runtime/world.hpp"
 #include "version.hpp"
 
@@ -66,6 +69,17 @@ int main(int argc, char** argv, char** envp) {
   using namespace commsweep;
   MpiSession mpi(&argc, &argv);
   World world;
+  const TerminationGuard termination;  // SIGTERM / SIGINT end a sweep cleanly (exit code 5)
+  {
+    RankContext context;
+    const std::vector<std::string> arguments(argv + 1, argv + argc);
+    const int rc = guarded(world, context, [&] {
+      const std::string mismatch = argument_mismatch(world, arguments);
+      if (!mismatch.empty()) throw Error(ErrorKind::Usage, mismatch);
+      return exit_code::kOk;
+    });
+    if (rc != exit_code::kOk) return rc;
+  }
   if (argc > 1 && std::string(argv[1]) == "ep") return run_ep(world, argc, argv, envp);
   RankContext context;
   CliOptions options;

@@ -4,11 +4,13 @@
 
 #include <cstdio>
 #include <iostream>
+#include <cstdint>
 #include <sstream>
 
 #include "cli/provenance.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
+#include "runtime/termination.hpp"
 #include "runtime/gpu.hpp"
 #include "version.hpp"
 
@@ -56,6 +58,47 @@ void write_results(const std::string& path, const report::Results& results) {
   } catch (const std::runtime_error& e) {
     throw Error(ErrorKind::Runtime, std::string("--json: ") + e.what());
   }
+}
+
+std::string argument_mismatch(World& world, const std::vector<std::string>& arguments) {
+  // FNV-1a over the arguments, each followed by a NUL: the same on every build and host.
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (const auto& a : arguments) {
+    for (const char c : a + std::string(1, '\0')) {
+      hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    }
+  }
+  // Generous: ranks of a large job may start seconds apart.
+  const Phase phase{"argument check at start", Deadline::after(120)};
+  const auto all = world.gather(std::to_string(hash), phase);
+  std::string message;
+  if (world.rank() == 0) {
+    std::ostringstream differ;
+    int count = 0;
+    for (std::size_t r = 1; r < all.size(); ++r) {
+      if (all[r] == all[0]) continue;
+      differ << (count++ ? ", " : "") << r << " (" << world.hosts_by_rank()[r] << ")";
+    }
+    if (count > 0) {
+      message = "the ranks were started with different arguments: rank(s) " + differ.str() +
+                " differ from rank 0; every rank must run the same command line";
+    }
+  }
+  int length = static_cast<int>(message.size());
+  world.broadcast(&length, sizeof(length), 0, phase);
+  message.resize(static_cast<std::size_t>(length));
+  if (length > 0) world.broadcast(message.data(), length, 0, phase);
+  return message;
+}
+
+int exit_code_of(const report::Results& results) {
+  if (results.wrong_total > 0) return exit_code::kWrongResults;
+  return results.complete ? exit_code::kOk : exit_code::kInterrupted;
+}
+
+std::string interrupted_note() {
+  return std::string("interrupted by ") + termination_signal_name() +
+         ": the rows above were measured, the rest were not (results marked incomplete)";
 }
 
 std::string world_summary(const World& world) {

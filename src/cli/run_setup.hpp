@@ -24,8 +24,18 @@ struct RunSetup {
 RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,
                    const std::vector<std::string>& arguments, char** envp, RankContext& context);
 
+// Empty when every rank was started with the same arguments; otherwise (on every rank) a
+// message naming the ranks whose arguments differ from rank 0's. Runs before anything else, so
+// that ranks cannot take different paths and hang: a hash of the arguments is compared.
+std::string argument_mismatch(World& world, const std::vector<std::string>& arguments);
+
 // --json: writes the results atomically (rank 0) and says so; nothing when path is empty.
 void write_results(const std::string& path, const report::Results& results);
+
+// 0, 1 for wrong elements (which outrank an interruption), 5 for an incomplete run.
+int exit_code_of(const report::Results& results);
+// "interrupted by SIGTERM: the rows above were measured; the rest were not (incomplete)"
+std::string interrupted_note();
 
 // "World: 4 ranks on 1 host: vm (4 ranks)"
 std::string world_summary(const World& world);

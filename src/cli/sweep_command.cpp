@@ -61,8 +61,9 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
                          if (root) printer.note(text);
                        }};
   Sweep sweep(world, backend, watchdog, config);
-  for (int cycle = 0; config.cycles == 0 || cycle < config.cycles; ++cycle) {
+  for (int cycle = 0; (config.cycles == 0 || cycle < config.cycles) && !sweep.interrupted(); ++cycle) {
     for (const auto& name : o.tests) {
+      if (sweep.interrupted()) break;
       const CollectiveTest& test = *find_collective_test(name);
       if (root) {
         header.test = std::string(test.name);
@@ -73,6 +74,7 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
       for (const auto& r : rows) {
         wrong += r.out_of_place.wrong.value_or(0) + r.in_place.wrong.value_or(0);
       }
+      if (root && sweep.interrupted()) printer.note(interrupted_note());
       if (root) printer.footer(std::string(test.name), wrong, report::average_busbw(rows));
       results.wrong_total += wrong;
       for (auto& r : rows) results.rows.push_back(std::move(r));
@@ -80,8 +82,9 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
   }
   results.avg_busbw_gbps = report::average_busbw(results.rows);
 
+  results.complete = !sweep.interrupted();
   if (root) write_results(o.json_path, results);
-  return results.wrong_total == 0 ? exit_code::kOk : exit_code::kWrongResults;
+  return exit_code_of(results);
 }
 
 }  // namespace commsweep

@@ -7,6 +7,7 @@
 #include "ep/layout.hpp"
 #include "ep/verify.hpp"
 #include "runtime/error.hpp"
+#include "runtime/termination.hpp"
 
 namespace commsweep::ep {
 
@@ -169,6 +170,12 @@ std::vector<report::EpRow> EpSweep::run(const std::function<void(const report::E
   validate();
   std::vector<report::EpRow> rows;
   for (const EpCase& c : expand(config_)) {
+    // The ranks agree on stopping before a case starts (SIGTERM / SIGINT): rows so far stay.
+    const Phase p{"ep arrival", Deadline::after(config_.timeout_s)};
+    if (world_.sum(termination_requested() ? 1 : 0, p) > 0) {
+      interrupted_ = true;
+      break;
+    }
     rows.push_back(run_case(c));
     if (world_.rank() == 0 && on_row) on_row(rows.back());
   }

@@ -29,6 +29,7 @@ class EpSweep {
   // Refuses (usage error) any case that cannot run, before anything runs.
   void validate() const;
   std::vector<report::EpRow> run(const std::function<void(const report::EpRow&)>& on_row);
+  bool interrupted() const { return interrupted_; }
 
  private:
   std::vector<Routing> routings(const EpCase& c) const;
@@ -39,6 +40,7 @@ class EpSweep {
   Watchdog& watchdog_;
   EpConfig config_;
   int ranks_per_node_;
+  bool interrupted_ = false;
 };
 
 }  // namespace commsweep::ep

@@ -16,6 +16,7 @@ constexpr int kWrongResults = 1;  // a sweep finished and found wrong elements
 constexpr int kUsage = 2;         // bad flags or input
 constexpr int kRuntime = 3;       // a CUDA, NCCL or MPI call failed
 constexpr int kTimeout = 4;       // the watchdog ended a hang
+constexpr int kInterrupted = 5;   // SIGTERM / SIGINT: the rows measured so far, marked incomplete
 }  // namespace exit_code
 
 class Error : public std::runtime_error {

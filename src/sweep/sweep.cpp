@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "runtime/error.hpp"
+#include "runtime/termination.hpp"
 #include "sweep/sizes.hpp"
 
 namespace commsweep {
@@ -103,7 +104,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   // Every rank arrives before any collective is issued: a rank that never comes is named
   // here. Inside a collective it could not be: NCCL may block in the call itself (its lazy
   // connection set-up waits for the absent peer), out of reach of any polling wait.
-  world_.barrier(phase("arrival"));
+  if (world_.sum(termination_requested() ? 1 : 0, phase("arrival")) > 0) throw Interrupted{};
 
   backend_.fill(send, c.send_count, spec, rank);
   const TimingOptions plain{1, config_.blocking, 0, false};
@@ -171,55 +172,63 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
   const auto& ops = test.reduces ? config_.ops : no_op;
   const auto sizes = size_list(config_);
   std::vector<report::ResultRow> rows;
-  for (DataType type : config_.types) {
-    const auto planned = plan_sizes(test, sizes, type, nranks);
-    // Buffers for the largest size; reused across the sweep like nccl-tests does.
-    std::size_t send_bytes = 0, recv_bytes = 0;
-    int rounded = 0, into_blocks = 0, skipped = 0;
-    const std::size_t elem = element_size(type);
-    for (const auto& p : planned) {
-      send_bytes = std::max(send_bytes, p.counts.send_count * elem);
-      recv_bytes = std::max(recv_bytes, p.counts.recv_count * elem);
-      if (p.bytes != p.requested_bytes) ++rounded;
-      if (p.bytes != p.requested_bytes / elem * elem) ++into_blocks;
-      if (p.counts.param_count == 0) ++skipped;
-    }
-    if (rounded > 0 && sink.on_note) {
-      sink.on_note(std::to_string(rounded) + " of " + std::to_string(planned.size()) +
-                   " sizes rounded down (as nccl-tests does) to whole " +
-                   std::string(name_of(type)) + " elements" +
-                   (into_blocks > 0 ? ", divisible among " + std::to_string(nranks) + " ranks" : "") +
-                   "; the size column shows the bytes moved");
-    }
-    if (skipped > 0 && sink.on_note) {
-      sink.on_note(std::to_string(skipped) + " sizes skipped: smaller than one " +
-                   std::string(name_of(type)) + " element per rank");
-    }
-    for (RedOp op : ops) {
-      if (const std::string why = backend_.unsupported(type, op); !why.empty()) {
-        if (sink.on_note) sink.on_note("skipping " + std::string(name_of(type)) + ": " + why);
-        continue;
-      }
-      // In place, one buffer holds both sides (reduce_scatter's input, all_gather's output).
-      send_ = backend_.allocate(send_bytes);
-      recv_ = backend_.allocate(std::max(send_bytes, recv_bytes));
+  // A termination request stops the sweep at the next arrival barrier, on every rank at once:
+  // the rows measured so far are kept.
+  try {
+    for (DataType type : config_.types) {
+      const auto planned = plan_sizes(test, sizes, type, nranks);
+      // Buffers for the largest size; reused across the sweep like nccl-tests does.
+      std::size_t send_bytes = 0, recv_bytes = 0;
+      int rounded = 0, into_blocks = 0, skipped = 0;
+      const std::size_t elem = element_size(type);
       for (const auto& p : planned) {
-        if (p.counts.param_count == 0) continue;
-        report::ResultRow row;
-        row.test = std::string(test.name);
-        row.size_bytes = p.bytes;
-        row.count = p.counts.param_count;
-        row.type = std::string(name_of(type));
-        row.redop = std::string(name_of(test.reduces ? op : RedOp::None));
-        row.root = test.rooted ? config_.root : -1;
-        row.out_of_place = measure(test, p, type, op, false);
-        row.in_place = measure(test, p, type, op, true);
-        if (world_.rank() == 0 && sink.on_row) sink.on_row(row);
-        rows.push_back(std::move(row));
+        send_bytes = std::max(send_bytes, p.counts.send_count * elem);
+        recv_bytes = std::max(recv_bytes, p.counts.recv_count * elem);
+        if (p.bytes != p.requested_bytes) ++rounded;
+        if (p.bytes != p.requested_bytes / elem * elem) ++into_blocks;
+        if (p.counts.param_count == 0) ++skipped;
       }
-      send_.reset();
-      recv_.reset();
+      if (rounded > 0 && sink.on_note) {
+        sink.on_note(std::to_string(rounded) + " of " + std::to_string(planned.size()) +
+                     " sizes rounded down (as nccl-tests does) to whole " +
+                     std::string(name_of(type)) + " elements" +
+                     (into_blocks > 0 ? ", divisible among " + std::to_string(nranks) + " ranks" : "") +
+                     "; the size column shows the bytes moved");
+      }
+      if (skipped > 0 && sink.on_note) {
+        sink.on_note(std::to_string(skipped) + " sizes skipped: smaller than one " +
+                     std::string(name_of(type)) + " element per rank");
+      }
+      for (RedOp op : ops) {
+        if (const std::string why = backend_.unsupported(type, op); !why.empty()) {
+          if (sink.on_note) sink.on_note("skipping " + std::string(name_of(type)) + ": " + why);
+          continue;
+        }
+        // In place, one buffer holds both sides (reduce_scatter's input, all_gather's output).
+        send_ = backend_.allocate(send_bytes);
+        recv_ = backend_.allocate(std::max(send_bytes, recv_bytes));
+        for (const auto& p : planned) {
+          if (p.counts.param_count == 0) continue;
+          report::ResultRow row;
+          row.test = std::string(test.name);
+          row.size_bytes = p.bytes;
+          row.count = p.counts.param_count;
+          row.type = std::string(name_of(type));
+          row.redop = std::string(name_of(test.reduces ? op : RedOp::None));
+          row.root = test.rooted ? config_.root : -1;
+          row.out_of_place = measure(test, p, type, op, false);
+          row.in_place = measure(test, p, type, op, true);
+          if (world_.rank() == 0 && sink.on_row) sink.on_row(row);
+          rows.push_back(std::move(row));
+        }
+        send_.reset();
+        recv_.reset();
+      }
     }
+  } catch (const Interrupted&) {
+    interrupted_ = true;
+    send_.reset();
+    recv_.reset();
   }
   return rows;
 }

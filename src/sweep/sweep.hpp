@@ -41,6 +41,8 @@ class Sweep {
   // One test over every type, operator and size of the configuration. Returns the rows
   // (complete on rank 0; other ranks get rows without per-rank detail).
   std::vector<report::ResultRow> run(const CollectiveTest& test, const SweepSink& sink);
+  // True once a run stopped early on SIGTERM / SIGINT (runtime/termination.hpp).
+  bool interrupted() const { return interrupted_; }
 
  private:
   report::Timing measure(const CollectiveTest& test, const PlannedSize& size, DataType type,
@@ -54,6 +56,7 @@ class Sweep {
   std::unique_ptr<Buffer> send_;
   std::unique_ptr<Buffer> recv_;
   bool fault_fired_ = false;
+  bool interrupted_ = false;
 };
 
 }  // namespace commsweep
