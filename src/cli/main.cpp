@@ -67,9 +67,10 @@ int run_ep(commsweep::World& world, int argc, char** argv, char** envp) {
 
 int main(int argc, char** argv, char** envp) {
   using namespace commsweep;
+  // First: SIGTERM / SIGINT are blocked before MPI and CUDA start threads (exit code 5).
+  const TerminationGuard termination;
   MpiSession mpi(&argc, &argv);
   World world;
-  const TerminationGuard termination;  // SIGTERM / SIGINT end a sweep cleanly (exit code 5)
   {
     RankContext context;
     const std::vector<std::string> arguments(argv + 1, argv + argc);

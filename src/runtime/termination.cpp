@@ -1,39 +1,66 @@
 #include "runtime/termination.hpp"
 
+#include <pthread.h>
+
+#include <atomic>
 #include <csignal>
+#include <thread>
 
 namespace commsweep {
 namespace {
 
-// A signal handler may only touch lock-free atomics of static storage: this is the one
-// process-wide flag, set by the handler and read by the sweeps.
-volatile std::sig_atomic_t g_signal = 0;
+// SIGTERM and SIGINT are blocked in every thread (the mask is set before MPI, CUDA and NCCL
+// start theirs, which inherit it) and taken by one thread with sigwait. A handler installed
+// with sigaction would not do: the MPI run-time or the CUDA stack installs its own SIGTERM
+// disposition later (seen on the 4 x H200 machine: the ranks died of SIGTERM's default).
+// The flag is process-wide by nature: the signal is.
+std::atomic<int> g_signal{0};
+std::atomic<bool> g_stopping{false};
 
-extern "C" void on_termination(int signal) { g_signal = signal; }
+sigset_t termination_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
 
-struct sigaction g_old_term;
-struct sigaction g_old_int;
+struct Waiter {
+  sigset_t old_mask{};
+  std::thread thread;
+};
+
+Waiter& waiter() {
+  static Waiter w;
+  return w;
+}
 
 }  // namespace
 
 TerminationGuard::TerminationGuard() {
-  struct sigaction action {};
-  action.sa_handler = on_termination;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  sigaction(SIGTERM, &action, &g_old_term);
-  sigaction(SIGINT, &action, &g_old_int);
+  const sigset_t set = termination_signals();
+  pthread_sigmask(SIG_BLOCK, &set, &waiter().old_mask);
+  waiter().thread = std::thread([set] {
+    while (true) {
+      int signal = 0;
+      if (sigwait(&set, &signal) != 0) continue;
+      if (g_stopping.load()) return;
+      g_signal.store(signal);
+    }
+  });
 }
 
 TerminationGuard::~TerminationGuard() {
-  sigaction(SIGTERM, &g_old_term, nullptr);
-  sigaction(SIGINT, &g_old_int, nullptr);
+  g_stopping.store(true);
+  pthread_kill(waiter().thread.native_handle(), SIGTERM);  // wakes the sigwait
+  waiter().thread.join();
+  pthread_sigmask(SIG_SETMASK, &waiter().old_mask, nullptr);
 }
 
-bool termination_requested() { return g_signal != 0; }
+bool termination_requested() { return g_signal.load() != 0; }
 
 const char* termination_signal_name() {
-  switch (g_signal) {
+  switch (g_signal.load()) {
     case SIGTERM: return "SIGTERM";
     case SIGINT: return "SIGINT";
     default: return "a signal";

@@ -5,7 +5,8 @@
 
 namespace commsweep {
 
-// Installs the handlers for the lifetime of the guard (and restores the old ones).
+// For the lifetime of the guard, SIGTERM and SIGINT are taken by a thread of its own. Create
+// it first in main, before any other thread exists (they inherit the signal mask).
 class TerminationGuard {
  public:
   TerminationGuard();
