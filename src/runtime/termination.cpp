@@ -10,9 +10,10 @@ namespace commsweep {
 namespace {
 
 // SIGTERM and SIGINT are blocked in every thread (the mask is set before MPI, CUDA and NCCL
-// start theirs, which inherit it) and taken by one thread with sigwait. A handler installed
-// with sigaction would not do: the MPI run-time or the CUDA stack installs its own SIGTERM
-// disposition later (seen on the 4 x H200 machine: the ranks died of SIGTERM's default).
+// start theirs, which inherit it) and taken by one thread with sigwait, so the flag does not
+// depend on whatever disposition a library installs for SIGTERM. Known gap: on the lent
+// 4 x H200 machine, ranks under mpirun on the nccl backend did not stop on mpirun's SIGTERM
+// (cause not established); on the mpi backend and as a singleton they do.
 // The flag is process-wide by nature: the signal is.
 std::atomic<int> g_signal{0};
 std::atomic<bool> g_stopping{false};
