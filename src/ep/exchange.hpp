@@ -7,6 +7,7 @@
 
 #include "ep/ep_config.hpp"
 #include "ep/routing.hpp"
+#include "ep_record.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep::ep {
@@ -24,6 +25,9 @@ struct EpResult {
   std::uint32_t payload_bytes = 0;      // an entry's room in expert_payload (>= the payload)
   std::vector<std::uint16_t> combined;   // tokens x hidden, bf16 bits
 };
+
+// Fills result.recv_idx / recv_weights from `records` received records in format f.
+void read_routes(const std::uint8_t* records, int count, const RecordFormat& f, EpResult& result);
 
 class EpExchange {
  public:

@@ -45,11 +45,9 @@ void HostExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t s
   combined_.assign(static_cast<std::size_t>(c.tokens) * c.hidden, 0xFFFF);
 }
 
-void HostExchange::exchange_bytes(const std::vector<std::uint8_t>& send,
-                                  const std::vector<int>& send_counts,
-                                  std::vector<std::uint8_t>& recv,
-                                  const std::vector<int>& recv_counts, std::size_t unit,
-                                  const Phase& phase) {
+void HostExchange::exchange_bytes(const void* send, const std::vector<int>& send_counts,
+                                  void* recv, const std::vector<int>& recv_counts,
+                                  std::size_t unit, const Phase& phase) {
   const int n = world_.size();
   std::vector<int> sc(n), sd(n), rc(n), rd(n);
   long long so = 0, ro = 0;
@@ -67,9 +65,8 @@ void HostExchange::exchange_bytes(const std::vector<std::uint8_t>& send,
     so += s;
     ro += q;
   }
-  recv.resize(static_cast<std::size_t>(ro));
   MPI_Request req;
-  CS_MPI(MPI_Ialltoallv(send.data(), sc.data(), sd.data(), MPI_BYTE, recv.data(), rc.data(),
+  CS_MPI(MPI_Ialltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(),
                         rd.data(), MPI_BYTE, world_.comm(), &req));
   world_.wait(&req, phase);
 }
@@ -100,7 +97,9 @@ double HostExchange::dispatch(const Phase& phase) {
       std::memcpy(rec + format_.weight_offset, &routing_.weights[static_cast<std::size_t>(t) * k], 4u * k);
     }
   }
-  exchange_bytes(send_records_, layout_.send_counts, recv_records_, recv_counts_, format_.bytes, phase);
+  recv_records_.resize(static_cast<std::size_t>(total(recv_counts_)) * format_.bytes);
+  exchange_bytes(send_records_.data(), layout_.send_counts, recv_records_.data(), recv_counts_,
+                 format_.bytes, phase);
 
   // Unpack into the expert-grouped layout: entries of a local expert in record order.
   const int records = total(recv_counts_);
@@ -187,13 +186,9 @@ double HostExchange::combine(const Phase& phase) {
     std::uint16_t* out = &combine_send_[static_cast<std::size_t>(r) * h];
     for (int e = 0; e < h; ++e) out[e] = float_to_bf16(partial[e]);
   }
-  std::vector<std::uint8_t> send_bytes(reinterpret_cast<const std::uint8_t*>(combine_send_.data()),
-                                       reinterpret_cast<const std::uint8_t*>(combine_send_.data()) +
-                                           combine_send_.size() * 2);
-  std::vector<std::uint8_t> recv_bytes;
-  exchange_bytes(send_bytes, recv_counts_, recv_bytes, layout_.send_counts, 2u * h, phase);
-  combine_recv_.resize(recv_bytes.size() / 2);
-  std::memcpy(combine_recv_.data(), recv_bytes.data(), recv_bytes.size());
+  combine_recv_.resize(static_cast<std::size_t>(total(layout_.send_counts)) * h);
+  exchange_bytes(combine_send_.data(), recv_counts_, combine_recv_.data(), layout_.send_counts,
+                 2u * h, phase);
 
   // At the source: the partials of each token summed over ranks in ascending order.
   std::vector<float> acc(h);
@@ -219,17 +214,9 @@ void HostExchange::poison() {
 
 EpResult HostExchange::result() {
   EpResult r;
-  const int k = case_.topk;
   r.recv_counts = recv_counts_;
   r.per_expert_counts = expert_counts_;
-  const int records = total(recv_counts_);
-  r.recv_idx.resize(static_cast<std::size_t>(records) * k);
-  r.recv_weights.resize(static_cast<std::size_t>(records) * k);
-  for (int i = 0; i < records; ++i) {
-    const std::uint8_t* rec = &recv_records_[static_cast<std::size_t>(i) * format_.bytes];
-    std::memcpy(&r.recv_idx[static_cast<std::size_t>(i) * k], rec + format_.idx_offset, 4u * k);
-    std::memcpy(&r.recv_weights[static_cast<std::size_t>(i) * k], rec + format_.weight_offset, 4u * k);
-  }
+  read_routes(recv_records_.data(), total(recv_counts_), format_, r);
   r.expert_payload = expert_payload_;
   r.payload_bytes = format_.payload_bytes;
   r.combined = combined_;

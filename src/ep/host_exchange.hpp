@@ -22,9 +22,9 @@ class HostExchange final : public EpExchange {
   EpResult result() override;
 
  private:
-  void exchange_bytes(const std::vector<std::uint8_t>& send, const std::vector<int>& send_counts,
-                      std::vector<std::uint8_t>& recv, const std::vector<int>& recv_counts,
-                      std::size_t unit, const Phase& phase);
+  // MPI_Alltoallv of counts x unit bytes; recv has room for the receive counts.
+  void exchange_bytes(const void* send, const std::vector<int>& send_counts, void* recv,
+                      const std::vector<int>& recv_counts, std::size_t unit, const Phase& phase);
 
   World& world_;
   EpCase case_;

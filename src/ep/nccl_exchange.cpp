@@ -204,7 +204,6 @@ void NcclExchange::poison() {
 
 EpResult NcclExchange::result() {
   EpResult r;
-  const int k = case_.topk;
   r.recv_counts = recv_counts_;
   r.per_expert_counts.resize(local_experts_);
   CS_CUDA(cudaMemcpy(r.per_expert_counts.data(), expert_counts_.ptr, local_experts_ * sizeof(int),
@@ -213,13 +212,7 @@ EpResult NcclExchange::result() {
   if (!records.empty()) {
     CS_CUDA(cudaMemcpy(records.data(), recv_.ptr, records.size(), cudaMemcpyDeviceToHost));
   }
-  r.recv_idx.resize(static_cast<std::size_t>(records_) * k);
-  r.recv_weights.resize(static_cast<std::size_t>(records_) * k);
-  for (int i = 0; i < records_; ++i) {
-    const std::uint8_t* rec = &records[static_cast<std::size_t>(i) * format_.bytes];
-    std::memcpy(&r.recv_idx[static_cast<std::size_t>(i) * k], rec + format_.idx_offset, 4u * k);
-    std::memcpy(&r.recv_weights[static_cast<std::size_t>(i) * k], rec + format_.weight_offset, 4u * k);
-  }
+  read_routes(records.data(), records_, format_, r);
   std::size_t entries = 0;
   for (int c : r.per_expert_counts) entries += static_cast<std::size_t>(std::max(c, 0));
   entries = std::min(entries, expert_payload_.bytes / format_.payload_stride);

@@ -76,6 +76,19 @@ def gpu_count():
     return len(gpus), ""
 
 
+def verdict(fail, what, out, err):
+    """Prints PASSED or the problems with the job's last output; the exit code to return."""
+    if fail.messages:
+        print("FAILED (%d problems):" % len(fail.messages))
+        for m in fail.messages[:40]:
+            print("  - " + m)
+        print("---- stdout (last 40 lines)\n" + "\n".join(out.splitlines()[-40:]))
+        print("---- stderr (last 40 lines)\n" + "\n".join(err.splitlines()[-40:]))
+        return 1
+    print("PASSED: %s" % what)
+    return 0
+
+
 def launcher(mpiexec, np):
     """mpiexec -n N, and for Open MPI --oversubscribe (more ranks than cores on CI) and
     --allow-run-as-root (CI and the GPU machines run as root)."""
@@ -234,15 +247,7 @@ def main():
     else:
         check_help(rc, out, fail)
 
-    if fail.messages:
-        print("FAILED (%d problems):" % len(fail.messages))
-        for m in fail.messages[:40]:
-            print("  - " + m)
-        print("---- stdout (last 40 lines)\n" + "\n".join(out.splitlines()[-40:]))
-        print("---- stderr (last 40 lines)\n" + "\n".join(err.splitlines()[-40:]))
-        return 1
-    print("PASSED: %s" % opts.expect)
-    return 0
+    return verdict(fail, opts.expect, out, err)
 
 
 if __name__ == "__main__":

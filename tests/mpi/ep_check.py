@@ -56,7 +56,7 @@ import sys
 
 sys.dont_write_bytecode = True  # the modules beside this file: no __pycache__ in the sources
 from commsweep_check import (SKIP_CODE, Failures, check_usage, gpu_count, launcher,  # noqa: E402
-                             run)
+                             run, verdict)
 from nccl_table import DEVICE_LINE, NCCL_LOG_LINE, VERSION_LINE  # noqa: E402
 from results_json import check_provenance, close, print_tolerance, validate  # noqa: E402
 
@@ -456,15 +456,7 @@ def main():
     else:
         check_help(rc, out, fail)
 
-    if fail.messages:
-        print("FAILED (%d problems):" % len(fail.messages))
-        for m in fail.messages[:40]:
-            print("  - " + m)
-        print("---- stdout (last 40 lines)\n" + "\n".join(out.splitlines()[-40:]))
-        print("---- stderr (last 40 lines)\n" + "\n".join(err.splitlines()[-40:]))
-        return 1
-    print("PASSED: %s" % opts.expect)
-    return 0
+    return verdict(fail, opts.expect, out, err)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from commsweep_check import launcher  # noqa: E402
+from commsweep_check import Failures, launcher, verdict  # noqa: E402
 
 BOUND_S = 60  # the whole job, start to end
 
@@ -86,13 +86,10 @@ def main():
     opts = parser.parse_args()
     os.makedirs(opts.workdir, exist_ok=True)
     problems, out, err = (check_mismatch if opts.mode == "mismatch" else check_sigterm)(opts)
-    if problems:
-        print("FAILED:\n  - " + "\n  - ".join(problems))
-        print("---- stdout (last 20 lines)\n" + "\n".join(out.splitlines()[-20:]))
-        print("---- stderr (last 20 lines)\n" + "\n".join(err.splitlines()[-20:]))
-        return 1
-    print("PASSED: " + opts.mode)
-    return 0
+    fail = Failures()
+    for p in problems:
+        fail.check(False, p)
+    return verdict(fail, opts.mode, out, err)
 
 
 if __name__ == "__main__":
