@@ -10,6 +10,7 @@
 #include "report/ep_table.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
+#include "runtime/termination.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
 #include "ep/nccl_exchange.hpp"
 #endif
@@ -57,6 +58,7 @@ int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext
   results.ep_rows = sweep.run([&](const report::EpRow& row) { printer.row(row); });
   for (const auto& r : results.ep_rows) results.wrong_total += r.dispatch.wrong + r.combine.wrong;
   results.complete = !sweep.interrupted();
+  if (!results.complete) results.interrupted_by = termination_signal_name();
   if (root && !results.complete) printer.note(interrupted_note());
   if (root) printer.footer(results.wrong_total);
 

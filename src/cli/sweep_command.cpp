@@ -8,6 +8,7 @@
 #include "report/json.hpp"
 #include "report/table.hpp"
 #include "runtime/error.hpp"
+#include "runtime/termination.hpp"
 #include "runtime/watchdog.hpp"
 #include "sweep/sweep.hpp"
 
@@ -83,6 +84,7 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
   results.avg_busbw_gbps = report::average_busbw(results.rows);
 
   results.complete = !sweep.interrupted();
+  if (!results.complete) results.interrupted_by = termination_signal_name();
   if (root) write_results(o.json_path, results);
   return exit_code_of(results);
 }

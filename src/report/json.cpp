@@ -153,15 +153,16 @@ json to_json(const Results& r) {
   }
   json ep_rows = json::array();
   for (const auto& row : r.ep_rows) ep_rows.push_back(ep_row_json(row));
+  json summary{{"avg_busbw_gbps", r.avg_busbw_gbps},
+                {"wrong_total", r.wrong_total},
+                {"ok", r.wrong_total == 0 && r.complete},
+                {"complete", r.complete}};
+  if (!r.interrupted_by.empty()) summary["interrupted_by"] = r.interrupted_by;
   return json{{"schema", r.schema},
               {"provenance", provenance_json(r.provenance)},
               {"rows", rows},
               {"ep_rows", ep_rows},
-              {"summary",
-               {{"avg_busbw_gbps", r.avg_busbw_gbps},
-                {"wrong_total", r.wrong_total},
-                {"ok", r.wrong_total == 0 && r.complete},
-                {"complete", r.complete}}}};
+              {"summary", summary}};
 }
 
 Results results_from_json(const json& doc) {
@@ -199,6 +200,9 @@ Results results_from_json(const json& doc) {
     r.avg_busbw_gbps = summary.at("avg_busbw_gbps").get<double>();
     r.wrong_total = summary.at("wrong_total").get<std::uint64_t>();
     r.complete = summary.at("complete").get<bool>();
+    if (summary.contains("interrupted_by")) {
+      r.interrupted_by = summary.at("interrupted_by").get<std::string>();
+    }
   } catch (const json::exception& e) {
     throw std::runtime_error(std::string("malformed results document: ") + e.what());
   }

@@ -93,6 +93,7 @@ struct Results {
   double avg_busbw_gbps = 0;
   std::uint64_t wrong_total = 0;
   bool complete = true;
+  std::string interrupted_by;  // "SIGTERM" / "SIGINT" when !complete
 };
 
 // nccl-tests' "Avg bus bandwidth": the mean busbw over every measured half of every row.
