@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/run_setup.hpp"
 #include "cli/ep_command.hpp"
@@ -67,6 +68,16 @@ int run_ep(commsweep::World& world, int argc, char** argv, char** envp) {
 
 int main(int argc, char** argv, char** envp) {
   using namespace commsweep;
+  const std::string command = argc > 1 ? argv[1] : "";
+  for (const auto& c : offline_commands()) {
+    if (command != c.name) continue;
+    try {
+      return c.run(argc, argv, envp);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "commsweep %s: %s\n", c.name, e.what());
+      return e.exit_code();
+    }
+  }
   // First: SIGTERM / SIGINT are blocked before MPI and CUDA start threads (exit code 5).
   const TerminationGuard termination;
   MpiSession mpi(&argc, &argv);
@@ -81,7 +92,12 @@ int main(int argc, char** argv, char** envp) {
     });
     if (rc != exit_code::kOk) return rc;
   }
-  if (argc > 1 && std::string(argv[1]) == "ep") return run_ep(world, argc, argv, envp);
+  if (command == "ep") return run_ep(world, argc, argv, envp);
+  for (const auto& c : world_commands()) {
+    if (command != c.name) continue;
+    RankContext context;
+    return guarded(world, context, [&] { return c.run(world, argc, argv, envp); });
+  }
   RankContext context;
   CliOptions options;
   try {

@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 
+#include "cli/commands.hpp"
 #include "collectives/collective_test.hpp"
 #include "runtime/error.hpp"
 #include "sweep/sizes.hpp"
@@ -252,11 +253,13 @@ std::string help_text() {
   std::ostringstream out;
   out << "commsweep: collective sweeps over NCCL (GPUs) or MPI (hosts), in nccl-tests' layout.\n\n"
          "Usage: mpirun -np N commsweep [TEST...] [flags]\n"
+         "       commsweep COMMAND [flags]   (see Other commands)\n"
          "       commsweep list | --help | --version\n\n"
          "Tests (default all_reduce; several, a comma list, or all):\n";
   for (const auto* t : collective_tests()) {
     out << "  " << t->name << std::string(16 - t->name.size(), ' ') << t->summary << "\n";
   }
+  out << "\nOther commands (each has --help):\n" << commands_help();
   out << "\n" << visible << "\n";
   out << "Sizes take K, M, G, T suffixes (powers of 1024). A size that is no whole number of\n"
          "elements, or of per-rank blocks, is rounded down as nccl-tests does, and a note says so.\n\n"
