@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The plain Kubernetes CronJob's runner (for Volcano older than 1.13, which has no CronJob):
-# creates the nightly Volcano Job from job.yaml, waits for it to finish, prints the master's
+# applies job.yaml (the nightly Volcano Job and its ConfigMaps), waits for it to finish, prints the master's
 # results JSON lines (for log collectors) and exits 0 only when the Job completed. The Job has
 # one fixed name, so last night's is deleted first; the results stay on the PVC.
 set -euo pipefail
@@ -32,7 +32,7 @@ wait_for_end() {
 
 main() {
   kubectl delete "jobs.batch.volcano.sh/$JOB" --ignore-not-found --wait=true
-  kubectl create -f "$JOB_FILE"
+  kubectl apply -f "$JOB_FILE"
   say "created Volcano Job $JOB; waiting up to ${WAIT_S} s"
   local phase
   phase=$(wait_for_end)
