@@ -48,7 +48,7 @@ def cmd_overlays(args, stage, failures):
         if topo_gpus is not None and topo_gpus != SHAPES[shape]["gpus"]:
             failures.append("%s: topology/%s.xml has %d <gpu> elements, the shape %d GPUs"
                             % (where, shape, topo_gpus, SHAPES[shape]["gpus"]))
-        print("ok: %s (%d objects)" % (where, len(docs)))
+        print("rendered: %s (%d objects)" % (where, len(docs)))
 
 
 def cmd_modes(args, stage, failures):

@@ -22,8 +22,11 @@ DEPLOYS = [
      "BM.GPU.A100-v2.8", "ib", 4, "a100-ib", "bench",
      {"queue": "gpu-q", "deadline": 900, "image": "reg.example:5000/commsweep:1.2",
       "args": ["all_reduce", "-b", "8", "-e", "8G"]}),
-    (["--shape", "BM.GPU.H200.8", "--mode", "tcp", "--nodes", "1", "--test-id", "h200-tcp"],
-     "BM.GPU.H200.8", "tcp", 1, "h200-tcp", "default", {}),
+    (["--shape", "BM.GPU.H200.8", "--mode", "tcp", "--nodes", "1", "--test-id", "h200-tcp",
+      "--node-selector", "none"],
+     "BM.GPU.H200.8", "tcp", 1, "h200-tcp", "default", {"node_selector": None}),
+    (["--shape", "BM.GPU4.8", "--test-id", "pool-a", "--node-selector", "example.com/pool=gpu-a"],
+     "BM.GPU4.8", "roce-sriov", 2, "pool-a", "default", {"node_selector": {"example.com/pool": "gpu-a"}}),
     (["--shape", "BM.GPU.B4.8", "--mode", "roce-sriov", "--nodes", "100", "--test-id",
       "b" * 40, "--image", "reg.example/commsweep@sha256:" + "0" * 64],
      "BM.GPU.B4.8", "roce-sriov", 100, "b" * 40, "default",
@@ -41,6 +44,7 @@ BAD_INPUT = [
     (["deploy", "--test-id", "Nightly_1"], "--test-id 'Nightly_1': use lower-case"),
     (["deploy", "--nodes", "100", "--test-id", "c" * 41], "at most 40 fit"),
     (["deploy", "--deadline", "10m"], "--deadline '10m'"),
+    (["deploy", "--node-selector", "pool"], "--node-selector 'pool': expected KEY=VALUE"),
     (["deploy", "--frobnicate"], "unknown option '--frobnicate'"),
     (["launch"], "unknown command 'launch'"),
     (["status"], "status needs --test-id"),
@@ -64,7 +68,8 @@ def check_deploy(stage, case, failures):
     if job is None:
         return
     expect = rules.Expect(shape, mode, workers=workers, job_name="commsweep-" + test_id,
-                          namespace=namespace, test_id=test_id)
+                          namespace=namespace, test_id=test_id,
+                          default_node_selector="node_selector" not in extra)
     failures.extend_with(where, rules.check_job(docs, job, expect))
     for d in docs:
         meta = d["metadata"]
@@ -84,6 +89,8 @@ def check_extra(where, job, extra, failures):
             failures.append("%s: %s activeDeadlineSeconds %r" % (where, t["name"], pod.get("activeDeadlineSeconds")))
         if "image" in extra and pod["containers"][0]["image"] != extra["image"]:
             failures.append("%s: %s image %r" % (where, t["name"], pod["containers"][0]["image"]))
+    if "node_selector" in extra and tasks[1]["template"]["spec"].get("nodeSelector") != extra["node_selector"]:
+        failures.append("%s: nodeSelector %r" % (where, tasks[1]["template"]["spec"].get("nodeSelector")))
     args = tasks[0]["template"]["spec"]["containers"][0].get("args")
     if args != extra.get("args", []):
         failures.append("%s: master args %r, expected %r" % (where, args, extra.get("args", [])))

@@ -19,8 +19,9 @@ NETWORKS = "k8s.v1.cni.cncf.io/networks"
 
 class Expect:
     def __init__(self, shape, mode, workers=None, job_name=None, namespace=None,
-                 test_id=None, home=None):
+                 test_id=None, home=None, default_node_selector=True):
         self.shape, self.mode, self.workers = shape, mode, workers
+        self.default_node_selector = default_node_selector
         self.job_name, self.namespace, self.test_id, self.home = job_name, namespace, test_id, home
 
 
@@ -188,9 +189,10 @@ class JobCheck:
         self.check_shm(pod, c)
         self.check_topology(pod, c, self.nccl_env(c))
         self.check_anti_affinity(pod)
-        self.expect_eq("node selector", "mpiworker node.kubernetes.io/instance-type",
-                       pod.get("nodeSelector", {}).get("node.kubernetes.io/instance-type"),
-                       self.x.shape)
+        if self.x.default_node_selector:
+            self.expect_eq("node selector", "mpiworker node.kubernetes.io/instance-type",
+                           pod.get("nodeSelector", {}).get("node.kubernetes.io/instance-type"),
+                           self.x.shape)
 
     def check_gpus(self, c):
         gpus = SHAPES[self.x.shape]["gpus"]
