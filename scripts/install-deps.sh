@@ -16,6 +16,10 @@ readonly PACKAGES=(
   nlohmann-json3-dev
   libgtest-dev
   python3
+  # The pods' sshd (volcano/Dockerfile: mpirun launches ranks over ssh); the manifest tests
+  # (tests/manifests: YAML, the Volcano CRD schemas, the shell scripts' lint).
+  openssh-server openssh-client
+  python3-yaml python3-jsonschema shellcheck
 )
 
 log=$(mktemp -t commsweep-deps.XXXXXX)
