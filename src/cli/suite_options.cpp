@@ -128,7 +128,7 @@ auto parse_as_flags(const Entry& e, const KeyFlag (&keys)[N], const std::vector<
 void check_keys(const Entry& e, const json& entry, const std::string& known) {
   for (const auto& item : entry.items()) {
     if (known.find(" " + item.key() + " ") == std::string::npos) {
-      e.refuse(item.key(), "unknown key (the keys of this kind:" + known + ")");
+      e.refuse(item.key(), "unknown key (the keys of this kind:" + known.substr(0, known.size() - 1) + ")");
     }
   }
 }

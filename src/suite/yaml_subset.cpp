@@ -359,7 +359,9 @@ class Parser {
       while (i < text.size() && is_blank(text[i])) ++i;
       if (i < text.size() && text[i] == ',') {
         ++i;
-      } else if (i >= text.size() || text[i] != ']') {
+      } else if (i >= text.size() || text[i] == '#') {
+        fail(line, "a flow sequence is not closed on its line ('[' ... ']' must share a line)");
+      } else if (text[i] != ']') {
         fail(line, "expected ',' or ']' in a flow sequence");
       }
     }
