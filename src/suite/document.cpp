@@ -113,6 +113,11 @@ Document parse_json_document(const std::string& text) {
     const auto colon = why.find("parse error");
     throw SyntaxError(line_at_byte(text, e.byte == 0 ? 0 : e.byte - 1),
                       "not valid JSON: " + (colon == std::string::npos ? why : why.substr(colon)));
+  } catch (const json::exception& e) {
+    // A number past double's range ("1e999") is out_of_range, not a parse error.
+    const std::string why = e.what();
+    const auto bracket = why.find("] ");
+    throw SyntaxError(0, "not valid JSON: " + (bracket == std::string::npos ? why : why.substr(bracket + 2)));
   }
   return doc;
 }

@@ -244,3 +244,19 @@ TEST(SuiteOptions, SameMessageAsTheCommandLine) {
 
 }  // namespace
 }  // namespace commsweep
+
+namespace commsweep {
+namespace {
+
+TEST(SuiteOptions, HelpTeachesWithAnExample) {
+  const std::string help = suite_help_text();
+  for (const char* word : {"Usage: mpirun -np N commsweep suite FILE", "--backend", "--timeout",
+                           "--check", "--json", "min_bytes", "tokens", "routing_file",
+                           "kind: collective", "kind: ep", "suites/ci.yaml", "anchors",
+                           "Exit codes"}) {
+    EXPECT_NE(help.find(word), std::string::npos) << word;
+  }
+}
+
+}  // namespace
+}  // namespace commsweep
