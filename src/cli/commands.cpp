@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "cli/suite_command.hpp"
+
 namespace commsweep {
 
 // One line per command; keep each list in alphabetical order.
@@ -13,6 +15,8 @@ const std::vector<OfflineCommand>& offline_commands() {
 
 const std::vector<WorldCommand>& world_commands() {
   static const std::vector<WorldCommand> commands = {
+      {"suite", "several sweeps on one communicator from a YAML/JSON file (commsweep suite --help)",
+       run_suite_command},
   };
   return commands;
 }

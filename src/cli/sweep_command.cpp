@@ -32,28 +32,20 @@ std::string parameters_line(const World& world, const SweepConfig& c, std::size_
 
 }  // namespace
 
-int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
+CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog& watchdog,
+                                       const RunSetup& run, const std::vector<std::string>& tests,
+                                       SweepConfig config, std::ostream& out) {
   const bool root = world.rank() == 0;
-  Watchdog watchdog(world);
-  RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context);
-  Backend& backend = *run.backend.backend;
-  SweepConfig config = o.sweep;
-  std::string timer_note;
   if (config.device_timer && backend.name() != "nccl") {
     config.device_timer = false;  // auto chose mpi: it has only the host clock
-    timer_note = "--timer device: the mpi backend times with MPI_Wtime (host)";
+    if (root) out << "# --timer device: the mpi backend times with MPI_Wtime (host)\n";
   }
-
-  report::Results results;
-  results.provenance = run.provenance;
-  report::TablePrinter printer(std::cout);
+  report::TablePrinter printer(out);
   report::TableHeader header;
   if (root) {
     header.version_line = run.version_line;
     header.parameters_line = parameters_line(world, config, world.ranks_per_host().size());
     header.device_lines = run.device_lines;
-    std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
-    if (!timer_note.empty()) std::cout << "# " << timer_note << "\n";
   }
 
   // Every rank plans the same sizes and reaches the same notes: rank 0 alone prints them.
@@ -61,9 +53,10 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
                        [&](const std::string& text) {
                          if (root) printer.note(text);
                        }};
+  CollectiveOutcome outcome;
   Sweep sweep(world, backend, watchdog, config);
   for (int cycle = 0; (config.cycles == 0 || cycle < config.cycles) && !sweep.interrupted(); ++cycle) {
-    for (const auto& name : o.tests) {
+    for (const auto& name : tests) {
       if (sweep.interrupted()) break;
       const CollectiveTest& test = *find_collective_test(name);
       if (root) {
@@ -77,15 +70,30 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
       }
       if (root && sweep.interrupted()) printer.note(interrupted_note());
       if (root) printer.footer(std::string(test.name), wrong, report::average_busbw(rows));
-      results.wrong_total += wrong;
-      for (auto& r : rows) results.rows.push_back(std::move(r));
+      outcome.wrong += wrong;
+      for (auto& r : rows) outcome.rows.push_back(std::move(r));
     }
   }
-  results.avg_busbw_gbps = report::average_busbw(results.rows);
+  outcome.interrupted = sweep.interrupted();
+  return outcome;
+}
 
-  results.complete = !sweep.interrupted();
+int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
+  Watchdog watchdog(world);
+  RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context);
+  if (world.rank() == 0) {
+    std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+  }
+  CollectiveOutcome outcome = run_collective_sweep(world, *run.backend.backend, watchdog, run,
+                                                   o.tests, o.sweep, std::cout);
+  report::Results results;
+  results.provenance = run.provenance;
+  results.rows = std::move(outcome.rows);
+  results.wrong_total = outcome.wrong;
+  results.avg_busbw_gbps = report::average_busbw(results.rows);
+  results.complete = !outcome.interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
-  if (root) write_results(o.json_path, results);
+  if (world.rank() == 0) write_results(o.json_path, results);
   return exit_code_of(results);
 }
 
