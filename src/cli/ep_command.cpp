@@ -53,6 +53,7 @@ int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext
   report::EpTablePrinter printer(std::cout);
   if (root) {
     std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+    if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
     printer.header({run.version_line, parameters_line(world, o.config), run.device_lines});
   }
   results.ep_rows = sweep.run([&](const report::EpRow& row) { printer.row(row); });

@@ -35,7 +35,8 @@ std::string parameters_line(const World& world, const SweepConfig& c, std::size_
 int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
   const bool root = world.rank() == 0;
   Watchdog watchdog(world);
-  RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context);
+  RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context,
+                           TopologyRequest{o.shape, o.force_topology});
   Backend& backend = *run.backend.backend;
   SweepConfig config = o.sweep;
   std::string timer_note;
@@ -53,6 +54,7 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
     header.parameters_line = parameters_line(world, config, world.ranks_per_host().size());
     header.device_lines = run.device_lines;
     std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+    if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
     if (!timer_note.empty()) std::cout << "# " << timer_note << "\n";
   }
 
