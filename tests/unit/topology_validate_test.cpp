@@ -51,8 +51,8 @@ TEST_F(TopologyValidate, MalformedNamesTheLine) {
   const auto r = check("malformed.xml");
   ASSERT_FALSE(r.valid());
   EXPECT_FALSE(r.well_formed);
-  EXPECT_EQ(r.problems[0].line, 10);
-  EXPECT_NE(text(r).find("f.xml:10: not well-formed XML: </cpu> closes <pci> opened on line 3"), std::string::npos) << text(r);
+  EXPECT_EQ(r.problems[0].line, 24);
+  EXPECT_NE(text(r).find("f.xml:24: not well-formed XML: </cpu> closes <pci> opened on line 3"), std::string::npos) << text(r);
 }
 
 TEST_F(TopologyValidate, MissingGpu) {
@@ -64,7 +64,7 @@ TEST_F(TopologyValidate, MissingGpu) {
 TEST_F(TopologyValidate, WrongNicName) {
   const auto r = check("wrong_nic.xml");
   ASSERT_FALSE(r.valid());
-  EXPECT_NE(text(r).find("f.xml:20: NIC 'mlx5_7' is not one of TEST.GPU.2's RDMA NICs (mlx5_0,mlx5_1)"), std::string::npos)
+  EXPECT_NE(text(r).find("f.xml:21: NIC 'mlx5_7' is not one of TEST.GPU.2's RDMA NICs (mlx5_0,mlx5_1)"), std::string::npos)
       << text(r);
 }
 
