@@ -29,9 +29,11 @@ def case(name, a, tmp, args, env, rc, out_has=(), err_has=(), out_lacks=()):
     workdir = os.path.join(tmp, "runs", name.replace(" ", "_"))
     os.makedirs(workdir)
     saved = dict(os.environ)
-    os.environ.update(env)
-    for k in [k for k, v in env.items() if v is None]:
-        os.environ.pop(k, None)
+    for k, v in env.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
     try:
         cmd = launcher(a.mpiexec, 2) + [a.commsweep, "all_reduce", "--backend", "mpi", "-b", "8", "-e", "64",
                                          "-n", "1", "-w", "0", *args]

@@ -21,7 +21,8 @@ using commsweep::testing::read_text;
 using commsweep::testing::topology_fixture;
 
 TEST(TopologyGenerate, EveryShapeIsBuiltIn) {
-  const std::set<std::string> names(builtin_shape_names().begin(), builtin_shape_names().end());
+  const auto list = builtin_shape_names();
+  const std::set<std::string> names(list.begin(), list.end());
   for (const char* s : {"BM.GPU.H100.8", "BM.GPU.H200.8", "BM.GPU.A100-v2.8", "BM.GPU4.8", "BM.GPU.B4.8"}) {
     EXPECT_EQ(names.count(s), 1u) << s;
   }
