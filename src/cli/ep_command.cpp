@@ -42,7 +42,8 @@ std::unique_ptr<ep::EpExchange> make_exchange(World& world, Backend& backend) {
 int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext& context) {
   const bool root = world.rank() == 0;
   Watchdog watchdog(world);
-  RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context);
+  RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context,
+                           TopologyRequest{o.shape, o.force_topology});
   const auto exchange = make_exchange(world, *run.backend.backend);
   // Nodes for --topk-groups: the ranks of one host (MPI_COMM_TYPE_SHARED) form a node.
   ep::EpSweep sweep(world, *exchange, watchdog, o.config, world.local_size());
