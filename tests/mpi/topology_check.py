@@ -26,7 +26,8 @@ def sysfs_tree(root):
 
 
 def case(name, a, tmp, args, env, rc, out_has=(), err_has=(), out_lacks=()):
-    workdir = os.path.join(tmp, "runs", name.replace(" ", "_"))
+    # Each run's stdout.txt and stderr.txt stay in --workdir for a look after a failure.
+    workdir = os.path.join(a.workdir, name.replace(" ", "_").replace("'", ""))
     os.makedirs(workdir)
     saved = dict(os.environ)
     for k, v in env.items():
@@ -50,7 +51,8 @@ def case(name, a, tmp, args, env, rc, out_has=(), err_has=(), out_lacks=()):
     print(("PASS " if not problems else "FAIL ") + name)
     if problems:
         FAILURES.append(name)
-        print("  " + "; ".join(problems) + "\n  stdout:\n" + out[-3000:] + "\n  stderr:\n" + err[-3000:])
+        print("  " + "; ".join(problems) + "\n  command: " + " ".join(cmd) + "\n  stdout:\n" + out[-3000:] +
+              "\n  stderr:\n" + err[-3000:])
 
 
 def main():
@@ -58,7 +60,10 @@ def main():
     ap.add_argument("--commsweep", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--fixtures", required=True)
+    ap.add_argument("--workdir", required=True)
     a = ap.parse_args()
+    shutil.rmtree(a.workdir, ignore_errors=True)
+    os.makedirs(a.workdir)
     tmp = tempfile.mkdtemp(prefix="commsweep-topo-mpi-")
     try:
         node = os.path.join(tmp, "node")
