@@ -3,12 +3,14 @@
 #include <sstream>
 
 #include "cli/suite_command.hpp"
+#include "cli/topo_command.hpp"
 
 namespace commsweep {
 
 // One line per command; keep each list in alphabetical order.
 const std::vector<OfflineCommand>& offline_commands() {
   static const std::vector<OfflineCommand> commands = {
+      {"topo", "NCCL topology files per shape: generate, validate, dump (commsweep topo --help)", run_topo_command},
   };
   return commands;
 }

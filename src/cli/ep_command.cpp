@@ -66,10 +66,12 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
 
 int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext& context) {
   Watchdog watchdog(world);
-  RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context);
+  RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context,
+                           TopologyRequest{o.shape, o.force_topology});
   check_ep_config(world, o.config);  // before anything is printed
   if (world.rank() == 0) {
     std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+    if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
   }
   EpOutcome outcome = run_ep_sweep(world, *run.backend.backend, watchdog, run, o.config, std::cout);
   report::Results results;

@@ -54,6 +54,8 @@ po::options_description run_flags() {
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
       ("suite", po::value<std::string>(), "read axes and settings from this JSON file (below); flags given override it")
       ("fault", po::value<std::string>(), "testing only: wrong-element:RANK flips one dispatched and one combined element on RANK")
+      ("shape", po::value<std::string>(), "the node shape (else COMMSWEEP_SHAPE or the node's instance-type label): NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node")
+      ("force", "run with a topology file that does not match the node")
       ("help,h", "show this help");
   return d;
 }
@@ -392,6 +394,11 @@ EpCliOptions parse_ep_options(int argc, const char* const* argv) {
     o.json_path = vm["json"].as<std::string>();
     if (o.json_path.empty()) throw_usage("--json: give a file name");
   }
+  if (vm.count("shape")) {
+    o.shape = vm["shape"].as<std::string>();
+    if (o.shape.empty()) throw_usage("--shape: give a shape, e.g. BM.GPU.H100.8");
+  }
+  o.force_topology = vm.count("force") > 0;
   std::optional<Suite> suite;
   if (vm.count("suite")) suite = read_suite(vm["suite"].as<std::string>());
   o.config = parse_config(vm, suite);

@@ -42,6 +42,8 @@ po::options_description commsweep_flags() {
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
       ("seed", po::value<std::string>(), "seed of the data pattern")
       ("fault", po::value<std::string>(), "testing only: wrong-element:RANK or never-join:RANK")
+      ("shape", po::value<std::string>(), "the node shape (e.g. BM.GPU.H100.8; else COMMSWEEP_SHAPE or the node's instance-type label): NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node")
+      ("force", "run with a topology file that does not match the node")
       ("help,h", "show this help")
       ("version", "print the version");
   return d;
@@ -233,6 +235,11 @@ CliOptions parse_options(int argc, const char* const* argv) {
     if (o.json_path.empty()) throw_usage("--json: give a file name");
   }
   o.sweep = parse_sweep(vm);
+  if (vm.count("shape")) {
+    o.shape = vm["shape"].as<std::string>();
+    if (o.shape.empty()) throw_usage("--shape: give a shape, e.g. BM.GPU.H100.8");
+  }
+  o.force_topology = vm.count("force") > 0;
   const std::string timer = vm["timer"].as<std::string>();
   if (timer != "host" && timer != "device") {
     throw_usage("--timer: unknown timer '" + timer + "' (host or device)");

@@ -17,6 +17,8 @@ struct CliOptions {
   std::vector<std::string> tests;  // registry names, in order
   BackendChoice backend = BackendChoice::Auto;
   std::string json_path;
+  std::string shape;            // --shape (cli/run_topology.hpp)
+  bool force_topology = false;  // --force
   SweepConfig sweep;
   std::vector<std::string> arguments;  // argv as given, for provenance
 };

@@ -80,9 +80,11 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
 
 int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
   Watchdog watchdog(world);
-  RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context);
+  RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context,
+                           TopologyRequest{o.shape, o.force_topology});
   if (world.rank() == 0) {
     std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+    if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
   }
   CollectiveOutcome outcome = run_collective_sweep(world, *run.backend.backend, watchdog, run,
                                                    o.tests, o.sweep, std::cout);
