@@ -84,7 +84,9 @@ read_hostfile() {
 # ends its ssh session (and so the job) within ~15 s instead of a TCP timeout of minutes.
 ssh_options() {
   local -a opts=(-p "${COMMSWEEP_SSH_PORT:-22}" -o BatchMode=yes -o ConnectTimeout=10
-                 -o ServerAliveInterval=5 -o ServerAliveCountMax=3)
+                 -o ServerAliveInterval=5 -o ServerAliveCountMax=3
+                 # not one "Permanently added ... to the list of known hosts" per worker
+                 -o LogLevel=ERROR)
   local dir=${COMMSWEEP_SSH_DIR:-$HOME/.ssh}
   # The ssh plugin's config (StrictHostKeyChecking no: worker host keys are made at start)
   # and key, where the plugin was told to put them elsewhere (its --ssh-key-file-path).
@@ -269,6 +271,16 @@ run_forwarding_signals() {
   trap - TERM INT
 }
 
+# A command as one would type it: words with spaces or quotes in single quotes.
+quote_words() {
+  local w out=""
+  for w in "$@"; do
+    if [[ "$w" =~ [[:space:]\'\"] ]]; then w="'${w//\'/\'\\\'\'}'"; fi
+    out+="${out:+ }$w"
+  done
+  echo "$out"
+}
+
 # --- results --------------------------------------------------------------------------------
 
 # Stores a results file as DIR/<UTC time>-<test id>.json without ever overwriting one: `ln`
@@ -347,7 +359,7 @@ launch_sweep() {
   mapfile -t cmd < <(mpirun_line "$work/hostfile" "${#hosts[@]}" "$gpus" -- \
                        "$(find_commsweep)" "$@" --json "$remote_json")
   say "${#hosts[@]} node(s) x $gpus rank(s): ${hosts[*]}"
-  say "running: ${cmd[*]}"
+  say "running: $(quote_words "${cmd[@]}")"
   run_forwarding_signals "${cmd[@]}"
   local rc=$RUN_RC
   say "mpirun exited with code $rc"

@@ -33,7 +33,8 @@ EOF
 
 # Exports the NAME=value lines of a shape's settings file, leaving variables already set.
 apply_shape_settings() {
-  local file=$1 line n=0 name value
+  local file=$1 line n=0 name value dir
+  dir=$(dirname "$file")
   while IFS= read -r line || [ -n "$line" ]; do
     n=$((n + 1))
     line=${line%$'\r'}
@@ -44,7 +45,7 @@ apply_shape_settings() {
     value=${BASH_REMATCH[3]}
     value=${value#\"}; value=${value%\"}; value=${value#\'}; value=${value%\'}
     if [ "$name" = NCCL_TOPO_FILE ] && [ "${value#/}" = "$value" ]; then
-      value="$(dirname "$file")/$value"
+      value="$dir/$value"
     fi
     if [ -n "${!name+set}" ]; then
       say "$name=${!name} (environment; $file says $value)"
