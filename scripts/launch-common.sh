@@ -63,8 +63,15 @@ read_hostfile() {
     n=$((n + 1))
     line=${line%%#*}
     line=${line%$'\r'}
-    read -r host _ <<<"$line" || true
-    [ -n "$host" ] || continue
+    local -a words=()
+    read -r -a words <<<"$line" || true
+    [ "${#words[@]}" -gt 0 ] || continue
+    host=${words[0]}
+    local word
+    for word in "${words[@]:1}"; do
+      [[ "$word" =~ ^[a-z_]+=[0-9]+$ ]] ||
+        die "$EXIT_USAGE" "hostfile $file line $n: '$word' after $host is no Open MPI option (slots=N)"
+    done
     # RFC 1123 host names (pod FQDNs) or IPv4 addresses: no spaces, quotes or shell characters.
     [[ "$host" =~ ^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$ ]] ||
       die "$EXIT_USAGE" "hostfile $file line $n: '$host' is not a host name"

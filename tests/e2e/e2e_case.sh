@@ -165,13 +165,13 @@ case_bad_hostfile() {
   local dir pid err
   dir="$E2E_WORK/$(master_pod)/volcano"
   # A name that is no host name, on line 2 (and still no newline at the end).
-  printf '%s\n%s' "$(worker_pod 0).$E2E_JOB" "bad name!" >"$dir/mpiworker.host"
+  printf '%s\n%s' "$(worker_pod 0).$E2E_JOB" "worker_1!" >"$dir/mpiworker.host"
   start_master
   pid=$POD_PID
   wait_pod "$pid" 20
   err=$(master_err)
   expect "bad name: exit 2 (got $POD_RC)" test "$POD_RC" = 2
-  expect "bad name: file and line named" grep -q "/etc/volcano/mpiworker.host line 2: 'bad' is not a host name" <<<"$err"
+  expect "bad name: file and line named" grep -q "/etc/volcano/mpiworker.host line 2: 'worker_1!' is not a host name" <<<"$err"
   printf '%s\n%s' "$(worker_pod 0).$E2E_JOB" "$(worker_pod 0).$E2E_JOB" >"$dir/mpiworker.host"
   start_master
   pid=$POD_PID
