@@ -25,6 +25,7 @@ The entrypoint of a commsweep Volcano Job's mpimaster pod (no GPU). In order:
      overwriting a file), prints them as JSON lines (one per row, then a summary) for log
      collectors, and exits with commsweep's exit code, so that the Job's policy gives the job
      its phase: 0 ok, 1 wrong results, 2 bad input, 3 a call failed, 4 timeout, 5 interrupted.
+     Codes above 5 are mpirun's own (e.g. 205 when it lost a worker's daemon).
 
 What commsweep runs, first match:
   the arguments of this script (the Job's container args), e.g. all_reduce -b 1M -e 8G

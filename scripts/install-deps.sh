@@ -16,6 +16,8 @@ readonly PACKAGES=(
   nlohmann-json3-dev
   libgtest-dev
   python3
+  # the pod entrypoints and their end-to-end test (tests/e2e): sshd, ssh, ip netns
+  openssh-server openssh-client iproute2
 )
 
 log=$(mktemp -t commsweep-deps.XXXXXX)
