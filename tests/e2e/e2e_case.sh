@@ -4,7 +4,7 @@
 # backend. Exit 0 when the case behaves as it must, 77 (skip) where the machine cannot emulate
 # pods, 1 otherwise. Everything it starts is ended on exit, also on failure.
 #   e2e_case.sh --case NAME --commsweep BIN --workdir DIR --schema SCHEMA
-# Cases: ok, three_workers, worker_never_starts, worker_dies, bad_hostfile, sigterm.
+# Cases: ok, three_workers, worker_never_starts, worker_dies, bad_hostfile, sigterm, baremetal.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -85,6 +85,8 @@ check_results() {
 
 case_ok() {
   create_job 2 2
+  # Set in the master pod only: the ranks on the workers see it only through mpirun's -x.
+  export NCCL_E2E_MARKER=from-the-master UCX_E2E_MARKER=from-the-master
   local pid
   start_master
   pid=$POD_PID
@@ -93,6 +95,11 @@ case_ok() {
   expect "the master waited for both workers" grep -q "every worker answers" "$E2E_WORK/$(master_pod)/stderr"
   expect "tables, results file and JSON lines agree" check_results 2 \
     "$(worker_pod 0),$(worker_pod 1)"
+  expect "NCCL_* and UCX_* reached rank 0 (provenance.environment)" python3 -c '
+import glob, json, sys
+env = json.load(open(glob.glob(sys.argv[1] + "/*.json")[0]))["provenance"]["environment"]
+assert env.get("NCCL_E2E_MARKER") == env.get("UCX_E2E_MARKER") == "from-the-master", env
+' "$E2E_WORK/results"
   expect "the workers created their host keys" grep -q "created host key" \
     "$E2E_WORK/$(worker_pod 0)/stderr"
 }
@@ -217,6 +224,25 @@ s = json.load(open(files[0]))["summary"]
 assert s["complete"] is False and s["interrupted_by"] == "SIGTERM", s
 ' "$E2E_WORK/results"
   expect "summary JSON line printed" grep -q '"commsweep":"summary"' "$E2E_WORK/$(master_pod)/stdout"
+}
+
+# scripts/run-baremetal.sh from the master's namespace, on an Open MPI hostfile of its own
+# (comments, slots), with a shape that has no settings file.
+case_baremetal() {
+  create_job 2 2
+  local hostfile="$E2E_WORK/hosts.txt" pid
+  printf '# the nodes\n%s slots=8\n\n%s slots=8  # second node\n' \
+    "$(worker_pod 0).$E2E_JOB" "$(worker_pod 1).$E2E_JOB" >"$hostfile"
+  unset COMMSWEEP_ARGS
+  start_pod m "$(master_pod)" "$E2E_WORK/$(master_pod)" "$repo/scripts/run-baremetal.sh" \
+    --shape NO.SUCH.SHAPE "$hostfile" "${SHORT_SWEEP_WORDS[@]}"
+  pid=$POD_PID
+  wait_pod "$pid" "$MASTER_BOUND_S"
+  expect "run-baremetal.sh exits 0 (got $POD_RC after $POD_ELAPSED s)" test "$POD_RC" = 0
+  expect "the missing shape settings are said" grep -q "no .*NO.SUCH.SHAPE.conf" \
+    "$E2E_WORK/$(master_pod)/stderr"
+  expect "tables, results file and JSON lines agree" check_results 2 \
+    "$(worker_pod 0),$(worker_pod 1)"
 }
 
 main() {
