@@ -16,9 +16,10 @@ readonly PACKAGES=(
   nlohmann-json3-dev
   libgtest-dev
   python3
-  # The pods' sshd (volcano/Dockerfile: mpirun launches ranks over ssh); the manifest tests
+  # The pods' sshd and ssh (volcano/Dockerfile: mpirun launches ranks over ssh; tests/e2e
+  # emulates the pods in network namespaces with ip netns); the manifest tests
   # (tests/manifests: YAML, the Volcano CRD schemas, the shell scripts' lint).
-  openssh-server openssh-client
+  openssh-server openssh-client iproute2
   python3-yaml python3-jsonschema shellcheck
 )
 
