@@ -1,5 +1,7 @@
 #include "cli/commands.hpp"
 
+#include "cli/fabric_commands.hpp"
+
 #include <sstream>
 
 namespace commsweep {
@@ -7,12 +9,16 @@ namespace commsweep {
 // One line per command; keep each list in alphabetical order.
 const std::vector<OfflineCommand>& offline_commands() {
   static const std::vector<OfflineCommand> commands = {
+      {"env", "export lines for NCCL/UCX that fit this pod's RDMA devices (commsweep env --help)", run_env_command},
+      {"transport", "read NCCL INFO logs: network, HCAs, GDR, per-peer transport (--help)", run_transport_command},
   };
   return commands;
 }
 
 const std::vector<WorldCommand>& world_commands() {
   static const std::vector<WorldCommand> commands = {
+      {"preflight", "check every node's RDMA, SR-IOV, host and locality (commsweep preflight --help)",
+       run_preflight_command},
   };
   return commands;
 }
