@@ -53,6 +53,10 @@ std::vector<std::string> using_list(const std::string& rest) {
 }
 
 void Parser::line(const std::string& text) {
+  // NCCL's lines are short; std::regex recurses per character, so a huge line could exhaust
+  // the stack (the Trees lines of 8 x 32 channels are about 1 KiB).
+  constexpr size_t kLongestLine = 16384;
+  if (text.size() > kLongestLine) return;
   std::smatch m;
   if (!std::regex_match(text, m, prefix_re())) return;
   const std::string host = m[1];
