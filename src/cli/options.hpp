@@ -17,6 +17,7 @@ struct CliOptions {
   std::vector<std::string> tests;  // registry names, in order
   BackendChoice backend = BackendChoice::Auto;
   std::string json_path;
+  bool preflight = true;  // the brief fabric preflight before the sweep (--no-preflight)
   SweepConfig sweep;
   std::vector<std::string> arguments;  // argv as given, for provenance
 };

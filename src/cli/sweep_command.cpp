@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/fabric_commands.hpp"
 #include "cli/run_setup.hpp"
 #include "report/json.hpp"
 #include "report/table.hpp"
@@ -34,6 +35,8 @@ std::string parameters_line(const World& world, const SweepConfig& c, std::size_
 
 int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
   const bool root = world.rank() == 0;
+  // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
+  if (o.preflight) run_brief_preflight(world, envp, o.sweep.timeout_s);
   Watchdog watchdog(world);
   RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context);
   Backend& backend = *run.backend.backend;

@@ -26,12 +26,14 @@ Widths widths(const std::vector<NodeReport>& nodes, bool fails_only) {
   return w;
 }
 
+// fails_only: the brief form, every line a '#' comment so that the sweep tables' readers skip it.
 void rows(std::ostringstream& out, const std::vector<NodeReport>& nodes, const Widths& w, bool fails_only) {
-  const std::string indent(2 + w.host + 2 + w.check + 2 + 6 + 2, ' ');
+  const std::string lead = fails_only ? "# " : "  ";
+  const std::string indent = (fails_only ? "#" : " ") + std::string(1 + w.host + 2 + w.check + 2 + 6 + 2, ' ');
   for (const auto& n : nodes)
     for (const auto& c : n.checks) {
       if (fails_only && c.status != Status::Fail) continue;
-      out << "  " << pad(n.host, w.host) << "  " << pad(c.name, w.check) << "  " << pad(to_string(c.status), 6)
+      out << lead << pad(n.host, w.host) << "  " << pad(c.name, w.check) << "  " << pad(to_string(c.status), 6)
           << "  " << c.reason << "\n";
       if (!c.fix.empty() && c.status != Status::Pass) out << indent << "fix: " << c.fix << "\n";
     }
