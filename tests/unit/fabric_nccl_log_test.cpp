@@ -3,6 +3,8 @@
 // the 4 x H200 machine where ../shared/reference is present.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -106,6 +108,43 @@ TEST(FabricNcclLog, RealNvlinkLogOfFourH200) {
   EXPECT_TRUE(judge_transport(ranks, RequiredTransport::NVLink, false).empty());
   EXPECT_EQ(judge_transport(ranks, RequiredTransport::IB, false).size(), 4u);
   std::cout << render_transport(ranks);
+}
+
+}  // namespace
+}  // namespace commsweep::fabric
+
+#include "fabric/nccl_log_capture.hpp"
+
+namespace commsweep::fabric {
+namespace {
+
+// Without a GPU: the capture sets NCCL's variables, reads what lands in its folder (written
+// here as NCCL would), and removes the folder and the variables at the end.
+TEST(FabricNcclLogCapture, PrivateFolderReadAndRemoved) {
+  unsetenv("NCCL_DEBUG");
+  unsetenv("NCCL_DEBUG_FILE");
+  std::string folder;
+  {
+    NcclLogCapture capture;
+    ASSERT_TRUE(capture.active());
+    folder = capture.folder();
+    EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "INFO");
+    EXPECT_EQ(std::string(std::getenv("NCCL_DEBUG_FILE")), folder + "/nccl.%h.%p");
+    std::ifstream in(std::string(COMMSWEEP_NCCL_LOG_FIXTURES) + "/socket_fallback.log");
+    std::ofstream(folder + "/nccl.node-a.4101") << in.rdbuf();
+    const auto ranks = capture.read();
+    ASSERT_EQ(ranks.size(), 1u);
+    EXPECT_EQ(ranks[0].network, "Socket");
+  }
+  EXPECT_FALSE(std::filesystem::exists(folder));
+  EXPECT_EQ(std::getenv("NCCL_DEBUG"), nullptr);
+  setenv("NCCL_DEBUG", "WARN", 1);
+  {
+    NcclLogCapture capture;
+    EXPECT_FALSE(capture.active());  // the user's own setting wins
+  }
+  EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "WARN");
+  unsetenv("NCCL_DEBUG");
 }
 
 }  // namespace
