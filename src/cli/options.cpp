@@ -40,6 +40,7 @@ po::options_description commsweep_flags() {
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
       ("timer", po::value<std::string>()->default_value("host"), "host: a clock around issue and completion after a barrier, as nccl-tests; device: CUDA events on the stream (nccl), without launch and synchronisation latency")
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
+      ("no-preflight", "skip the brief fabric preflight before the sweep (commsweep preflight)")
       ("seed", po::value<std::string>(), "seed of the data pattern")
       ("fault", po::value<std::string>(), "testing only: wrong-element:RANK or never-join:RANK")
       ("shape", po::value<std::string>(), "the node shape (e.g. BM.GPU.H100.8; else COMMSWEEP_SHAPE or the node's instance-type label): NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node")
@@ -230,6 +231,7 @@ CliOptions parse_options(int argc, const char* const* argv) {
   }
   o.tests = parse_tests(given);
   o.backend = parse_backend(vm["backend"].as<std::string>());
+  o.preflight = vm.count("no-preflight") == 0;
   if (vm.count("json")) {
     o.json_path = vm["json"].as<std::string>();
     if (o.json_path.empty()) throw_usage("--json: give a file name");
@@ -285,7 +287,8 @@ std::string help_text() {
          "Exit codes: 0 all passed; 1 wrong elements found; 2 bad flags or input;\n"
          "3 a CUDA, NCCL or MPI call failed; 4 timeout (hang); 5 interrupted by SIGTERM or\n"
          "SIGINT: the rows measured so far are printed and written, marked incomplete. Ranks\n"
-         "started with different arguments are refused at start (exit code 2).\n\n"
+         "started with different arguments are refused at start (exit code 2).\n"
+         "`commsweep preflight` and `commsweep transport` exit 6 when a check FAILs.\n\n"
          "Examples:\n"
          "  mpirun -np 4 commsweep all_reduce -b 8 -e 8G -f 2\n"
          "  mpirun -np 8 commsweep all -d float,bf16 -c 1 --json results.json\n"

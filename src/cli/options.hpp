@@ -19,6 +19,7 @@ struct CliOptions {
   std::string json_path;
   std::string shape;            // --shape (cli/run_topology.hpp)
   bool force_topology = false;  // --force
+  bool preflight = true;  // the brief fabric preflight before the sweep (--no-preflight)
   SweepConfig sweep;
   std::vector<std::string> arguments;  // argv as given, for provenance
 };

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/fabric_commands.hpp"
 #include "cli/run_setup.hpp"
 #include "report/json.hpp"
 #include "report/table.hpp"
@@ -79,6 +80,8 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
 }
 
 int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
+  // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
+  if (o.preflight) run_brief_preflight(world, envp, o.sweep.timeout_s);
   Watchdog watchdog(world);
   RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context,
                            TopologyRequest{o.shape, o.force_topology});

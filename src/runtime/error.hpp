@@ -17,6 +17,7 @@ constexpr int kUsage = 2;         // bad flags or input
 constexpr int kRuntime = 3;       // a CUDA, NCCL or MPI call failed
 constexpr int kTimeout = 4;       // the watchdog ended a hang
 constexpr int kInterrupted = 5;   // SIGTERM / SIGINT: the rows measured so far, marked incomplete
+constexpr int kPreflightFailed = 6;  // preflight / transport: a check FAILed (fabric/)
 }  // namespace exit_code
 
 class Error : public std::runtime_error {
