@@ -2,11 +2,15 @@
 
 #include <sstream>
 
+#include "cli/regress_commands.hpp"
+
 namespace commsweep {
 
 // One line per command; keep each list in alphabetical order.
 const std::vector<OfflineCommand>& offline_commands() {
   static const std::vector<OfflineCommand> commands = {
+      {"baseline", "a baseline (median, spread, rules) from N results files", run_baseline_command},
+      {"compare", "judge a results file against a baseline: verdicts, stragglers, reports", run_compare_command},
   };
   return commands;
 }
