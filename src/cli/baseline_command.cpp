@@ -20,7 +20,7 @@ namespace {
 struct BaselineOptions {
   std::vector<std::string> runs, floors;
   std::string output, shape, mode = "default", note;
-  double warn_pct = 5, fail_pct = 10;
+  double warn_pct = 5, fail_pct = 10, max_noise_pct = 25;
   std::string small_bytes = "64K";
 };
 
@@ -32,6 +32,7 @@ po::options_description baseline_flags(BaselineOptions& o) {
       ("mode", po::value(&o.mode)->default_value("default"), "fabric mode, e.g. nvlink, ib, roce, roce-sriov")
       ("warn-pct", po::value(&o.warn_pct)->default_value(5), "rules.warn_pct: worse by this much is WARN")
       ("fail-pct", po::value(&o.fail_pct)->default_value(10), "rules.fail_pct: worse by this much is FAIL")
+      ("max-noise-pct", po::value(&o.max_noise_pct)->default_value(25), "rules.max_noise_pct: the run-to-run spread excuses a change (SAME) up to this much")
       ("small-bytes", po::value(&o.small_bytes)->default_value("64K"), "rules.small_message_bytes: below it the time is judged, from it busbw")
       ("floor", po::value(&o.floors)->composing(), "an absolute floor TEST[:TYPE]:FROM_SIZE:GBPS, e.g. all_reduce:1G:330 (repeatable)")
       ("note", po::value(&o.note), "a sentence for provenance.note: where and how the runs were taken")
@@ -89,6 +90,7 @@ regress::Baseline make_baseline(const BaselineOptions& o, const std::vector<repo
   b.rules.warn_pct = o.warn_pct;
   b.rules.fail_pct = o.fail_pct;
   if (o.fail_pct < o.warn_pct) throw_usage("--fail-pct must not be smaller than --warn-pct");
+  b.rules.max_noise_pct = o.max_noise_pct;
   b.rules.small_message_bytes = parse_size(o.small_bytes, "--small-bytes");
   for (const auto& f : o.floors) b.rules.floors.push_back(floor_from(f));
   b.entries = regress::baseline_entries(runs);

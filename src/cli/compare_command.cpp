@@ -19,14 +19,15 @@ namespace po = boost::program_options;
 namespace {
 
 struct CompareOptions {
-  std::string results, baseline, history, markdown, html, prometheus, json;
+  std::vector<std::string> results;
+  std::string baseline, history, markdown, html, prometheus, json;
   bool record = false;
   bool quiet = false;
   std::size_t history_runs = 10;
 };
 
 po::options_description compare_flags(CompareOptions& o) {
-  po::options_description d("commsweep compare RESULTS --baseline FILE [options]");
+  po::options_description d("commsweep compare RESULTS... --baseline FILE [options]");
   d.add_options()
       ("baseline", po::value(&o.baseline), "baseline file (schema commsweep.baseline/1; make one with commsweep baseline)")
       ("history", po::value(&o.history), "results history folder: earlier runs drawn in the HTML plots")
@@ -44,7 +45,9 @@ po::options_description compare_flags(CompareOptions& o) {
 std::string compare_help(const po::options_description& d) {
   std::ostringstream out;
   out << d << "\n"
-      << "Judges every test, type, operator, root and size of RESULTS (a commsweep --json file) against\n"
+      << "RESULTS: one or more commsweep --json files of one night on one job (e.g. the collectives'\n"
+         "sweep and the EP sweep); they are judged together, as one run, against one baseline.\n"
+         "Judges every test, type, operator, root and size of RESULTS (a commsweep --json file) against\n"
          "the baseline's median, with the baseline's rules: busbw (time below rules.small_message_bytes)\n"
          "worse by rules.warn_pct is WARN, by rules.fail_pct FAIL; a change inside the run-to-run spread\n"
          "(the baseline's, or the cycles' of RESULTS) is SAME; busbw below a floor, a size or test missing\n"
@@ -84,9 +87,9 @@ int run_compare_command(int argc, char** argv, char**) {
   CompareOptions o;
   auto flags = compare_flags(o);
   po::options_description all;
-  all.add(flags).add_options()("results", po::value(&o.results));
+  all.add(flags).add_options()("results", po::value(&o.results)->composing());
   po::positional_options_description positional;
-  positional.add("results", 1);
+  positional.add("results", -1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc - 1, argv + 1).options(all).positional(positional).run(), vm);
@@ -102,25 +105,28 @@ int run_compare_command(int argc, char** argv, char**) {
   if (o.baseline.empty()) return bad_input("--baseline FILE is required");
   if (o.record && o.history.empty()) return bad_input("--record needs --history DIR");
   try {
-    const report::Results results = report::read_results_file(o.results);
+    std::vector<report::Results> inputs;
+    for (const auto& path : o.results) inputs.push_back(report::read_results_file(path));
+    const report::Results results = regress::merge_runs(inputs, o.results);
     const regress::Baseline baseline = regress::read_baseline_file(o.baseline);
     std::vector<regress::HistoryRun> history;
-    const std::string own_name = regress::history_file_name(results);
-    if (o.record && std::filesystem::exists(std::filesystem::path(o.history) / own_name)) {
-      return bad_input("--record: " + o.history + "/" + own_name + " exists: this run is already recorded");
-    }
-    if (!o.history.empty()) {
-      for (auto& h : regress::read_history(o.history, regress::test_id(results), own_name, o.history_runs)) {
+    for (const auto& input : inputs) {
+      const std::string own_name = regress::history_file_name(input);
+      if (o.record && std::filesystem::exists(std::filesystem::path(o.history) / own_name)) {
+        return bad_input("--record: " + o.history + "/" + own_name + " exists: this run is already recorded");
+      }
+      if (o.history.empty()) continue;
+      for (auto& h : regress::read_history(o.history, regress::test_id(input), own_name, o.history_runs)) {
         history.push_back({h.name, regress::observe(h.results)});
       }
     }
     regress::Comparison c = regress::compare(results, baseline);
-    c.results_file = o.results;
+    for (const auto& path : o.results) c.results_file += (c.results_file.empty() ? "" : ", ") + path;
     c.baseline_file = o.baseline;
     write_reports(o, c, baseline, history);
     if (!o.quiet) std::cout << regress::render_table(c) << std::flush;
-    if (o.record) {
-      std::cout << "recorded " << regress::record_in_history(o.history, results, read_text(o.results)) << "\n";
+    for (std::size_t i = 0; o.record && i < inputs.size(); ++i) {
+      std::cout << "recorded " << regress::record_in_history(o.history, inputs[i], read_text(o.results[i])) << "\n";
     }
     return c.exit_code;
   } catch (const std::exception& e) {

@@ -34,6 +34,9 @@ struct Rules {
   double fail_pct = 10;  // worse by this much: FAIL
   // Below this size the time is judged (latency-bound: busbw is tiny and noisy), from it up busbw.
   std::uint64_t small_message_bytes = 65536;
+  // The run-to-run spread excuses a change (SAME) up to this much: one wild sample in a
+  // baseline must not hide every regression of that size.
+  double max_noise_pct = 25;
   std::vector<Floor> floors;
   StragglerRules stragglers;
 };

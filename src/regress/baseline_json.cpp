@@ -91,6 +91,7 @@ json rules_json(const Rules& r) {
   return json{{"warn_pct", r.warn_pct},
               {"fail_pct", r.fail_pct},
               {"small_message_bytes", r.small_message_bytes},
+              {"max_noise_pct", r.max_noise_pct},
               {"floors", floors},
               {"stragglers",
                {{"mad_k", r.stragglers.mad_k},
@@ -104,6 +105,7 @@ Rules rules_from(const Field& f) {
   r.fail_pct = f.at("fail_pct").non_negative();
   if (r.fail_pct < r.warn_pct) Field::fail("rules.fail_pct", "is smaller than rules.warn_pct");
   r.small_message_bytes = f.at("small_message_bytes").get<std::uint64_t>();
+  r.max_noise_pct = f.at("max_noise_pct").non_negative();
   const Field floors = f.at("floors");
   for (std::size_t i = 0; i < floors.size(); ++i) {
     const Field fl = floors.at(i);

@@ -48,7 +48,8 @@ void judge_change(Judgement& j, const Rules& rules) {
   const std::string what = name_of(j.metric);
   const std::string direction = j.metric == Metric::Time ? (worse > 0 ? "slower" : "faster")
                                                          : (worse > 0 ? "lower" : "higher");
-  const std::string change = what + " " + pct(std::fabs(worse)) + " " + direction;
+  const std::string change =
+      std::fabs(worse) < 0.05 ? what + " unchanged" : what + " " + pct(std::fabs(worse)) + " " + direction;
   if (j.baseline_value <= 0) {
     j.verdict = Verdict::Pass;
     j.reason = "baseline " + what + " is 0";
@@ -79,7 +80,7 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
     j.has_baseline = true;
     j.baseline_value = j.metric == Metric::Time ? base->time_us : base->bandwidth_gbps;
     const double base_spread = j.metric == Metric::Time ? base->time_spread_pct : base->bandwidth_spread_pct;
-    j.noise_pct = std::max(base_spread, spread_pct(values));
+    j.noise_pct = std::min(std::max(base_spread, spread_pct(values)), rules.max_noise_pct);
     j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;
     judge_change(j, rules);
   } else {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "sweep/sizes.hpp"
 
@@ -62,6 +63,22 @@ std::map<Key, Observation> observe(const report::Results& results) {
   observe_collectives(results, out);
   observe_ep(results, out);
   return out;
+}
+
+report::Results merge_runs(const std::vector<report::Results>& runs, const std::vector<std::string>& names) {
+  report::Results merged = runs.at(0);
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    if (r.provenance.hosts != merged.provenance.hosts) {
+      throw std::runtime_error(names.at(i) + ": its ranks ran on other hosts than those of " + names.at(0) +
+                               "; compare them one at a time");
+    }
+    merged.rows.insert(merged.rows.end(), r.rows.begin(), r.rows.end());
+    merged.ep_rows.insert(merged.ep_rows.end(), r.ep_rows.begin(), r.ep_rows.end());
+    merged.wrong_total += r.wrong_total;
+    merged.complete = merged.complete && r.complete;
+  }
+  return merged;
 }
 
 double median(std::vector<double> v) {

@@ -47,6 +47,11 @@ struct Observation {
 
 std::map<Key, Observation> observe(const report::Results& results);
 
+// Several results files of one night on one job (e.g. the collectives' and the EP sweep) as
+// one run: rows appended, totals summed. Throws naming the file whose ranks' hosts differ
+// from the first file's (per-rank times would not line up).
+report::Results merge_runs(const std::vector<report::Results>& runs, const std::vector<std::string>& names);
+
 // Statistics over samples: the median, and the spread as (max - min) / median in percent
 // (0 for one sample or a zero median).
 double median(std::vector<double> values);

@@ -19,7 +19,10 @@ std::vector<GroupLine> group_lines(const Comparison& c) {
     if (!lines.empty() && line_key(lines.back().worst->key) == line_key(j.key)) {
       auto& line = lines.back();
       ++line.members;
-      if (j.verdict > line.worst->verdict) line.worst = &j;
+      // On a tie the out-of-place half speaks for the line, as it does in the plots.
+      if (j.verdict > line.worst->verdict || (j.verdict == line.worst->verdict && j.key.place == "out_of_place")) {
+        line.worst = &j;
+      }
       continue;
     }
     lines.push_back({&j, 1});

@@ -1,5 +1,6 @@
 // Prometheus text exposition format 0.0.4, for node-exporter's textfile collector: one
 // HELP and TYPE line per metric family, then its samples; label values escaped.
+#include <cmath>
 #include <ctime>
 #include <sstream>
 
@@ -39,7 +40,12 @@ class Exposition {
       }
     }
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.9g", value);
+    // Whole numbers (counts, Unix seconds) exactly; measurements to 9 significant digits.
+    if (value == std::floor(value) && std::fabs(value) < 1e15) {
+      std::snprintf(buf, sizeof buf, "%.0f", value);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.9g", value);
+    }
     out_ << "} " << buf << "\n";
   }
   std::string text() const { return out_.str(); }
