@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli/fabric_commands.hpp"
+#include "cli/regress_commands.hpp"
 #include "cli/suite_command.hpp"
 #include "cli/topo_command.hpp"
 
@@ -11,6 +12,8 @@ namespace commsweep {
 // One line per command; keep each list in alphabetical order.
 const std::vector<OfflineCommand>& offline_commands() {
   static const std::vector<OfflineCommand> commands = {
+      {"baseline", "a baseline (median, spread, rules) from N results files", run_baseline_command},
+      {"compare", "judge a results file against a baseline: verdicts, stragglers, reports", run_compare_command},
       {"env", "export lines for NCCL/UCX that fit this pod's RDMA devices (commsweep env --help)", run_env_command},
       {"topo", "NCCL topology files per shape: generate, validate, dump (commsweep topo --help)", run_topo_command},
       {"transport", "read NCCL INFO logs: network, HCAs, GDR, per-peer transport (--help)", run_transport_command},

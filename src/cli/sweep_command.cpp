@@ -1,16 +1,20 @@
 #include "cli/sweep_command.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
 #include "cli/fabric_commands.hpp"
+#include "cli/progress.hpp"
 #include "cli/run_setup.hpp"
 #include "report/json.hpp"
 #include "report/table.hpp"
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
 #include "runtime/watchdog.hpp"
+#include "sweep/sizes.hpp"
 #include "sweep/sweep.hpp"
 
 namespace commsweep {
@@ -29,6 +33,16 @@ std::string parameters_line(const World& world, const SweepConfig& c, std::size_
       << c.check << " graph: " << c.graph_launches << " blocking: " << (c.blocking ? 1 : 0)
       << " timer: " << (c.device_timer ? "device" : "host") << " timeout: " << c.timeout_s << "s";
   return out.str();
+}
+
+// Rows the sweep will print, for the progress line (an upper bound: sizes below one element
+// per rank are skipped); 0 for an endless sweep.
+std::size_t planned_rows(const CliOptions& o, const SweepConfig& c) {
+  std::size_t rows = 0;
+  for (const auto& name : o.tests) {
+    rows += c.types.size() * (find_collective_test(name)->reduces ? c.ops.size() : 1) * size_list(c).size();
+  }
+  return rows * static_cast<std::size_t>(c.cycles);
 }
 
 }  // namespace
@@ -50,8 +64,15 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
   }
 
   // Every rank plans the same sizes and reaches the same notes: rank 0 alone prints them.
-  const SweepSink sink{[&](const report::ResultRow& row) { printer.row(row); },
+  ProgressLine progress(root && isatty(STDERR_FILENO), planned_rows(o, config));
+  const SweepSink sink{[&](const report::ResultRow& row) {
+                         progress.clear();
+                         printer.row(row);
+                         std::cout.flush();
+                         progress.step(row.test, row.size_bytes);
+                       },
                        [&](const std::string& text) {
+                         progress.clear();
                          if (root) printer.note(text);
                        }};
   CollectiveOutcome outcome;
@@ -60,6 +81,7 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
     for (const auto& name : tests) {
       if (sweep.interrupted()) break;
       const CollectiveTest& test = *find_collective_test(name);
+      progress.clear();
       if (root) {
         header.test = std::string(test.name);
         printer.header(header);
@@ -69,6 +91,7 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
       for (const auto& r : rows) {
         wrong += r.out_of_place.wrong.value_or(0) + r.in_place.wrong.value_or(0);
       }
+      progress.clear();
       if (root && sweep.interrupted()) printer.note(interrupted_note());
       if (root) printer.footer(std::string(test.name), wrong, report::average_busbw(rows));
       outcome.wrong += wrong;
