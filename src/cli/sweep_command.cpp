@@ -37,9 +37,9 @@ std::string parameters_line(const World& world, const SweepConfig& c, std::size_
 
 // Rows the sweep will print, for the progress line (an upper bound: sizes below one element
 // per rank are skipped); 0 for an endless sweep.
-std::size_t planned_rows(const CliOptions& o, const SweepConfig& c) {
+std::size_t planned_rows(const std::vector<std::string>& tests, const SweepConfig& c) {
   std::size_t rows = 0;
-  for (const auto& name : o.tests) {
+  for (const auto& name : tests) {
     rows += c.types.size() * (find_collective_test(name)->reduces ? c.ops.size() : 1) * size_list(c).size();
   }
   return rows * static_cast<std::size_t>(c.cycles);
@@ -64,11 +64,11 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
   }
 
   // Every rank plans the same sizes and reaches the same notes: rank 0 alone prints them.
-  ProgressLine progress(root && isatty(STDERR_FILENO), planned_rows(o, config));
+  ProgressLine progress(root && isatty(STDERR_FILENO), planned_rows(tests, config));
   const SweepSink sink{[&](const report::ResultRow& row) {
                          progress.clear();
                          printer.row(row);
-                         std::cout.flush();
+                         out.flush();
                          progress.step(row.test, row.size_bytes);
                        },
                        [&](const std::string& text) {
