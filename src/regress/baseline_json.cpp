@@ -1,7 +1,8 @@
 #include "regress/baseline_json.hpp"
 
-#include <fstream>
 #include <stdexcept>
+
+#include "report/json.hpp"
 
 namespace commsweep::regress {
 namespace {
@@ -197,14 +198,7 @@ Baseline baseline_from_json(const json& doc) {
 }
 
 Baseline read_baseline_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read baseline " + path);
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw std::runtime_error(path + ": not valid JSON: " + e.what());
-  }
+  const json doc = report::read_json_file(path, "baseline ");
   try {
     return baseline_from_json(doc);
   } catch (const std::runtime_error& e) {
