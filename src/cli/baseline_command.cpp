@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/flags.hpp"
 #include "cli/regress_commands.hpp"
 #include "regress/baseline_json.hpp"
 #include "runtime/error.hpp"
@@ -106,13 +107,8 @@ int run_baseline_command(int argc, char** argv, char**) {
   all.add(flags).add_options()("run", po::value(&o.runs)->composing());
   po::positional_options_description positional;
   positional.add("run", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc - 1, argv + 1).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw_usage(std::string(e.what()) + " (commsweep baseline --help)");
-  }
+  const po::variables_map vm =
+      parse_flags(argc, argv, 2, all, positional, "", " (commsweep baseline --help)");
   if (vm.count("help")) {
     std::cout << flags << "\nMakes a baseline (schema commsweep.baseline/1, results/schema/baseline.md) from one or\n"
                  "more results files: per measurement the median and the spread ((max - min) / median) over\n"

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/flags.hpp"
 #include "cli/regress_commands.hpp"
 #include "regress/baseline_json.hpp"
 #include "regress/compare.hpp"
@@ -90,13 +91,8 @@ int run_compare_command(int argc, char** argv, char**) {
   all.add(flags).add_options()("results", po::value(&o.results)->composing());
   po::positional_options_description positional;
   positional.add("results", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc - 1, argv + 1).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return bad_input(std::string(e.what()) + " (commsweep compare --help)");
-  }
+  const po::variables_map vm =
+      parse_flags(argc, argv, 2, all, positional, "", " (commsweep compare --help)");
   if (vm.count("help")) {
     std::cout << compare_help(flags);
     return 0;

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/flags.hpp"
 #include "fabric/locality.hpp"
 #include "fabric/nccl_env.hpp"
 #include "fabric/nccl_log.hpp"
@@ -25,17 +26,9 @@ namespace {
 // argv[2...]: the command's own flags. A bad flag is a usage Error naming it.
 po::variables_map parse(int argc, char** argv, const po::options_description& flags,
                         const po::positional_options_description* positional = nullptr) {
-  po::variables_map vm;
-  try {
-    po::command_line_parser parser(argc - 1, argv + 1);
-    parser.options(flags);
-    if (positional) parser.positional(*positional);
-    po::store(parser.run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw_usage(std::string(argv[1]) + ": " + e.what() + " (commsweep " + argv[1] + " --help)");
-  }
-  return vm;
+  const std::string command = argv[1];
+  return parse_flags(argc, argv, 2, flags, positional ? *positional : po::positional_options_description(),
+                     command + ": ", " (commsweep " + command + " --help)");
 }
 
 po::options_description preflight_flags() {

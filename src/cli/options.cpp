@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "collectives/collective_test.hpp"
 #include "runtime/error.hpp"
 #include "sweep/sizes.hpp"
@@ -199,19 +200,7 @@ CliOptions parse_options(int argc, const char* const* argv) {
   po::positional_options_description positional;
   positional.add("tests", -1);
 
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv)
-                  .options(all)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw_usage(std::string(e.what()) + " (see --help)");
-  }
+  const po::variables_map vm = parse_flags(argc, argv, 1, all, positional, "", " (see --help)");
 
   CliOptions o;
   for (int i = 1; i < argc; ++i) o.arguments.emplace_back(argv[i]);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/ep_options.hpp"
+#include "cli/flags.hpp"
 #include "runtime/error.hpp"
 #include "suite/document.hpp"
 
@@ -220,25 +221,12 @@ po::options_description suite_flags() {
 
 SuiteCliOptions parse_suite_options(int argc, const char* const* argv) {
   const int first = argc > 1 && std::string(argv[1]) == "suite" ? 2 : 1;
-  std::vector<const char*> args{argc > 0 ? argv[0] : "commsweep"};
-  for (int i = first; i < argc; ++i) args.push_back(argv[i]);
   po::options_description all;
   all.add(suite_flags()).add_options()("file", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
   positional.add("file", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(static_cast<int>(args.size()), args.data())
-                  .options(all)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw_usage(std::string("suite: ") + e.what() + " (see commsweep suite --help)");
-  }
+  const po::variables_map vm =
+      parse_flags(argc, argv, first, all, positional, "suite: ", " (see commsweep suite --help)");
   SuiteCliOptions o;
   for (int i = 1; i < argc; ++i) o.arguments.emplace_back(argv[i]);
   if (vm.count("help")) {

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/flags.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
 #include "topology/generate.hpp"
@@ -56,17 +57,8 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 po::variables_map parse(int argc, char** argv, const po::options_description& flags,
                         const po::positional_options_description& positional = {}) {
-  po::variables_map vm;
-  try {
-    // argv[0] program, argv[1] "topo", argv[2] the verb.
-    po::store(po::command_line_parser(argc - 2, argv + 2).options(flags).positional(positional)
-                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
-                  .run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw Error(ErrorKind::Usage, std::string(e.what()) + " (see commsweep topo --help)");
-  }
-  return vm;
+  // argv[0] program, argv[1] "topo", argv[2] the verb.
+  return parse_flags(argc, argv, 3, flags, positional, "", " (see commsweep topo --help)");
 }
 
 std::string flag(const po::variables_map& vm, const char* name, const std::string& fallback = {}) {
