@@ -210,6 +210,24 @@ def strip_header(text):
     return "".join(lines)
 
 
+def check_shape_nccl_env(repo, shape, failures):
+    """A shape's nccl.env holds exactly the settings of topology/<shape>.conf but NCCL_IB_HCA:
+    one source of the values for bare metal and the pods."""
+    def settings(path, drop=()):
+        with open(path) as f:
+            pairs = [line.strip().split("=", 1) for line in f
+                     if line.strip() and not line.startswith("#")]
+        return {k: v for k, v in pairs if k not in drop}
+    conf = os.path.join(repo, "topology", shape + ".conf")
+    env = os.path.join(repo, "volcano", "components", "shapes", shape, "nccl.env")
+    if not os.path.exists(conf):
+        failures.append("topology/%s.conf is missing" % shape)
+        return
+    if settings(env) != settings(conf, drop=("NCCL_IB_HCA",)):
+        failures.append("volcano/components/shapes/%s/nccl.env differs from topology/%s.conf: run "
+                        "scripts/commsweep-k8s regenerate and commit the result" % (shape, shape))
+
+
 def cmd_generated(args, stage, failures):
     pairs = [("volcano/volcano-job.yaml", "volcano/overlays/" + DEFAULT_SHAPE),
              ("volcano/nightly/kubernetes/job.yaml", "volcano/nightly/kubernetes/job")]
@@ -225,6 +243,8 @@ def cmd_generated(args, stage, failures):
         if strip_header(have) != stage.render_text(source):
             failures.append("%s differs from the rendering of %s: run scripts/commsweep-k8s "
                             "regenerate and commit the result" % (generated, source))
+    for shape in SHAPES:
+        check_shape_nccl_env(args.repo, shape, failures)
     if stage.placeholders:
         print("NOTE: compared with placeholder topology files; once topology/<shape>.xml land, "
               "run scripts/commsweep-k8s regenerate (this check then fails until it is run)")
