@@ -17,21 +17,12 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+from commsweep_check import Failures  # noqa: E402
 from expected_sweep import Sweep  # noqa: E402
 from nccl_table import check_rows_expected, check_section_layout, parse_table  # noqa: E402
 from results_json import check_json  # noqa: E402
 
 RESULTS_NAME = re.compile(r"^\d{8}T\d{6}Z-(.+)\.json$")
-
-
-class Failures:
-    def __init__(self):
-        self.messages = []
-
-    def check(self, ok, message):
-        if not ok:
-            self.messages.append(message)
-        return ok
 
 
 def split_output(text):

@@ -15,6 +15,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "regress"))
+from commsweep_check import launcher  # noqa: E402
 from regress_cli import Check, fresh_dir, load, run, save, slower, table_line  # noqa: E402
 
 SIZES = ["-b", "64K", "-e", "1M"]
@@ -22,10 +23,7 @@ QUICK = ["--backend", "mpi", "-c", "1", "-w", "1", "-n", "5", "-N", "2"]
 
 
 def mpirun(a, args, timeout=120):
-    cmd = [a.mpiexec, "-n", "4", "--oversubscribe"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    return run(cmd + [a.commsweep] + args, timeout=timeout)
+    return run(launcher(a.mpiexec, 4) + [a.commsweep] + args, timeout=timeout)
 
 
 def main():
