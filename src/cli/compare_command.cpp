@@ -9,6 +9,7 @@
 
 #include "cli/flags.hpp"
 #include "cli/regress_commands.hpp"
+#include "core/text_file.hpp"
 #include "regress/baseline_json.hpp"
 #include "regress/compare.hpp"
 #include "regress/history.hpp"
@@ -70,13 +71,6 @@ void write_reports(const CompareOptions& o, const regress::Comparison& c, const 
   for (const auto& [path, text] : files) report::write_file_atomically(path, text);
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 int bad_input(const std::string& message) {
   std::cerr << "commsweep compare: " << message << "\n";
   return regress::compare_exit::kBadInput;
@@ -122,7 +116,7 @@ int run_compare_command(int argc, char** argv, char**) {
     write_reports(o, c, baseline, history);
     if (!o.quiet) std::cout << regress::render_table(c) << std::flush;
     for (std::size_t i = 0; o.record && i < inputs.size(); ++i) {
-      std::cout << "recorded " << regress::record_in_history(o.history, inputs[i], read_text(o.results[i])) << "\n";
+      std::cout << "recorded " << regress::record_in_history(o.history, inputs[i], read_text_file(o.results[i]).value_or("")) << "\n";
     }
     return c.exit_code;
   } catch (const std::exception& e) {

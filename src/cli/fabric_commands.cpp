@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/flags.hpp"
+#include "core/text_file.hpp"
 #include "fabric/locality.hpp"
 #include "fabric/nccl_env.hpp"
 #include "fabric/nccl_log.hpp"
@@ -146,13 +147,6 @@ po::options_description env_flags() {
   return d;
 }
 
-std::string read_file(const std::string& path, bool* exists) {
-  std::ifstream in(path);
-  *exists = static_cast<bool>(in);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 }  // namespace
 
 std::string env_help_text() {
@@ -188,11 +182,10 @@ int run_env_command(int argc, char** argv, char** envp) {
     pcis = fabric::pcidevices_from_environment(envp);
     const bool given = vm.count("annotations") > 0;
     const std::string path = given ? vm["annotations"].as<std::string>() : root.path("/etc/podinfo/annotations");
-    bool exists = false;
-    const std::string text = read_file(path, &exists);
-    if (!exists && given) throw_usage("env: --annotations " + path + " cannot be read");
-    if (exists)
-      for (auto& p : fabric::parse_network_status_file(text, &default_iface)) pcis.push_back(p);
+    const auto text = read_text_file(path);
+    if (!text && given) throw_usage("env: --annotations " + path + " cannot be read");
+    if (text)
+      for (auto& p : fabric::parse_network_status_file(*text, &default_iface)) pcis.push_back(p);
   } catch (const fabric::PodDeviceError& e) {
     throw_usage(std::string("env: ") + e.what());
   }

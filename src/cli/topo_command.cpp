@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/flags.hpp"
+#include "core/text_file.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
 #include "topology/generate.hpp"
@@ -43,11 +44,8 @@ constexpr const char* kHelp =
     "Exit codes: 0 valid or written, 2 bad input or an invalid file (FILE:LINE: reason), 3 a call failed.\n";
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::Usage, path + ": cannot read the file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  if (auto text = read_text_file(path)) return std::move(*text);
+  throw Error(ErrorKind::Usage, path + ": cannot read the file");
 }
 
 std::string env_or(const char* name, const std::string& fallback) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "core/text_file.hpp"
 #include "fabric/host_checks.hpp"
 #include "fabric/locality.hpp"
 #include "fabric/nccl_env.hpp"
@@ -67,17 +68,6 @@ Check port_check(const RdmaDevice& d, const RdmaPort& p, const std::map<std::str
   return pass(name, what);
 }
 
-std::string read_text_file(const std::string& path, bool* exists) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  *exists = f != nullptr;
-  if (!f) return "";
-  std::string text;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  std::fclose(f);
-  return text;
-}
 
 std::vector<std::string> netdevs(const SysfsRoot& root) { return root.list("/sys/class/net"); }
 
@@ -121,10 +111,8 @@ std::vector<Check> pod_checks(const SysfsRoot& root, const RdmaInventory& inv, c
   const std::string path = annotations_path.empty() ? root.path("/etc/podinfo/annotations") : annotations_path;
   try {
     pcis = pcidevices_from_environment(envp);
-    bool exists = false;
-    const std::string text = read_text_file(path, &exists);
-    if (exists) {
-      for (auto& p : parse_network_status_file(text, &default_iface)) {
+    if (const auto text = read_text_file(path)) {
+      for (auto& p : parse_network_status_file(*text, &default_iface)) {
         bool seen = false;
         for (const auto& q : pcis) seen = seen || q.pci_address == p.pci_address;
         if (!seen) pcis.push_back(p);

@@ -4,18 +4,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/text_file.hpp"
 #include "topology/validate.hpp"
 
 namespace commsweep::topology {
 namespace {
-
-std::string read_text(const std::string& path, bool* ok) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  *ok = static_cast<bool>(in) || in.eof();
-  return s.str();
-}
 
 std::string first_problems(const ValidationReport& r, const std::string& file) {
   std::string out;
@@ -49,12 +42,12 @@ TopologyRunCheck check_topology_for_run(const TopologyRunInput& in) {
                 "): NCCL detects the topology itself";
     return c;
   }
-  bool ok = false;
-  const std::string text = read_text(c.file, &ok);
+  const auto text = read_text_file(c.file);
+  const bool ok = text.has_value();
   ValidateOptions options;
   options.shape = in.description;
   options.sysfs_root = in.sysfs_root;
-  const auto report = validate_topology(text, options);
+  const auto report = validate_topology(text.value_or(""), options);
   if (!ok || !report.valid()) {
     const std::string why = ok ? first_problems(report, c.file) : "cannot read it";
     if (!in.force) {

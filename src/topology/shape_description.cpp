@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/text_file.hpp"
 #include "runtime/error.hpp"
 
 namespace commsweep::topology {
@@ -151,11 +152,8 @@ void check_counts(const ShapeDescription& d, const std::string& s) {
 }
 
 std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error(ErrorKind::Usage, p.string() + ": cannot read the shape description");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  if (auto text = read_text_file(p.string())) return std::move(*text);
+  throw Error(ErrorKind::Usage, p.string() + ": cannot read the shape description");
 }
 
 }  // namespace
