@@ -179,13 +179,11 @@ int run_env_command(int argc, char** argv, char** envp) {
   std::vector<fabric::PodPci> pcis;
   std::string default_iface;
   try {
-    pcis = fabric::pcidevices_from_environment(envp);
     const bool given = vm.count("annotations") > 0;
     const std::string path = given ? vm["annotations"].as<std::string>() : root.path("/etc/podinfo/annotations");
     const auto text = read_text_file(path);
     if (!text && given) throw_usage("env: --annotations " + path + " cannot be read");
-    if (text)
-      for (auto& p : fabric::parse_network_status_file(*text, &default_iface)) pcis.push_back(p);
+    pcis = fabric::pod_pci_addresses(envp, text, &default_iface);
   } catch (const fabric::PodDeviceError& e) {
     throw_usage(std::string("env: ") + e.what());
   }

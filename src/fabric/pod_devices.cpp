@@ -217,4 +217,16 @@ PodMapping all_ports(const RdmaInventory& inventory) {
   return mapping;
 }
 
+std::vector<PodPci> pod_pci_addresses(char** envp, const std::optional<std::string>& annotations,
+                                      std::string* default_interface) {
+  std::vector<PodPci> pcis = pcidevices_from_environment(envp);
+  if (!annotations) return pcis;
+  for (auto& p : parse_network_status_file(*annotations, default_interface)) {
+    bool seen = false;
+    for (const auto& q : pcis) seen = seen || q.pci_address == p.pci_address;
+    if (!seen) pcis.push_back(std::move(p));
+  }
+  return pcis;
+}
+
 }  // namespace commsweep::fabric

@@ -38,6 +38,11 @@ std::vector<PodPci> parse_network_status(const std::string& json, std::string* d
 // Every PCIDEVICE_* variable in envp (sorted by name, addresses deduplicated).
 std::vector<PodPci> pcidevices_from_environment(char** envp);
 
+// The PCI addresses given to the pod: the PCIDEVICE_* variables, then the attachments of the
+// annotations file's network-status (nullopt: no file) that they do not already name.
+std::vector<PodPci> pod_pci_addresses(char** envp, const std::optional<std::string>& annotations,
+                                      std::string* default_interface);
+
 struct PodHca {
   std::string device;  // mlx5_3
   int port = 1;

@@ -110,14 +110,9 @@ std::vector<Check> pod_checks(const SysfsRoot& root, const RdmaInventory& inv, c
   std::string default_iface;
   const std::string path = annotations_path.empty() ? root.path("/etc/podinfo/annotations") : annotations_path;
   try {
-    pcis = pcidevices_from_environment(envp);
-    if (const auto text = read_text_file(path)) {
-      for (auto& p : parse_network_status_file(*text, &default_iface)) {
-        bool seen = false;
-        for (const auto& q : pcis) seen = seen || q.pci_address == p.pci_address;
-        if (!seen) pcis.push_back(p);
-      }
-    } else if (!annotations_path.empty()) {
+    const auto text = read_text_file(path);
+    pcis = pod_pci_addresses(envp, text, &default_iface);
+    if (!text && !annotations_path.empty()) {
       out.push_back(fail("sriov", "--annotations " + path + " cannot be read", "give the downward-API file's path"));
     }
   } catch (const PodDeviceError& e) {
