@@ -50,7 +50,7 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
   const bool root = world.rank() == 0;
   const auto exchange = make_exchange(world, backend);
   // Nodes for --topk-groups: the ranks of one host (MPI_COMM_TYPE_SHARED) form a node.
-  ep::EpSweep sweep(world, *exchange, watchdog, config, world.local_size());
+  ep::EpSweep sweep(world, *exchange, watchdog, config, world.node_size());
   sweep.validate();
 
   report::EpTablePrinter printer(out);
