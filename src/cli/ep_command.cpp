@@ -12,6 +12,7 @@
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
+#include "ep/lsa_exchange.hpp"
 #include "ep/nccl_exchange.hpp"
 #endif
 
@@ -27,13 +28,23 @@ std::string parameters_line(const World& world, const ep::EpConfig& c) {
   return out.str();
 }
 
-std::unique_ptr<ep::EpExchange> make_exchange(World& world, Backend& backend) {
+std::unique_ptr<ep::EpExchange> make_exchange(World& world, Backend& backend, ep::EpImpl impl,
+                                              double timeout_s, int blocks) {
 #if COMMSWEEP_HAVE_NCCL_BACKEND
   if (auto* nccl = dynamic_cast<NcclBackend*>(&backend)) {
+    if (impl == ep::EpImpl::Lsa) {
+      const Phase setup{"ep lsa set-up (device communicator)", Deadline::after(timeout_s)};
+      return std::make_unique<ep::LsaExchange>(world, *nccl, setup, blocks);
+    }
     return std::make_unique<ep::NcclExchange>(world, *nccl);
   }
 #endif
-  (void)backend;
+  (void)timeout_s;
+  (void)blocks;
+  if (impl == ep::EpImpl::Lsa) {
+    throw_usage("--ep-impl lsa: needs the nccl backend (GPUs, NCCL 2.28+); this run uses the " +
+                std::string(backend.name()) + " backend");
+  }
   return std::make_unique<ep::HostExchange>(world);
 }
 
@@ -48,9 +59,14 @@ void check_ep_config(const World& world, const ep::EpConfig& config) {
 EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const RunSetup& run,
                        const ep::EpConfig& config, std::ostream& out) {
   const bool root = world.rank() == 0;
-  const auto exchange = make_exchange(world, backend);
-  // Nodes for --topk-groups: the ranks of one host (MPI_COMM_TYPE_SHARED) form a node.
-  ep::EpSweep sweep(world, *exchange, watchdog, config, world.node_size());
+  std::vector<std::unique_ptr<ep::EpExchange>> exchanges;
+  std::vector<ep::NamedExchange> named;
+  for (const ep::EpImpl impl : config.impls) {
+    exchanges.push_back(make_exchange(world, backend, impl, config.timeout_s, config.lsa_blocks));
+    named.push_back({impl, exchanges.back().get()});
+  }
+  // Nodes for --topk-groups: World's nodes (hosts, or NCCL_HOSTID groups).
+  ep::EpSweep sweep(world, named, watchdog, config, world.node_size());
   sweep.validate();
 
   report::EpTablePrinter printer(out);
@@ -60,6 +76,9 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
   for (const auto& r : outcome.rows) outcome.wrong += r.dispatch.wrong + r.combine.wrong;
   outcome.interrupted = sweep.interrupted();
   if (root && outcome.interrupted) printer.note(interrupted_note());
+  for (const auto& x : exchanges) {  // after the rows: how each ran is known once it has
+    if (root && !x->note().empty()) printer.note(x->note());
+  }
   if (root) printer.footer(outcome.wrong);
   return outcome;
 }

@@ -36,7 +36,8 @@ po::options_description axis_flags() {
       ("topk", po::value<std::string>()->default_value("8"), "experts per token")
       ("experts", po::value<std::string>()->default_value("256"), "experts in all; experts / ranks on each rank (must divide)")
       ("dtype", po::value<std::string>()->default_value("bf16"), "dispatch type: bf16, fp8 (e4m3, one fp32 scale per 128 elements; hidden a multiple of 128)")
-      ("routing", po::value<std::string>()->default_value("randn"), "randn uniform balanced skewed file (below)");
+      ("routing", po::value<std::string>()->default_value("randn"), "randn uniform balanced skewed file (below)")
+      ("ep-impl", po::value<std::string>()->default_value("alltoallv"), "how the exchange is done (below): alltoallv, lsa; alltoallv,lsa runs both on every case, side by side");
   return d;
 }
 
@@ -51,6 +52,7 @@ po::options_description run_flags() {
       ("check,c", po::value<std::string>()->default_value("1"), "1: verify every dispatched and combined element bit-exact; 0 off")
       ("timeout,T", po::value<std::string>()->default_value("300"), "seconds any phase may take before the job is ended")
       ("seed", po::value<std::string>(), "seed of the routing and the token data")
+      ("lsa-blocks", po::value<std::string>()->default_value("0"), "--ep-impl lsa: thread blocks (512 threads) per kernel, at most what the GPU keeps resident; 0: a warp per (token, rank) piece, up to 2 blocks per SM")
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
       ("suite", po::value<std::string>(), "read axes and settings from this JSON file (below); flags given override it")
@@ -80,8 +82,10 @@ constexpr Key kIters{"iters", "-n/--iters", "iters"};
 constexpr Key kWarmup{"warmup_iters", "-w/--warmup_iters", "warmup"};
 constexpr Key kCheck{"check", "-c/--check", "check"};
 constexpr Key kSeed{"seed", "--seed", "seed"};
-constexpr Key kSuiteKeys[] = {kTokens, kHidden,     kTopk,  kExperts, kDtype, kRouting, kSkew,
-                              kRoutingFile, kTopkGroups, kIters, kWarmup, kCheck, kSeed};
+constexpr Key kImpl{"ep-impl", "--ep-impl", "impl"};
+constexpr Key kLsaBlocks{"lsa-blocks", "--lsa-blocks", "lsa_blocks"};
+constexpr Key kSuiteKeys[] = {kTokens, kHidden, kTopk,  kExperts, kDtype, kRouting, kSkew, kRoutingFile,
+                              kTopkGroups, kIters, kWarmup, kCheck, kSeed, kImpl, kLsaBlocks};
 
 // A suite file, read and checked for unknown keys.
 struct Suite {
@@ -324,6 +328,12 @@ ep::EpConfig parse_config(const po::variables_map& vm, const std::optional<Suite
   for (const int i : name_list(routing, {"randn", "uniform", "balanced", "skewed", "file"})) {
     c.routings.push_back(static_cast<ep::RoutingKind>(i));
   }
+  c.impls.clear();
+  for (const int i : name_list(required(vm, suite, kImpl), {"alltoallv", "lsa"})) {
+    c.impls.push_back(static_cast<ep::EpImpl>(i));
+  }
+  const Given lsa_blocks = required(vm, suite, kLsaBlocks);
+  c.lsa_blocks = static_cast<int>(whole_number(lsa_blocks, single(lsa_blocks), 0, 1 << 16));
   c.skew = positive_number(required(vm, suite, kSkew));
   const Given groups = required(vm, suite, kTopkGroups);
   c.topk_groups = static_cast<int>(whole_number(groups, single(groups), 0, kMaxExperts));
@@ -428,13 +438,27 @@ std::string ep_help_text() {
          "  skewed    experts drawn with weight 1 / (e + 1)^S (--skew S): the low experts are hot\n"
          "  file      --routing-file: lines 'rank token expert_1 .. expert_k [weight_1 .. weight_k]',\n"
          "            one for each token 0..tokens-1 of every rank; weights default to 1/k; '#' comments\n"
-         "  --topk-groups N limits a token's experts to N nodes (DeepEP's num_topk_groups).\n"
+         "  --topk-groups N limits a token's experts to N nodes (DeepEP's num_topk_groups).\n\n"
+         "Implementations (--ep-impl, a comma list; each case runs on each, rows side by side):\n"
+         "  alltoallv  the reference: kernels pack the records, the counts go first (ncclSend/Recv),\n"
+         "             the host waits for them, then grouped ncclSend/Recv move the records and,\n"
+         "             reversed, the partial sums; time is the host's wall time of the whole step.\n"
+         "             On the mpi backend the same exchange is MPI_Alltoallv on host buffers.\n"
+         "  lsa        nccl backend, NCCL 2.28+ device API, every rank in one NVLink domain: one\n"
+         "             cooperative kernel per step stores each token once per destination rank\n"
+         "             straight into the receiver's symmetric buffer (ncclMemAlloc +\n"
+         "             ncclCommWindowRegister, peer pointers), with LSA barriers between stages;\n"
+         "             the combine stores each rank's weighted partial sums straight back. Replayed\n"
+         "             as a CUDA graph; time is the kernel's own span (first block's start to\n"
+         "             last block's end, on the GPU's clock), as DeepEP times its kernels.\n"
+         "  Both produce the same expert-grouped buffers and the same combined output, checked\n"
+         "  element by element against the host reference.\n"
       << visible << "\n"
       << "Defaults are DeepEP's test sizes (DeepSeek-V3: hidden 7168, top-k 8, 256 experts) over\n"
          "128..4096 tokens per rank. Experts must divide by the ranks.\n\n"
          "--suite FILE: a JSON object with any of the keys tokens, hidden, topk, experts, dtype,\n"
          "routing (a list or one value), skew, routing_file (relative to the suite's folder),\n"
-         "topk_groups, iters, warmup, check, seed. Flags given on the command line override it.\n\n"
+         "topk_groups, iters, warmup, check, seed, impl, lsa_blocks. Flags given on the command line override it.\n\n"
          "Exit codes (as the collectives): 0 all passed; 1 wrong elements found; 2 bad flags or\n"
          "input; 3 a CUDA, NCCL or MPI call failed; 4 timeout (hang); 5 interrupted (SIGTERM,\n"
          "SIGINT): the rows measured so far, marked incomplete.\n\n"
@@ -442,7 +466,8 @@ std::string ep_help_text() {
          "  mpirun -np 8 commsweep ep\n"
          "  mpirun -np 8 commsweep ep --tokens 512 --experts 32      (the Helm chart's job)\n"
          "  mpirun -np 4 commsweep ep --dtype bf16,fp8 --routing randn,skewed --skew 1.5 --json ep.json\n"
-         "  mpirun -np 4 commsweep ep --suite moe.json --tokens 1024\n";
+         "  mpirun -np 4 commsweep ep --suite moe.json --tokens 1024\n"
+         "  mpirun -np 4 commsweep ep --ep-impl alltoallv,lsa --tokens 128,4096   (one node, NVLink)\n";
   return out.str();
 }
 

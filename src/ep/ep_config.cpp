@@ -25,6 +25,14 @@ std::string_view name_of(EpDtype dtype) {
   return "?";
 }
 
+std::string_view name_of(EpImpl impl) {
+  switch (impl) {
+    case EpImpl::Alltoallv: return "alltoallv";
+    case EpImpl::Lsa: return "lsa";
+  }
+  return "?";
+}
+
 namespace {
 
 std::string setting(const char* flag, int value) {

@@ -10,9 +10,13 @@ namespace commsweep::ep {
 
 enum class RoutingKind { Randn, Uniform, Balanced, Skewed, File };
 enum class EpDtype { Bf16, Fp8 };
+// How the exchange is done: host-driven grouped send/recv (the reference), or kernels that
+// store into peers' memory over NVLink through NCCL's device API.
+enum class EpImpl { Alltoallv, Lsa };
 
 std::string_view name_of(RoutingKind kind);  // "randn" "uniform" "balanced" "skewed" "file"
 std::string_view name_of(EpDtype dtype);     // "bf16" "fp8"
+std::string_view name_of(EpImpl impl);       // "alltoallv" "lsa"
 
 // One point of the sweep.
 struct EpCase {
@@ -31,6 +35,7 @@ struct EpConfig {
   std::vector<int> experts{256};
   std::vector<EpDtype> dtypes{EpDtype::Bf16};
   std::vector<RoutingKind> routings{RoutingKind::Randn};
+  std::vector<EpImpl> impls{EpImpl::Alltoallv};  // each case runs on each, one row each
   double skew = 1.0;             // skewed: expert e drawn with weight 1 / (e + 1)^skew
   std::string routing_file;      // file: the routing table (routing.hpp documents the format)
   int topk_groups = 0;           // > 0: a token's experts lie on at most this many nodes
@@ -39,6 +44,7 @@ struct EpConfig {
   bool check = true;
   double timeout_s = 300;
   std::uint64_t seed = 0x636f6d6d73776570ull;
+  int lsa_blocks = 0;            // --ep-impl lsa: blocks per kernel (0: as many as suit the case)
   int fault_wrong_rank = -1;     // testing: this rank flips one dispatched and one combined element
 };
 

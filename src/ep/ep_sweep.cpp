@@ -46,9 +46,9 @@ report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
   return p;
 }
 
-EpSweep::EpSweep(World& world, EpExchange& exchange, Watchdog& watchdog, const EpConfig& config,
-                 int ranks_per_node)
-    : world_(world), exchange_(exchange), watchdog_(watchdog), config_(config),
+EpSweep::EpSweep(World& world, std::vector<NamedExchange> exchanges, Watchdog& watchdog,
+                 const EpConfig& config, int ranks_per_node)
+    : world_(world), exchanges_(std::move(exchanges)), watchdog_(watchdog), config_(config),
       ranks_per_node_(ranks_per_node) {}
 
 void EpSweep::validate() const {
@@ -79,27 +79,29 @@ std::vector<Routing> EpSweep::routings(const EpCase& c) const {
   return all;
 }
 
-report::EpRow EpSweep::run_case(const EpCase& c) {
+report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all,
+                                const NamedExchange& x) {
   const int n = world_.size();
   const int rank = world_.rank();
+  EpExchange& exchange = *x.exchange;
   std::ostringstream label;
   label << "ep " << c.tokens << " tokens hidden " << c.hidden << " top-" << c.topk << " of "
-        << c.experts << " " << name_of(c.dtype) << " " << name_of(c.routing);
+        << c.experts << " " << name_of(c.dtype) << " " << name_of(c.routing) << " "
+        << name_of(x.impl);
   auto phase = [&](const char* step) {
     return Phase{label.str() + " (" + step + ")", Deadline::after(config_.timeout_s)};
   };
 
-  const std::vector<Routing> all = routings(c);
-  exchange_.prepare(c, all[rank], config_.seed);
+  exchange.prepare(c, all[rank], config_.seed);
   std::vector<double> dispatch_us, combine_us;
   for (int i = 0; i < config_.warmup + config_.iters; ++i) {
     const Phase p = phase(i < config_.warmup ? "warm-up" : "timed iterations");
     const auto guard = watchdog_.watch(p);
     world_.barrier(p);
-    const double d = exchange_.dispatch(p);
-    exchange_.run_experts(p);
+    const double d = exchange.dispatch(p);
+    exchange.run_experts(p);
     world_.barrier(p);
-    const double m = exchange_.combine(p);
+    const double m = exchange.combine(p);
     if (i >= config_.warmup) {
       dispatch_us.push_back(d);
       combine_us.push_back(m);
@@ -111,13 +113,13 @@ report::EpRow EpSweep::run_case(const EpCase& c) {
   {
     const Phase p = phase("check");
     const auto guard = watchdog_.watch(p);
-    exchange_.poison();
+    exchange.poison();
     world_.barrier(p);
-    exchange_.dispatch(p);
-    exchange_.run_experts(p);
+    exchange.dispatch(p);
+    exchange.run_experts(p);
     world_.barrier(p);
-    exchange_.combine(p);
-    result = exchange_.result();
+    exchange.combine(p);
+    result = exchange.result();
     if (config_.fault_wrong_rank == rank) {
       if (!result.expert_payload.empty()) result.expert_payload[0] ^= 0x01;
       if (!result.combined.empty()) result.combined[0] ^= 0x0001;
@@ -158,6 +160,8 @@ report::EpRow EpSweep::run_case(const EpCase& c) {
   row.topk = c.topk;
   row.experts = c.experts;
   row.dtype = std::string(name_of(c.dtype));
+  row.impl = std::string(name_of(x.impl));
+  row.note = exchange.case_note();
   row.iters = config_.iters;
   row.rank_bytes_deepep = deepep;
   row.rank_bytes_fabric = fabric;
@@ -176,8 +180,11 @@ std::vector<report::EpRow> EpSweep::run(const std::function<void(const report::E
       interrupted_ = true;
       break;
     }
-    rows.push_back(run_case(c));
-    if (world_.rank() == 0 && on_row) on_row(rows.back());
+    const std::vector<Routing> all = routings(c);  // the same routing for every implementation
+    for (const NamedExchange& x : exchanges_) {
+      rows.push_back(run_case(c, all, x));
+      if (world_.rank() == 0 && on_row) on_row(rows.back());
+    }
   }
   return rows;
 }

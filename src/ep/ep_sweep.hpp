@@ -22,10 +22,17 @@ report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
                               const std::vector<std::uint64_t>& rank_fabric_bytes,
                               std::uint64_t wrong);
 
+// An implementation of the exchange, by name, as the sweep runs it.
+struct NamedExchange {
+  EpImpl impl;
+  EpExchange* exchange;
+};
+
 class EpSweep {
  public:
-  EpSweep(World& world, EpExchange& exchange, Watchdog& watchdog, const EpConfig& config,
-          int ranks_per_node);
+  // One exchange per implementation of config.impls, in that order.
+  EpSweep(World& world, std::vector<NamedExchange> exchanges, Watchdog& watchdog,
+          const EpConfig& config, int ranks_per_node);
   // Refuses (usage error) any case that cannot run, before anything runs.
   void validate() const;
   std::vector<report::EpRow> run(const std::function<void(const report::EpRow&)>& on_row);
@@ -33,10 +40,10 @@ class EpSweep {
 
  private:
   std::vector<Routing> routings(const EpCase& c) const;
-  report::EpRow run_case(const EpCase& c);
+  report::EpRow run_case(const EpCase& c, const std::vector<Routing>& all, const NamedExchange& x);
 
   World& world_;
-  EpExchange& exchange_;
+  std::vector<NamedExchange> exchanges_;
   Watchdog& watchdog_;
   EpConfig config_;
   int ranks_per_node_;

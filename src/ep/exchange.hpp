@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ep/ep_config.hpp"
@@ -45,6 +46,10 @@ class EpExchange {
   // output of an earlier iteration.
   virtual void poison() = 0;
   virtual EpResult result() = 0;
+  // What a reader of the table should know about how this exchange works and is timed.
+  virtual std::string note() const { return ""; }
+  // What it measured of the case just run beyond the row (e.g. time per stage), or "".
+  virtual std::string case_note() const { return ""; }
 };
 
 }  // namespace commsweep::ep

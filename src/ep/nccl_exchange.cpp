@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "ep/device_result.hpp"
 #include "ep/layout.hpp"
 #include "ep_kernels.hpp"
 #include "runtime/cuda_check.hpp"
@@ -30,31 +31,7 @@ NcclExchange::NcclExchange(World& world, NcclBackend& backend) : world_(world), 
 }
 
 NcclExchange::~NcclExchange() {
-  release();
   if (host_counts_ != nullptr) cudaFreeHost(host_counts_);
-}
-
-template <typename T>
-T* NcclExchange::grow(DeviceMemory& m, std::size_t count) {
-  const std::size_t bytes = std::max<std::size_t>(count * sizeof(T), 16);
-  if (m.bytes < bytes) {
-    if (m.ptr != nullptr) CS_CUDA(cudaFree(m.ptr));
-    m.ptr = nullptr;
-    m.bytes = 0;
-    CS_CUDA(cudaMalloc(&m.ptr, bytes));
-    m.bytes = bytes;
-  }
-  return static_cast<T*>(m.ptr);
-}
-
-void NcclExchange::release() {
-  for (DeviceMemory* m : {&input_, &idx_, &weights_, &slot_, &counts_, &send_offsets_,
-                          &recv_counts_dev_, &send_, &recv_, &entry_pos_, &expert_counts_,
-                          &expert_base_, &expert_payload_, &expert_output_, &combine_send_,
-                          &combine_recv_, &out_}) {
-    if (m->ptr != nullptr) cudaFree(m->ptr);
-    *m = DeviceMemory{};
-  }
 }
 
 void NcclExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t seed) {
@@ -69,31 +46,31 @@ void NcclExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t s
   const std::size_t sent_max = tokens * static_cast<std::size_t>(std::min(n, c.topk));
   const std::size_t records_max = tokens * n;
   const std::size_t entries_max = records_max * static_cast<std::size_t>(std::min(c.topk, local_experts_));
-  grow<std::uint8_t>(input_, tokens * format_.payload_stride);
-  grow<std::int32_t>(idx_, tokens * c.topk);
-  grow<float>(weights_, tokens * c.topk);
-  grow<int>(slot_, tokens * n);
-  grow<int>(counts_, n);
-  grow<int>(send_offsets_, n);
-  grow<int>(recv_counts_dev_, n);
-  grow<std::uint8_t>(send_, sent_max * format_.bytes);
-  grow<std::uint8_t>(recv_, records_max * format_.bytes);
-  grow<int>(entry_pos_, records_max * c.topk);
-  grow<int>(expert_counts_, local_experts_);
-  grow<int>(expert_base_, local_experts_);
-  grow<std::uint8_t>(expert_payload_, entries_max * format_.payload_stride);
-  grow<std::uint16_t>(expert_output_, entries_max * c.hidden);
-  grow<std::uint16_t>(combine_send_, records_max * c.hidden);
-  grow<std::uint16_t>(combine_recv_, sent_max * c.hidden);
-  grow<std::uint16_t>(out_, tokens * c.hidden);
+  input_.grow<std::uint8_t>(tokens * format_.payload_stride);
+  idx_.grow<std::int32_t>(tokens * c.topk);
+  weights_.grow<float>(tokens * c.topk);
+  slot_.grow<int>(tokens * n);
+  counts_.grow<int>(n);
+  send_offsets_.grow<int>(n);
+  recv_counts_dev_.grow<int>(n);
+  send_.grow<std::uint8_t>(sent_max * format_.bytes);
+  recv_.grow<std::uint8_t>(records_max * format_.bytes);
+  entry_pos_.grow<int>(records_max * c.topk);
+  expert_counts_.grow<int>(local_experts_);
+  expert_base_.grow<int>(local_experts_);
+  expert_payload_.grow<std::uint8_t>(entries_max * format_.payload_stride);
+  expert_output_.grow<std::uint16_t>(entries_max * c.hidden);
+  combine_send_.grow<std::uint16_t>(records_max * c.hidden);
+  combine_recv_.grow<std::uint16_t>(sent_max * c.hidden);
+  out_.grow<std::uint16_t>(tokens * c.hidden);
 
   cudaStream_t stream = backend_.stream();
-  CS_CUDA(kernels::prepare_input(static_cast<std::uint8_t*>(input_.ptr), c.tokens, format_, seed,
+  CS_CUDA(kernels::prepare_input(input_.get<std::uint8_t>(), c.tokens, format_, seed,
                                  world_.rank(), stream));
   if (tokens > 0) {
-    CS_CUDA(cudaMemcpyAsync(idx_.ptr, mine.experts.data(), mine.experts.size() * 4,
+    CS_CUDA(cudaMemcpyAsync(idx_.get(), mine.experts.data(), mine.experts.size() * 4,
                             cudaMemcpyHostToDevice, stream));
-    CS_CUDA(cudaMemcpyAsync(weights_.ptr, mine.weights.data(), mine.weights.size() * 4,
+    CS_CUDA(cudaMemcpyAsync(weights_.get(), mine.weights.data(), mine.weights.size() * 4,
                             cudaMemcpyHostToDevice, stream));
   }
   CS_CUDA(cudaStreamSynchronize(stream));  // the routing vectors are pageable host memory
@@ -127,16 +104,16 @@ double NcclExchange::dispatch(const Phase& phase) {
   const ncclComm_t comm = backend_.comm();
   const auto start = std::chrono::steady_clock::now();
 
-  auto* slot = static_cast<int*>(slot_.ptr);
-  auto* counts = static_cast<int*>(counts_.ptr);
-  auto* offsets = static_cast<int*>(send_offsets_.ptr);
-  auto* recv_counts = static_cast<int*>(recv_counts_dev_.ptr);
-  CS_CUDA(kernels::layout(static_cast<const std::int32_t*>(idx_.ptr), case_.tokens, case_.topk,
+  auto* slot = slot_.get<int>();
+  auto* counts = counts_.get<int>();
+  auto* offsets = send_offsets_.get<int>();
+  auto* recv_counts = recv_counts_dev_.get<int>();
+  CS_CUDA(kernels::layout(idx_.get<const std::int32_t>(), case_.tokens, case_.topk,
                           case_.experts, n, slot, counts, offsets, stream));
-  CS_CUDA(kernels::pack(static_cast<const std::uint8_t*>(input_.ptr),
-                        static_cast<const std::int32_t*>(idx_.ptr),
-                        static_cast<const float*>(weights_.ptr), case_.tokens, n, slot, offsets,
-                        format_, static_cast<std::uint8_t*>(send_.ptr), stream));
+  CS_CUDA(kernels::pack(input_.get<const std::uint8_t>(),
+                        idx_.get<const std::int32_t>(),
+                        weights_.get<const float>(), case_.tokens, n, slot, offsets,
+                        format_, send_.get<std::uint8_t>(), stream));
   // The count exchange: the receivers must know the sizes before they post their receives.
   CS_EP_NCCL(ncclGroupStart(), phase);
   for (int p = 0; p < n; ++p) {
@@ -152,81 +129,68 @@ double NcclExchange::dispatch(const Phase& phase) {
   records_ = 0;
   for (int c : recv_counts_) records_ += c;
 
-  alltoallv(send_.ptr, send_counts_, recv_.ptr, recv_counts_, format_.bytes, phase);
-  auto* entry_pos = static_cast<int*>(entry_pos_.ptr);
+  alltoallv(send_.get(), send_counts_, recv_.get(), recv_counts_, format_.bytes, phase);
+  auto* entry_pos = entry_pos_.get<int>();
   if (records_ > 0) {
     CS_CUDA(cudaMemsetAsync(entry_pos, 0xFF, static_cast<std::size_t>(records_) * case_.topk * sizeof(int), stream));
   }
-  CS_CUDA(kernels::expert_positions(static_cast<const std::uint8_t*>(recv_.ptr), records_, format_,
+  CS_CUDA(kernels::expert_positions(recv_.get<const std::uint8_t>(), records_, format_,
                                     first_expert_, local_experts_, entry_pos,
-                                    static_cast<int*>(expert_counts_.ptr),
-                                    static_cast<int*>(expert_base_.ptr), stream));
-  CS_CUDA(kernels::unpack(static_cast<const std::uint8_t*>(recv_.ptr), records_, format_,
-                          first_expert_, entry_pos, static_cast<const int*>(expert_base_.ptr),
-                          static_cast<std::uint8_t*>(expert_payload_.ptr), stream));
+                                    expert_counts_.get<int>(),
+                                    expert_base_.get<int>(), stream));
+  CS_CUDA(kernels::unpack(recv_.get<const std::uint8_t>(), records_, format_,
+                          first_expert_, entry_pos, expert_base_.get<const int>(),
+                          expert_payload_.get<std::uint8_t>(), stream));
   backend_.synchronize(phase);
   return elapsed_us(start);
 }
 
 void NcclExchange::run_experts(const Phase& phase) {
-  CS_CUDA(kernels::run_experts(static_cast<const std::uint8_t*>(expert_payload_.ptr),
-                               static_cast<const int*>(expert_counts_.ptr),
-                               static_cast<const int*>(expert_base_.ptr), local_experts_,
+  CS_CUDA(kernels::run_experts(expert_payload_.get<const std::uint8_t>(),
+                               expert_counts_.get<const int>(),
+                               expert_base_.get<const int>(), local_experts_,
                                first_expert_, format_,
-                               static_cast<std::uint16_t*>(expert_output_.ptr), backend_.stream()));
+                               expert_output_.get<std::uint16_t>(), backend_.stream()));
   backend_.synchronize(phase);
 }
 
 double NcclExchange::combine(const Phase& phase) {
   const cudaStream_t stream = backend_.stream();
   const auto start = std::chrono::steady_clock::now();
-  CS_CUDA(kernels::combine_pack(static_cast<const std::uint8_t*>(recv_.ptr), records_, format_,
-                                first_expert_, static_cast<const int*>(entry_pos_.ptr),
-                                static_cast<const int*>(expert_base_.ptr),
-                                static_cast<const std::uint16_t*>(expert_output_.ptr),
-                                static_cast<std::uint16_t*>(combine_send_.ptr), stream));
-  alltoallv(combine_send_.ptr, recv_counts_, combine_recv_.ptr, send_counts_,
+  CS_CUDA(kernels::combine_pack(recv_.get<const std::uint8_t>(), records_, format_,
+                                first_expert_, entry_pos_.get<const int>(),
+                                expert_base_.get<const int>(),
+                                expert_output_.get<const std::uint16_t>(),
+                                combine_send_.get<std::uint16_t>(), stream));
+  alltoallv(combine_send_.get(), recv_counts_, combine_recv_.get(), send_counts_,
             2u * static_cast<std::size_t>(case_.hidden), phase);
-  CS_CUDA(kernels::combine_reduce(static_cast<const std::uint16_t*>(combine_recv_.ptr), case_.tokens,
-                                  world_.size(), case_.hidden, static_cast<const int*>(slot_.ptr),
-                                  static_cast<const int*>(send_offsets_.ptr),
-                                  static_cast<std::uint16_t*>(out_.ptr), stream));
+  CS_CUDA(kernels::combine_reduce(combine_recv_.get<const std::uint16_t>(), case_.tokens,
+                                  world_.size(), case_.hidden, slot_.get<const int>(),
+                                  send_offsets_.get<const int>(),
+                                  out_.get<std::uint16_t>(), stream));
   backend_.synchronize(phase);
   return elapsed_us(start);
 }
 
 void NcclExchange::poison() {
   const cudaStream_t stream = backend_.stream();
-  CS_CUDA(cudaMemsetAsync(expert_payload_.ptr, 0xFF, expert_payload_.bytes, stream));
-  CS_CUDA(cudaMemsetAsync(out_.ptr, 0xFF, out_.bytes, stream));
+  CS_CUDA(cudaMemsetAsync(expert_payload_.get(), 0xFF, expert_payload_.bytes(), stream));
+  CS_CUDA(cudaMemsetAsync(out_.get(), 0xFF, out_.bytes(), stream));
   CS_CUDA(cudaStreamSynchronize(stream));
 }
 
 EpResult NcclExchange::result() {
-  EpResult r;
-  r.recv_counts = recv_counts_;
-  r.per_expert_counts.resize(local_experts_);
-  CS_CUDA(cudaMemcpy(r.per_expert_counts.data(), expert_counts_.ptr, local_experts_ * sizeof(int),
-                     cudaMemcpyDeviceToHost));
-  std::vector<std::uint8_t> records(static_cast<std::size_t>(records_) * format_.bytes);
-  if (!records.empty()) {
-    CS_CUDA(cudaMemcpy(records.data(), recv_.ptr, records.size(), cudaMemcpyDeviceToHost));
-  }
-  read_routes(records.data(), records_, format_, r);
-  std::size_t entries = 0;
-  for (int c : r.per_expert_counts) entries += static_cast<std::size_t>(std::max(c, 0));
-  entries = std::min(entries, expert_payload_.bytes / format_.payload_stride);
-  r.payload_bytes = format_.payload_stride;
-  r.expert_payload.resize(entries * format_.payload_stride);
-  if (!r.expert_payload.empty()) {
-    CS_CUDA(cudaMemcpy(r.expert_payload.data(), expert_payload_.ptr, r.expert_payload.size(),
-                       cudaMemcpyDeviceToHost));
-  }
-  r.combined.resize(static_cast<std::size_t>(case_.tokens) * case_.hidden);
-  if (!r.combined.empty()) {
-    CS_CUDA(cudaMemcpy(r.combined.data(), out_.ptr, r.combined.size() * 2, cudaMemcpyDeviceToHost));
-  }
-  return r;
+  EpDeviceView view;
+  view.recv_counts = recv_counts_;
+  view.records = recv_.get<const std::uint8_t>();
+  view.format = format_;
+  view.expert_counts = expert_counts_.get<const int>();
+  view.local_experts = local_experts_;
+  view.expert_payload = expert_payload_.get<const std::uint8_t>();
+  view.expert_payload_bytes = expert_payload_.bytes();
+  view.combined = out_.get<const std::uint16_t>();
+  view.tokens = case_.tokens;
+  return read_device_result(view);
 }
 
 }  // namespace commsweep::ep

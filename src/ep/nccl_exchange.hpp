@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "comm/nccl/nccl_backend.hpp"
+#include "ep/device_memory.hpp"
 #include "ep/exchange.hpp"
 #include "ep_record.hpp"
 
@@ -27,13 +28,6 @@ class NcclExchange final : public EpExchange {
   EpResult result() override;
 
  private:
-  struct DeviceMemory {
-    void* ptr = nullptr;
-    std::size_t bytes = 0;
-  };
-  template <typename T>
-  T* grow(DeviceMemory& m, std::size_t count);
-  void release();
   void alltoallv(const void* send, const std::vector<int>& send_counts, void* recv,
                  const std::vector<int>& recv_counts, std::size_t unit, const Phase& phase);
 
@@ -47,7 +41,7 @@ class NcclExchange final : public EpExchange {
   std::vector<int> recv_counts_;
   int records_ = 0;
   int* host_counts_ = nullptr;  // pinned: send counts, then receive counts
-  DeviceMemory input_, idx_, weights_, slot_, counts_, send_offsets_, recv_counts_dev_, send_,
+  DeviceBuffer input_, idx_, weights_, slot_, counts_, send_offsets_, recv_counts_dev_, send_,
       recv_, entry_pos_, expert_counts_, expert_base_, expert_payload_, expert_output_,
       combine_send_, combine_recv_, out_;
 };

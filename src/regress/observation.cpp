@@ -32,7 +32,9 @@ void observe_collectives(const report::Results& results, std::map<Key, Observati
 
 void observe_ep(const report::Results& results, std::map<Key, Observation>& out) {
   for (const auto& row : results.ep_rows) {
-    const std::string config = row.routing + " h" + std::to_string(row.hidden) + " k" +
+    // The reference implementation keeps the key it had before --ep-impl existed.
+    const std::string impl = row.impl == "alltoallv" ? "" : row.impl + " ";
+    const std::string config = impl + row.routing + " h" + std::to_string(row.hidden) + " k" +
                                std::to_string(row.topk) + " e" + std::to_string(row.experts);
     const std::pair<const char*, const report::EpPhase*> phases[] = {
         {"dispatch", &row.dispatch}, {"combine", &row.combine}};

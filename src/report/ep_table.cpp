@@ -8,17 +8,20 @@ namespace commsweep::report {
 namespace {
 
 // Column widths; each column after the first is preceded by two blanks.
-constexpr int kTokensW = 8, kHiddenW = 7, kTopkW = 4, kExpertsW = 7, kDtypeW = 5, kRoutingW = 8;
+constexpr int kTokensW = 8, kHiddenW = 7, kTopkW = 4, kExpertsW = 7, kDtypeW = 5, kRoutingW = 8,
+              kImplW = 9;
 constexpr int kTimeW = 7;     // format_time's width, as nccl-tests
 constexpr int kBandwidthW = 7;  // room for four-digit GB/s with a decimal (NVLink-class)
 constexpr int kWrongW = 6;
 constexpr int kPhaseW = 2 + kTimeW + 2 + kBandwidthW + 2 + kWrongW;
 
 std::string configuration(const char* tokens, const char* hidden, const char* topk,
-                          const char* experts, const char* dtype, const char* routing) {
+                          const char* experts, const char* dtype, const char* routing,
+                          const char* impl) {
   char buf[256];
-  std::snprintf(buf, sizeof(buf), "%*s  %*s  %*s  %*s  %*s  %*s", kTokensW, tokens, kHiddenW,
-                hidden, kTopkW, topk, kExpertsW, experts, kDtypeW, dtype, kRoutingW, routing);
+  std::snprintf(buf, sizeof(buf), "%*s  %*s  %*s  %*s  %*s  %*s  %*s", kTokensW, tokens, kHiddenW,
+                hidden, kTopkW, topk, kExpertsW, experts, kDtypeW, dtype, kRoutingW, routing,
+                kImplW, impl);
   return buf;
 }
 
@@ -52,7 +55,7 @@ std::string format_ep_row(const EpRow& r) {
   const std::string numbers[] = {std::to_string(r.tokens), std::to_string(r.hidden),
                                  std::to_string(r.topk), std::to_string(r.experts)};
   return configuration(numbers[0].c_str(), numbers[1].c_str(), numbers[2].c_str(),
-                       numbers[3].c_str(), r.dtype.c_str(), r.routing.c_str()) +
+                       numbers[3].c_str(), r.dtype.c_str(), r.routing.c_str(), r.impl.c_str()) +
          phase_values(r.dispatch) + phase_values(r.combine);
 }
 
@@ -63,12 +66,12 @@ void EpTablePrinter::header(const EpTableHeader& h) {
   out_ << "#\n# Using devices\n";
   for (const auto& line : h.device_lines) out_ << "#  " << line << "\n";
   out_ << "#\n";
-  const std::string blank = configuration("", "", "", "", "", "");
+  const std::string blank = configuration("", "", "", "", "", "", "");
   out_ << comment(blank + centred("dispatch", kPhaseW) + centred("combine", kPhaseW)) << "\n";
-  out_ << comment(configuration("tokens", "hidden", "topk", "experts", "dtype", "routing") +
+  out_ << comment(configuration("tokens", "hidden", "topk", "experts", "dtype", "routing", "impl") +
                   phase_columns("time", "bw", "#wrong") + phase_columns("time", "bw", "#wrong"))
        << "\n";
-  out_ << comment(configuration("(/rank)", "", "", "", "", "") +
+  out_ << comment(configuration("(/rank)", "", "", "", "", "", "") +
                   phase_columns("(us)", "(GB/s)", "") + phase_columns("(us)", "(GB/s)", ""))
        << "\n";
   out_.flush();
@@ -76,7 +79,11 @@ void EpTablePrinter::header(const EpTableHeader& h) {
 
 void EpTablePrinter::note(const std::string& text) { out_ << "# " << text << "\n" << std::flush; }
 
-void EpTablePrinter::row(const EpRow& r) { out_ << format_ep_row(r) << "\n" << std::flush; }
+void EpTablePrinter::row(const EpRow& r) {
+  out_ << format_ep_row(r) << "\n";
+  if (!r.note.empty()) out_ << "# " << r.note << "\n";
+  out_ << std::flush;
+}
 
 void EpTablePrinter::footer(std::uint64_t wrong_total) {
   out_ << "# Out of bounds values : " << wrong_total << (wrong_total == 0 ? " OK" : " FAILED")

@@ -68,6 +68,7 @@ json ep_row_json(const EpRow& r) {
               {"topk", r.topk},
               {"experts", r.experts},
               {"dtype", r.dtype},
+              {"impl", r.impl},
               {"iters", r.iters},
               {"rank_bytes_deepep", r.rank_bytes_deepep},
               {"rank_bytes_fabric", r.rank_bytes_fabric},
@@ -83,6 +84,7 @@ EpRow ep_row_from(const json& j) {
   r.topk = j.at("topk").get<int>();
   r.experts = j.at("experts").get<int>();
   r.dtype = j.at("dtype").get<std::string>();
+  r.impl = j.value("impl", std::string("alltoallv"));  // results before --ep-impl have none
   r.iters = j.at("iters").get<int>();
   r.rank_bytes_deepep = j.at("rank_bytes_deepep").get<std::vector<std::uint64_t>>();
   r.rank_bytes_fabric = j.at("rank_bytes_fabric").get<std::vector<std::uint64_t>>();

@@ -53,11 +53,13 @@ struct EpRow {
   int topk = 0;
   int experts = 0;
   std::string dtype;    // bf16 fp8
+  std::string impl = "alltoallv";  // alltoallv lsa (ep/ep_config.hpp)
   int iters = 0;
   std::vector<std::uint64_t> rank_bytes_deepep;  // per rank, received in dispatch
   std::vector<std::uint64_t> rank_bytes_fabric;
   EpPhase dispatch;
   EpPhase combine;
+  std::string note;  // printed under the row (rank 0's, e.g. time per stage); not in the JSON
 };
 
 struct GpuInfo {

@@ -17,9 +17,10 @@ What `commsweep ep` prints on stdout (rank 0 only), and this checker expects:
     #  Rank  0 Group  0 Pid ... device ... [PCI] NAME     one per rank, as the collectives
     #
     three column-header lines, exactly EP_COLUMN_HEADER below (src/report/ep_table.cpp)
-    one row per configuration, 12 fields: tokens hidden topk experts dtype routing, then
+    one row per configuration and implementation, 13 fields: tokens hidden topk experts dtype
+      routing impl, then
       time (us), bandwidth (GB/s) and #wrong of the dispatch, and the same of the combine;
-      in the order routing, dtype, experts, topk, hidden, tokens (innermost)
+      in the order routing, dtype, experts, topk, hidden, tokens, impl (innermost)
     # Out of bounds values : N OK|FAILED
     # bandwidth = bytes received per rank in dispatch (sent in combine), one copy per ...
     # time = per rank the median over the timed iterations, then the mean over ranks; ...
@@ -63,11 +64,13 @@ from results_json import check_provenance, close, print_tolerance, validate  # n
 # The column header (src/report/ep_table.cpp; tests/unit/golden/ep_table.txt), blanks at the
 # ends of lines ignored.
 EP_COLUMN_HEADER = [
-    '#                                                         dispatch                   combine',
-    '# tokens   hidden  topk  experts  dtype   routing     time       bw  #wrong     time       bw  #wrong',
-    '#(/rank)                                              (us)   (GB/s)             (us)   (GB/s)',
+    '#                                                                    dispatch                   combine',
+    '# tokens   hidden  topk  experts  dtype   routing       impl     time       bw  #wrong     time       bw  #wrong',
+    '#(/rank)                                                         (us)   (GB/s)             (us)   (GB/s)',
 ]
-ROW_FIELDS = 12
+ROW_FIELDS = 13
+# Fields of a row: where each phase's time, bandwidth and #wrong start.
+DISPATCH, COMBINE = 7, 10
 BANDWIDTH_LINE = ("# bandwidth = bytes received per rank in dispatch (sent in combine), one copy "
                   "per (token, destination rank) including the rank's own (DeepEP's accounting); "
                   "the JSON also has fabric bytes, excluding self")
@@ -93,6 +96,7 @@ SETTINGS = [
     (("-w", "--warmup_iters"), "warmup", "5"),
     (("-c", "--check"), "check", "1"),
     (("--seed",), "seed", None),
+    (("--ep-impl",), "impl", "alltoallv"),
 ]
 OTHER_FLAGS = {"--backend": "backend", "--json": "json", "--suite": "suite", "-T": "timeout",
                "--timeout": "timeout"}
@@ -134,14 +138,17 @@ class EpSweep:
         self.tokens, self.hidden = ints("tokens"), ints("hidden")
         self.topk, self.experts = ints("topk"), ints("experts")
         self.dtypes, self.routings = self.values["dtype"], self.values["routing"]
+        self.impls = self.values["impl"]
         self.iters = int(self.values["iters"][0])
         self.routing_file = self.values.get("routing_file", [None])[0]
         self.backend = self.other.get("backend", "auto")
 
     def expected_rows(self):
-        """(tokens, hidden, topk, experts, dtype, routing) of each row, in the printed order."""
-        return [(t, h, k, e, d, r) for r, d, e, k, h, t in itertools.product(
-            self.routings, self.dtypes, self.experts, self.topk, self.hidden, self.tokens)]
+        """(tokens, hidden, topk, experts, dtype, routing, impl) of each row, in the printed
+        order."""
+        return [(t, h, k, e, d, r, i) for r, d, e, k, h, t, i in itertools.product(
+            self.routings, self.dtypes, self.experts, self.topk, self.hidden, self.tokens,
+            self.impls)]
 
 
 def split(text):
@@ -198,15 +205,15 @@ def well_formed(row):
     try:
         if len(row) != ROW_FIELDS:
             return False
-        [int(row[i]) for i in (0, 1, 2, 3, 8, 11)]
-        [float(row[i]) for i in (6, 7, 9, 10)]
+        [int(row[i]) for i in (0, 1, 2, 3, DISPATCH + 2, COMBINE + 2)]
+        [float(row[i]) for i in (DISPATCH, DISPATCH + 1, COMBINE, COMBINE + 1)]
         return True
     except ValueError:
         return False
 
 
 def row_key(row):
-    return (int(row[0]), int(row[1]), int(row[2]), int(row[3]), row[4], row[5])
+    return (int(row[0]), int(row[1]), int(row[2]), int(row[3]), row[4], row[5], row[6])
 
 
 def check_table(t, sweep, nranks, mode, fail):
@@ -224,21 +231,23 @@ def check_table(t, sweep, nranks, mode, fail):
                "no footer line stating the median-over-iterations rule")
     fail.check(t.concluded, "no '# EP test concluded: ep' line")
     for row in t.rows:
-        fail.check(well_formed(row), "row is not 12 well-formed fields: %s" % " ".join(row))
+        fail.check(well_formed(row), "row is not %d well-formed fields: %s"
+                   % (ROW_FIELDS, " ".join(row)))
     if not all(well_formed(r) for r in t.rows):
         return False
     want = sweep.expected_rows()
     got = [row_key(r) for r in t.rows]
-    if fail.check(got == want, "rows (tokens, hidden, topk, experts, dtype, routing) differ from "
-                  "the %d expected; first difference: %s" % (len(want), first_diff(got, want))):
-        wrong_rows = [r for r in t.rows if r[8] != "0" or r[11] != "0"]
+    if fail.check(got == want, "rows (tokens, hidden, topk, experts, dtype, routing, impl) "
+                  "differ from the %d expected; first difference: %s"
+                  % (len(want), first_diff(got, want))):
+        wrong_rows = [r for r in t.rows if r[DISPATCH + 2] != "0" or r[COMBINE + 2] != "0"]
         if mode == "ok":
             for r in wrong_rows:
                 fail.check(False, "wrong elements: %s" % " ".join(r))
         else:
             fail.check(len(wrong_rows) > 0, "no row with wrong elements")
     if t.oob:
-        total = sum(int(r[8]) + int(r[11]) for r in t.rows)
+        total = sum(int(r[DISPATCH + 2]) + int(r[COMBINE + 2]) for r in t.rows)
         fail.check(t.oob == (total, "OK" if total == 0 else "FAILED"),
                    "footer says %d %s, the rows %d wrong" % (t.oob + (total,)))
     return True
@@ -357,7 +366,7 @@ def check_ep_json(doc, schema, t, sweep, nranks, args, fail):
         return
     for i, (rec, row) in enumerate(zip(recs, t.rows)):
         key = (rec["tokens"], rec["hidden"], rec["topk"], rec["experts"], rec["dtype"],
-               rec["routing"])
+               rec["routing"], rec.get("impl", "alltoallv"))
         where = "ep_rows[%d] %s" % (i, key)
         if not fail.check(key == row_key(row), "%s: table row %s" % (where, " ".join(row))):
             continue
@@ -365,9 +374,10 @@ def check_ep_json(doc, schema, t, sweep, nranks, args, fail):
         combine_bytes = check_bytes(rec, nranks, sweep, where, fail)
         if combine_bytes is None:
             continue
-        check_phase(rec["dispatch"], row[6:9], rec["rank_bytes_deepep"], rec["rank_bytes_fabric"],
-                    nranks, where + " dispatch", fail)
-        check_phase(rec["combine"], row[9:12], combine_bytes[0], combine_bytes[1], nranks,
+        check_phase(rec["dispatch"], row[DISPATCH:DISPATCH + 3], rec["rank_bytes_deepep"],
+                    rec["rank_bytes_fabric"], nranks, where + " dispatch", fail)
+        check_phase(rec["combine"], row[COMBINE:COMBINE + 3], combine_bytes[0], combine_bytes[1],
+                    nranks,
                     where + " combine", fail)
     s = doc["summary"]
     wrong = sum(r["dispatch"]["wrong"] + r["combine"]["wrong"] for r in recs)

@@ -87,8 +87,8 @@ def check_results(path, schema_path, printed, printed_ep, suite_args, fail):
             for r in doc["rows"]]
     fail.check(rows == printed, "JSON rows (%d) differ from the printed collective rows (%d)"
                % (len(rows), len(printed)))
-    ep = [(r["tokens"], r["hidden"], r["topk"], r["experts"], r["dtype"], r["routing"])
-          for r in doc["ep_rows"]]
+    ep = [(r["tokens"], r["hidden"], r["topk"], r["experts"], r["dtype"], r["routing"],
+           r.get("impl", "alltoallv")) for r in doc["ep_rows"]]
     fail.check(ep == printed_ep, "JSON ep_rows (%d) differ from the printed EP rows (%d)"
                % (len(ep), len(printed_ep)))
     summary = doc["summary"]

@@ -1,5 +1,6 @@
-// The EP table: fixed-width, right-aligned rows that parse by whitespace (12 fields), headers
-// aligned with them, and the footer that states the byte and time conventions.
+// The EP table: fixed-width, right-aligned rows that parse by whitespace (13 fields), headers
+// aligned with them, a row's note under it, and the footer that states the byte and time
+// conventions.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -46,20 +47,22 @@ TEST(FormatEpRow, DeepEpSizes) {
   const EpRow r = row(4096, 7168, 8, 256, "bf16", "randn", phase(1234.56, 153.27, 0),
                       phase(2345.6, 150.02, 0));
   EXPECT_EQ(format_ep_row(r),
-            "    4096     7168     8      256   bf16     randn  1234.56   153.27       0"
+            "    4096     7168     8      256   bf16     randn  alltoallv  1234.56   153.27       0"
             "  2345.60   150.02       0");
 }
 
-TEST(FormatEpRow, ParsesByWhitespaceIntoTwelveFields) {
-  const EpRow r = row(0, 256, 2, 12, "fp8", "balanced", phase(0, 0, 0), phase(3.5, 0, 17));
+TEST(FormatEpRow, ParsesByWhitespaceIntoThirteenFields) {
+  EpRow r = row(0, 256, 2, 12, "fp8", "balanced", phase(0, 0, 0), phase(3.5, 0, 17));
+  r.impl = "lsa";
   const auto f = fields(format_ep_row(r));
-  ASSERT_EQ(f.size(), 12u);
+  ASSERT_EQ(f.size(), 13u);
   EXPECT_EQ(f[0], "0");
   EXPECT_EQ(f[4], "fp8");
   EXPECT_EQ(f[5], "balanced");
-  EXPECT_EQ(f[6], "0.00");
-  EXPECT_EQ(f[9], "3.50");
-  EXPECT_EQ(f[11], "17");
+  EXPECT_EQ(f[6], "lsa");
+  EXPECT_EQ(f[7], "0.00");
+  EXPECT_EQ(f[10], "3.50");
+  EXPECT_EQ(f[12], "17");
 }
 
 // Columns keep their place whatever the numbers: fewer decimals, then an exponent.
@@ -68,12 +71,12 @@ TEST(FormatEpRow, WideNumbersKeepTheColumns) {
   const EpRow large = row(16777216, 1048576, 1024, 1048576, "fp8", "balanced",
                           phase(123456789, 12345.678, 999999), phase(99999.96, 1e9, 0));
   const std::string a = format_ep_row(small), b = format_ep_row(large);
-  EXPECT_EQ(a.size(), 101u) << a;
-  EXPECT_EQ(b.size(), 101u) << b;
-  EXPECT_EQ(fields(b)[6], "1.2e+08");
-  EXPECT_EQ(fields(b)[7], "12345.7");
-  EXPECT_EQ(fields(b)[9], "100000");
-  EXPECT_EQ(fields(b)[10], "1.0e+09");
+  EXPECT_EQ(a.size(), 112u) << a;
+  EXPECT_EQ(b.size(), 112u) << b;
+  EXPECT_EQ(fields(b)[7], "1.2e+08");
+  EXPECT_EQ(fields(b)[8], "12345.7");
+  EXPECT_EQ(fields(b)[10], "100000");
+  EXPECT_EQ(fields(b)[11], "1.0e+09");
 }
 
 TEST(EpFooter, StatesTheVerdictAndTheConventions) {
@@ -121,6 +124,11 @@ TEST(Golden, EpTable) {
   printer.row(row(512, 7168, 8, 32, "fp8", "skewed", phase(88.1, 84.02, 0), phase(150.77, 95.61, 0)));
   printer.row(row(4096, 7168, 8, 256, "bf16", "balanced", phase(1234.56, 153.27, 0),
                   phase(2345.6, 150.02, 0)));
+  EpRow lsa = row(4096, 7168, 8, 256, "bf16", "balanced", phase(592.87, 358.11, 0),
+                  phase(592.36, 358.43, 0));
+  lsa.impl = "lsa";
+  lsa.note = "a row's note";
+  printer.row(lsa);
   printer.footer(0);
   EXPECT_EQ(out.str(), read_golden("ep_table.txt"));
 }

@@ -354,6 +354,7 @@ TEST(JsonEp, RecordLayout) {
   EXPECT_EQ(row.at("kind"), "ep");
   EXPECT_EQ(row.at("routing"), "skewed");
   EXPECT_EQ(row.at("dtype"), "fp8");
+  EXPECT_EQ(row.at("impl"), "alltoallv");
   EXPECT_TRUE(row.at("tokens").is_number_integer());
   EXPECT_TRUE(row.at("rank_bytes_deepep").at(2).is_number_unsigned());
   for (const char* phase : {"dispatch", "combine"}) {
@@ -362,7 +363,18 @@ TEST(JsonEp, RecordLayout) {
     EXPECT_TRUE(p.at("wrong").is_number_unsigned()) << phase;
     EXPECT_TRUE(p.at("fabric_bandwidth_gbps").is_number()) << phase;
   }
-  EXPECT_EQ(row.size(), 12u);
+  EXPECT_EQ(row.size(), 13u);
+}
+
+// Results written before --ep-impl have no "impl": their rows are the reference's.
+TEST(JsonEp, RowsWithoutImplReadAsAlltoallv) {
+  Results r = sample();
+  r.ep_rows = {ep_sample()};
+  r.ep_rows[0].impl = "lsa";
+  json doc = to_json(r);
+  EXPECT_EQ(results_from_json(doc).ep_rows.at(0).impl, "lsa");
+  doc.at("ep_rows").at(0).erase("impl");
+  EXPECT_EQ(results_from_json(doc).ep_rows.at(0).impl, "alltoallv");
 }
 
 // Both arrays are always written, empty or not.

@@ -1,0 +1,79 @@
+// The MoE exchange written from inside kernels on NCCL's device API (NCCL >= 2.28): each rank
+// stores each token once per destination rank straight into the receiver's expert-grouped
+// symmetric buffer over NVLink (load/store access, "LSA"), and the combine stores the experts'
+// weighted partial sums straight back.
+// One cooperative kernel each way; the host side is src/ep/lsa_exchange.cpp.
+//
+// The symmetric window (the same offsets on every rank) holds:
+//   counts:        nranks x nranks int32, [s][d] = records rank s sends to rank d
+//   expert counts: nranks x experts int32, [s][e] = rank s's tokens to expert e
+//   headers:       one per received record, by source rank ascending, each source's in its
+//                  token order: top-k experts, weights, each slot's place in the grouped buffer
+//   grouped:       the expert-grouped buffer: local experts in order, each expert's tokens by
+//                  (source, token) ascending, payload_stride bytes each
+//   partials:      the combine's receive buffer, by expert rank ascending, each rank's
+//                  partials in this rank's token order
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ep_record.hpp"
+
+struct ncclDevComm;
+
+namespace commsweep::ep::kernels {
+
+struct LsaArgs {
+  ncclWindow_t window = nullptr;
+  std::size_t counts_offset = 0, expert_counts_offset = 0, headers_offset = 0, grouped_offset = 0,
+              partials_offset = 0;
+  std::uint32_t header_bytes = 0;  // 12 x topk, rounded up to 16
+  int rank = 0, nranks = 0, tokens = 0, experts = 0, local_experts = 0, first_expert = 0;
+  RecordFormat f{};
+  int barrier_base = 0;    // this kernel's LSA barriers: base + block index
+  int counts_barrier = 0;  // the dispatch's barrier after the counts
+  // This rank's tokens.
+  const std::uint8_t* input = nullptr;  // tokens x payload_stride
+  const std::int32_t* idx = nullptr;
+  const float* weights = nullptr;
+  // Local workspaces (device memory).
+  int* slot = nullptr;            // tokens x nranks: place among the records to that rank, or -1
+  int* send_counts = nullptr;     // nranks
+  int* rank_in_expert = nullptr;  // tokens x topk: the token's rank among this rank's tokens to that expert
+  int* expert_sends = nullptr;    // experts: this rank's tokens to each
+  int* expert_total = nullptr;    // experts: every rank's tokens to each
+  int* expert_prefix = nullptr;   // experts: exclusive prefix of expert_total
+  int* expert_start = nullptr;    // experts: where this rank's tokens to it start on its rank
+  int* counts_copy = nullptr;     // nranks x nranks: the counts as every rank saw them this round
+  int* records = nullptr;         // 1: records received
+  int* expert_counts = nullptr;   // local experts: entries in each segment
+  int* expert_base = nullptr;     // local experts: where each segment starts
+  const std::uint16_t* expert_output = nullptr;  // entries x hidden (bf16), as grouped
+  std::uint16_t* out = nullptr;                  // tokens x hidden (bf16): the combine's result
+  // The kernel's own span in %globaltimer nanoseconds: [0] the first block's start
+  // (atomicMin), [1] the last block's end (atomicMax), [2 + k] when the last block finished
+  // stage k (the stage names below, but the last); preset to (max, 0, 0...) before each launch.
+  unsigned long long* clock = nullptr;
+};
+inline constexpr int kLsaClockSlots = 10;
+inline constexpr const char* kLsaDispatchStages[] = {"layout", "counts+barrier", "stores", "barrier",
+                                                     "duplicates"};
+inline constexpr const char* kLsaCombineStages[] = {"partials", "barrier", "reduction"};
+
+// True where this build has NCCL's device API (nccl_device.h, NCCL >= 2.28).
+bool lsa_available();
+// Blocks a cooperative launch of either kernel can keep resident on `device` (0: none).
+int lsa_max_blocks(int device);
+// LSA barriers the two kernels need for `blocks` blocks (the device communicator's
+// lsaBarrierCount): the dispatch's per block from 0, its counts barrier at `blocks`, the
+// combine's per block from blocks + 1.
+int lsa_barrier_count(int blocks);
+// Every rank must launch the same number of blocks: block b meets block b of the others.
+cudaError_t lsa_dispatch(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream);
+cudaError_t lsa_combine(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream);
+
+}  // namespace commsweep::ep::kernels

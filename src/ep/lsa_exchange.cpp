@@ -1,0 +1,373 @@
+#include "ep/lsa_exchange.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <iterator>
+#include <sstream>
+
+#include "ep/layout.hpp"
+#include "ep/device_result.hpp"
+#include "ep_kernels.hpp"
+#include "runtime/error.hpp"
+
+#if __has_include(<nccl_device.h>) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#include <nccl_device.h>
+#define COMMSWEEP_NCCL_DEVICE_API 1
+#else
+#define COMMSWEEP_NCCL_DEVICE_API 0
+#endif
+
+#define CS_LSA_NCCL(call, phase) backend_.check((call), #call, __FILE__, __LINE__, (phase))
+
+namespace commsweep::ep {
+namespace {
+
+constexpr std::size_t kWindowAlign = 4096;  // NCCL_WIN_REQUIRED_ALIGNMENT
+
+std::size_t aligned(std::size_t bytes) { return (bytes + kWindowAlign - 1) / kWindowAlign * kWindowAlign; }
+
+}  // namespace
+
+std::string lsa_unavailable() {
+  if (!kernels::lsa_available()) {
+    return "this build's NCCL headers (" + nccl_version_text(NCCL_VERSION_CODE) +
+           ") have no device API (nccl_device.h, NCCL 2.28 or later): rebuild against NCCL >= 2.28";
+  }
+  const NcclVersions v = nccl_versions();
+  if (v.library < 22800) {
+    return "the NCCL library in use (" + nccl_version_text(v.library) +
+           ") has no device API (NCCL 2.28 or later): point LD_LIBRARY_PATH at a newer one";
+  }
+  return "";
+}
+
+#if COMMSWEEP_NCCL_DEVICE_API
+
+struct LsaExchange::DevComm {
+  ncclComm_t comm;
+  ncclDevComm dev{};
+  DevComm(NcclBackend& backend, int barriers, const Phase& phase) : comm(backend.comm()) {
+    ncclDevCommRequirements reqs{};
+    reqs.lsaBarrierCount = barriers;
+    backend.check(ncclDevCommCreate(comm, &reqs, &dev), "ncclDevCommCreate", __FILE__, __LINE__, phase);
+  }
+  ~DevComm() { ncclDevCommDestroy(comm, &dev); }
+};
+
+struct LsaExchange::Window {
+  ncclComm_t comm;
+  void* base = nullptr;
+  std::size_t bytes = 0;
+  ncclWindow_t handle = nullptr;
+  Window(NcclBackend& backend, std::size_t size, const Phase& phase) : comm(backend.comm()), bytes(size) {
+    backend.check(ncclMemAlloc(&base, bytes), "ncclMemAlloc", __FILE__, __LINE__, phase);
+    const ncclResult_t rc = ncclCommWindowRegister(comm, base, bytes, &handle, NCCL_WIN_COLL_SYMMETRIC);
+    if (rc != ncclSuccess) ncclMemFree(base);
+    backend.check(rc, "ncclCommWindowRegister", __FILE__, __LINE__, phase);
+  }
+  ~Window() {
+    if (handle != nullptr) ncclCommWindowDeregister(comm, handle);
+    if (base != nullptr) ncclMemFree(base);
+  }
+};
+
+#else
+
+struct LsaExchange::DevComm {
+  ncclDevComm* dev = nullptr;
+};
+struct LsaExchange::Window {
+  void* base = nullptr;
+  std::size_t bytes = 0;
+  ncclWindow_t handle = nullptr;
+};
+
+#endif
+
+struct LsaExchange::Graphs {
+  cudaGraphExec_t dispatch = nullptr, combine = nullptr;
+  ~Graphs() {
+    if (dispatch != nullptr) cudaGraphExecDestroy(dispatch);
+    if (combine != nullptr) cudaGraphExecDestroy(combine);
+  }
+};
+
+LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup, int blocks)
+    : world_(world), backend_(backend), asked_blocks_(blocks) {
+  if (const std::string why = lsa_unavailable(); !why.empty()) {
+    throw Error(ErrorKind::Usage, "--ep-impl lsa: " + why);
+  }
+#if COMMSWEEP_NCCL_DEVICE_API
+  // Several nodes need GPU-initiated networking between them (NCCL's GIN) or the alltoallv
+  // path across them; these kernels use neither yet. Said before NCCL is asked, which
+  // otherwise fails with "GIN not supported".
+  if (world_.node_count() > 1) {
+    throw Error(ErrorKind::Usage,
+                "--ep-impl lsa: the ranks are on " + std::to_string(world_.node_count()) +
+                    " nodes; these kernels reach peers over NVLink only (one node, one LSA team): "
+                    "use --ep-impl alltoallv across nodes");
+  }
+  int device = 0;
+  CS_CUDA(cudaGetDevice(&device));
+  // Block b of every rank meets block b of the others: every rank launches the fewest blocks
+  // any rank can keep resident.
+  const int mine = kernels::lsa_max_blocks(device);
+  const auto all = world_.gather(static_cast<double>(mine), setup);
+  double fewest = mine;
+  for (double b : all) fewest = std::min(fewest, b);
+  world_.broadcast(&fewest, sizeof(fewest), 0, setup);
+  blocks_ = static_cast<int>(fewest);
+  if (blocks_ < 1) throw Error(ErrorKind::Usage, "--ep-impl lsa: a GPU cannot keep one block of the kernels resident");
+  if (asked_blocks_ > blocks_) {
+    throw Error(ErrorKind::Usage, "--lsa-blocks " + std::to_string(asked_blocks_) + ": the GPUs keep at most " +
+                                      std::to_string(blocks_) + " blocks of the kernels resident (a cooperative launch needs all)");
+  }
+  devcomm_ = std::make_unique<DevComm>(backend_, kernels::lsa_barrier_count(blocks_), setup);
+  if (devcomm_->dev.lsaSize != world_.size()) {
+    std::ostringstream why;
+    why << "--ep-impl lsa: the ranks span " << world_.size() / std::max(devcomm_->dev.lsaSize, 1)
+        << " NVLink domains (an LSA team holds " << devcomm_->dev.lsaSize << " of " << world_.size()
+        << " ranks); this build's LSA kernels need every rank in one: use --ep-impl alltoallv";
+    throw Error(ErrorKind::Usage, why.str());
+  }
+#else
+  (void)setup;
+#endif
+}
+
+LsaExchange::~LsaExchange() {
+  graphs_.reset();
+}
+
+std::string LsaExchange::case_note() const {
+  // Per stage the median over this case's runs, as the last block saw it.
+  std::ostringstream out;
+  out << "lsa stages (us, median over the row's runs, last block): dispatch";
+  for (int which = 0; which < 2; ++which) {
+    const auto& runs = stage_us_[which];
+    if (runs.empty()) return "";
+    if (which == 1) out << "; combine";
+    const auto* const* names = which == 0 ? kernels::kLsaDispatchStages : kernels::kLsaCombineStages;
+    for (std::size_t k = 0; k < runs.front().size(); ++k) {
+      std::vector<double> values;
+      for (const auto& r : runs) values.push_back(r[k]);
+      std::sort(values.begin(), values.end());
+      out << (k ? ", " : " ") << names[k] << " " << std::fixed << std::setprecision(1)
+          << values[values.size() / 2];
+    }
+  }
+  out << "; " << launch_blocks_ << " blocks";
+  return out.str();
+}
+
+std::string LsaExchange::note() const {
+  std::ostringstream out;
+  out << "lsa: NCCL device API, stores over NVLink from up to " << blocks_
+      << " blocks x 512 threads (fewer for few tokens), one cooperative kernel each way"
+      << (graphs_work_ ? ", replayed as CUDA graphs" : "")
+      << "; its time is the kernel's own span (first block's start to last block's end, "
+         "%globaltimer), as DeepEP's kernel timings";
+  return out.str();
+}
+
+void LsaExchange::ensure_window(std::size_t bytes, const Phase& phase) {
+  if (window_ && window_->bytes >= bytes) return;
+#if COMMSWEEP_NCCL_DEVICE_API
+  graphs_.reset();
+  backend_.synchronize(phase);
+  window_.reset();  // collective: every rank grows at the same case (sizes follow the case)
+  window_ = std::make_unique<Window>(backend_, bytes, phase);
+#else
+  (void)bytes;
+  (void)phase;
+#endif
+}
+
+void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t seed) {
+  const int n = world_.size();
+  const std::size_t tokens = static_cast<std::size_t>(c.tokens);
+  const Phase phase{"ep lsa set-up", Deadline::after(300)};
+  case_ = c;
+  // Blocks: a warp for every (token, destination) pair, a block per layout piece, at most what
+  // stays resident. Every rank runs the same case, so every rank picks the same.
+  const int warps_per_block = 16;
+  const long long pairs = static_cast<long long>(c.tokens) * n;
+  const long long wanted = std::max<long long>({(pairs + warps_per_block - 1) / warps_per_block,
+                                                static_cast<long long>(c.experts) + n, 1});
+  launch_blocks_ = asked_blocks_ > 0 ? asked_blocks_ : static_cast<int>(std::min<long long>(wanted, blocks_));
+  kernels::LsaArgs& a = args_;
+  a.f = record_format(static_cast<std::uint32_t>(c.hidden), static_cast<std::uint32_t>(c.topk),
+                      c.dtype == EpDtype::Fp8);
+  a.header_bytes = static_cast<std::uint32_t>((12 * c.topk + 15) / 16 * 16);
+  a.rank = world_.rank();
+  a.nranks = n;
+  a.tokens = c.tokens;
+  a.experts = c.experts;
+  a.local_experts = experts_per_rank(c.experts, n);
+  a.first_expert = a.rank * a.local_experts;
+  // The window (kernels/ep_lsa.hpp): room for every rank's tokens here, each in up to
+  // min(topk, local experts) segments, and for this rank's tokens' partials from every rank
+  // they can reach.
+  const std::size_t records_max = tokens * n;
+  const std::size_t entries_max = records_max * static_cast<std::size_t>(std::min(c.topk, a.local_experts));
+  const std::size_t sent_max = tokens * static_cast<std::size_t>(std::min(n, c.topk));
+  a.counts_offset = 0;
+  a.expert_counts_offset = aligned(sizeof(int) * n * n);
+  a.headers_offset = a.expert_counts_offset + aligned(sizeof(int) * n * static_cast<std::size_t>(c.experts));
+  a.grouped_offset = a.headers_offset + aligned(records_max * a.header_bytes);
+  a.partials_offset = a.grouped_offset + aligned(std::max<std::size_t>(entries_max * a.f.payload_stride, 16));
+  ensure_window(a.partials_offset + aligned(std::max<std::size_t>(sent_max * 2 * c.hidden, 16)), phase);
+  a.window = window_->handle;
+  a.input = input_.grow<std::uint8_t>(tokens * a.f.payload_stride);
+  a.idx = idx_.grow<std::int32_t>(tokens * c.topk);
+  a.weights = weights_.grow<float>(tokens * c.topk);
+  a.slot = slot_.grow<int>(tokens * n);
+  a.send_counts = send_counts_.grow<int>(n);
+  a.rank_in_expert = rank_in_expert_.grow<int>(tokens * c.topk);
+  a.expert_sends = expert_sends_.grow<int>(c.experts);
+  a.expert_total = expert_total_.grow<int>(c.experts);
+  a.expert_prefix = expert_prefix_.grow<int>(c.experts);
+  a.expert_start = expert_start_.grow<int>(c.experts);
+  a.counts_copy = counts_copy_.grow<int>(static_cast<std::size_t>(n) * n);
+  a.records = records_.grow<int>(1);
+  a.expert_counts = expert_counts_.grow<int>(a.local_experts);
+  a.expert_base = expert_base_.grow<int>(a.local_experts);
+  grouped_bytes_ = entries_max * a.f.payload_stride;
+  a.expert_output = expert_output_.grow<std::uint16_t>(entries_max * c.hidden);
+  a.out = out_.grow<std::uint16_t>(tokens * c.hidden);
+  a.clock = clock_.grow<unsigned long long>(kernels::kLsaClockSlots);
+  stage_us_[0].clear();
+  stage_us_[1].clear();
+
+  const cudaStream_t stream = backend_.stream();
+  CS_CUDA(kernels::prepare_input(input_.get<std::uint8_t>(), c.tokens, a.f, seed, a.rank, stream));
+  if (tokens > 0) {
+    CS_CUDA(cudaMemcpyAsync(idx_.get(), mine.experts.data(), mine.experts.size() * 4,
+                            cudaMemcpyHostToDevice, stream));
+    CS_CUDA(cudaMemcpyAsync(weights_.get(), mine.weights.data(), mine.weights.size() * 4,
+                            cudaMemcpyHostToDevice, stream));
+  }
+  CS_CUDA(cudaStreamSynchronize(stream));  // the routing vectors are pageable host memory
+
+#if COMMSWEEP_NCCL_DEVICE_API
+  // The kernels' arguments are fixed for the case: capture each once, replay it every time.
+  graphs_.reset();
+  if (graphs_work_) {
+    auto graphs = std::make_unique<Graphs>();
+    auto capture = [&](bool dispatch, cudaGraphExec_t* exec) {
+      cudaGraph_t graph = nullptr;
+      if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return false;
+      const cudaError_t launched = launch(dispatch, stream);
+      const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+      bool ok = launched == cudaSuccess && ended == cudaSuccess &&
+                cudaGraphInstantiate(exec, graph, 0) == cudaSuccess;
+      if (graph != nullptr) cudaGraphDestroy(graph);
+      return ok;
+    };
+    graphs_work_ = capture(true, &graphs->dispatch) && capture(false, &graphs->combine);
+    if (graphs_work_) {
+      graphs_ = std::move(graphs);
+    } else {
+      cudaGetLastError();  // a capture that failed leaves its error behind: launch directly
+    }
+  }
+#endif
+}
+
+double LsaExchange::timed(bool dispatch, const Phase& phase) {
+#if COMMSWEEP_NCCL_DEVICE_API
+  const cudaStream_t stream = backend_.stream();
+  if (graphs_) {
+    CS_CUDA(cudaGraphLaunch(dispatch ? graphs_->dispatch : graphs_->combine, stream));
+  } else {
+    CS_CUDA(launch(dispatch, stream));
+  }
+  backend_.synchronize(phase);  // polled against the deadline: a rank that never comes is named
+  unsigned long long clock[kernels::kLsaClockSlots] = {};
+  CS_CUDA(cudaMemcpy(clock, clock_.get(), sizeof(clock), cudaMemcpyDeviceToHost));
+  // Each stage from the previous mark (the start first) to its own; the last to the end.
+  const std::size_t stages = dispatch ? std::size(kernels::kLsaDispatchStages)
+                                      : std::size(kernels::kLsaCombineStages);
+  std::vector<double> spans;
+  unsigned long long from = clock[0];
+  for (std::size_t k = 0; k < stages; ++k) {
+    const unsigned long long to = k + 1 < stages ? clock[2 + k] : clock[1];
+    spans.push_back(to > from ? static_cast<double>(to - from) / 1000.0 : 0.0);
+    from = std::max(from, to);
+  }
+  stage_us_[dispatch ? 0 : 1].push_back(std::move(spans));
+  return clock[1] > clock[0] ? static_cast<double>(clock[1] - clock[0]) / 1000.0 : 0.0;
+#else
+  (void)dispatch;
+  (void)phase;
+  return 0;
+#endif
+}
+
+cudaError_t LsaExchange::launch(bool dispatch, cudaStream_t stream) {
+#if COMMSWEEP_NCCL_DEVICE_API
+  // The clock's start as the largest value (all 0xFF bytes), its end 0.
+  if (const cudaError_t rc = cudaMemsetAsync(args_.clock, 0xFF, sizeof(*args_.clock), stream); rc != cudaSuccess) return rc;
+  if (const cudaError_t rc = cudaMemsetAsync(args_.clock + 1, 0, (kernels::kLsaClockSlots - 1) * sizeof(*args_.clock), stream);
+      rc != cudaSuccess) {
+    return rc;
+  }
+  kernels::LsaArgs k = args_;
+  // Barrier indices follow the device communicator's block count, whatever this case launches.
+  k.barrier_base = dispatch ? 0 : blocks_ + 1;
+  k.counts_barrier = blocks_;
+  return dispatch ? kernels::lsa_dispatch(devcomm_->dev, k, launch_blocks_, stream)
+                  : kernels::lsa_combine(devcomm_->dev, k, launch_blocks_, stream);
+#else
+  (void)dispatch;
+  (void)stream;
+  return cudaErrorNotSupported;
+#endif
+}
+
+double LsaExchange::dispatch(const Phase& phase) { return timed(true, phase); }
+double LsaExchange::combine(const Phase& phase) { return timed(false, phase); }
+
+std::uint8_t* LsaExchange::grouped() const {
+  return static_cast<std::uint8_t*>(window_->base) + args_.grouped_offset;
+}
+
+void LsaExchange::run_experts(const Phase& phase) {
+  const kernels::LsaArgs& a = args_;
+  CS_CUDA(kernels::run_experts(grouped(), a.expert_counts, a.expert_base, a.local_experts,
+                               a.first_expert, a.f, expert_output_.get<std::uint16_t>(),
+                               backend_.stream()));
+  backend_.synchronize(phase);
+}
+
+void LsaExchange::poison() {
+  const cudaStream_t stream = backend_.stream();
+  if (grouped_bytes_ > 0) CS_CUDA(cudaMemsetAsync(grouped(), 0xFF, grouped_bytes_, stream));
+  CS_CUDA(cudaMemsetAsync(out_.get(), 0xFF, out_.bytes(), stream));
+  CS_CUDA(cudaStreamSynchronize(stream));
+}
+
+EpResult LsaExchange::result() {
+  const kernels::LsaArgs& a = args_;
+  const int n = world_.size();
+  std::vector<int> counts(static_cast<std::size_t>(n) * n);
+  CS_CUDA(cudaMemcpy(counts.data(), a.counts_copy, counts.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  EpDeviceView view;
+  view.recv_counts.resize(n);
+  for (int s = 0; s < n; ++s) view.recv_counts[s] = counts[static_cast<std::size_t>(s) * n + a.rank];
+  // The headers stand for the records: experts first, then weights.
+  view.records = static_cast<const std::uint8_t*>(window_->base) + a.headers_offset;
+  view.format = a.f;
+  view.format.idx_offset = 0;
+  view.format.weight_offset = 4 * a.f.topk;
+  view.format.bytes = a.header_bytes;
+  view.expert_counts = a.expert_counts;
+  view.local_experts = a.local_experts;
+  view.expert_payload = grouped();
+  view.expert_payload_bytes = grouped_bytes_;
+  view.combined = a.out;
+  view.tokens = case_.tokens;
+  return read_device_result(view);
+}
+
+}  // namespace commsweep::ep

@@ -1,0 +1,70 @@
+// The exchange written from inside kernels on NCCL's device API (kernels/ep_lsa.cu): tokens go
+// once per destination rank straight into the receiver's expert-grouped symmetric buffer over
+// NVLink, the experts' weighted partials straight back; one cooperative kernel each way, replayed as a
+// CUDA graph, no host synchronisation inside. It needs every rank in one LSA team (one node,
+// NVLink); the alltoallv path (nccl_exchange.hpp) stays the reference.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/nccl/nccl_backend.hpp"
+#include "ep/device_memory.hpp"
+#include "ep/exchange.hpp"
+#include "ep_lsa.hpp"
+
+namespace commsweep::ep {
+
+// Why `--ep-impl lsa` cannot run with this build and library, or "" where it can.
+std::string lsa_unavailable();
+
+class LsaExchange final : public EpExchange {
+ public:
+  // blocks: per kernel launch, 0 for as many as suit each case; refused above what stays resident.
+  LsaExchange(World& world, NcclBackend& backend, const Phase& setup, int blocks);
+  ~LsaExchange() override;
+  LsaExchange(const LsaExchange&) = delete;
+  LsaExchange& operator=(const LsaExchange&) = delete;
+
+  void prepare(const EpCase& c, const Routing& mine, std::uint64_t seed) override;
+  double dispatch(const Phase& phase) override;
+  void run_experts(const Phase& phase) override;
+  double combine(const Phase& phase) override;
+  void poison() override;
+  EpResult result() override;
+  std::string note() const override;
+  std::string case_note() const override;
+
+ private:
+  struct Window;   // the symmetric window: ncclMemAlloc'd, registered with the communicator
+  struct DevComm;  // the device communicator: ncclDevCommCreate / ncclDevCommDestroy
+  struct Graphs;   // the two kernels captured as CUDA graphs for one case
+  void ensure_window(std::size_t bytes, const Phase& phase);
+  double timed(bool dispatch, const Phase& phase);
+  cudaError_t launch(bool dispatch, cudaStream_t stream);
+  std::uint8_t* grouped() const;  // this rank's expert-grouped buffer (in the window)
+
+  World& world_;
+  NcclBackend& backend_;
+  int blocks_ = 0;         // the device communicator's: barriers for this many blocks
+  int launch_blocks_ = 0;  // this case's launch (<= blocks_)
+  int asked_blocks_ = 0;   // --lsa-blocks (0: chosen per case)
+  std::unique_ptr<DevComm> devcomm_;
+  std::unique_ptr<Window> window_;
+  std::unique_ptr<Graphs> graphs_;
+  bool graphs_work_ = true;
+  EpCase case_;
+  kernels::LsaArgs args_;
+  DeviceBuffer clock_;  // the kernels' span (LsaArgs::clock)
+  std::vector<std::vector<double>> stage_us_[2];  // per run of this case: dispatch, combine stages
+  DeviceBuffer input_, idx_, weights_, slot_, send_counts_, rank_in_expert_, expert_sends_,
+      expert_total_, expert_prefix_, expert_start_, counts_copy_, records_, expert_counts_,
+      expert_base_, expert_output_, out_;
+  std::size_t grouped_bytes_ = 0;  // the expert-grouped buffer's room in the window
+};
+
+}  // namespace commsweep::ep
