@@ -3,9 +3,9 @@
 # entrypoints in network namespaces, mpirun over ssh between them, commsweep on the mpi
 # backend. Exit 0 when the case behaves as it must, 77 (skip) where the machine cannot emulate
 # pods, 1 otherwise. Everything it starts is ended on exit, also on failure.
-#   e2e_case.sh --case NAME --commsweep BIN --workdir DIR --schema SCHEMA
+#   e2e_case.sh --case NAME --commsweep BIN --workdir DIR --schema SCHEMA [-- CASE ARGS]
 # Cases: ok, three_workers, worker_never_starts, worker_dies, bad_hostfile, sigterm, baremetal,
-# nightly.
+# nightly, suite.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,6 +23,7 @@ readonly ENDLESS_SWEEP="all_reduce -b 8 -e 64K --backend mpi -w 1 -n 5 -N 0"
 readonly MASTER_BOUND_S=90   # no case may take longer; ctest's TIMEOUT is above it
 
 FAILURES=()
+CASE_ARGS=()
 expect() {
   local what=$1
   shift
@@ -335,6 +336,26 @@ case_nightly() {
   expect "the table ends 'exit 3: wrong results'" grep -q "^exit 3: wrong results" "$copy/wrong.txt"
 }
 
+# `commsweep suite` through the master's COMMSWEEP_SUITE (the Job's env, no arguments):
+# suites/ci.yaml on 2 workers of 2 ranks; every sweep's tables, the one results file and its
+# JSON lines checked (tests/e2e/check_suite_e2e.py, with the sweeps' flags after --).
+case_suite() {
+  unset COMMSWEEP_ARGS
+  export COMMSWEEP_SUITE="$repo/suites/ci.yaml" COMMSWEEP_GPUS_PER_NODE=2
+  create_job 2 2
+  start_master
+  wait_pod "$POD_PID" "$MASTER_BOUND_S"
+  expect "master exits 0 (got $POD_RC after $POD_ELAPSED s)" test "$POD_RC" = 0
+  expect "the master ran commsweep suite $COMMSWEEP_SUITE" grep -q "running: mpirun .* suite $COMMSWEEP_SUITE --json " \
+    "$E2E_WORK/$(master_pod)/stderr"
+  local w0 w1
+  w0=$(worker_pod 0) w1=$(worker_pod 1)
+  expect "3 sweeps' tables, the results file and its JSON lines" python3 "$here/check_suite_e2e.py" \
+    --stdout "$E2E_WORK/$(master_pod)/stdout" --results-dir "$E2E_WORK/results" \
+    --test-id "$COMMSWEEP_TEST_ID" --np 4 --hosts "$w0,$w0,$w1,$w1" \
+    --schema "$SCHEMA" --suite "$COMMSWEEP_SUITE" "${CASE_ARGS[@]}"
+}
+
 # scripts/run-baremetal.sh from the master's namespace, on an Open MPI hostfile of its own
 # (comments, slots), with a shape that has no settings file.
 case_baremetal() {
@@ -362,6 +383,7 @@ main() {
       --commsweep) commsweep=$2; shift 2 ;;
       --workdir) E2E_WORK=$2; shift 2 ;;
       --schema) SCHEMA=$2; shift 2 ;;
+      --) shift; CASE_ARGS=("$@"); break ;;
       *) echo "e2e_case.sh: unknown argument $1" >&2; exit 2 ;;
     esac
   done
