@@ -84,6 +84,54 @@ int exit_code_of(const pairs::PairsRun& run, const pairs::Analysis& a) {
   return a.slow.empty() ? exit_code::kOk : kSlowPair;
 }
 
+// Every round on every rank; rank 0 collects the rails and prints a line per round. A SIGTERM
+// ends the rounds (run.complete false) with those measured kept.
+void measure_rounds(World& world, Backend& backend, Watchdog& watchdog, const PairsOptions& o,
+                    pairs::PairsRun& run) {
+  pairs::ExchangeConfig config;
+  config.count = run.settings.count;
+  config.iters = o.iters;
+  config.warmup = o.warmup;
+  config.check = o.check;
+  config.timeout_s = o.timeout_s;
+  config.seed = o.seed;
+  pairs::PairExchange exchange(world, backend, watchdog, config);
+  const auto node_of = node_of_every_rank(world);
+  const auto by_node = pairs::ranks_by_node(node_of);
+  try {
+    for (int r = 0; r < static_cast<int>(run.rounds.size()); ++r) {
+      const std::string label = "pairs round " + std::to_string(r + 1);
+      const int partner = pairs::partner_of(world.rank(), run.rounds[r], by_node, node_of);
+      const pairs::RankRound mine = exchange.run_round(partner, label);
+      std::ostringstream report;
+      report.precision(17);
+      report << mine.time_us << " " << mine.wrong;
+      const auto reports = world.gather(report.str(), Phase{label + " (gather)", Deadline::after(o.timeout_s)});
+      if (world.rank() != 0) continue;
+      add_round(run, r, reports, o.check > 0);
+      std::cout << pairs::render_round(run, r) << std::flush;
+    }
+  } catch (const Interrupted&) {
+    run.complete = false;
+    run.interrupted_by = termination_signal_name();
+  }
+}
+
+// Rank 0: the matrix and findings, the JSON; the exit code.
+int report_run(const pairs::PairsRun& run, const std::string& json_path) {
+  const pairs::Analysis analysis = pairs::analyse(run);
+  std::cout << pairs::render_report(run, analysis) << std::flush;
+  if (!json_path.empty()) {
+    try {
+      report::write_file_atomically(json_path, pairs::to_json(run, analysis).dump(2) + "\n");
+      std::cout << "# Results written to " << json_path << "\n" << std::flush;
+    } catch (const std::runtime_error& e) {
+      throw Error(ErrorKind::Runtime, std::string("--json: ") + e.what());
+    }
+  }
+  return exit_code_of(run, analysis);
+}
+
 }  // namespace
 
 int run_pairs_command(World& world, int argc, char** argv, char** envp) {
@@ -115,48 +163,8 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
               << "\n" << pairs::render_header(run) << std::flush;
   }
 
-  pairs::ExchangeConfig config;
-  config.count = run.settings.count;
-  config.iters = o.iters;
-  config.warmup = o.warmup;
-  config.check = o.check;
-  config.timeout_s = o.timeout_s;
-  config.seed = o.seed;
-  pairs::PairExchange exchange(world, backend, watchdog, config);
-  const auto node_of = node_of_every_rank(world);
-  const auto by_node = pairs::ranks_by_node(node_of);
-  try {
-    for (int r = 0; r < static_cast<int>(run.rounds.size()); ++r) {
-      const std::string label = "pairs round " + std::to_string(r + 1);
-      const int partner = pairs::partner_of(world.rank(), run.rounds[r], by_node, node_of);
-      const pairs::RankRound mine = exchange.run_round(partner, label);
-      std::ostringstream report;
-      report.precision(17);
-      report << mine.time_us << " " << mine.wrong;
-      const auto reports = world.gather(report.str(), Phase{label + " (gather)", Deadline::after(o.timeout_s)});
-      if (!root) continue;
-      add_round(run, r, reports, o.check > 0);
-      std::cout << pairs::render_round(run, r) << std::flush;
-    }
-  } catch (const Interrupted&) {
-    run.complete = false;
-    run.interrupted_by = termination_signal_name();
-  }
-
-  int code = exit_code::kOk;
-  if (root) {
-    const pairs::Analysis analysis = pairs::analyse(run);
-    std::cout << pairs::render_report(run, analysis) << std::flush;
-    if (!o.json_path.empty()) {
-      try {
-        report::write_file_atomically(o.json_path, pairs::to_json(run, analysis).dump(2) + "\n");
-        std::cout << "# Results written to " << o.json_path << "\n" << std::flush;
-      } catch (const std::runtime_error& e) {
-        throw Error(ErrorKind::Runtime, std::string("--json: ") + e.what());
-      }
-    }
-    code = exit_code_of(run, analysis);
-  }
+  measure_rounds(world, backend, watchdog, o, run);
+  int code = root ? report_run(run, o.json_path) : exit_code::kOk;
   world.broadcast(&code, sizeof code, 0, Phase{"pairs verdict", Deadline::after(o.timeout_s)});
   return code;
 }
