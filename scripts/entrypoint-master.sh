@@ -26,6 +26,16 @@ The entrypoint of a commsweep Volcano Job's mpimaster pod (no GPU). In order:
      collectors, and exits with commsweep's exit code, so that the Job's policy gives the job
      its phase: 0 ok, 1 wrong results, 2 bad input, 3 a call failed, 4 timeout, 5 interrupted.
      Codes above 5 are mpirun's own (e.g. 205 when it lost a worker's daemon).
+  6. the nightly, with COMMSWEEP_BASELINE set: instead of 5, when the run ended (exit 0) or
+     found wrong elements (1), judges it with \`commsweep compare RESULTS --baseline
+     \$COMMSWEEP_BASELINE --history HISTORY --record\` and prints the verdict table; the run
+     is kept in HISTORY (COMMSWEEP_HISTORY_DIR, else COMMSWEEP_RESULTS_DIR/history) as
+     <UTC start>-<tests>.json, never overwritten, with the reports beside it: .md (markdown
+     summary), .html (plots), .prom (Prometheus text), .verdicts.json; and the exit code is
+     compare's: 0 pass (warnings allowed), 1 regression, 2 bad input (e.g. no baseline file
+     yet: the run is then kept in COMMSWEEP_RESULTS_DIR as in 5; make the baseline from good
+     nights' files with \`commsweep baseline RUN... -o FILE\`), 3 wrong results. A run that
+     failed, timed out or was interrupted is not judged and exits with its own code (3, 4, 5).
 
 What commsweep runs, first match:
   the arguments of this script (the Job's container args), e.g. all_reduce -b 1M -e 8G
@@ -48,6 +58,9 @@ Settings (environment):
   COMMSWEEP_MPIRUN_ARGS      more mpirun arguments, split at spaces
   COMMSWEEP_REMOTE_TMP       where rank 0 writes the results on its host (default /tmp)
   COMMSWEEP_BIN              the commsweep binary (default: on PATH, else <repo>/build/commsweep)
+  COMMSWEEP_BASELINE         the nightly's baseline file: judge the run against it (step 6)
+  COMMSWEEP_HISTORY_DIR      the results history (default COMMSWEEP_RESULTS_DIR/history)
+  COMMSWEEP_PROMETHEUS_FILE  also copy the metrics here (node-exporter's textfile collector)
 EOF
 }
 

@@ -4,6 +4,7 @@
 #   PREFIX/bin/commsweep        the binary from BUILD_DIR
 #   PREFIX/scripts/             the repository's scripts (pod entrypoints, launchers)
 #   PREFIX/results/             schema, baselines (the nightly's `commsweep compare --baseline`)
+#   PREFIX/suites/              the shipped suites (COMMSWEEP_SUITE=$(COMMSWEEP_HOME)/suites/default.yaml)
 # Usage: scripts/install-prefix.sh BUILD_DIR PREFIX
 set -euo pipefail
 
@@ -18,9 +19,10 @@ main() {
   [ -x "$build/commsweep" ] || die "$build/commsweep not found: build first (scripts/build.sh)"
   mkdir -p "$prefix/bin"
   install -m 0755 "$build/commsweep" "$prefix/bin/commsweep"
-  rm -rf "$prefix/scripts" "$prefix/results"
+  rm -rf "$prefix/scripts" "$prefix/results" "$prefix/suites"
   cp -r "$REPO/scripts" "$prefix/scripts"
   cp -r "$REPO/results" "$prefix/results"
+  cp -r "$REPO/suites" "$prefix/suites"
   echo "install-prefix: installed commsweep into $prefix"
 }
 

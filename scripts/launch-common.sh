@@ -328,6 +328,71 @@ check_test_id() {
     die "$EXIT_USAGE" "COMMSWEEP_TEST_ID=$1: use letters, digits, '.', '-' and '_' (it names the results file)"
 }
 
+# --- the nightly judgement -------------------------------------------------------------------
+
+# Places a copy of src at target, never replacing a file there (ln fails on an existing name).
+place_beside() {
+  local src=$1 target=$2 tmp="$2.partial-$$"
+  cp "$src" "$tmp" || { rm -f "$tmp"; say "warning: cannot write $target"; return 0; }
+  ln "$tmp" "$target" 2>/dev/null || say "warning: $target exists: not replaced"
+  rm -f "$tmp"
+}
+
+# What compare's exit code means (results/schema/baseline.md).
+compare_meaning() {
+  case "$1" in
+    0) echo "pass" ;; 1) echo "regression" ;; 2) echo "bad input: nothing judged" ;;
+    3) echo "wrong results" ;; *) echo "compare failed" ;;
+  esac
+}
+
+# With COMMSWEEP_BASELINE set (the nightly): judges the run with `commsweep compare` against
+# it and the history, prints the verdict table, records the run in the history folder
+# (COMMSWEEP_HISTORY_DIR, else <results dir>/history: <UTC start>-<tests>.json, never
+# overwritten), writes the markdown, HTML and Prometheus reports beside it (same name, .md,
+# .html, .prom, .verdicts.json; COMMSWEEP_PROMETHEUS_FILE gets a copy of the metrics, for
+# node-exporter's textfile collector), prints the run as JSON lines. Returns compare's exit
+# code. When compare refuses (exit 2: no baseline file yet, a corrupt one), the run is kept as
+# without a baseline, in the results folder, and said so.
+#   judge_results RESULTS_FILE RESULTS_DIR TEST_ID WORK_DIR
+judge_results() {
+  local results=$1 results_dir=$2 test_id=$3 work=$4
+  local history=${COMMSWEEP_HISTORY_DIR:-$results_dir/history}
+  mkdir -p "$history" || die "$EXIT_USAGE" "cannot create the history folder $history (COMMSWEEP_HISTORY_DIR)"
+  local -a cmd=("$(find_commsweep)" compare "$results" --baseline "$COMMSWEEP_BASELINE"
+                --history "$history" --record --markdown "$work/report.md" --html "$work/report.html"
+                --prometheus "$work/report.prom" --json "$work/verdicts.json")
+  say "judging: $(quote_words "${cmd[@]}")"
+  local out rc=0
+  out=$("${cmd[@]}" 2>"$work/compare.err") || rc=$?
+  [ -z "$out" ] || printf '%s\n' "$out"
+  [ ! -s "$work/compare.err" ] || cat "$work/compare.err" >&2
+  local recorded
+  recorded=$(sed -n 's/^recorded //p' <<<"$out" | head -n 1)
+  if [ -n "$recorded" ] && [ -f "$recorded" ]; then
+    local ext stem=${recorded%.json}
+    for ext in md html prom; do place_beside "$work/report.$ext" "$stem.$ext"; done
+    place_beside "$work/verdicts.json" "$stem.verdicts.json"
+    if [ -n "${COMMSWEEP_PROMETHEUS_FILE:-}" ]; then
+      # Replaced on purpose: the textfile collector exports the newest night's metrics.
+      if ! { cp "$work/report.prom" "$COMMSWEEP_PROMETHEUS_FILE.tmp.$$" &&
+             mv -f "$COMMSWEEP_PROMETHEUS_FILE.tmp.$$" "$COMMSWEEP_PROMETHEUS_FILE"; }; then
+        say "warning: cannot write COMMSWEEP_PROMETHEUS_FILE=$COMMSWEEP_PROMETHEUS_FILE"
+      fi
+    fi
+    say "results: $recorded (reports beside it: $(basename "$stem").{md,html,prom,verdicts.json})"
+    print_json_lines "$recorded" "$test_id"
+  else
+    local stored
+    stored=$(store_results "$results" "$results_dir" "$test_id")
+    say "compare recorded nothing: results kept as $stored; a baseline is made from good runs with" \
+      "commsweep baseline RUN... -o $COMMSWEEP_BASELINE"
+    print_json_lines "$stored" "$test_id"
+  fi
+  say "compare exited with code $rc ($(compare_meaning "$rc"))"
+  return "$rc"
+}
+
 # --- the run --------------------------------------------------------------------------------
 
 # Copies rank 0's results file from its host (the first host: ppr maps rank 0 there) and
@@ -370,16 +435,24 @@ launch_sweep() {
   run_forwarding_signals "${cmd[@]}"
   local rc=$RUN_RC
   say "mpirun exited with code $rc"
-  if fetch_results "${hosts[0]}" "$remote_json" "$work/results.json"; then
+  if [ "$RUN_SIGNALLED" = 1 ] && [ "$rc" -ne 0 ]; then
+    rc=$EXIT_INTERRUPTED
+  fi
+  if ! fetch_results "${hosts[0]}" "$remote_json" "$work/results.json"; then
+    say "no results file from rank 0 on ${hosts[0]} ($remote_json): commsweep wrote none"
+  elif [ -n "${COMMSWEEP_BASELINE:-}" ] && [ "$rc" -le 1 ]; then
+    # A run that ended (0) or found wrong elements (1, which compare reports as 3) is judged,
+    # and its exit code is compare's.
+    rc=0
+    judge_results "$work/results.json" "$results_dir" "$test_id" "$work" || rc=$?
+  else
+    # An interrupted run's partial results are kept, but neither judged nor put in the history
+    # (its missing sizes are no regression; its own exit code says what happened).
+    [ -z "${COMMSWEEP_BASELINE:-}" ] || say "the run did not end (exit $rc): not judged against the baseline"
     local stored
     stored=$(store_results "$work/results.json" "$results_dir" "$test_id")
     say "results: $stored"
     print_json_lines "$stored" "$test_id"
-  else
-    say "no results file from rank 0 on ${hosts[0]} ($remote_json): commsweep wrote none"
-  fi
-  if [ "$RUN_SIGNALLED" = 1 ] && [ "$rc" -ne 0 ]; then
-    rc=$EXIT_INTERRUPTED
   fi
   return "$rc"
 }

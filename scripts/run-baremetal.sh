@@ -16,7 +16,9 @@ Runs commsweep with mpirun on the nodes of HOSTFILE (one host a line; Open MPI's
 COMMSWEEP_GPUS_PER_NODE), as the Volcano Job's master does: waits for each node's sshd (at
 most COMMSWEEP_WAIT_WORKERS_S, default 60 s), logs in once to each, runs GPUs-per-node ranks
 on every node, stores the results in COMMSWEEP_RESULTS_DIR/<UTC time>-<test id>.json
-(default ./results) and prints them as JSON lines. Exits with commsweep's exit code.
+(default ./results) and prints them as JSON lines. Exits with commsweep's exit code; with
+COMMSWEEP_BASELINE set, judges the run with \`commsweep compare\`, keeps it in the history
+with its reports and exits with compare's code (entrypoint-master.sh --help, step 6).
 
   --shape SHAPE   apply the shape's NCCL settings from topology/SHAPE.conf when that file
                   exists: NAME=value lines (# comments), no shell expansion; a relative

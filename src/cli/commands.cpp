@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli/fabric_commands.hpp"
+#include "cli/pairs_command.hpp"
 #include "cli/regress_commands.hpp"
 #include "cli/suite_command.hpp"
 #include "cli/topo_command.hpp"
@@ -23,6 +24,8 @@ const std::vector<OfflineCommand>& offline_commands() {
 
 const std::vector<WorldCommand>& world_commands() {
   static const std::vector<WorldCommand> commands = {
+      {"pairs", "bandwidth between every pair of nodes: a matrix, slow pairs, the bad node (--help)",
+       run_pairs_command},
       {"preflight", "check every node's RDMA, SR-IOV, host and locality (commsweep preflight --help)",
        run_preflight_command},
       {"suite", "several sweeps on one communicator from a YAML/JSON file (commsweep suite --help)",

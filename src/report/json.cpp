@@ -93,28 +93,6 @@ EpRow ep_row_from(const json& j) {
   return r;
 }
 
-json provenance_json(const Provenance& p) {
-  json gpus = json::array();
-  for (const auto& g : p.gpus) {
-    gpus.push_back({{"rank", g.rank}, {"host", g.host}, {"device", g.device}, {"name", g.name},
-                    {"pci_bus_id", g.pci_bus_id}});
-  }
-  return json{{"commsweep_version", p.commsweep_version},
-              {"git_hash", p.git_hash},
-              {"started_at", p.started_at},
-              {"backend", p.backend},
-              {"ranks", p.ranks},
-              {"hosts", p.hosts},
-              {"gpus", gpus},
-              {"driver_version", p.driver_version},
-              {"cuda_version", p.cuda_version},
-              {"nccl_version", p.nccl_version},
-              {"nccl_headers_version", p.nccl_headers_version},
-              {"mpi_version", p.mpi_version},
-              {"environment", p.environment},
-              {"arguments", p.arguments}};
-}
-
 Provenance provenance_from(const json& j) {
   Provenance p;
   p.commsweep_version = j.at("commsweep_version").get<std::string>();
@@ -139,6 +117,28 @@ Provenance provenance_from(const json& j) {
 }
 
 }  // namespace
+
+json provenance_json(const Provenance& p) {
+  json gpus = json::array();
+  for (const auto& g : p.gpus) {
+    gpus.push_back({{"rank", g.rank}, {"host", g.host}, {"device", g.device}, {"name", g.name},
+                    {"pci_bus_id", g.pci_bus_id}});
+  }
+  return json{{"commsweep_version", p.commsweep_version},
+              {"git_hash", p.git_hash},
+              {"started_at", p.started_at},
+              {"backend", p.backend},
+              {"ranks", p.ranks},
+              {"hosts", p.hosts},
+              {"gpus", gpus},
+              {"driver_version", p.driver_version},
+              {"cuda_version", p.cuda_version},
+              {"nccl_version", p.nccl_version},
+              {"nccl_headers_version", p.nccl_headers_version},
+              {"mpi_version", p.mpi_version},
+              {"environment", p.environment},
+              {"arguments", p.arguments}};
+}
 
 json to_json(const Results& r) {
   json rows = json::array();

@@ -3,8 +3,9 @@
 # entrypoints in network namespaces, mpirun over ssh between them, commsweep on the mpi
 # backend. Exit 0 when the case behaves as it must, 77 (skip) where the machine cannot emulate
 # pods, 1 otherwise. Everything it starts is ended on exit, also on failure.
-#   e2e_case.sh --case NAME --commsweep BIN --workdir DIR --schema SCHEMA
-# Cases: ok, three_workers, worker_never_starts, worker_dies, bad_hostfile, sigterm, baremetal.
+#   e2e_case.sh --case NAME --commsweep BIN --workdir DIR --schema SCHEMA [-- CASE ARGS]
+# Cases: ok, three_workers, worker_never_starts, worker_dies, bad_hostfile, sigterm, baremetal,
+# nightly, suite.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,6 +23,7 @@ readonly ENDLESS_SWEEP="all_reduce -b 8 -e 64K --backend mpi -w 1 -n 5 -N 0"
 readonly MASTER_BOUND_S=90   # no case may take longer; ctest's TIMEOUT is above it
 
 FAILURES=()
+CASE_ARGS=()
 expect() {
   local what=$1
   shift
@@ -226,6 +228,134 @@ assert s["complete"] is False and s["interrupted_by"] == "SIGTERM", s
   expect "summary JSON line printed" grep -q '"commsweep":"summary"' "$E2E_WORK/$(master_pod)/stdout"
 }
 
+# The nightly (issue 5's must-show): two runs of the emulated Job make the baselines with
+# `commsweep baseline`; a third, through the master with COMMSWEEP_BASELINE and
+# COMMSWEEP_HISTORY_DIR set as the nightly CronJob sets them, is judged by `commsweep compare`:
+# the verdict table, exit 0 within the noise, the run kept in the history with its reports.
+# Then doctored copies of it (tests/e2e/doctor_results.py: every size first put on the
+# baseline's median): unchanged exits 0, busbw 20% below the baseline at one size exits 1 with
+# that line the only FAIL, 5 wrong elements exit 3.
+# Two baselines from the same two runs, because a baseline's noise cap says how much run-to-run
+# spread may excuse: on a loaded 2-core machine the emulated Job's runs differ by up to twice
+# (more at small sizes), so the nightly's baseline caps the noise at 90% (the third run must
+# pass, as regress_check's does); a 20% cut is inside such noise, so the doctored copies are
+# judged against one capped at 15%, past which 20% fails.
+# Sizes of MiB: each all_reduce takes milliseconds over the pods' TCP, so a loaded machine's
+# scheduling stalls weigh less than on small sizes (spreads of 600% between two runs were
+# measured at 256K, about 50% from 2M). -c 0: verifying MiB on the host costs more than the
+# exchange (the other cases verify every element; the doctored copy plants #wrong).
+readonly NIGHTLY_SWEEP="all_reduce -b 2M -e 8M --backend mpi -c 0 -w 1 -n 5 -N 3"
+readonly NIGHTLY_CUT_SIZE=$((4 << 20))
+
+# The master with COMMSWEEP_BASELINE: judged, kept in the history with its reports.
+nightly_run() {
+  local base=$1 stdout
+  export COMMSWEEP_BASELINE=$base COMMSWEEP_HISTORY_DIR="$E2E_WORK/history"
+  start_master
+  wait_pod "$POD_PID" "$MASTER_BOUND_S"
+  unset COMMSWEEP_BASELINE COMMSWEEP_HISTORY_DIR
+  stdout="$E2E_WORK/$(master_pod)/stdout"
+  log "the nightly's verdict table:"
+  sed -n '/^# commsweep compare:/,/^exit /p' "$stdout"
+  expect "nightly: master exits 0, compare's pass (got $POD_RC after $POD_ELAPSED s)" test "$POD_RC" = 0
+  expect "nightly: the verdict table, ending 'exit 0: pass'" grep -q "^exit 0: pass" "$stdout"
+  expect "nightly: $SIZE_COL judged" grep -qE "^(PASS|SAME|WARN) +all_reduce .* $SIZE_COL +(out_of_place|in_place) " "$stdout"
+  local -a kept
+  mapfile -t kept < <(ls "$E2E_WORK/history")
+  NIGHT=$(printf '%s\n' "${kept[@]}" | sed -n 's/^\([0-9]\{8\}T[0-9]\{6\}Z-all_reduce\)\.json$/\1/p')
+  expect "nightly: the run kept in the history as <UTC start>-all_reduce.json (${kept[*]})" test -n "$NIGHT"
+  [ -n "$NIGHT" ] || return 0
+  local ext
+  for ext in md html prom verdicts.json; do
+    expect "nightly: $NIGHT.$ext beside it" test -s "$E2E_WORK/history/$NIGHT.$ext"
+  done
+  expect "nightly: the Prometheus file says exit code 0" grep -qE '^commsweep_compare_exit_code(\{.*\})? 0$' \
+    "$E2E_WORK/history/$NIGHT.prom"
+  expect "nightly: JSON lines of the kept run" grep -q "\"file\":\"$E2E_WORK/history/$NIGHT.json\"" "$stdout"
+  local -a runs
+  mapfile -t runs < <(find "$E2E_WORK/results" -name '*.json')
+  expect "nightly: the results folder holds the two earlier runs only (${#runs[@]})" test "${#runs[@]}" = 2
+  NIGHT="$E2E_WORK/history/$NIGHT.json"
+}
+
+# `commsweep compare FILE --baseline BASE`, its table kept in compare/NAME.txt:
+#   judge_copy NAME EXPECTED_RC BASE FILE WHAT
+judge_copy() {
+  local name=$1 want=$2 base=$3 file=$4 what=$5 rc=0
+  "$COMMSWEEP_BIN" compare "$file" --baseline "$base" >"$E2E_WORK/compare/$name.txt" 2>&1 || rc=$?
+  log "$what:"
+  cat "$E2E_WORK/compare/$name.txt"
+  expect "$what: exit $want (got $rc)" test "$rc" = "$want"
+}
+
+case_nightly() {
+  export COMMSWEEP_ARGS=$NIGHTLY_SWEEP
+  SIZE_COL="$((NIGHTLY_CUT_SIZE >> 20))M"
+  create_job 2 2
+  local n
+  for n in 1 2; do
+    start_master
+    wait_pod "$POD_PID" "$MASTER_BOUND_S"
+    expect "run $n: master exits 0 (got $POD_RC after $POD_ELAPSED s)" test "$POD_RC" = 0
+  done
+  local -a runs
+  mapfile -t runs < <(find "$E2E_WORK/results" -name '*.json' | sort)
+  expect "two results files from two runs (${#runs[@]})" test "${#runs[@]}" = 2
+  [ "${#runs[@]}" = 2 ] || return 0
+  local nightly="$E2E_WORK/baseline-nightly.json" strict="$E2E_WORK/baseline-strict.json" cap
+  for cap in 90 15; do
+    expect "commsweep baseline from the two runs, noise cap $cap%" "$COMMSWEEP_BIN" baseline "${runs[@]}" \
+      -o "$([ "$cap" = 90 ] && echo "$nightly" || echo "$strict")" --mode tcp --max-noise-pct "$cap" \
+      --small-bytes 0 --note "e2e: two runs of the emulated Job"
+  done
+  NIGHT=""
+  nightly_run "$nightly"
+  [ -n "$NIGHT" ] || return 0
+  mkdir -p "$E2E_WORK/compare"
+  judge_copy kept 0 "$nightly" "$NIGHT" "the kept run again, against the nightly baseline"
+
+  local copy="$E2E_WORK/compare"
+  python3 "$here/doctor_results.py" --baseline "$strict" "$NIGHT" "$copy/median.json"
+  judge_copy median 0 "$strict" "$copy/median.json" "the kept run on the baseline's medians"
+  expect "no line FAILs or WARNs" bash -c "! grep -qE '^(FAIL|WARN) ' '$copy/median.txt'"
+
+  python3 "$here/doctor_results.py" --baseline "$strict" --cut-size "$NIGHTLY_CUT_SIZE" --pct 20 \
+    "$NIGHT" "$copy/cut20.json"
+  judge_copy cut20 1 "$strict" "$copy/cut20.json" "busbw 20% below the baseline at $SIZE_COL"
+  expect "the $SIZE_COL line FAILs: busbw 20.0% lower" grep -qE \
+    "^FAIL +all_reduce .* $SIZE_COL +out_of_place .*busbw 20\.0% lower \(fail band 10\.0%\)" "$copy/cut20.txt"
+  expect "it is the only FAIL" test "$(grep -c '^FAIL ' "$copy/cut20.txt")" = 1
+  expect "the table ends 'exit 1: regression'" grep -q "^exit 1: regression" "$copy/cut20.txt"
+
+  python3 "$here/doctor_results.py" --baseline "$strict" --wrong-size "$NIGHTLY_CUT_SIZE" --count 5 \
+    "$NIGHT" "$copy/wrong.json"
+  judge_copy wrong 3 "$strict" "$copy/wrong.json" "5 wrong elements at $SIZE_COL"
+  expect "the $SIZE_COL line FAILs: 5 wrong elements" grep -qE \
+    "^FAIL +all_reduce .* $SIZE_COL +out_of_place .*5 wrong elements" "$copy/wrong.txt"
+  expect "it is the only FAIL" test "$(grep -c '^FAIL ' "$copy/wrong.txt")" = 1
+  expect "the table ends 'exit 3: wrong results'" grep -q "^exit 3: wrong results" "$copy/wrong.txt"
+}
+
+# `commsweep suite` through the master's COMMSWEEP_SUITE (the Job's env, no arguments):
+# suites/ci.yaml on 2 workers of 2 ranks; every sweep's tables, the one results file and its
+# JSON lines checked (tests/e2e/check_suite_e2e.py, with the sweeps' flags after --).
+case_suite() {
+  unset COMMSWEEP_ARGS
+  export COMMSWEEP_SUITE="$repo/suites/ci.yaml" COMMSWEEP_GPUS_PER_NODE=2
+  create_job 2 2
+  start_master
+  wait_pod "$POD_PID" "$MASTER_BOUND_S"
+  expect "master exits 0 (got $POD_RC after $POD_ELAPSED s)" test "$POD_RC" = 0
+  expect "the master ran commsweep suite $COMMSWEEP_SUITE" grep -q "running: mpirun .* suite $COMMSWEEP_SUITE --json " \
+    "$E2E_WORK/$(master_pod)/stderr"
+  local w0 w1
+  w0=$(worker_pod 0) w1=$(worker_pod 1)
+  expect "3 sweeps' tables, the results file and its JSON lines" python3 "$here/check_suite_e2e.py" \
+    --stdout "$E2E_WORK/$(master_pod)/stdout" --results-dir "$E2E_WORK/results" \
+    --test-id "$COMMSWEEP_TEST_ID" --np 4 --hosts "$w0,$w0,$w1,$w1" \
+    --schema "$SCHEMA" --suite "$COMMSWEEP_SUITE" "${CASE_ARGS[@]}"
+}
+
 # scripts/run-baremetal.sh from the master's namespace, on an Open MPI hostfile of its own
 # (comments, slots), with a shape that has no settings file.
 case_baremetal() {
@@ -253,6 +383,7 @@ main() {
       --commsweep) commsweep=$2; shift 2 ;;
       --workdir) E2E_WORK=$2; shift 2 ;;
       --schema) SCHEMA=$2; shift 2 ;;
+      --) shift; CASE_ARGS=("$@"); break ;;
       *) echo "e2e_case.sh: unknown argument $1" >&2; exit 2 ;;
     esac
   done

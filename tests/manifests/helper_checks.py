@@ -171,6 +171,9 @@ def check_install_prefix(args, workdir, failures):
         for rel in ("bin/commsweep", "scripts/commsweep-k8s"):
             if not os.access(os.path.join(prefix, rel), os.X_OK):
                 failures.append("install-prefix.sh: %s is not an executable under the prefix" % rel)
+        for rel in ("suites/default.yaml", "suites/ci.yaml"):
+            if not os.path.isfile(os.path.join(prefix, rel)):
+                failures.append("install-prefix.sh: no %s under the prefix (COMMSWEEP_SUITE names it)" % rel)
         for entry in ("entrypoint-master.sh", "entrypoint-worker.sh"):
             if not os.path.exists(os.path.join(args.repo, "scripts", entry)):
                 print("NOTE: scripts/%s is not in this checkout yet (the entrypoints lane); the "

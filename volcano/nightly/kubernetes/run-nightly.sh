@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The plain Kubernetes CronJob's runner (for Volcano older than 1.13, which has no CronJob):
 # applies job.yaml (the nightly Volcano Job and its ConfigMaps), waits for it to finish, prints the master's
-# results JSON lines (for log collectors) and exits 0 only when the Job completed. The Job has
+# verdict table and results JSON lines (for log collectors) and exits 0 only when the Job completed. The Job has
 # one fixed name, so last night's is deleted first; the results stay on the PVC.
 set -euo pipefail
 
@@ -37,7 +37,9 @@ main() {
   local phase
   phase=$(wait_for_end)
   say "Job $JOB ended: $phase"
-  kubectl logs "$JOB-mpimaster-0" 2>/dev/null | grep -E '^\{.*"schema": *"commsweep\.results/' || true
+  # The master's verdict table (commsweep compare) and its results as JSON lines.
+  kubectl logs "$JOB-mpimaster-0" 2>/dev/null |
+    sed -n '/^# commsweep compare:/,/^exit [0-9]/p; /^{"commsweep":/p' || true
   [ "$phase" = Completed ]
 }
 

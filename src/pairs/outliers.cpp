@@ -1,0 +1,92 @@
+#include "pairs/outliers.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace commsweep::pairs {
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+namespace {
+
+PairVerdict judge(const PairMeasurement& p, double slow_below, double median_gbps) {
+  PairVerdict v;
+  if (p.rails.empty()) return v;
+  const auto slowest = std::min_element(p.rails.begin(), p.rails.end(),
+                                        [](const Rail& x, const Rail& y) { return x.gbps < y.gbps; });
+  v.gbps = slowest->gbps;
+  v.slowest_rail = slowest->local_rank;
+  v.ratio = median_gbps > 0 ? v.gbps / median_gbps : 0;
+  v.slow = v.gbps < slow_below;
+  return v;
+}
+
+// Nodes in the most slow pairs, when that is more than one and more than some other node is
+// in: one slow pair alone cannot tell which of its two nodes is at fault.
+std::vector<Suspect> suspects(const PairsRun& run, const Analysis& a) {
+  std::map<int, Suspect> by_node;
+  std::map<int, std::map<int, int>> slowest_rail_counts;  // node -> local rank -> times slowest
+  for (const auto& p : run.pairs) {
+    for (int node : {p.node_a, p.node_b}) ++by_node[node].pairs;
+  }
+  for (int i : a.slow) {
+    const auto& p = run.pairs[i];
+    for (int node : {p.node_a, p.node_b}) {
+      ++by_node[node].slow_pairs;
+      ++slowest_rail_counts[node][a.verdicts[i].slowest_rail];
+    }
+  }
+  int most = 0, fewest = static_cast<int>(run.pairs.size());
+  for (const auto& [node, s] : by_node) {
+    most = std::max(most, s.slow_pairs);
+    fewest = std::min(fewest, s.slow_pairs);
+  }
+  std::vector<Suspect> out;
+  // Every node in as many slow pairs as the others: none stands out (a fabric-wide slowdown,
+  // or noise), and naming them all would say nothing.
+  if (most < 2 || fewest == most) return out;
+  for (auto& [node, s] : by_node) {
+    if (s.slow_pairs != most) continue;
+    s.node = node;
+    int best = -1;
+    for (const auto& [rail, count] : slowest_rail_counts[node]) {
+      if (count > best) best = count, s.local_rank = rail;  // ties: the lowest local rank
+    }
+    const Node& n = run.nodes[node];
+    s.rank = n.ranks[s.local_rank];
+    s.pci_bus_id = s.local_rank < static_cast<int>(n.pci_bus_ids.size()) ? n.pci_bus_ids[s.local_rank] : "-";
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+Analysis analyse(const PairsRun& run) {
+  Analysis a;
+  std::vector<double> all;
+  for (const auto& p : run.pairs) {
+    for (const auto& r : p.rails) {
+      all.push_back(r.gbps);
+      a.wrong_total += r.wrong.value_or(0);
+    }
+  }
+  a.rails = all.size();
+  a.median_gbps = median(all);
+  a.slow_below_gbps = run.settings.slow_fraction * a.median_gbps;
+  for (std::size_t i = 0; i < run.pairs.size(); ++i) {
+    a.verdicts.push_back(judge(run.pairs[i], a.slow_below_gbps, a.median_gbps));
+    if (a.verdicts.back().slow) a.slow.push_back(static_cast<int>(i));
+  }
+  std::stable_sort(a.slow.begin(), a.slow.end(),
+                   [&](int x, int y) { return a.verdicts[x].gbps < a.verdicts[y].gbps; });
+  a.suspects = suspects(run, a);
+  return a;
+}
+
+}  // namespace commsweep::pairs

@@ -1,0 +1,61 @@
+// What `commsweep pairs` measured, as typed records: the nodes, the rounds, and per pair of
+// nodes one rail per common local rank. Printers (render.hpp, pairs_json.hpp) and the outlier
+// rule (outliers.hpp) work on these and know nothing of MPI, NCCL or CUDA.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pairs/schedule.hpp"
+#include "report/result.hpp"
+
+namespace commsweep::pairs {
+
+struct Node {
+  std::string name;                      // "host", or "host/HOSTID" for an emulated node
+  std::vector<int> ranks;                // in rank order; index = local rank on the node
+  std::vector<std::string> pci_bus_ids;  // the GPU of each of those ranks ("-": none)
+};
+
+// Local rank k of node a exchanging with local rank k of node b: one GPU / NIC rail.
+struct Rail {
+  int local_rank = 0;
+  int rank_a = 0;
+  int rank_b = 0;
+  double time_us_a = 0;  // per exchange, as each side timed it
+  double time_us_b = 0;
+  double time_us = 0;    // the slower side: the exchange is done when both are
+  double gbps = 0;       // bytes / time_us, each way (both directions run at once)
+  std::optional<std::uint64_t> wrong;  // elements wrong at either end; none with -c 0
+};
+
+struct PairMeasurement {
+  int round = 0;  // 0-based
+  int node_a = 0;
+  int node_b = 0;
+  std::vector<Rail> rails;
+};
+
+struct Settings {
+  std::uint64_t bytes = 0;  // each way, per rail and exchange
+  std::uint64_t count = 0;  // elements of `type`
+  std::string type = "float";
+  int iters = 0;
+  int warmup = 0;
+  int check = 0;
+  double slow_fraction = 0.8;  // a pair is slow below this fraction of the median rail
+};
+
+struct PairsRun {
+  report::Provenance provenance;
+  Settings settings;
+  std::vector<Node> nodes;
+  std::vector<Round> rounds;
+  std::vector<PairMeasurement> pairs;  // in the order measured
+  bool complete = true;
+  std::string interrupted_by;          // "SIGTERM" when !complete
+};
+
+}  // namespace commsweep::pairs

@@ -1,0 +1,21 @@
+#include "pairs/slow_rank.hpp"
+
+#include <chrono>
+#include <thread>
+
+namespace commsweep::pairs {
+
+double SlowRankBackend::run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) {
+  using Clock = std::chrono::steady_clock;
+  TimingOptions one = timing;
+  one.iters = 1;
+  const auto start = Clock::now();
+  for (int i = 0; i < timing.iters; ++i) {
+    const auto t0 = Clock::now();
+    inner_.run(args, one, phase);
+    std::this_thread::sleep_for((Clock::now() - t0) * (kSlowdown - 1));
+  }
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / timing.iters;
+}
+
+}  // namespace commsweep::pairs

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Runs `commsweep pairs` under mpiexec on emulated nodes and checks what it did.
+
+    pairs_check.py --commsweep BIN --mpiexec MPIEXEC --np N --per-node P --schema PAIRS_SCHEMA \
+        --results-schema RESULTS_SCHEMA --workdir DIR --expect ok|slow|usage [--slow-rank R] \
+        [--flag TEXT]... -- pairs ARGS
+
+Each rank runs under scripts/emulate-nodes.sh with COMMSWEEP_RANKS_PER_NODE=P, so rank r is on
+node r // P. --expect:
+  ok     exit 0; the schedule (every pair of nodes once, rounds of disjoint pairs), a line per
+         round, the legend, the node x node matrix (symmetric, '-' on the diagonal) equal to the
+         JSON, the median and threshold recomputed from the rails, #wrong 0, no slow pair.
+  slow   exit 6 and the same checks; the pairs of the node of --slow-rank R are slow on R's rail
+         and no other pair is; with 3 nodes or more that node is named as the likely bad node
+         (host, rank R, its GPU); with 2 nodes no node is named and the output says why.
+  usage  exit 2; one message (rank 0's) naming every --flag; no matrix.
+  help   exit 0; the help once, teaching the schedule, the rails, the outlier rule, the exit codes.
+Standard library only.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+
+sys.dont_write_bytecode = True
+from commsweep_check import REPO, Failures, launcher, run, verdict  # noqa: E402
+from results_json import validate  # noqa: E402
+
+SLOW_PAIR_EXIT = 6
+
+
+def node_ranks(np, per_node):
+    nodes = []
+    for r in range(np):
+        if r // per_node == len(nodes):
+            nodes.append([])
+        nodes[r // per_node].append(r)
+    return nodes
+
+
+def parse_matrix(out, n, fail):
+    """The rows without '#': 'N<i>' then n cells; returns {(i, j): text}."""
+    cells = {}
+    rows = [l.split() for l in out.splitlines() if l.strip() and not l.startswith("#")]
+    fail.check(len(rows) == n, "%d matrix rows, expected %d" % (len(rows), n))
+    for i, row in enumerate(rows):
+        if not fail.check(row[0] == "N%d" % i and len(row) == n + 1, "matrix row %d: %s" % (i, row)):
+            continue
+        for j, cell in enumerate(row[1:]):
+            cells[(i, j)] = cell
+    return cells
+
+
+def check_schedule(doc, n, fail):
+    seen = set()
+    for r, rnd in enumerate(doc["rounds"]):
+        busy = []
+        for a, b in rnd["pairs"]:
+            busy += [a, b]
+            fail.check((a, b) not in seen, "pair %d-%d scheduled twice" % (a, b))
+            seen.add((a, b))
+        fail.check(len(busy) == len(set(busy)), "round %d: a node in two pairs: %s" % (r, rnd["pairs"]))
+        fail.check((rnd["sits_out"] is None) == (n % 2 == 0) and rnd["sits_out"] not in busy,
+                   "round %d: sits_out %s with %d nodes" % (r, rnd["sits_out"], n))
+    want = {(a, b) for a in range(n) for b in range(a + 1, n)}
+    fail.check(seen == want, "pairs scheduled %s, expected every pair once: %s" % (sorted(seen), sorted(want)))
+    measured = sorted((p["node_a"], p["node_b"]) for p in doc["pairs"])
+    fail.check(measured == sorted(want), "pairs measured %s" % measured)
+    fail.check(len(doc["rounds"]) == (n - 1 if n % 2 == 0 else n), "%d rounds for %d nodes" % (len(doc["rounds"]), n))
+
+
+def check_rails(doc, nodes, settings, fail):
+    rails = []
+    for p in doc["pairs"]:
+        a, b = nodes[p["node_a"]], nodes[p["node_b"]]
+        common = min(len(a), len(b))
+        fail.check(len(p["rails"]) == common, "pair %d-%d: %d rails, expected %d"
+                   % (p["node_a"], p["node_b"], len(p["rails"]), common))
+        for k, rail in enumerate(p["rails"]):
+            fail.check((rail["local_rank"], rail["rank_a"], rail["rank_b"]) == (k, a[k], b[k]),
+                       "pair %d-%d rail %d: %s" % (p["node_a"], p["node_b"], k, rail))
+            fail.check(rail["wrong"] == 0, "pair %d-%d rail %d: %s wrong" % (p["node_a"], p["node_b"], k, rail["wrong"]))
+            fail.check(rail["time_us"] == max(rail["time_us_a"], rail["time_us_b"]) > 0, "rail time %s" % rail)
+            gbps = settings["bytes"] / rail["time_us"] / 1e3
+            fail.check(abs(rail["gbps"] - gbps) <= 1e-9 * gbps, "rail gbps %s, bytes/time %s" % (rail["gbps"], gbps))
+            rails.append(rail["gbps"])
+        slowest = min(p["rails"], key=lambda r: r["gbps"])
+        fail.check(p["gbps"] == slowest["gbps"] and p["slowest_rail"] == slowest["local_rank"],
+                   "pair %d-%d: gbps/slowest_rail are not its slowest rail's" % (p["node_a"], p["node_b"]))
+    s = doc["summary"]
+    fail.check(s["rails"] == len(rails), "summary.rails %s, %d rails" % (s["rails"], len(rails)))
+    med = statistics.median(rails)
+    fail.check(abs(s["median_gbps"] - med) <= 1e-9 * med, "median %s, recomputed %s" % (s["median_gbps"], med))
+    fail.check(abs(s["slow_below_gbps"] - settings["slow_fraction"] * med) <= 1e-9 * med, "slow_below_gbps")
+    for p in doc["pairs"]:
+        fail.check(p["slow"] == (p["gbps"] < s["slow_below_gbps"]), "pair %d-%d: slow %s at %s GB/s"
+                   % (p["node_a"], p["node_b"], p["slow"], p["gbps"]))
+    fail.check(s["wrong_total"] == 0, "summary.wrong_total %s" % s["wrong_total"])
+    return med
+
+
+def check_text(out, doc, n, nodes, fail):
+    fail.check(re.search(r"sendrecv between every pair of %d nodes in %d rounds" % (n, len(doc["rounds"])), out),
+               "no header line for %d nodes" % n)
+    round_lines = re.findall(r"^# round (\d+) of (\d+):(.*)$", out, re.M)
+    fail.check(len(round_lines) == len(doc["rounds"]), "%d round lines" % len(round_lines))
+    for (i, total, text), rnd in zip(round_lines, doc["rounds"]):
+        for a, b in rnd["pairs"]:
+            fail.check("N%d-N%d " % (a, b) in text, "round %s line lacks N%d-N%d: %s" % (i, a, b, text))
+        if rnd["sits_out"] is not None:
+            fail.check("(N%d sits out)" % rnd["sits_out"] in text, "round %s: who sits out: %s" % (i, text))
+    for i, ranks in enumerate(nodes):
+        name = doc["nodes"][i]["name"]
+        fail.check(name.endswith("/node%d" % i) and re.search(r"^#   N%d  %s  " % (i, re.escape(name)), out, re.M),
+                   "legend line of N%d (%s)" % (i, name))
+        fail.check(doc["nodes"][i]["ranks"] == ranks, "node %d ranks %s, expected %s" % (i, doc["nodes"][i]["ranks"], ranks))
+    cells = parse_matrix(out, n, fail)
+    m = doc["matrix_gbps"]
+    for (i, j), cell in cells.items():
+        if i == j:
+            fail.check(cell == "-" and m[i][j] is None, "diagonal %d: %s" % (i, cell))
+            continue
+        fail.check(m[i][j] == m[j][i] and cell == "%.2f" % m[i][j], "matrix %d,%d: %s, JSON %s" % (i, j, cell, m[i][j]))
+    for p in doc["pairs"]:
+        fail.check(m[p["node_a"]][p["node_b"]] == p["gbps"], "matrix and pair %d-%d differ" % (p["node_a"], p["node_b"]))
+    fail.check(re.search(r"^# median rail [0-9.]+ GB/s over %d rails of %d pairs" % (doc["summary"]["rails"], len(doc["pairs"])), out, re.M),
+               "no median line")
+    fail.check("# Out of bounds values : 0 OK" in out, "no '# Out of bounds values : 0 OK' line")
+    sizes = {len(r) for r in nodes}
+    fail.check(("different rank counts" in out) == (len(sizes) > 1), "the note on different rank counts")
+
+
+def check_slow(opts, out, doc, nodes, fail):
+    bad = opts.slow_rank // opts.per_node
+    k = nodes[bad].index(opts.slow_rank)
+    for p in doc["pairs"]:
+        mine = bad in (p["node_a"], p["node_b"])
+        has_rail = k < len(p["rails"])
+        fail.check(p["slow"] == (mine and has_rail), "pair %d-%d slow=%s (the slow rank %d is on node %d, rail %d)"
+                   % (p["node_a"], p["node_b"], p["slow"], opts.slow_rank, bad, k))
+        if p["slow"]:
+            fail.check(p["slowest_rail"] == k, "pair %d-%d: slowest rail %d, expected %d"
+                       % (p["node_a"], p["node_b"], p["slowest_rail"], k))
+            fail.check(re.search(r"^# SLOW pair N%d-N%d: .* rank %d \(" % (p["node_a"], p["node_b"], opts.slow_rank), out, re.M),
+                       "no SLOW line naming rank %d for N%d-N%d" % (opts.slow_rank, p["node_a"], p["node_b"]))
+    suspects = doc["summary"]["suspects"]
+    if len(nodes) >= 3:
+        want = {"node": bad, "name": doc["nodes"][bad]["name"], "local_rank": k, "rank": opts.slow_rank,
+                "pci_bus_id": doc["provenance"]["gpus"][opts.slow_rank]["pci_bus_id"]}
+        fail.check(len(suspects) == 1 and all(suspects[0][f] == v for f, v in want.items()),
+                   "suspects %s, expected %s" % (suspects, want))
+        fail.check(re.search(r"^# LIKELY BAD NODE N%d %s: .* local rank %d, rank %d, GPU "
+                             % (bad, re.escape(want["name"]), k, opts.slow_rank), out, re.M),
+                   "no LIKELY BAD NODE line for N%d, rank %d" % (bad, opts.slow_rank))
+    else:
+        fail.check(suspects == [], "suspects %s with 2 nodes" % suspects)
+        fail.check("add a third node to tell which" in out, "the 2-node case does not say why no node is named")
+    fail.check(doc["summary"]["ok"] is False, "summary.ok is not false")
+
+
+def check_run(opts, rc, out, doc_path, fail):
+    want_rc = 0 if opts.expect == "ok" else SLOW_PAIR_EXIT
+    fail.check(rc == want_rc, "exit code %s, expected %d" % (rc, want_rc))
+    if not fail.check(os.path.exists(doc_path), "no JSON at %s" % doc_path):
+        return
+    with open(doc_path) as f:
+        doc = json.load(f)
+    errors = []
+    for schema_path, part, what in ((opts.schema, doc, "commsweep.pairs/1"),
+                                    (opts.results_schema, doc.get("provenance"), "provenance")):
+        with open(schema_path) as f:
+            schema = json.load(f)
+        target = schema if part is doc else schema["$defs"]["provenance"]
+        errors += ["%s: %s" % (what, e) for e in validate(part, target, schema)[:20]]
+    for e in errors:
+        fail.check(False, e)
+    if errors:
+        return
+    nodes = node_ranks(opts.np, opts.per_node)
+    n = len(nodes)
+    fail.check(len(doc["nodes"]) == n, "%d nodes in the JSON, expected %d" % (len(doc["nodes"]), n))
+    check_schedule(doc, n, fail)
+    check_rails(doc, nodes, doc["settings"], fail)
+    check_text(out, doc, n, nodes, fail)
+    if opts.expect == "slow":
+        check_slow(opts, out, doc, nodes, fail)
+    else:
+        fail.check(doc["summary"]["slow_pairs"] == [] and doc["summary"]["ok"] is True,
+                   "slow pairs %s in a run without a fault" % doc["summary"]["slow_pairs"])
+        fail.check("# no slow pair" in out, "no '# no slow pair' line")
+
+
+def check_usage(opts, rc, out, err, fail):
+    fail.check(rc == 2, "exit code %s, expected 2 (usage)" % rc)
+    messages = [l for l in err.splitlines() if l.startswith("commsweep:")]
+    fail.check(len(messages) == 1, "expected one 'commsweep:' message, got %s" % messages)
+    for flag in opts.flag:
+        fail.check(any(flag in m for m in messages), "the message does not name %s: %s" % (flag, messages))
+    fail.check(not any(l and not l.startswith("#") for l in out.splitlines()), "a matrix printed on a usage error")
+
+
+def check_help(rc, out, fail):
+    fail.check(rc == 0, "exit code %s, expected 0" % rc)
+    fail.check(out.count("Usage: mpirun -np N commsweep pairs") == 1, "the usage line, once (rank 0)")
+    for text in ("round-robin", "local rank k", "both directions at once", "bit-exact", "NCCL_HOSTID",
+                 "slowest rail", "likely bad node", "--size", "--iters", "--warmup_iters", "--check",
+                 "--slow-below", "--backend", "--json", "--timeout", "Exit codes", "6 a slow pair"):
+        fail.check(text in out, "--help does not say %r" % text)
+    fail.check("--fault" not in out, "--help shows the testing-only --fault")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--commsweep", required=True)
+    p.add_argument("--mpiexec", default="mpiexec")
+    p.add_argument("--np", type=int, required=True)
+    p.add_argument("--per-node", type=int, required=True)
+    p.add_argument("--schema", required=True)
+    p.add_argument("--results-schema", required=True)
+    p.add_argument("--workdir", required=True)
+    p.add_argument("--expect", choices=["ok", "slow", "usage", "help"], default="ok")
+    p.add_argument("--slow-rank", type=int, default=-1)
+    p.add_argument("--flag", action="append", default=[])
+    p.add_argument("--bound", type=float, default=150)
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    opts = p.parse_args()
+    args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
+    os.makedirs(opts.workdir, exist_ok=True)
+    doc_path = os.path.join(opts.workdir, "pairs.json")
+    if os.path.exists(doc_path):
+        os.remove(doc_path)
+    if opts.expect in ("ok", "slow"):
+        args = args + ["--json", doc_path]
+    os.environ["COMMSWEEP_RANKS_PER_NODE"] = str(opts.per_node)
+    cmd = launcher(opts.mpiexec, opts.np) + [os.path.join(REPO, "scripts", "emulate-nodes.sh"), opts.commsweep] + args
+    print("running: COMMSWEEP_RANKS_PER_NODE=%d %s" % (opts.per_node, " ".join(cmd)), flush=True)
+    rc, out, err, elapsed, timed_out = run(cmd, opts.bound, opts.workdir)
+    print("exit code %s after %.1f s; output in %s" % (rc, elapsed, opts.workdir))
+    print(out)
+    fail = Failures()
+    fail.check(not timed_out, "still running after %.0f s; ended it" % opts.bound)
+    if opts.expect == "usage":
+        check_usage(opts, rc, out, err, fail)
+    elif opts.expect == "help":
+        check_help(rc, out, fail)
+    else:
+        check_run(opts, rc, out, doc_path, fail)
+    return verdict(fail, "pairs %s" % opts.expect, out, err)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
