@@ -13,8 +13,8 @@ po::options_description fabric_run_flags() {
   po::options_description d("Fabric (commsweep preflight --help, commsweep transport --help)");
   d.add_options()
       ("no-preflight", "skip the brief fabric preflight before the run (commsweep preflight)")
-      ("require-transport", po::value<std::string>(), "ib, roce, socket or nvlink: NCCL must use it (its own INFO lines say, read after set-up); anything else stops the run before measuring, exit code 6 (nccl backend)")
-      ("require-gdr", "NCCL's network connections must use GPUDirect RDMA, else exit code 6 before measuring (nccl backend)")
+      ("require-transport", po::value<std::string>(), "ib, roce, socket or nvlink: NCCL must use it (its own INFO lines say, read after set-up); anything else stops the run before measuring, exit code 6 (nccl backend only: with mpi a usage error)")
+      ("require-gdr", "NCCL's network connections must use GPUDirect RDMA, else exit code 6 before measuring (nccl backend only: with mpi a usage error)")
       ("bind", po::value<std::string>()->default_value("none"), "auto: bind each rank to the CPUs of its GPU's NUMA node (hwloc); none: leave the binding to the launcher");
   return d;
 }

@@ -128,7 +128,7 @@ RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, doubl
   // Bound before NCCL starts its threads and places its host memory.
   const std::string binding = bind_rank(fabric.bind, world.local_rank());
   run.fabric_lines = gather_binding_lines(world, fabric.bind, binding, timeout_s);
-  TransportCheck transport(fabric);  // before NCCL reads NCCL_DEBUG*, at its first call
+  TransportCheck transport(fabric, choice != BackendChoice::Mpi);  // before NCCL's first call reads NCCL_DEBUG*
   {
     const auto guard = watchdog.watch(Phase{"backend set-up", Deadline::after(timeout_s)});
     run.backend = make_backend(world, choice, timeout_s);

@@ -128,8 +128,8 @@ TransportOutcome judge_gathered(const std::vector<std::string>& messages, const 
   return out;
 }
 
-TransportCheck::TransportCheck(const FabricRunOptions& options) : options_(options) {
-  if (nccl_backend_built()) capture_ = std::make_unique<fabric::NcclLogCapture>();
+TransportCheck::TransportCheck(const FabricRunOptions& options, bool may_use_nccl) : options_(options) {
+  if (may_use_nccl && nccl_backend_built()) capture_ = std::make_unique<fabric::NcclLogCapture>();
 }
 
 TransportOutcome TransportCheck::verify(World& world, Backend& backend, Watchdog& watchdog, double timeout_s,
@@ -140,6 +140,7 @@ TransportOutcome TransportCheck::verify(World& world, Backend& backend, Watchdog
     if (options_.requires_transport()) throw_usage(transport_needs_nccl(options_, why_mpi));
     return out;
   }
+  if (!capture_) throw Error(ErrorKind::Runtime, "the nccl backend started without the transport capture");
   connect_peers(world, backend, watchdog, timeout_s);
   const std::string mine = own_message(*capture_, world, -1);
   capture_->finish();  // NCCL has read its settings: the folder and the variables go now

@@ -29,9 +29,10 @@ struct TransportOutcome {
 
 class TransportCheck {
  public:
-  // Before the backend is made. Captures only in builds with the nccl backend (elsewhere NCCL
-  // never runs and the environment is left alone).
-  explicit TransportCheck(const FabricRunOptions& options);
+  // Before the backend is made. Captures only where NCCL may run: a build with the nccl
+  // backend and a run that may choose it (not --backend mpi); elsewhere the environment is left
+  // alone.
+  TransportCheck(const FabricRunOptions& options, bool may_use_nccl);
   // After the backend is made, on every rank. With the mpi backend: nothing, or a usage Error
   // when a requirement was given (`why_mpi` says why auto chose mpi).
   TransportOutcome verify(World& world, Backend& backend, Watchdog& watchdog, double timeout_s,
