@@ -11,6 +11,10 @@
 #include <fstream>
 #include <sstream>
 
+#if COMMSWEEP_HAVE_NCCL_BACKEND
+#include <nccl.h>
+#endif
+
 #include "cli/run_transport.hpp"
 #include "fabric/nccl_log_capture.hpp"
 #include "fabric/transport_report.hpp"
@@ -309,6 +313,30 @@ TEST(FabricTransportCapture, OtherUserSettingsSayWhyNothingIsCaptured) {
     EXPECT_TRUE(c.active());
     EXPECT_NE(c.note().find("lacks INIT"), std::string::npos) << c.note();
   }
+}
+
+// The real NCCL (builds with the nccl backend; no GPU needed): its first call reads the
+// capture's settings and writes its INFO lines into the private folder, under the name the
+// capture expects (%h and %p as nccl_log_host_name() and the pid give them).
+TEST(FabricTransportCapture, RealNcclWritesIntoThePrivateFolder) {
+#if COMMSWEEP_HAVE_NCCL_BACKEND
+  CleanEnv clean;
+  NcclLogCapture capture;
+  ASSERT_EQ(capture.mode(), NcclLogCapture::Mode::Private);
+  ncclUniqueId id{};
+  ASSERT_EQ(ncclGetUniqueId(&id), ncclSuccess);
+  const std::string file = capture.folder() + "/nccl." + nccl_log_host_name() + "." + std::to_string(getpid());
+  std::ifstream in(file);
+  ASSERT_TRUE(in.good()) << file << " absent: NCCL did not follow NCCL_DEBUG_FILE";
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find(" NCCL INFO "), std::string::npos) << text.str();
+  const std::string folder = capture.folder();
+  capture.finish();
+  EXPECT_FALSE(fs::exists(folder));
+#else
+  GTEST_SKIP() << "built without the nccl backend";
+#endif
 }
 
 TEST(FabricTransportCapture, DebugFileExpandsAsNcclDoes) {
