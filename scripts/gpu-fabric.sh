@@ -25,7 +25,7 @@ export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 declare -a SUMMARY=()
 FAILED=0
 
-ranks() { nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true; }
+ranks() { timeout 20 nvidia-smi -L 2>/dev/null | grep -c "^GPU" || true; }
 
 # mpirun as the lent machine wants it (root, Open MPI 4.1); --bind-to none: commsweep's
 # --bind auto (or nothing) decides the binding, not Open MPI's default.
@@ -75,8 +75,8 @@ check() {
 
 machine() {
   {
-    nvidia-smi -L || true
-    nvidia-smi topo -m || true
+    timeout 20 nvidia-smi -L || true
+    timeout 20 nvidia-smi topo -m || true
     ls /sys/class/infiniband 2>/dev/null || echo "/sys/class/infiniband: absent or empty"
     env | grep -E '^(NCCL|UCX|CUDA)_' | sort || true
   } >"$LOGDIR/machine.log" 2>&1
@@ -124,6 +124,13 @@ main() {
   # The JSON holds each host's matrix: printed back from the file.
   step preflight_json_matrix 0 python3 "$LOGDIR/show_json.py" preflight "$LOGDIR/preflight.json"
   check preflight_json_matrix 'GPU0 +X '
+
+  # The fixture trees (tests/fixtures/sysfs): an IB node with its hwloc.xml (the matrix of a
+  # 2-socket machine), a RoCE/SR-IOV pod with broken host settings (FAILs, exit 6).
+  step preflight_fixture_ib 0 "${MPIRUN[@]}" -np 1 "$BIN" preflight --sysfs-root "$REPO/tests/fixtures/sysfs/ib"
+  check preflight_fixture_ib 'GPU0 +X +NODE +SYS +SYS +PXB'
+  step preflight_fixture_roce 6 "${MPIRUN[@]}" -np 1 "$BIN" preflight \
+    --sysfs-root "$REPO/tests/fixtures/sysfs/roce_sriov"
 
   step nvlink 0 "${MPIRUN[@]}" -np "$n" "$BIN" "${SWEEP[@]}" --require-transport nvlink --json "$LOGDIR/nvlink.json"
   check nvlink "# Transport \\(NCCL's INFO lines, captured\\): $n ranks alike: .*peers via P2P"

@@ -191,7 +191,8 @@ std::string render_matrix(const LocalityMap& map) {
            map.gpus[i].cpuset + "\n";
   }
   out += "Legend: X self, PIX one PCIe bridge, PXB several PCIe bridges, PHB a PCIe host bridge, "
-         "NODE across host bridges of one NUMA node, SYS across NUMA nodes (the CPU interconnect)\n";
+         "NODE across host bridges of one NUMA node, SYS across NUMA nodes (the CPU interconnect); "
+         "PCI paths only: NVLink is not shown (nvidia-smi topo -m's NV#)\n";
   return out;
 }
 
