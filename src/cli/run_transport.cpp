@@ -41,7 +41,7 @@ void connect_peers(World& world, Backend& backend, Watchdog& watchdog, double ti
 }
 
 // This rank's message to rank 0.
-std::string own_message(const fabric::NcclLogCapture& capture, const World& world, int device) {
+std::string own_message(const fabric::NcclLogCapture& capture, const World& world) {
   if (!capture.active()) return json{{"status", "off"}, {"note", capture.note()}}.dump();
   const auto ranks = capture.read();
   const fabric::RankTransport* mine = nullptr;
@@ -52,7 +52,6 @@ std::string own_message(const fabric::NcclLogCapture& capture, const World& worl
   fabric::RankTransport r = *mine;
   r.host = world.host();  // commsweep's name of the node ("host/HOSTID" where emulated)
   if (r.rank < 0) r.rank = world.rank();
-  if (r.cuda_dev < 0) r.cuda_dev = device;
   return json{{"status", "ok"}, {"note", capture.note()}, {"transport", fabric::to_json(r)}}.dump();
 }
 
@@ -71,59 +70,84 @@ std::string requirement_text(const FabricRunOptions& o) {
 
 }  // namespace
 
-TransportOutcome judge_gathered(const std::vector<std::string>& messages, const FabricRunOptions& options) {
-  TransportOutcome out;
-  report::TransportReport record;
-  record.required = fabric::to_string(options.required);
-  record.require_gdr = options.require_gdr;
+namespace {
+
+// What the ranks sent, sorted out: their transports, and those that had none to send.
+struct Gathered {
   std::vector<fabric::RankTransport> ranks;
   std::vector<int> silent;  // ranks whose lines could not be had
-  std::string off_note;
+  std::string source;       // how the lines were had ("captured", or the user's file)
+  std::string silent_note;  // why the silent ranks have none
+};
+
+Gathered sort_out(const std::vector<std::string>& messages) {
+  Gathered g;
   for (std::size_t r = 0; r < messages.size(); ++r) {
     const json m = json::parse(messages[r]);
     const std::string status = m.at("status").get<std::string>();
+    const std::string note = m.at("note").get<std::string>();
     if (status == "ok") {
-      ranks.push_back(fabric::rank_transport_from_json(m.at("transport")));
-      if (record.source.empty()) record.source = m.at("note").get<std::string>();
+      g.ranks.push_back(fabric::rank_transport_from_json(m.at("transport")));
+      if (g.source.empty()) g.source = note;
       continue;
     }
-    silent.push_back(static_cast<int>(r));
-    if (off_note.empty()) off_note = status == "off" ? m.at("note").get<std::string>()
-                                                     : "no NCCL INFO line named the rank (" +
-                                                           m.at("note").get<std::string>() + ")";
+    g.silent.push_back(static_cast<int>(r));
+    if (g.silent_note.empty())
+      g.silent_note = status == "off" ? note : "no NCCL INFO line named the rank (" + note + ")";
   }
-  ranks = fabric::merge_ranks(std::move(ranks));
-  if (record.source.empty()) record.source = off_note;
-  const std::string head = "# Transport (NCCL's INFO lines, " + (ranks.empty() ? std::string("none read") : record.source) + ")";
-  const auto summary = fabric::render_transport_summary(ranks);
+  g.ranks = fabric::merge_ranks(std::move(g.ranks));
+  return g;
+}
+
+std::vector<std::string> report_lines(const Gathered& g) {
+  std::vector<std::string> lines;
+  const std::string head = "# Transport (NCCL's INFO lines, " + g.source + ")";
+  const auto summary = fabric::render_transport_summary(g.ranks);
   if (summary.size() == 1) {
-    out.lines.push_back(head + ": " + summary.front());
+    lines.push_back(head + ": " + summary.front());
   } else if (!summary.empty()) {
-    out.lines.push_back(head + ", per rank:");
-    for (const auto& line : summary) out.lines.push_back("#   " + line);
+    lines.push_back(head + ", per rank:");
+    for (const auto& line : summary) lines.push_back("#   " + line);
   }
-  if (!silent.empty())
-    out.lines.push_back("# Transport not reported by rank(s) " + rank_list(silent) + ": " + off_note);
+  if (!g.silent.empty())
+    lines.push_back("# Transport not reported by rank(s) " + rank_list(g.silent) + ": " + g.silent_note);
+  return lines;
+}
+
+// The verdict's lines: PASS, or a FAIL line per problem (the JSON keeps them all).
+std::vector<std::string> verdict_lines(const std::vector<std::string>& problems, const FabricRunOptions& options) {
+  const std::string what = requirement_text(options);
+  if (problems.empty()) return {"# Transport: PASS " + what + " (every rank)"};
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < problems.size() && i < kMostProblemLines; ++i)
+    lines.push_back("# Transport: FAIL " + what + ": " + problems[i]);
+  if (problems.size() > kMostProblemLines)
+    lines.push_back("# Transport: ... and " + std::to_string(problems.size() - kMostProblemLines) + " more FAIL lines");
+  lines.push_back("# Transport check failed: nothing was measured (exit code 6, preflight failed)");
+  return lines;
+}
+
+}  // namespace
+
+TransportOutcome judge_gathered(const std::vector<std::string>& messages, const FabricRunOptions& options) {
+  const Gathered g = sort_out(messages);
+  TransportOutcome out;
+  out.lines = report_lines(g);
+  report::TransportReport record;
+  record.source = g.ranks.empty() ? g.silent_note : g.source;
+  record.required = fabric::to_string(options.required);
+  record.require_gdr = options.require_gdr;
+  record.status = g.ranks.empty() ? "unavailable" : "reported";
   if (options.requires_transport()) {
-    for (int r : silent) record.problems.push_back("rank " + std::to_string(r) + " cannot be verified: " + off_note);
-    if (!ranks.empty()) {
-      for (auto& p : fabric::judge_transport(ranks, options.required, options.require_gdr)) record.problems.push_back(p);
-    }
+    for (int r : g.silent) record.problems.push_back("rank " + std::to_string(r) + " cannot be verified: " + g.silent_note);
+    if (!g.ranks.empty())
+      for (auto& p : fabric::judge_transport(g.ranks, options.required, options.require_gdr)) record.problems.push_back(p);
     out.failed = !record.problems.empty();
     record.status = out.failed ? "fail" : "pass";
-    const std::string what = requirement_text(options);
-    if (!out.failed) out.lines.push_back("# Transport: PASS " + what + " (every rank)");
-    for (std::size_t i = 0; i < record.problems.size() && i < kMostProblemLines; ++i)
-      out.lines.push_back("# Transport: FAIL " + what + ": " + record.problems[i]);
-    if (record.problems.size() > kMostProblemLines)
-      out.lines.push_back("# Transport: ... and " + std::to_string(record.problems.size() - kMostProblemLines) +
-                          " more FAIL lines");
-    if (out.failed)
-      out.lines.push_back("# Transport check failed: nothing was measured (exit code 6, preflight failed)");
-  } else {
-    record.status = ranks.empty() ? "unavailable" : "reported";
+    const auto verdict = verdict_lines(record.problems, options);
+    out.lines.insert(out.lines.end(), verdict.begin(), verdict.end());
   }
-  for (const auto& r : ranks) record.ranks.push_back(fabric::to_record(r));
+  for (const auto& r : g.ranks) record.ranks.push_back(fabric::to_record(r));
   out.record = std::move(record);
   return out;
 }
@@ -142,7 +166,7 @@ TransportOutcome TransportCheck::verify(World& world, Backend& backend, Watchdog
   }
   if (!capture_) throw Error(ErrorKind::Runtime, "the nccl backend started without the transport capture");
   connect_peers(world, backend, watchdog, timeout_s);
-  const std::string mine = own_message(*capture_, world, -1);
+  const std::string mine = own_message(*capture_, world);
   capture_->finish();  // NCCL has read its settings: the folder and the variables go now
   const auto all = world.gather(mine, Phase{"transport report", Deadline::after(timeout_s)});
   int failed = 0;
