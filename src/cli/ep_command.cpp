@@ -4,6 +4,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/fabric_commands.hpp"
 #include "cli/run_setup.hpp"
 #include "ep/ep_sweep.hpp"
 #include "ep/host_exchange.hpp"
@@ -84,17 +85,17 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
 }
 
 int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext& context) {
+  check_ep_config(world, o.config);  // before anything runs or is printed
+  if (o.fabric.preflight) run_brief_preflight(world, envp, o.config.timeout_s);
   Watchdog watchdog(world);
   RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context,
-                           TopologyRequest{o.shape, o.force_topology});
-  check_ep_config(world, o.config);  // before anything is printed
-  if (world.rank() == 0) {
-    std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
-    if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
-  }
+                           TopologyRequest{o.shape, o.force_topology}, o.fabric);
+  print_preamble(world, run);
+  if (run.transport_failed) return exit_code::kPreflightFailed;
   EpOutcome outcome = run_ep_sweep(world, *run.backend.backend, watchdog, run, o.config, std::cout);
   report::Results results;
   results.provenance = run.provenance;
+  results.transport = run.transport;
   results.ep_rows = std::move(outcome.rows);
   results.wrong_total = outcome.wrong;
   results.complete = !outcome.interrupted;

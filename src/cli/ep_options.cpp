@@ -369,7 +369,7 @@ int fault_rank(const std::string& text) {
 EpCliOptions parse_ep_options(int argc, const char* const* argv) {
   const int first = argc > 1 && std::string(argv[1]) == "ep" ? 2 : 1;
   po::options_description all;
-  all.add(axis_flags()).add(run_flags()).add_options()(
+  all.add(axis_flags()).add(run_flags()).add(fabric_run_flags()).add_options()(
       "unexpected", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
   positional.add("unexpected", -1);  // named so that they can be refused by name
@@ -396,6 +396,7 @@ EpCliOptions parse_ep_options(int argc, const char* const* argv) {
     if (o.shape.empty()) throw_usage("--shape: give a shape, e.g. BM.GPU.H100.8");
   }
   o.force_topology = vm.count("force") > 0;
+  o.fabric = parse_fabric_run_flags(vm, o.backend == BackendChoice::Mpi);
   std::optional<Suite> suite;
   if (vm.count("suite")) suite = read_suite(vm["suite"].as<std::string>());
   o.config = parse_config(vm, suite);
@@ -407,7 +408,7 @@ EpCliOptions parse_ep_options(int argc, const char* const* argv) {
 
 std::string ep_help_text() {
   po::options_description visible;
-  visible.add(axis_flags()).add(run_flags());
+  visible.add(axis_flags()).add(run_flags()).add(fabric_run_flags());
   std::ostringstream out;
   out << "commsweep ep: the MoE expert-parallel exchange (dispatch, then combine) as a sweep over\n"
          "tokens, hidden size, top-k, experts, data type and routing, as DeepEP's tests run it.\n\n"
@@ -461,7 +462,10 @@ std::string ep_help_text() {
          "topk_groups, iters, warmup, check, seed, impl, lsa_blocks. Flags given on the command line override it.\n\n"
          "Exit codes (as the collectives): 0 all passed; 1 wrong elements found; 2 bad flags or\n"
          "input; 3 a CUDA, NCCL or MPI call failed; 4 timeout (hang); 5 interrupted (SIGTERM,\n"
-         "SIGINT): the rows measured so far, marked incomplete.\n\n"
+         "SIGINT): the rows measured so far, marked incomplete; 6 NCCL did not use the\n"
+         "--require-transport / --require-gdr transport (stopped before measuring).\n"
+         "A brief fabric preflight and, on the nccl backend, a transport report (NCCL's own INFO\n"
+         "lines) come before the table (commsweep --help, Fabric).\n\n"
          "Examples:\n"
          "  mpirun -np 8 commsweep ep\n"
          "  mpirun -np 8 commsweep ep --tokens 512 --experts 32      (the Helm chart's job)\n"

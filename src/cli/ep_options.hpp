@@ -16,6 +16,7 @@ struct EpCliOptions {
   std::string json_path;
   std::string shape;            // --shape (cli/run_topology.hpp)
   bool force_topology = false;  // --force
+  FabricRunOptions fabric;      // --no-preflight, --require-transport, --require-gdr, --bind
   std::vector<std::string> arguments;  // argv after the program name ("ep" included), for provenance
   bool help = false;
 };

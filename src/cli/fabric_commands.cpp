@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/flags.hpp"
+#include "cli/rank_binding.hpp"
 #include "core/text_file.hpp"
 #include "fabric/locality.hpp"
 #include "fabric/nccl_env.hpp"
@@ -62,15 +63,12 @@ std::vector<fabric::NodeReport> gather_nodes(World& world, const fabric::Preflig
   return nodes;
 }
 
-std::string bind_rank(const std::string& mode, int local_rank) {
-  if (mode == "none") return "";
-  if (mode != "auto") throw_usage("preflight: --bind must be auto or none, not '" + mode + "'");
-  const fabric::LocalityMap map = fabric::read_locality();
-  if (map.gpus.empty()) return "--bind auto: no GPUs, so no rank was bound";
-  const auto& gpu = map.gpus[static_cast<size_t>(local_rank) % map.gpus.size()];
-  if (gpu.numa_node < 0) return "--bind auto: " + gpu.name + " has no single NUMA node: not bound";
-  return "local rank 0 bound to NUMA node " + std::to_string(gpu.numa_node) + " of " + gpu.name + ": CPUs " +
-         fabric::bind_to_numa_node(gpu.numa_node);
+// --bind as the measuring commands take it (cli/rank_binding.hpp); local rank 0's result is
+// its host's "bind" row.
+std::string bind_note(const std::string& mode, int local_rank) {
+  if (mode != "auto" && mode != "none") throw_usage("preflight: --bind must be auto or none, not '" + mode + "'");
+  const std::string done = bind_rank(mode == "auto" ? BindMode::Auto : BindMode::None, local_rank);
+  return done.empty() ? "" : "--bind auto, local rank 0: " + done;
 }
 
 int broadcast_code(World& world, int code, double timeout_s) {
@@ -88,7 +86,11 @@ std::string preflight_help_text() {
          "(PCIDEVICE_* and Multus network-status) and the NCCL/UCX settings that fit them, the\n"
          "memlock limit, CAP_IPC_LOCK, the IOMMU mode, GPUDirect RDMA, /dev/shm, PCIe ACS,\n"
          "GPU/NIC locality (hwloc) and UCX. One rank per host checks; rank 0 prints a row per\n"
-         "host and check: PASS, WARN or FAIL, the reason, and the fix.\n\n"
+         "host and check: PASS, WARN or FAIL, the reason, and the fix; then each host's GPU/NIC\n"
+         "matrix as nvidia-smi topo -m draws it (X self, PIX one PCIe bridge, PXB several, PHB a\n"
+         "host bridge, NODE within a NUMA node, SYS across NUMA nodes), also in --json\n"
+         "(\"locality\"). A WARN when NCCL_IB_HCA lists first a NIC that is not nearest a GPU.\n"
+         "A --sysfs-root tree may hold hwloc.xml (lstopo --of xml) for the matrix.\n\n"
       << preflight_flags()
       << "\nExit codes: 0 no FAIL (WARNs allowed), 2 bad flags, 6 at least one check FAILed.\n"
          "Sweeps run a brief preflight first (a summary line and the FAIL rows; --no-preflight).\n";
@@ -105,8 +107,7 @@ int run_preflight_command(World& world, int argc, char** argv, char** envp) {
   options.sysfs_root = vm["sysfs-root"].as<std::string>();
   if (vm.count("annotations")) options.annotations = vm["annotations"].as<std::string>();
   const double timeout = vm["timeout"].as<double>();
-  const std::string bind_note = bind_rank(vm["bind"].as<std::string>(), world.local_rank());
-  const auto nodes = gather_nodes(world, options, envp, timeout, bind_note);
+  const auto nodes = gather_nodes(world, options, envp, timeout, bind_note(vm["bind"].as<std::string>(), world.local_rank()));
   int code = exit_code::kOk;
   if (world.rank() == 0) {
     std::cout << fabric::render_preflight_table(nodes) << std::flush;

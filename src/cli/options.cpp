@@ -41,7 +41,6 @@ po::options_description commsweep_flags() {
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
       ("timer", po::value<std::string>()->default_value("host"), "host: a clock around issue and completion after a barrier, as nccl-tests; device: CUDA events on the stream (nccl), without launch and synchronisation latency")
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
-      ("no-preflight", "skip the brief fabric preflight before the sweep (commsweep preflight)")
       ("seed", po::value<std::string>(), "seed of the data pattern")
       ("fault", po::value<std::string>(), "testing only: wrong-element:RANK or never-join:RANK")
       ("shape", po::value<std::string>(), "the node shape (e.g. BM.GPU.H100.8; else COMMSWEEP_SHAPE or the node's instance-type label): NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node")
@@ -194,7 +193,7 @@ BackendChoice parse_backend(const std::string& text) {
 
 CliOptions parse_options(int argc, const char* const* argv) {
   po::options_description visible;
-  visible.add(sweep_flags()).add(commsweep_flags());
+  visible.add(sweep_flags()).add(commsweep_flags()).add(fabric_run_flags());
   po::options_description all;
   all.add(visible).add_options()("tests", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
@@ -220,7 +219,7 @@ CliOptions parse_options(int argc, const char* const* argv) {
   }
   o.tests = parse_tests(given);
   o.backend = parse_backend(vm["backend"].as<std::string>());
-  o.preflight = vm.count("no-preflight") == 0;
+  o.fabric = parse_fabric_run_flags(vm, o.backend == BackendChoice::Mpi);
   if (vm.count("json")) {
     o.json_path = vm["json"].as<std::string>();
     if (o.json_path.empty()) throw_usage("--json: give a file name");
@@ -247,7 +246,7 @@ CliOptions parse_options(int argc, const char* const* argv) {
 
 std::string help_text() {
   po::options_description visible;
-  visible.add(sweep_flags()).add(commsweep_flags());
+  visible.add(sweep_flags()).add(commsweep_flags()).add(fabric_run_flags());
   std::ostringstream out;
   out << "commsweep: collective sweeps over NCCL (GPUs) or MPI (hosts), in nccl-tests' layout.\n\n"
          "Usage: mpirun -np N commsweep [TEST...] [flags]\n"
@@ -277,7 +276,14 @@ std::string help_text() {
          "3 a CUDA, NCCL or MPI call failed; 4 timeout (hang); 5 interrupted by SIGTERM or\n"
          "SIGINT: the rows measured so far are printed and written, marked incomplete. Ranks\n"
          "started with different arguments are refused at start (exit code 2).\n"
-         "`commsweep preflight` and `commsweep transport` exit 6 when a check FAILs.\n\n"
+         "6 preflight failed: `commsweep preflight` or `commsweep transport` found a FAIL, or\n"
+         "NCCL did not use the --require-transport / --require-gdr transport (the run stops\n"
+         "after set-up, before measuring, and says which rank used what).\n\n"
+         "Fabric: with the nccl backend, NCCL's own INFO lines are captured at set-up (a private\n"
+         "NCCL_DEBUG_FILE, unless NCCL_DEBUG or NCCL_DEBUG_FILE are set: then yours are read, or\n"
+         "nothing) and a transport report is printed before the tables: network (IB or Socket),\n"
+         "HCAs, RoCE or IB, GPUDirect RDMA, channels and the transport to each peer (P2P, SHM,\n"
+         "NET); the results JSON keeps it (\"transport\"). A brief preflight runs first.\n\n"
          "Examples:\n"
          "  mpirun -np 4 commsweep all_reduce -b 8 -e 8G -f 2\n"
          "  mpirun -np 8 commsweep all -d float,bf16 -c 1 --json results.json\n"

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/fabric_run_options.hpp"
 #include "sweep/config.hpp"
 
 namespace commsweep {
@@ -19,7 +20,7 @@ struct CliOptions {
   std::string json_path;
   std::string shape;            // --shape (cli/run_topology.hpp)
   bool force_topology = false;  // --force
-  bool preflight = true;  // the brief fabric preflight before the sweep (--no-preflight)
+  FabricRunOptions fabric;      // --no-preflight, --require-transport, --require-gdr, --bind
   SweepConfig sweep;
   std::vector<std::string> arguments;  // argv as given, for provenance
 };

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "cli/provenance.hpp"
+#include "cli/rank_binding.hpp"
+#include "cli/run_transport.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
@@ -101,6 +103,14 @@ std::string interrupted_note() {
          ": the rows above were measured, the rest were not (results marked incomplete)";
 }
 
+void print_preamble(const World& world, const RunSetup& run) {
+  if (world.rank() != 0) return;
+  std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+  if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
+  for (const auto& line : run.fabric_lines) std::cout << line << "\n";
+  std::cout << std::flush;
+}
+
 std::string world_summary(const World& world) {
   std::ostringstream out;
   const auto hosts = world.ranks_per_host();
@@ -112,14 +122,22 @@ std::string world_summary(const World& world) {
 
 RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,
                    const std::vector<std::string>& arguments, char** envp, RankContext& context,
-                   const TopologyRequest& topology) {
+                   const TopologyRequest& topology, const FabricRunOptions& fabric) {
   RunSetup run;
   run.topology_note = prepare_topology(world, topology, timeout_s);
+  // Bound before NCCL starts its threads and places its host memory.
+  const std::string binding = bind_rank(fabric.bind, world.local_rank());
+  run.fabric_lines = gather_binding_lines(world, fabric.bind, binding, timeout_s);
+  TransportCheck transport(fabric, choice != BackendChoice::Mpi);  // before NCCL's first call reads NCCL_DEBUG*
   {
     const auto guard = watchdog.watch(Phase{"backend set-up", Deadline::after(timeout_s)});
     run.backend = make_backend(world, choice, timeout_s);
   }
   context.device = run.backend.gpu.device;
+  TransportOutcome verdict = transport.verify(world, *run.backend.backend, watchdog, timeout_s, run.backend.note);
+  run.fabric_lines.insert(run.fabric_lines.end(), verdict.lines.begin(), verdict.lines.end());
+  run.transport = std::move(verdict.record);
+  run.transport_failed = verdict.failed;
   std::vector<int> pids;
   const auto gpus = gather_gpus(world, run.backend.gpu, timeout_s, &pids);
   if (world.rank() != 0) return run;

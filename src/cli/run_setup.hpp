@@ -2,9 +2,11 @@
 // rank's device, and (rank 0) assemble the provenance and the header lines of the tables.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/fabric_run_options.hpp"
 #include "cli/options.hpp"
 #include "cli/run_topology.hpp"
 #include "cli/sweep_command.hpp"
@@ -21,13 +23,23 @@ struct RunSetup {
   std::string version_line;               // "commsweep version ... backend ... nccl-..."
   std::vector<std::string> device_lines;  // nccl-tests' "Rank  0 Group  0 Pid ..." lines
   std::string topology_note;              // which NCCL_TOPO_FILE, and why; empty: no shape known
+  // Rank 0: the binding (--bind auto) and NCCL's transport report, '#' lines for the preamble.
+  std::vector<std::string> fabric_lines;
+  std::optional<report::TransportReport> transport;  // rank 0, nccl backend: for the results
+  bool transport_failed = false;  // every rank: --require-transport / --require-gdr not met
 };
 
 // With a known shape, the topology file is checked and NCCL_TOPO_FILE set before NCCL starts
-// (see cli/run_topology.hpp).
+// (see cli/run_topology.hpp). Before the backend is made, each rank is bound (--bind auto) and
+// NCCL's INFO lines start to be captured; after it, the transport is reported and judged
+// (cli/run_transport.hpp): when run.transport_failed the command stops before measuring.
 RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,
                    const std::vector<std::string>& arguments, char** envp, RankContext& context,
-                   const TopologyRequest& topology = {});
+                   const TopologyRequest& topology = {}, const FabricRunOptions& fabric = {});
+
+// Rank 0: the world line, the backend note, the topology note and the fabric lines, each a
+// '#' line, as every command that measures prints them before its first table.
+void print_preamble(const World& world, const RunSetup& run);
 
 // Empty when every rank was started with the same arguments; otherwise (on every rank) a
 // message naming the ranks whose arguments differ from rank 0's. Runs before anything else, so

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/ep_command.hpp"
+#include "cli/fabric_commands.hpp"
 #include "cli/run_setup.hpp"
 #include "cli/suite_options.hpp"
 #include "cli/sweep_command.hpp"
@@ -93,14 +94,19 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
   const Suite suite = read_suite(o.path, shared_suite_text(world, o.path, timeout_s), o);
   check_against_world(suite, world);
 
+  // Once for the whole suite: the brief preflight, the binding, the transport report.
+  if (o.fabric.preflight) run_brief_preflight(world, envp, timeout_s);
   RankContext context;
   Watchdog watchdog(world);
-  RunSetup run = start_run(world, watchdog, o.backend, timeout_s, o.arguments, envp, context);
+  RunSetup run = start_run(world, watchdog, o.backend, timeout_s, o.arguments, envp, context, TopologyRequest{},
+                           o.fabric);
   Backend& backend = *run.backend.backend;
-  if (root) std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+  print_preamble(world, run);
+  if (run.transport_failed) return exit_code::kPreflightFailed;
 
   report::Results results;
   results.provenance = run.provenance;
+  results.transport = run.transport;
   bool interrupted = false;
   for (std::size_t i = 0; i < suite.sweeps.size() && !interrupted; ++i) {
     const SuiteSweep& s = suite.sweeps[i];

@@ -222,7 +222,7 @@ po::options_description suite_flags() {
 SuiteCliOptions parse_suite_options(int argc, const char* const* argv) {
   const int first = argc > 1 && std::string(argv[1]) == "suite" ? 2 : 1;
   po::options_description all;
-  all.add(suite_flags()).add_options()("file", po::value<std::vector<std::string>>(), "");
+  all.add(suite_flags()).add(fabric_run_flags()).add_options()("file", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
   positional.add("file", -1);
   const po::variables_map vm =
@@ -241,6 +241,7 @@ SuiteCliOptions parse_suite_options(int argc, const char* const* argv) {
   o.path = files.front();
   if (o.path.empty()) throw_usage("suite: the suite file's name is empty");
   o.backend = parse_backend(vm["backend"].as<std::string>());
+  o.fabric = parse_fabric_run_flags(vm, o.backend == BackendChoice::Mpi);
   if (vm.count("json")) {
     o.json_path = vm["json"].as<std::string>();
     if (o.json_path.empty()) throw_usage("--json: give a file name");
@@ -306,6 +307,7 @@ std::string suite_help_text() {
          "Usage: mpirun -np N commsweep suite FILE [flags]\n"
          "       commsweep suite --help\n\n"
       << suite_flags() << "\n"
+      << fabric_run_flags() << "\n"
       << "FILE: JSON (a .json name, or text that begins with '[' or '{') or YAML, a list of\n"
          "sweeps (or a mapping whose key \"sweeps\" holds the list, beside an optional\n"
          "\"description\"). Rank 0 reads it and sends its bytes to every rank, so that all run\n"
@@ -331,7 +333,9 @@ std::string suite_help_text() {
          "SIGTERM / SIGINT end the running sweep at its next step and skip the rest: the rows\n"
          "measured are printed and written, marked incomplete (exit code 5). Exit codes as\n"
          "`commsweep --help`: 0 all passed, 1 wrong elements, 2 bad flags or suite file,\n"
-         "3 a call failed, 4 timeout, 5 interrupted.\n\n"
+         "3 a call failed, 4 timeout, 5 interrupted, 6 NCCL did not use the --require-transport /\n"
+         "--require-gdr transport (no sweep ran). The brief preflight, the transport report and\n"
+         "the binding happen once, before the first sweep.\n\n"
          "Example (suites/ci.yaml is one; suites/default.yaml is the full GPU suite):\n"
          "  # nightly.yaml\n"
          "  - name: allreduce-large\n"

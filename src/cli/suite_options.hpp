@@ -19,6 +19,7 @@ struct SuiteCliOptions {
   std::string json_path;
   std::string timeout = "300";         // -T as given: every sweep's --timeout
   std::string check = "1";             // -c as given: collectives' -c; EP checks when > 0
+  FabricRunOptions fabric;             // once for the suite: preflight, transport, binding
   std::vector<std::string> arguments;  // argv after the program name, for provenance
   bool help = false;
 };

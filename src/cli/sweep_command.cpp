@@ -104,18 +104,17 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
 
 int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
   // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
-  if (o.preflight) run_brief_preflight(world, envp, o.sweep.timeout_s);
+  if (o.fabric.preflight) run_brief_preflight(world, envp, o.sweep.timeout_s);
   Watchdog watchdog(world);
   RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context,
-                           TopologyRequest{o.shape, o.force_topology});
-  if (world.rank() == 0) {
-    std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
-    if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
-  }
+                           TopologyRequest{o.shape, o.force_topology}, o.fabric);
+  print_preamble(world, run);
+  if (run.transport_failed) return exit_code::kPreflightFailed;
   CollectiveOutcome outcome = run_collective_sweep(world, *run.backend.backend, watchdog, run,
                                                    o.tests, o.sweep, std::cout);
   report::Results results;
   results.provenance = run.provenance;
+  results.transport = run.transport;
   results.rows = std::move(outcome.rows);
   results.wrong_total = outcome.wrong;
   results.avg_busbw_gbps = report::average_busbw(results.rows);

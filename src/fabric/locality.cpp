@@ -14,12 +14,17 @@ namespace {
 
 struct Topology {
   hwloc_topology_t topo = nullptr;
-  explicit Topology(bool io) {
+  // xml: an hwloc XML export (lstopo --of xml) to read instead of the live machine.
+  explicit Topology(bool io, const std::string& xml = "") {
     if (hwloc_topology_init(&topo) != 0) throw std::runtime_error("hwloc_topology_init failed");
     if (io) hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    if (!xml.empty() && hwloc_topology_set_xml(topo, xml.c_str()) != 0) {
+      hwloc_topology_destroy(topo);
+      throw std::runtime_error("hwloc cannot read the XML topology " + xml);
+    }
     if (hwloc_topology_load(topo) != 0) {
       hwloc_topology_destroy(topo);
-      throw std::runtime_error("hwloc_topology_load failed");
+      throw std::runtime_error("hwloc_topology_load failed" + (xml.empty() ? std::string() : " on " + xml));
     }
   }
   ~Topology() { hwloc_topology_destroy(topo); }
@@ -67,9 +72,21 @@ int bridges_between(hwloc_obj_t from, hwloc_obj_t ancestor) {
   return n;
 }
 
+// hwloc_get_common_ancestor_obj compares depths, and I/O objects have negative special depths:
+// for two GPUs behind different host bridges it walks past the root (a null dereference).
+// Walking the parent chains works for every object.
+hwloc_obj_t common_ancestor(hwloc_obj_t a, hwloc_obj_t b) {
+  std::vector<hwloc_obj_t> above_a;
+  for (hwloc_obj_t o = a; o; o = o->parent) above_a.push_back(o);
+  for (hwloc_obj_t o = b; o; o = o->parent)
+    if (std::find(above_a.begin(), above_a.end(), o) != above_a.end()) return o;
+  return nullptr;
+}
+
 PathType path_between(hwloc_topology_t topo, hwloc_obj_t a, hwloc_obj_t b) {
   if (a == b) return PathType::Self;
-  hwloc_obj_t common = hwloc_get_common_ancestor_obj(topo, a, b);
+  hwloc_obj_t common = common_ancestor(a, b);
+  if (!common) return PathType::SYS;
   if (is_host_bridge(common)) return PathType::PHB;
   if (is_bridge(common))
     return bridges_between(a, common) + bridges_between(b, common) == 0 ? PathType::PIX : PathType::PXB;
@@ -98,8 +115,10 @@ std::string to_string(PathType path) {
   return "?";
 }
 
-LocalityMap read_locality() {
-  Topology t(true);
+LocalityMap read_locality() { return read_locality(""); }
+
+LocalityMap read_locality(const std::string& xml_path) {
+  Topology t(true, xml_path);
   LocalityMap map;
   map.numa_nodes = hwloc_get_nbobjs_by_type(t.topo, HWLOC_OBJ_NUMANODE);
   std::vector<Found> gpus, nics;
@@ -128,6 +147,24 @@ LocalityMap read_locality() {
   return map;
 }
 
+namespace {
+// "00000000:19:00.0" (CUDA) and "0000:19:00.0" (hwloc) name one device: compare the numbers.
+bool parse_pci(const std::string& text, unsigned long out[4]) {
+  char tail = 0;
+  return std::sscanf(text.c_str(), "%lx:%lx:%lx.%lx%c", &out[0], &out[1], &out[2], &out[3], &tail) == 4;
+}
+}  // namespace
+
+int find_gpu(const LocalityMap& map, const std::string& pci) {
+  unsigned long want[4];
+  if (!parse_pci(pci, want)) return -1;
+  for (size_t i = 0; i < map.gpus.size(); ++i) {
+    unsigned long have[4];
+    if (parse_pci(map.gpus[i].pci, have) && std::equal(want, want + 4, have)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 std::vector<std::string> nearest_nics(const LocalityMap& map, size_t gpu) {
   std::vector<std::string> out;
   if (gpu >= map.gpu_nic.size() || map.gpu_nic[gpu].empty()) return out;
@@ -154,7 +191,8 @@ std::string render_matrix(const LocalityMap& map) {
            map.gpus[i].cpuset + "\n";
   }
   out += "Legend: X self, PIX one PCIe bridge, PXB several PCIe bridges, PHB a PCIe host bridge, "
-         "NODE across host bridges of one NUMA node, SYS across NUMA nodes (the CPU interconnect)\n";
+         "NODE across host bridges of one NUMA node, SYS across NUMA nodes (the CPU interconnect); "
+         "PCI paths only: NVLink is not shown (nvidia-smi topo -m's NV#)\n";
   return out;
 }
 

@@ -32,6 +32,12 @@ struct LocalityMap {
 // The live machine's topology (hwloc with I/O devices). Throws std::runtime_error naming
 // the hwloc call that failed.
 LocalityMap read_locality();
+// The same from an hwloc XML export (lstopo --of xml): another machine's, or a fixture tree's.
+LocalityMap read_locality(const std::string& xml_path);
+
+// The index in map.gpus of the GPU at this PCI address (CUDA's "00000000:19:00.0" and hwloc's
+// "0000:19:00.0" alike), or -1.
+int find_gpu(const LocalityMap& map, const std::string& pci);
 
 // The NICs at the nearest path type from the GPU (empty where there are none).
 std::vector<std::string> nearest_nics(const LocalityMap& map, size_t gpu);

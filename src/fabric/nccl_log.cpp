@@ -69,7 +69,9 @@ void Parser::line(const std::string& text) {
   static const std::regex network(R"(^Using network (\S+))");
   static const std::regex net_using(R"(^NET/(IB|Socket|\S+) ?: Using (.*)$)");
   static const std::regex channel(R"(^Channel \d+/(\d+) : \d)");
-  static const std::regex via(R"(^Channel \d+/\d+ : (\d+)\[\d+\] -> (\d+)\[\d+\] (?:\[\w+\] )?via (\S+))");
+  // "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM", "... [send] via NET/IB/0/GDRDMA"; SHM's line
+  // has no connection index: "Channel 00 : 0[0] -> 1[1] via SHM/direct".
+  static const std::regex via(R"(^Channel \d+(?:/\d+)? : (\d+)\[\d+\] -> (\d+)\[\d+\] (?:\[\w+\] )?via (\S+))");
   static const std::regex gdr_hca(R"(GPU Direct RDMA (Enabled|Disabled) for HCA)", std::regex::icase);
   static const std::regex coll(R"(^(\d+) coll channels)");
   static const std::regex pattern(R"(^Pattern \d+, crossNic \d+, nChannels \d+, .* type (\S+),)");
@@ -164,7 +166,9 @@ std::string who(const RankTransport& r) {
 
 std::string network_problem(const RankTransport& r, RequiredTransport required) {
   const std::string net = kind_of_network(r.network);
-  const std::string used = "used network " + (r.network.empty() ? std::string("none (no NET/ line)") : r.network);
+  const std::string used = "used network " + r.network;
+  if (r.network.empty() && required != RequiredTransport::Any && required != RequiredTransport::NVLink)
+    return "has no 'Using network' line in NCCL's log, so its network is unknown";
   switch (required) {
     case RequiredTransport::IB:
       if (net != "IB") return used + ", not IB: NCCL fell back to sockets";

@@ -1,7 +1,9 @@
 #include "fabric/preflight.hpp"
 
 #include <cstdio>
+#include <sstream>
 #include <stdexcept>
+#include <sys/stat.h>
 
 #include "core/text_file.hpp"
 #include "fabric/host_checks.hpp"
@@ -70,6 +72,11 @@ Check port_check(const RdmaDevice& d, const RdmaPort& p, const std::map<std::str
 
 
 std::vector<std::string> netdevs(const SysfsRoot& root) { return root.list("/sys/class/net"); }
+
+bool file_exists(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
 
 }  // namespace
 
@@ -176,20 +183,49 @@ NodeReport check_node(const PreflightOptions& options, char** envp) {
   add(rdma_checks(inv, env, root.is_live()));
   add(pod_checks(root, inv, envp, options.annotations));
   add(judge_host(gather_host_facts(root), !inv.devices.empty()));
-  if (!root.is_live()) {
-    node.checks.push_back(pass("locality", "not checked: --sysfs-root is not / (hwloc reads the live machine)"));
+  const std::string xml = root.is_live() ? "" : root.path("/hwloc.xml");
+  if (!root.is_live() && !file_exists(xml)) {
+    node.checks.push_back(pass("locality", "not checked: --sysfs-root is not / (hwloc reads the live machine) "
+                                           "and the tree has no hwloc.xml"));
     return node;
   }
   try {
-    const LocalityMap map = read_locality();
+    const LocalityMap map = read_locality(xml);
     add(describe_locality(map));
     const auto hca = env.find("NCCL_IB_HCA");
     if (hca != env.end()) add(check_hca_order(map, parse_hca_list(hca->second)));
+    if (!options.brief) node.locality = locality_json(map);
   } catch (const std::exception& e) {
     node.checks.push_back(warn("locality", e.what(), "install hwloc's data (libhwloc-plugins) or run lstopo to see why"));
   }
-  if (!options.brief) node.checks.push_back(describe_ucx(read_ucx_info(envp)));
+  if (!options.brief && root.is_live()) node.checks.push_back(describe_ucx(read_ucx_info(envp)));
   return node;
+}
+
+nlohmann::json locality_json(const LocalityMap& map) {
+  auto endpoint = [](const Endpoint& e) {
+    return nlohmann::json{{"name", e.name}, {"pci", e.pci}, {"numa_node", e.numa_node}, {"cpuset", e.cpuset}};
+  };
+  auto paths = [](const std::vector<std::vector<PathType>>& rows) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& row : rows) {
+      nlohmann::json cells = nlohmann::json::array();
+      for (auto p : row) cells.push_back(to_string(p));
+      out.push_back(cells);
+    }
+    return out;
+  };
+  nlohmann::json gpus = nlohmann::json::array(), nics = nlohmann::json::array(), lines = nlohmann::json::array();
+  for (size_t g = 0; g < map.gpus.size(); ++g) {
+    auto j = endpoint(map.gpus[g]);
+    j["nearest_nics"] = nearest_nics(map, g);
+    gpus.push_back(j);
+  }
+  for (const auto& n : map.nics) nics.push_back(endpoint(n));
+  std::istringstream text(render_matrix(map));
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  return {{"numa_nodes", map.numa_nodes}, {"gpus", gpus}, {"nics", nics}, {"gpu_gpu", paths(map.gpu_gpu)},
+          {"gpu_nic", paths(map.gpu_nic)}, {"matrix", lines}};
 }
 
 nlohmann::json to_json(const NodeReport& node) {
@@ -197,7 +233,11 @@ nlohmann::json to_json(const NodeReport& node) {
   for (const auto& c : node.checks)
     checks.push_back({{"check", c.name}, {"status", to_string(c.status)}, {"reason", c.reason},
                       {"fix", c.fix.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.fix)}});
-  return {{"host", node.host}, {"ranks", node.ranks}, {"checks", checks}, {"rdma_devices", node.inventory}};
+  return {{"host", node.host},
+          {"ranks", node.ranks},
+          {"checks", checks},
+          {"rdma_devices", node.inventory},
+          {"locality", node.locality}};
 }
 
 NodeReport node_from_json(const nlohmann::json& doc) {
@@ -208,6 +248,7 @@ NodeReport node_from_json(const nlohmann::json& doc) {
     node.checks.push_back({c.at("check").get<std::string>(), status_from_string(c.at("status").get<std::string>()),
                            c.at("reason").get<std::string>(), c.at("fix").is_null() ? "" : c.at("fix").get<std::string>()});
   node.inventory = doc.at("rdma_devices");
+  if (doc.contains("locality")) node.locality = doc.at("locality");
   return node;
 }
 

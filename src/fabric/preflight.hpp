@@ -13,6 +13,8 @@
 namespace commsweep::fabric {
 
 struct PreflightOptions {
+  // "/" reads the live machine (hwloc too); a fixture tree may hold hwloc.xml, an hwloc XML
+  // export (lstopo --of xml) standing for the machine the tree describes.
   std::string sysfs_root = "/";
   // The downward-API annotations file; "" means <root>/etc/podinfo/annotations.
   std::string annotations;
@@ -24,6 +26,9 @@ struct NodeReport {
   int ranks = 0;  // the job's ranks on this host
   std::vector<Check> checks;
   nlohmann::json inventory;  // the RDMA devices, for the JSON file
+  // hwloc's GPU/NIC matrix (locality.hpp), null where not read (the brief form, or a fixture
+  // tree without hwloc.xml): gpus, nics, gpu_gpu, gpu_nic, numa_nodes, and "matrix", its text lines.
+  nlohmann::json locality;
 };
 
 // The NCCL_*, UCX_* and PCIDEVICE_* environment, by name.
@@ -37,6 +42,8 @@ std::vector<Check> rdma_checks(const RdmaInventory& inventory, const std::map<st
 std::vector<Check> pod_checks(const SysfsRoot& root, const RdmaInventory& inventory, char** envp,
                               const std::string& annotations_path);
 nlohmann::json inventory_json(const RdmaInventory& inventory);
+struct LocalityMap;
+nlohmann::json locality_json(const LocalityMap& map);
 
 nlohmann::json to_json(const NodeReport& node);
 NodeReport node_from_json(const nlohmann::json& doc);  // throws nlohmann::json::exception

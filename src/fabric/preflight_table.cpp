@@ -58,8 +58,27 @@ std::string render_preflight_table(const std::vector<NodeReport>& nodes) {
   const Widths w = widths(nodes, false);
   out << "# " << pad("host", w.host) << "  " << pad("check", w.check) << "  " << "status  reason\n";
   rows(out, nodes, w, false);
+  out << render_locality_matrices(nodes);
   const Tally t = tally(nodes);
   out << "# " << summary(nodes) << (t.fail ? ": preflight failed (exit code 6)\n" : ": ok\n");
+  return out.str();
+}
+
+std::string render_locality_matrices(const std::vector<NodeReport>& nodes) {
+  std::ostringstream out;
+  for (const auto& n : nodes) {
+    if (n.locality.is_null()) continue;
+    const auto& gpus = n.locality.at("gpus");
+    if (gpus.empty()) {
+      out << "# GPU/NIC matrix of " << n.host << ": no GPUs visible to hwloc (NICs:";
+      for (const auto& nic : n.locality.at("nics"))
+        out << " " << nic.at("name").get<std::string>() << " NUMA " << nic.at("numa_node").get<int>();
+      out << (n.locality.at("nics").empty() ? " none)\n" : ")\n");
+      continue;
+    }
+    out << "# GPU/NIC matrix of " << n.host << " (hwloc; as nvidia-smi topo -m):\n";
+    for (const auto& line : n.locality.at("matrix")) out << "    " << line.get<std::string>() << "\n";
+  }
   return out.str();
 }
 

@@ -10,6 +10,9 @@
 namespace commsweep::fabric {
 
 std::string render_preflight_table(const std::vector<NodeReport>& nodes);
+// Per host with a locality map: "# GPU/NIC matrix of HOST ..." and the matrix, indented (the
+// table prints them after its rows).
+std::string render_locality_matrices(const std::vector<NodeReport>& nodes);
 // "# preflight: 12 PASS, 3 WARN, 0 FAIL on 2 hosts (commsweep preflight for details)" and
 // the FAIL rows.
 std::string render_preflight_brief(const std::vector<NodeReport>& nodes);

@@ -116,6 +116,52 @@ Provenance provenance_from(const json& j) {
   return p;
 }
 
+json transport_json(const TransportReport& t) {
+  json ranks = json::array();
+  for (const auto& r : t.ranks) {
+    json peers = json::object();
+    for (const auto& [peer, kind] : r.peers) peers[std::to_string(peer)] = kind;
+    ranks.push_back({{"rank", r.rank},
+                     {"host", r.host},
+                     {"device", r.device},
+                     {"network", r.network},
+                     {"hcas", r.hcas},
+                     {"link", r.link},
+                     {"gdr", r.gdr ? json(*r.gdr) : json(nullptr)},
+                     {"dmabuf", r.dmabuf},
+                     {"channels", r.channels},
+                     {"graph", r.graph},
+                     {"peers", peers}});
+  }
+  return json{{"status", t.status},     {"source", t.source},     {"required", t.required},
+              {"require_gdr", t.require_gdr}, {"problems", t.problems}, {"ranks", ranks}};
+}
+
+TransportReport transport_from(const json& j) {
+  TransportReport t;
+  t.status = j.at("status").get<std::string>();
+  t.source = j.at("source").get<std::string>();
+  t.required = j.at("required").get<std::string>();
+  t.require_gdr = j.at("require_gdr").get<bool>();
+  t.problems = j.at("problems").get<std::vector<std::string>>();
+  for (const auto& x : j.at("ranks")) {
+    TransportRank r;
+    r.rank = x.at("rank").get<int>();
+    r.host = x.at("host").get<std::string>();
+    r.device = x.at("device").get<int>();
+    r.network = x.at("network").get<std::string>();
+    r.hcas = x.at("hcas").get<std::vector<std::string>>();
+    r.link = x.at("link").get<std::string>();
+    if (!x.at("gdr").is_null()) r.gdr = x.at("gdr").get<bool>();
+    r.dmabuf = x.at("dmabuf").get<bool>();
+    r.channels = x.at("channels").get<int>();
+    r.graph = x.at("graph").get<std::string>();
+    for (const auto& [peer, kind] : x.at("peers").items()) r.peers[std::stoi(peer)] = kind.get<std::string>();
+    t.ranks.push_back(std::move(r));
+  }
+  return t;
+}
+
 }  // namespace
 
 json provenance_json(const Provenance& p) {
@@ -160,11 +206,13 @@ json to_json(const Results& r) {
                 {"ok", r.wrong_total == 0 && r.complete},
                 {"complete", r.complete}};
   if (!r.interrupted_by.empty()) summary["interrupted_by"] = r.interrupted_by;
-  return json{{"schema", r.schema},
-              {"provenance", provenance_json(r.provenance)},
-              {"rows", rows},
-              {"ep_rows", ep_rows},
-              {"summary", summary}};
+  json doc{{"schema", r.schema},
+           {"provenance", provenance_json(r.provenance)},
+           {"rows", rows},
+           {"ep_rows", ep_rows},
+           {"summary", summary}};
+  if (r.transport) doc["transport"] = transport_json(*r.transport);
+  return doc;
 }
 
 Results results_from_json(const json& doc) {
@@ -198,6 +246,8 @@ Results results_from_json(const json& doc) {
       }
       for (const auto& j : doc.at("ep_rows")) r.ep_rows.push_back(ep_row_from(j));
     }
+    // Only nccl runs say which transport NCCL used; files from before it have none.
+    if (doc.contains("transport")) r.transport = transport_from(doc.at("transport"));
     const auto& summary = doc.at("summary");
     r.avg_busbw_gbps = summary.at("avg_busbw_gbps").get<double>();
     r.wrong_total = summary.at("wrong_total").get<std::uint64_t>();

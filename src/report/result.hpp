@@ -87,9 +87,36 @@ struct Provenance {
   std::vector<std::string> arguments;
 };
 
+// The transport NCCL used, per rank, as its own INFO lines said at set-up (captured by
+// commsweep, fabric/nccl_log_capture.hpp), and the --require-transport / --require-gdr verdict.
+struct TransportRank {
+  int rank = -1;
+  std::string host;
+  int device = -1;
+  std::string network;              // "IB", "Socket", or a net plugin's name; "" when none was seen
+  std::vector<std::string> hcas;    // "mlx5_0:1/IB", "mlx5_2:1/RoCE", "eth0:10.0.0.1<0>"
+  std::string link;                 // "IB", "RoCE", or "" (sockets, mixed, unknown)
+  std::optional<bool> gdr;          // GPUDirect RDMA; empty when no network connection said
+  bool dmabuf = false;
+  int channels = 0;
+  std::string graph;                // NCCL's graph type, "NVL/PIX"; "" unknown
+  std::map<int, std::string> peers;  // peer rank -> "P2P", "SHM", "NET/IB", "NET/Socket"
+};
+
+struct TransportReport {
+  // "reported" (no requirement), "pass", "fail", or "unavailable" (no lines to read: source says why)
+  std::string status;
+  std::string source;               // "captured", or whose NCCL_DEBUG settings were read or prevented it
+  std::string required = "any";     // --require-transport: any ib roce socket nvlink
+  bool require_gdr = false;
+  std::vector<std::string> problems;  // why "fail", one per rank and requirement
+  std::vector<TransportRank> ranks;
+};
+
 struct Results {
   std::string schema = kResultsSchema;
   Provenance provenance;
+  std::optional<TransportReport> transport;  // nccl backend only
   std::vector<ResultRow> rows;
   std::vector<EpRow> ep_rows;
   double avg_busbw_gbps = 0;

@@ -9,6 +9,12 @@
   env:               commsweep env on the fixture tree, its output eval'd by bash; a user
                      NCCL_IB_HCA naming a device the pod lacks: exit 2, the device named.
   transport:         commsweep transport on the NCCL log fixtures with --require-transport.
+  run-flags:         the fabric flags of the measuring commands (TEST..., ep, suite) under
+                     mpiexec -n 2 on the mpi backend: --require-transport / --require-gdr are
+                     usage errors there (exit 2, the flag named), bad values too; --bind auto
+                     prints its line in the preamble and the run passes; the brief preflight
+                     runs before ep and suite (once) unless --no-preflight; no "transport" in
+                     the results JSON of an mpi run.
 
     fabric_check.py MODE --commsweep BIN --mpiexec MPIEXEC --fixtures DIR --workdir DIR
 """
@@ -20,7 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from commsweep_check import Failures, launcher, run, verdict  # noqa: E402
+from commsweep_check import Failures, gpu_count, launcher, run, verdict  # noqa: E402
 
 BOUND_S = 60
 
@@ -135,9 +141,80 @@ def check_transport(opts, fail):
     return out + out2, err + err2 + err3
 
 
+def mpi_run(opts, name, np, args, fail):
+    """commsweep ARGS under mpiexec -n NP, its output kept in workdir/NAME."""
+    workdir = os.path.join(opts.workdir, name)
+    os.makedirs(workdir, exist_ok=True)
+    cmd = launcher(opts.mpiexec, np) + [opts.commsweep] + args
+    print("running: " + " ".join(cmd), flush=True)
+    rc, out, err, _, timed_out = run(cmd, BOUND_S, workdir)
+    fail.check(not timed_out, "%s: did not finish within %d s" % (name, BOUND_S))
+    return rc, out, err
+
+
+def check_run_flags(opts, fail):
+    quick = ["-e", "1K", "-w", "1", "-n", "2"]
+    ep_quick = ["--tokens", "16", "--hidden", "256", "--topk", "2", "--experts", "8", "-w", "1", "-n", "2"]
+    suite_file = os.path.join(opts.workdir, "fabric_suite.yaml")
+    with open(suite_file, "w") as f:
+        f.write("- name: small\n  kind: collective\n  tests: [all_reduce]\n  max_bytes: 1K\n  iters: 2\n"
+                "- name: moe\n  kind: ep\n  tokens: 16\n  hidden: 256\n  topk: 2\n  experts: 8\n  iters: 2\n")
+    usage = [
+        ("sweep_mpi_require_ib", ["all_reduce", "--backend", "mpi", "--require-transport", "ib"] + quick,
+         "--require-transport: the mpi backend makes no NCCL connections to verify (--backend mpi)"),
+        ("sweep_auto_require_gdr", ["all_reduce", "--require-gdr"] + quick,
+         "--require-gdr: the mpi backend makes no NCCL connections to verify (backend mpi:"),
+        ("ep_mpi_require_nvlink", ["ep", "--backend", "mpi", "--require-transport", "nvlink"] + ep_quick,
+         "--require-transport: the mpi backend"),
+        ("suite_mpi_require_gdr", ["suite", suite_file, "--backend", "mpi", "--require-gdr"],
+         "--require-gdr: the mpi backend"),
+        ("bad_transport", ["all_reduce", "--require-transport", "tcp"] + quick,
+         "--require-transport: 'tcp' is not ib, roce, socket or nvlink"),
+        ("bad_bind", ["ep", "--bind", "numa"] + ep_quick, "--bind: 'numa' is not auto or none"),
+    ]
+    if gpu_count()[0] > 0:
+        # With GPUs, --backend auto picks nccl and the requirement is judged for real (tests/gpu).
+        usage = [u for u in usage if u[0] != "sweep_auto_require_gdr"]
+    outs, errs = "", ""
+    for name, args, message in usage:
+        rc, out, err = mpi_run(opts, name, 2, args, fail)
+        fail.check(rc == 2, "%s: exit code %s, expected 2 (usage)" % (name, rc))
+        fail.check(message in err, "%s: stderr does not say %r: %r" % (name, message, err[-400:]))
+        fail.check("out-of-place" not in out, "%s: a table was printed" % name)
+        outs, errs = outs + out, errs + err
+    # --bind auto on every measuring command: the line is in the preamble, the run passes.
+    json_path = os.path.join(opts.workdir, "bind_sweep.json")
+    runs = [
+        ("sweep_bind", ["all_reduce", "--backend", "mpi", "--bind", "auto", "--json", json_path] + quick, True),
+        ("ep_bind", ["ep", "--backend", "mpi", "--bind", "auto"] + ep_quick, True),
+        ("ep_no_preflight", ["ep", "--backend", "mpi", "--no-preflight"] + ep_quick, False),
+        ("suite_bind", ["suite", suite_file, "--backend", "mpi", "--bind", "auto"], True),
+    ]
+    for name, args, preflight in runs:
+        rc, out, err = mpi_run(opts, name, 2, args, fail)
+        fail.check(rc == 0, "%s: exit code %s: %s" % (name, rc, err[-400:]))
+        count = out.count("# preflight: ")
+        fail.check(count == (1 if preflight else 0), "%s: %d brief preflight lines" % (name, count))
+        binds = [l for l in out.splitlines() if l.startswith("# Binding (--bind auto), host ")]
+        if "--bind" in args:
+            # One line for the one host; ranks with the same answer share it ("ranks 0, 1: ...").
+            fail.check(len(binds) == 1 and ("ranks 0, 1: " in binds[0] or
+                                            ("rank 0 " in binds[0] and "rank 1 " in binds[0])),
+                       "%s: binding line %r" % (name, binds))
+            before_table = out.split("# Collective test starting")[0].split("#  Rank")[0]
+            fail.check(all(b in before_table for b in binds), "%s: the binding line is not before the table" % name)
+        fail.check("# Transport" not in out, "%s: a transport report on the mpi backend" % name)
+        outs, errs = outs + out, errs + err
+    if fail.check(os.path.exists(json_path), "sweep_bind: no JSON written"):
+        with open(json_path) as f:
+            doc = json.load(f)
+        fail.check("transport" not in doc, "an mpi run's results have a \"transport\" key")
+    return outs, errs
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["preflight-live", "preflight-fixture", "env", "transport"])
+    ap.add_argument("mode", choices=["preflight-live", "preflight-fixture", "env", "transport", "run-flags"])
     ap.add_argument("--commsweep", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--fixtures", required=True, help="tests/fixtures/sysfs")
@@ -146,7 +223,7 @@ def main():
     os.makedirs(opts.workdir, exist_ok=True)
     fail = Failures()
     check = {"preflight-live": check_preflight_live, "preflight-fixture": check_preflight_fixture,
-             "env": check_env, "transport": check_transport}[opts.mode]
+             "env": check_env, "transport": check_transport, "run-flags": check_run_flags}[opts.mode]
     out, err = check(opts, fail)
     sys.stdout.write(out)
     return verdict(fail, "fabric " + opts.mode, out, err)
