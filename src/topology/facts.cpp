@@ -36,8 +36,9 @@ class Reader {
   // `pci`: the nearest enclosing <pci> with its bus id; numaid: the enclosing <cpu>'s.
   void walk(const XmlElement& e, const XmlElement* pci, int numaid) {
     if (e.name == "cpu") {
-      numaid = to_int(e.attribute("numaid"), -1);
-      if (numaid < 0) problem(e.line, "<cpu> without a numeric numaid");
+      // -1: NUMA node unknown, as NCCL itself writes on machines that do not say (VMs).
+      numaid = to_int(e.attribute("numaid"), -2);
+      if (numaid < -1) problem(e.line, "<cpu> without a numeric numaid");
     } else if (e.name == "pci") {
       const auto* busid = e.attribute("busid");
       if (busid == nullptr || normal_busid(*busid).empty()) {
@@ -47,6 +48,8 @@ class Reader {
     } else if (e.name == "gpu") {
       gpu(e, pci, numaid);
     } else if (e.name == "nic") {
+      // A <nic> straight under <cpu> is NCCL's own form for a NIC whose PCI path it does not
+      // know (a virtual NIC, e.g. virtio eth0 on a VM): valid, though without locality.
       for (const auto& net : e.children) {
         if (net.name == "net") this->net(net, pci, numaid);
       }
@@ -78,7 +81,6 @@ class Reader {
     const auto* name = e.attribute("name");
     NetFact n{name ? *name : "", to_int(e.attribute("port"), 1), busid_of(pci), numaid, e.line};
     if (n.name.empty()) problem(e.line, "<net> without a name (mlx5_N)");
-    if (pci == nullptr) problem(e.line, "<nic> outside a <pci>");
     if (to_int(e.attribute("speed"), 0) <= 0) problem(e.line, "<net name=\"" + n.name + "\"> without a speed > 0");
     facts_.nets.push_back(std::move(n));
   }

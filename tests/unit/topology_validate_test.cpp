@@ -83,6 +83,30 @@ TEST_F(TopologyValidate, StructureProblemsNamed) {
   EXPECT_NE(text(validate_topology("<topology/>", o)).find("NCCL expects <system"), std::string::npos);
 }
 
+// What NCCL 2.28 itself dumped on a 4 x H200 VM (topo dump): NUMA node unknown (-1), the
+// virtio NIC straight under <cpu>, NVLink to the NVSwitch. NCCL's own forms are valid.
+TEST_F(TopologyValidate, NcclsOwnDumpOfAVirtualMachineIsValid) {
+  ValidateOptions o;
+  const auto r = validate_topology(
+      "<system version=\"1\">\n"
+      "  <cpu host_hash=\"0x11b7f4b99c49769b\" numaid=\"-1\" arch=\"x86_64\">\n"
+      "    <pci busid=\"0000:00:06.0\" class=\"0x030200\" vendor=\"0x10de\" link_width=\"0\">\n"
+      "      <gpu dev=\"0\" sm=\"90\" rank=\"0\" gdr=\"1\">\n"
+      "        <nvlink target=\"fffffff:ff:ff.0\" count=\"18\" tclass=\"0x068000\"/>\n"
+      "      </gpu>\n"
+      "    </pci>\n"
+      "    <nic>\n"
+      "      <net name=\"eth0\" dev=\"0\" latency=\"0\" speed=\"10000\" port=\"0\" gdr=\"0\"/>\n"
+      "    </nic>\n"
+      "  </cpu>\n"
+      "</system>\n",
+      o);
+  EXPECT_TRUE(r.valid()) << text(r);
+  EXPECT_NE(text(validate_topology("<system version=\"1\"><cpu numaid=\"x\"/></system>", o))
+                .find("<cpu> without a numeric numaid"),
+            std::string::npos);
+}
+
 TEST_F(TopologyValidate, GpuNotOnThisNode) {
   node();
   std::filesystem::remove_all(dir_.path() / "sys/bus/pci/devices/0000:13:00.0");
