@@ -16,6 +16,8 @@ readonly PACKAGES=(
   nlohmann-json3-dev
   libgtest-dev
   python3
+  # scripts/fuzz.sh: clang and its runtime libraries (libFuzzer, the sanitizers).
+  clang libclang-rt-dev
 )
 
 log=$(mktemp -t commsweep-deps.XXXXXX)

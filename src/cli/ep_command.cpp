@@ -41,6 +41,7 @@ std::unique_ptr<ep::EpExchange> make_exchange(World& world, Backend& backend) {
 
 int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext& context) {
   const bool root = world.rank() == 0;
+  require_writable_results(world, o.json_path, o.config.timeout_s);
   Watchdog watchdog(world);
   RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context);
   const auto exchange = make_exchange(world, *run.backend.backend);

@@ -41,7 +41,7 @@ po::options_description commsweep_flags() {
       ("timer", po::value<std::string>()->default_value("host"), "host: a clock around issue and completion after a barrier, as nccl-tests; device: CUDA events on the stream (nccl), without launch and synchronisation latency")
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
       ("seed", po::value<std::string>(), "seed of the data pattern")
-      ("fault", po::value<std::string>(), "testing only: wrong-element:RANK or never-join:RANK")
+      ("fault", po::value<std::string>(), "testing only: wrong-element:RANK, never-join:RANK, hang:RANK or alloc:RANK")
       ("help,h", "show this help")
       ("version", "print the version");
   return d;
@@ -101,8 +101,13 @@ Fault parse_fault(const std::string& text) {
     f.kind = Fault::Kind::WrongElement;
   } else if (kind == "never-join") {
     f.kind = Fault::Kind::NeverJoin;
+  } else if (kind == "hang") {
+    f.kind = Fault::Kind::Hang;
+  } else if (kind == "alloc") {
+    f.kind = Fault::Kind::Alloc;
   } else {
-    throw_usage("--fault: unknown fault '" + kind + "' (wrong-element:RANK or never-join:RANK)");
+    throw_usage("--fault: unknown fault '" + kind +
+                "' (wrong-element:RANK, never-join:RANK, hang:RANK or alloc:RANK)");
   }
   if (colon == std::string::npos) throw_usage("--fault: give the rank, e.g. " + kind + ":1");
   try {
@@ -151,6 +156,11 @@ SweepConfig parse_sweep(const po::variables_map& vm) {
     throw_usage("-f/--stepfactor 1 makes a linear sweep: give its step with -i/--stepbytes");
   }
   if (vm.count("stepbytes") && vm["stepfactor"].defaulted()) c.step_factor = 1;
+  if (const std::uint64_t n = size_count(c); n > kMaxSizes) {
+    throw_usage("-i/--stepbytes: " + vm["stepbytes"].as<std::string>() + " steps from -b to -e make " +
+                std::to_string(n) + " sizes (at most " + std::to_string(kMaxSizes) +
+                "); give a larger step");
+  }
   c.iters = static_cast<int>(parse_integer(vm, "iters", "-n/--iters", 1, 1 << 24));
   c.warmup = static_cast<int>(parse_integer(vm, "warmup_iters", "-w/--warmup_iters", 0, 1 << 24));
   c.check = static_cast<int>(parse_integer(vm, "check", "-c/--check", 0, 1000));
@@ -277,7 +287,9 @@ std::string help_text() {
          "is aborted and the job ends with exit code 4.\n\n"
          "Exit codes: 0 all passed; 1 wrong elements found; 2 bad flags or input;\n"
          "3 a CUDA, NCCL or MPI call failed; 4 timeout (hang); 5 interrupted by SIGTERM or\n"
-         "SIGINT: the rows measured so far are printed and written, marked incomplete. Ranks\n"
+         "SIGINT: the rows measured so far are printed and written, marked incomplete;\n"
+         "6 out of memory: a rank could not allocate the buffers of the largest size (-e); the\n"
+         "run stops on every rank, naming the ranks, and no results file is written. Ranks\n"
          "started with different arguments are refused at start (exit code 2).\n\n"
          "Examples:\n"
          "  mpirun -np 4 commsweep all_reduce -b 8 -e 8G -f 2\n"

@@ -19,6 +19,9 @@ struct RunSetup {
   report::Provenance provenance;          // complete on rank 0
   std::string version_line;               // "commsweep version ... backend ... nccl-..."
   std::vector<std::string> device_lines;  // nccl-tests' "Rank  0 Group  0 Pid ..." lines
+  // The watchdog polls the backend's asynchronous errors; declared after the backend so that
+  // the polling stops before the backend goes.
+  Watchdog::HealthCheck health_check;
 };
 
 RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,
@@ -28,6 +31,10 @@ RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, doubl
 // message naming the ranks whose arguments differ from rank 0's. Runs before anything else, so
 // that ranks cannot take different paths and hang: a hash of the arguments is compared.
 std::string argument_mismatch(World& world, const std::vector<std::string>& arguments);
+
+// --json given a path rank 0 cannot write (no such folder, a directory, no permission): a usage
+// Error on every rank, before anything is measured. Nothing when path is empty.
+void require_writable_results(World& world, const std::string& path, double timeout_s);
 
 // --json: writes the results atomically (rank 0) and says so; nothing when path is empty.
 void write_results(const std::string& path, const report::Results& results);

@@ -34,6 +34,7 @@ std::string parameters_line(const World& world, const SweepConfig& c, std::size_
 
 int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
   const bool root = world.rank() == 0;
+  require_writable_results(world, o.json_path, o.sweep.timeout_s);
   Watchdog watchdog(world);
   RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context);
   Backend& backend = *run.backend.backend;

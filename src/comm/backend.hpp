@@ -66,6 +66,10 @@ class Backend {
   // Runs timing.iters collectives (times the graph launches) and returns this rank's time
   // per collective in microseconds. Misses of phase.deadline run World's stall protocol.
   virtual double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) = 0;
+  // An error the transport found on its own (NCCL's asynchronous errors: a network failure
+  // seen by its proxy thread), empty while there is none. Called from the watchdog thread
+  // while the main thread may be blocked in a call, so it must be safe from another thread.
+  virtual std::string asynchronous_error() { return {}; }
 };
 
 std::string_view name_of(Collective c);

@@ -243,6 +243,17 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
+std::string cannot_write_reason(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "is a directory";
+  std::string probe = path + ".tmp.XXXXXX";
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) return std::strerror(errno);
+  close(fd);
+  unlink(probe.c_str());
+  return {};
+}
+
 Results read_results_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);

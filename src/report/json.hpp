@@ -18,5 +18,9 @@ Results results_from_json(const nlohmann::json& doc);
 // leaves any earlier file at path untouched.
 void write_file_atomically(const std::string& path, const std::string& text);
 Results read_results_file(const std::string& path);
+// Empty when write_file_atomically(path, ...) can create its temporary file next to path and
+// rename it there; otherwise why not ("is a directory", "No such file or directory", ...).
+// Asked before a run, so that a sweep of hours does not end unable to save what it measured.
+std::string cannot_write_reason(const std::string& path);
 
 }  // namespace commsweep::report

@@ -41,6 +41,9 @@ class NcclBackend final : public Backend {
   void corrupt(void* buffer, std::size_t index, std::size_t element_bytes) override;
   void synchronize(const Phase& phase) override { wait_stream(phase); }
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
+  // ncclCommGetAsyncError, which NCCL allows from another thread (its documented pattern for
+  // aborting a communicator that a blocked thread is using).
+  std::string asynchronous_error() override;
 
   // For other exchanges on the same communicator (the EP sweep).
   ncclComm_t comm() const { return comm_; }
