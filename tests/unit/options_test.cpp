@@ -171,8 +171,9 @@ TEST(OptionsRefused, LinearSweepWithoutStep) {
   EXPECT_TRUE(throws_usage([] { parse({"-f", "0"}); }, {"-f/--stepfactor"}));
 }
 
-// Seen writing tests/fuzz/options_fuzz (which plans the sizes of what parses): a linear sweep of 1-byte steps up to 1T planned 2^40 sizes
-// (gigabytes of size list, then a sweep of years) instead of saying no.
+// Seen writing tests/fuzz/options_fuzz (which plans the sizes of what parses): a linear sweep
+// of 1-byte steps up to 1T planned 2^40 sizes (gigabytes of size list, then a sweep of years)
+// instead of saying no.
 TEST(OptionsRefused, TooManySizes) {
   EXPECT_TRUE(throws_usage([] { parse({"-b", "0", "-e", "1T", "-f", "1", "-i", "1"}); },
                            {"-i/--stepbytes", "1099511627777 sizes", "100000"}));
