@@ -260,7 +260,7 @@ Results read_results_file(const std::string& path) {
   json doc;
   try {
     doc = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
     throw std::runtime_error(path + ": not valid JSON: " + e.what());
   }
   try {

@@ -109,7 +109,7 @@ def cases(w):
         ep("ep: routing file empty", {"--routing": "file", "--routing-file": w + "/empty.txt"},
            "--routing-file", "empty.txt"),
         ep("ep: routing file bad expert", {"--routing": "file", "--routing-file": w + "/bad_expert.txt"},
-           "--routing-file", "bad_expert.txt:2", "expert"),
+           "--routing-file", "bad_expert.txt:3", "expert 9"),
         ep("ep: routing file text field", {"--routing": "file", "--routing-file": w + "/text_field.txt"},
            "--routing-file", "text_field.txt:1", "'two'"),
         ep("ep: routing file negative weight", {"--routing": "file", "--routing-file": w + "/neg_weight.txt"},

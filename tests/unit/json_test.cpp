@@ -241,6 +241,19 @@ TEST_F(ResultsFile, CorruptJsonNamesThePath) {
   }
 }
 
+// A number beyond double is nlohmann's out_of_range, not parse_error: still "not valid JSON"
+// naming the file, never an exception of another type.
+TEST_F(ResultsFile, NumberOverflowNamesThePath) {
+  write(path("big.json"), R"({"schema": "commsweep.results/1", "rows": [], "x": 1e400})");
+  try {
+    read_results_file(path("big.json"));
+    FAIL() << "accepted 1e400";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path("big.json")), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(ResultsFile, WrongSchemaNamesThePath) {
   json doc = to_json(sample());
   doc["schema"] = "nccl-tests";
