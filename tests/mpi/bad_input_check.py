@@ -122,7 +122,7 @@ def cases(w):
         ep("ep: suite empty", {"--suite": w + "/empty.json"}, "--suite", "empty.json"),
         ep("ep: suite not JSON", {"--suite": w + "/broken.json"}, "--suite", "broken.json"),
         ep("ep: suite an array", {"--suite": w + "/array.json"}, "--suite", "array.json"),
-        ep("ep: suite number overflow", {"--suite": w + "/overflow.json"}, "--suite", "overflow.json", "tokens"),
+        ep("ep: suite number overflow", {"--suite": w + "/overflow.json"}, "--suite", "overflow.json", "1e400"),
         ep("ep: suite is a folder", {"--suite": w}, "--suite"),
         ep("ep: --json in a missing folder", {"--json": w + "/missing/ep.json"}, "--json", w + "/missing/ep.json"),
         ep("ep: unknown flag", {"--bogus": "1"}, "--bogus"),
