@@ -16,16 +16,38 @@ readonly PACKAGES=(
   nlohmann-json3-dev
   libgtest-dev
   python3
+  # The pods' sshd and ssh (volcano/Dockerfile: mpirun launches ranks over ssh; tests/e2e
+  # emulates the pods in network namespaces with ip netns); the manifest tests
+  # (tests/manifests: YAML, the Volcano CRD schemas, the shell scripts' lint).
+  openssh-server openssh-client iproute2
+  python3-yaml python3-jsonschema shellcheck
   # scripts/fuzz.sh: clang and its runtime libraries (libFuzzer, the sanitizers).
   clang libclang-rt-dev
 )
+
+# Headless Chromium renders the HTML regression report in a test (tests/regress). Debian's
+# chromium is a real browser; Ubuntu 24.04's is a shim that installs a snap, which does not
+# run in a CI container, so it is installed on Debian only and the test skips elsewhere.
+optional_packages() {
+  local id=""
+  if [ -r /etc/os-release ]; then
+    id=$(sed -n 's/^ID=//p' /etc/os-release | tr -d '"')
+  fi
+  if [ "$id" = "debian" ]; then
+    echo chromium
+  else
+    echo "install-deps: not installing chromium on '${id:-unknown}' (a snap shim there);" \
+         "the HTML screenshot test will skip" >&2
+  fi
+}
 
 log=$(mktemp -t commsweep-deps.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
 missing_packages() {
-  local p
-  for p in "${PACKAGES[@]}"; do
+  local p optional
+  mapfile -t optional < <(optional_packages)
+  for p in "${PACKAGES[@]}" "${optional[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
   done
 }

@@ -2,17 +2,31 @@
 
 #include <sstream>
 
+#include "cli/fabric_commands.hpp"
+#include "cli/regress_commands.hpp"
+#include "cli/suite_command.hpp"
+#include "cli/topo_command.hpp"
+
 namespace commsweep {
 
 // One line per command; keep each list in alphabetical order.
 const std::vector<OfflineCommand>& offline_commands() {
   static const std::vector<OfflineCommand> commands = {
+      {"baseline", "a baseline (median, spread, rules) from N results files", run_baseline_command},
+      {"compare", "judge a results file against a baseline: verdicts, stragglers, reports", run_compare_command},
+      {"env", "export lines for NCCL/UCX that fit this pod's RDMA devices (commsweep env --help)", run_env_command},
+      {"topo", "NCCL topology files per shape: generate, validate, dump (commsweep topo --help)", run_topo_command},
+      {"transport", "read NCCL INFO logs: network, HCAs, GDR, per-peer transport (--help)", run_transport_command},
   };
   return commands;
 }
 
 const std::vector<WorldCommand>& world_commands() {
   static const std::vector<WorldCommand> commands = {
+      {"preflight", "check every node's RDMA, SR-IOV, host and locality (commsweep preflight --help)",
+       run_preflight_command},
+      {"suite", "several sweeps on one communicator from a YAML/JSON file (commsweep suite --help)",
+       run_suite_command},
   };
   return commands;
 }

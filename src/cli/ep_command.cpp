@@ -39,31 +39,49 @@ std::unique_ptr<ep::EpExchange> make_exchange(World& world, Backend& backend) {
 
 }  // namespace
 
-int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext& context) {
+void check_ep_config(const World& world, const ep::EpConfig& config) {
+  for (const ep::EpCase& c : ep::expand(config)) {
+    if (const std::string why = ep::invalid(c, world.size()); !why.empty()) throw_usage(why);
+  }
+}
+
+EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const RunSetup& run,
+                       const ep::EpConfig& config, std::ostream& out) {
   const bool root = world.rank() == 0;
-  require_writable_results(world, o.json_path, o.config.timeout_s);
-  Watchdog watchdog(world);
-  RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context);
-  const auto exchange = make_exchange(world, *run.backend.backend);
+  const auto exchange = make_exchange(world, backend);
   // Nodes for --topk-groups: the ranks of one host (MPI_COMM_TYPE_SHARED) form a node.
-  ep::EpSweep sweep(world, *exchange, watchdog, o.config, world.local_size());
+  ep::EpSweep sweep(world, *exchange, watchdog, config, world.node_size());
   sweep.validate();
 
+  report::EpTablePrinter printer(out);
+  if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});
+  EpOutcome outcome;
+  outcome.rows = sweep.run([&](const report::EpRow& row) { printer.row(row); });
+  for (const auto& r : outcome.rows) outcome.wrong += r.dispatch.wrong + r.combine.wrong;
+  outcome.interrupted = sweep.interrupted();
+  if (root && outcome.interrupted) printer.note(interrupted_note());
+  if (root) printer.footer(outcome.wrong);
+  return outcome;
+}
+
+int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext& context) {
+  require_writable_results(world, o.json_path, o.config.timeout_s);
+  Watchdog watchdog(world);
+  RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context,
+                           TopologyRequest{o.shape, o.force_topology});
+  check_ep_config(world, o.config);  // before anything is printed
+  if (world.rank() == 0) {
+    std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+    if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
+  }
+  EpOutcome outcome = run_ep_sweep(world, *run.backend.backend, watchdog, run, o.config, std::cout);
   report::Results results;
   results.provenance = run.provenance;
-  report::EpTablePrinter printer(std::cout);
-  if (root) {
-    std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
-    printer.header({run.version_line, parameters_line(world, o.config), run.device_lines});
-  }
-  results.ep_rows = sweep.run([&](const report::EpRow& row) { printer.row(row); });
-  for (const auto& r : results.ep_rows) results.wrong_total += r.dispatch.wrong + r.combine.wrong;
-  results.complete = !sweep.interrupted();
+  results.ep_rows = std::move(outcome.rows);
+  results.wrong_total = outcome.wrong;
+  results.complete = !outcome.interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
-  if (root && !results.complete) printer.note(interrupted_note());
-  if (root) printer.footer(results.wrong_total);
-
-  if (root) write_results(o.json_path, results);
+  if (world.rank() == 0) write_results(o.json_path, results);
   return exit_code_of(results);
 }
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/flags.hpp"
 #include "ep_pattern.hpp"
 #include "runtime/error.hpp"
 
@@ -54,6 +55,8 @@ po::options_description run_flags() {
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
       ("suite", po::value<std::string>(), "read axes and settings from this JSON file (below); flags given override it")
       ("fault", po::value<std::string>(), "testing only: wrong-element:RANK flips one dispatched and one combined element on RANK")
+      ("shape", po::value<std::string>(), "the node shape (else COMMSWEEP_SHAPE or the node's instance-type label): NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node")
+      ("force", "run with a topology file that does not match the node")
       ("help,h", "show this help");
   return d;
 }
@@ -355,27 +358,13 @@ int fault_rank(const std::string& text) {
 
 EpCliOptions parse_ep_options(int argc, const char* const* argv) {
   const int first = argc > 1 && std::string(argv[1]) == "ep" ? 2 : 1;
-  std::vector<const char*> args{argc > 0 ? argv[0] : "commsweep"};
-  for (int i = first; i < argc; ++i) args.push_back(argv[i]);
-
   po::options_description all;
   all.add(axis_flags()).add(run_flags()).add_options()(
       "unexpected", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
   positional.add("unexpected", -1);  // named so that they can be refused by name
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(static_cast<int>(args.size()), args.data())
-                  .options(all)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw_usage(std::string("ep: ") + e.what() + " (see commsweep ep --help)");
-  }
+  const po::variables_map vm =
+      parse_flags(argc, argv, first, all, positional, "ep: ", " (see commsweep ep --help)");
 
   if (vm.count("unexpected")) {
     throw_usage("ep: unexpected argument '" + vm["unexpected"].as<std::vector<std::string>>().front() +
@@ -392,6 +381,11 @@ EpCliOptions parse_ep_options(int argc, const char* const* argv) {
     o.json_path = vm["json"].as<std::string>();
     if (o.json_path.empty()) throw_usage("--json: give a file name");
   }
+  if (vm.count("shape")) {
+    o.shape = vm["shape"].as<std::string>();
+    if (o.shape.empty()) throw_usage("--shape: give a shape, e.g. BM.GPU.H100.8");
+  }
+  o.force_topology = vm.count("force") > 0;
   std::optional<Suite> suite;
   if (vm.count("suite")) suite = read_suite(vm["suite"].as<std::string>());
   o.config = parse_config(vm, suite);

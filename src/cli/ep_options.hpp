@@ -14,6 +14,8 @@ struct EpCliOptions {
   ep::EpConfig config;
   BackendChoice backend = BackendChoice::Auto;
   std::string json_path;
+  std::string shape;            // --shape (cli/run_topology.hpp)
+  bool force_topology = false;  // --force
   std::vector<std::string> arguments;  // argv after the program name ("ep" included), for provenance
   bool help = false;
 };

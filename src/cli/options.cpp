@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "collectives/collective_test.hpp"
 #include "runtime/error.hpp"
 #include "sweep/sizes.hpp"
@@ -40,8 +41,11 @@ po::options_description commsweep_flags() {
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
       ("timer", po::value<std::string>()->default_value("host"), "host: a clock around issue and completion after a barrier, as nccl-tests; device: CUDA events on the stream (nccl), without launch and synchronisation latency")
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
+      ("no-preflight", "skip the brief fabric preflight before the sweep (commsweep preflight)")
       ("seed", po::value<std::string>(), "seed of the data pattern")
       ("fault", po::value<std::string>(), "testing only: wrong-element:RANK, never-join:RANK, hang:RANK or alloc:RANK")
+      ("shape", po::value<std::string>(), "the node shape (e.g. BM.GPU.H100.8; else COMMSWEEP_SHAPE or the node's instance-type label): NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node")
+      ("force", "run with a topology file that does not match the node")
       ("help,h", "show this help")
       ("version", "print the version");
   return d;
@@ -206,19 +210,7 @@ CliOptions parse_options(int argc, const char* const* argv) {
   po::positional_options_description positional;
   positional.add("tests", -1);
 
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv)
-                  .options(all)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw_usage(std::string(e.what()) + " (see --help)");
-  }
+  const po::variables_map vm = parse_flags(argc, argv, 1, all, positional, "", " (see --help)");
 
   CliOptions o;
   for (int i = 1; i < argc; ++i) o.arguments.emplace_back(argv[i]);
@@ -238,11 +230,17 @@ CliOptions parse_options(int argc, const char* const* argv) {
   }
   o.tests = parse_tests(given);
   o.backend = parse_backend(vm["backend"].as<std::string>());
+  o.preflight = vm.count("no-preflight") == 0;
   if (vm.count("json")) {
     o.json_path = vm["json"].as<std::string>();
     if (o.json_path.empty()) throw_usage("--json: give a file name");
   }
   o.sweep = parse_sweep(vm);
+  if (vm.count("shape")) {
+    o.shape = vm["shape"].as<std::string>();
+    if (o.shape.empty()) throw_usage("--shape: give a shape, e.g. BM.GPU.H100.8");
+  }
+  o.force_topology = vm.count("force") > 0;
   const std::string timer = vm["timer"].as<std::string>();
   if (timer != "host" && timer != "device") {
     throw_usage("--timer: unknown timer '" + timer + "' (host or device)");
@@ -288,7 +286,9 @@ std::string help_text() {
          "Exit codes: 0 all passed; 1 wrong elements found; 2 bad flags or input;\n"
          "3 a CUDA, NCCL or MPI call failed; 4 timeout (hang); 5 interrupted by SIGTERM or\n"
          "SIGINT: the rows measured so far are printed and written, marked incomplete;\n"
-         "6 out of memory: a rank could not allocate the buffers of the largest size (-e); the\n"
+         "6 preflight failed: `commsweep preflight` and `commsweep transport` exit 6 when a\n"
+         "check FAILs (a sweep's brief preflight only prints its FAIL rows);\n"
+         "7 out of memory: a rank could not allocate the buffers of the largest size (-e); the\n"
          "run stops on every rank, naming the ranks, and no results file is written. Ranks\n"
          "started with different arguments are refused at start (exit code 2).\n\n"
          "Examples:\n"

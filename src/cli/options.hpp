@@ -17,6 +17,9 @@ struct CliOptions {
   std::vector<std::string> tests;  // registry names, in order
   BackendChoice backend = BackendChoice::Auto;
   std::string json_path;
+  std::string shape;            // --shape (cli/run_topology.hpp)
+  bool force_topology = false;  // --force
+  bool preflight = true;  // the brief fabric preflight before the sweep (--no-preflight)
   SweepConfig sweep;
   std::vector<std::string> arguments;  // argv as given, for provenance
 };

@@ -121,8 +121,10 @@ std::string world_summary(const World& world) {
 }
 
 RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,
-                   const std::vector<std::string>& arguments, char** envp, RankContext& context) {
+                   const std::vector<std::string>& arguments, char** envp, RankContext& context,
+                   const TopologyRequest& topology) {
   RunSetup run;
+  run.topology_note = prepare_topology(world, topology, timeout_s);
   {
     const auto guard = watchdog.watch(Phase{"backend set-up", Deadline::after(timeout_s)});
     run.backend = make_backend(world, choice, timeout_s);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "cli/run_topology.hpp"
 #include "cli/sweep_command.hpp"
 #include "comm/make_backend.hpp"
 #include "report/result.hpp"
@@ -19,13 +20,17 @@ struct RunSetup {
   report::Provenance provenance;          // complete on rank 0
   std::string version_line;               // "commsweep version ... backend ... nccl-..."
   std::vector<std::string> device_lines;  // nccl-tests' "Rank  0 Group  0 Pid ..." lines
+  std::string topology_note;              // which NCCL_TOPO_FILE, and why; empty: no shape known
   // The watchdog polls the backend's asynchronous errors; declared after the backend so that
   // the polling stops before the backend goes.
   Watchdog::HealthCheck health_check;
 };
 
+// With a known shape, the topology file is checked and NCCL_TOPO_FILE set before NCCL starts
+// (see cli/run_topology.hpp).
 RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,
-                   const std::vector<std::string>& arguments, char** envp, RankContext& context);
+                   const std::vector<std::string>& arguments, char** envp, RankContext& context,
+                   const TopologyRequest& topology = {});
 
 // Empty when every rank was started with the same arguments; otherwise (on every rank) a
 // message naming the ranks whose arguments differ from rank 0's. Runs before anything else, so

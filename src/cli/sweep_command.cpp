@@ -1,15 +1,20 @@
 #include "cli/sweep_command.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
+#include "cli/fabric_commands.hpp"
+#include "cli/progress.hpp"
 #include "cli/run_setup.hpp"
 #include "report/json.hpp"
 #include "report/table.hpp"
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
 #include "runtime/watchdog.hpp"
+#include "sweep/sizes.hpp"
 #include "sweep/sweep.hpp"
 
 namespace commsweep {
@@ -30,43 +35,53 @@ std::string parameters_line(const World& world, const SweepConfig& c, std::size_
   return out.str();
 }
 
+// Rows the sweep will print, for the progress line (an upper bound: sizes below one element
+// per rank are skipped); 0 for an endless sweep.
+std::size_t planned_rows(const std::vector<std::string>& tests, const SweepConfig& c) {
+  std::size_t rows = 0;
+  for (const auto& name : tests) {
+    rows += c.types.size() * (find_collective_test(name)->reduces ? c.ops.size() : 1) * size_list(c).size();
+  }
+  return rows * static_cast<std::size_t>(c.cycles);
+}
+
 }  // namespace
 
-int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
+CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog& watchdog,
+                                       const RunSetup& run, const std::vector<std::string>& tests,
+                                       SweepConfig config, std::ostream& out) {
   const bool root = world.rank() == 0;
-  require_writable_results(world, o.json_path, o.sweep.timeout_s);
-  Watchdog watchdog(world);
-  RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context);
-  Backend& backend = *run.backend.backend;
-  SweepConfig config = o.sweep;
-  std::string timer_note;
   if (config.device_timer && backend.name() != "nccl") {
     config.device_timer = false;  // auto chose mpi: it has only the host clock
-    timer_note = "--timer device: the mpi backend times with MPI_Wtime (host)";
+    if (root) out << "# --timer device: the mpi backend times with MPI_Wtime (host)\n";
   }
-
-  report::Results results;
-  results.provenance = run.provenance;
-  report::TablePrinter printer(std::cout);
+  report::TablePrinter printer(out);
   report::TableHeader header;
   if (root) {
     header.version_line = run.version_line;
     header.parameters_line = parameters_line(world, config, world.ranks_per_host().size());
     header.device_lines = run.device_lines;
-    std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
-    if (!timer_note.empty()) std::cout << "# " << timer_note << "\n";
   }
 
   // Every rank plans the same sizes and reaches the same notes: rank 0 alone prints them.
-  const SweepSink sink{[&](const report::ResultRow& row) { printer.row(row); },
+  ProgressLine progress(root && isatty(STDERR_FILENO), planned_rows(tests, config));
+  const SweepSink sink{[&](const report::ResultRow& row) {
+                         progress.clear();
+                         printer.row(row);
+                         out.flush();
+                         progress.step(row.test, row.size_bytes);
+                       },
                        [&](const std::string& text) {
+                         progress.clear();
                          if (root) printer.note(text);
                        }};
+  CollectiveOutcome outcome;
   Sweep sweep(world, backend, watchdog, config);
   for (int cycle = 0; (config.cycles == 0 || cycle < config.cycles) && !sweep.interrupted(); ++cycle) {
-    for (const auto& name : o.tests) {
+    for (const auto& name : tests) {
       if (sweep.interrupted()) break;
       const CollectiveTest& test = *find_collective_test(name);
+      progress.clear();
       if (root) {
         header.test = std::string(test.name);
         printer.header(header);
@@ -76,17 +91,39 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
       for (const auto& r : rows) {
         wrong += r.out_of_place.wrong.value_or(0) + r.in_place.wrong.value_or(0);
       }
+      progress.clear();
       if (root && sweep.interrupted()) printer.note(interrupted_note());
       if (root) printer.footer(std::string(test.name), wrong, report::average_busbw(rows));
-      results.wrong_total += wrong;
-      for (auto& r : rows) results.rows.push_back(std::move(r));
+      outcome.wrong += wrong;
+      for (auto& r : rows) outcome.rows.push_back(std::move(r));
     }
   }
-  results.avg_busbw_gbps = report::average_busbw(results.rows);
+  outcome.interrupted = sweep.interrupted();
+  return outcome;
+}
 
-  results.complete = !sweep.interrupted();
+int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
+  // Before the preflight and the sweep: a results file that cannot be written would lose them.
+  require_writable_results(world, o.json_path, o.sweep.timeout_s);
+  // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
+  if (o.preflight) run_brief_preflight(world, envp, o.sweep.timeout_s);
+  Watchdog watchdog(world);
+  RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context,
+                           TopologyRequest{o.shape, o.force_topology});
+  if (world.rank() == 0) {
+    std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+    if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
+  }
+  CollectiveOutcome outcome = run_collective_sweep(world, *run.backend.backend, watchdog, run,
+                                                   o.tests, o.sweep, std::cout);
+  report::Results results;
+  results.provenance = run.provenance;
+  results.rows = std::move(outcome.rows);
+  results.wrong_total = outcome.wrong;
+  results.avg_busbw_gbps = report::average_busbw(results.rows);
+  results.complete = !outcome.interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
-  if (root) write_results(o.json_path, results);
+  if (world.rank() == 0) write_results(o.json_path, results);
   return exit_code_of(results);
 }
 

@@ -1,14 +1,39 @@
 #pragma once
 
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
 #include "cli/options.hpp"
+#include "comm/backend.hpp"
+#include "report/result.hpp"
+#include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
+#include "sweep/config.hpp"
 
 namespace commsweep {
+
+struct RunSetup;
 
 // What the top level knows of this rank when it reports an error.
 struct RankContext {
   int device = -1;
 };
+
+// What one collective sweep measured (rows complete on rank 0).
+struct CollectiveOutcome {
+  std::vector<report::ResultRow> rows;
+  std::uint64_t wrong = 0;
+  bool interrupted = false;  // SIGTERM / SIGINT stopped it: the rows so far
+};
+
+// Runs `tests` over `config` on a backend that is set up: a table per test (and per cycle) in
+// nccl-tests' layout, printed by rank 0 to `out`. `commsweep TEST...` and `commsweep suite`
+// both run their collective sweeps here.
+CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog& watchdog,
+                                       const RunSetup& run, const std::vector<std::string>& tests,
+                                       SweepConfig config, std::ostream& out);
 
 // Runs the collective sweeps of `options`; returns the exit code (0, or 1 on wrong results).
 int run_sweep_command(World& world, const CliOptions& options, char** envp, RankContext& context);

@@ -254,15 +254,18 @@ std::string cannot_write_reason(const std::string& path) {
   return {};
 }
 
-Results read_results_file(const std::string& path) {
+json read_json_file(const std::string& path, const std::string& what) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  json doc;
+  if (!in) throw std::runtime_error("cannot read " + what + path);
   try {
-    doc = json::parse(in);
+    return json::parse(in);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
     throw std::runtime_error(path + ": not valid JSON: " + e.what());
   }
+}
+
+Results read_results_file(const std::string& path) {
+  const json doc = read_json_file(path);
   try {
     return results_from_json(doc);
   } catch (const std::runtime_error& e) {

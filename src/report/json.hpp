@@ -17,6 +17,9 @@ Results results_from_json(const nlohmann::json& doc);
 // Writes text to path atomically; throws std::runtime_error naming the path on failure and
 // leaves any earlier file at path untouched.
 void write_file_atomically(const std::string& path, const std::string& text);
+// Reads and parses a JSON file; throws std::runtime_error "cannot read <what>PATH" or
+// "PATH: not valid JSON: ..." (a number too large for a double included).
+nlohmann::json read_json_file(const std::string& path, const std::string& what = "");
 Results read_results_file(const std::string& path);
 // Empty when write_file_atomically(path, ...) can create its temporary file next to path and
 // rename it there; otherwise why not ("is a directory", "No such file or directory", ...).

@@ -17,7 +17,8 @@ constexpr int kUsage = 2;         // bad flags or input
 constexpr int kRuntime = 3;       // a CUDA, NCCL or MPI call failed
 constexpr int kTimeout = 4;       // the watchdog ended a hang
 constexpr int kInterrupted = 5;   // SIGTERM / SIGINT: the rows measured so far, marked incomplete
-constexpr int kOutOfMemory = 6;   // a rank could not allocate its buffers: the run stopped cleanly
+constexpr int kPreflightFailed = 6;  // preflight / transport: a check FAILed (fabric/)
+constexpr int kOutOfMemory = 7;   // a rank could not allocate its buffers: the run stopped cleanly
 }  // namespace exit_code
 
 class Error : public std::runtime_error {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <thread>
@@ -68,16 +69,37 @@ World::World() {
   CS_MPI(MPI_Comm_rank(local, &local_rank_));
   CS_MPI(MPI_Comm_size(local, &local_size_));
   MPI_Comm_free(&local);
-  int leader = local_rank_ == 0 ? 1 : 0;
-  CS_MPI(MPI_Allreduce(&leader, &node_count_, 1, MPI_INT, MPI_SUM, comm_));
 
-  host_ = local_host_name();
+  host_ = node_name(local_host_name(), std::getenv("NCCL_HOSTID"));
   std::vector<char> all(static_cast<std::size_t>(kHostNameBytes) * size_);
   std::array<char, kHostNameBytes> mine{};
   std::strncpy(mine.data(), host_.c_str(), mine.size() - 1);
   CS_MPI(MPI_Allgather(mine.data(), kHostNameBytes, MPI_CHAR, all.data(), kHostNameBytes,
                        MPI_CHAR, comm_));
   for (int r = 0; r < size_; ++r) hosts_by_rank_.emplace_back(&all[r * kHostNameBytes]);
+  group_nodes();
+}
+
+// Ranks with the same node name form a node, numbered in order of their first rank.
+void World::group_nodes() {
+  std::vector<std::string> names;
+  for (const auto& h : hosts_by_rank_) {
+    auto it = std::find(names.begin(), names.end(), h);
+    node_of_rank_.push_back(static_cast<int>(it - names.begin()));
+    if (it == names.end()) names.push_back(h);
+  }
+  node_count_ = static_cast<int>(names.size());
+  node_size_ = 0;
+  for (int r = 0; r < size_; ++r) {
+    if (node_of_rank_[r] != node_of_rank_[rank_]) continue;
+    if (r == rank_) node_rank_ = node_size_;
+    ++node_size_;
+  }
+}
+
+std::string node_name(const std::string& host, const char* host_id) {
+  if (host_id == nullptr || *host_id == '\0') return host;
+  return host + "/" + host_id;
 }
 
 World::~World() {

@@ -34,6 +34,9 @@ struct Phase {
   Deadline deadline;
 };
 
+// The name of a node: the host, or "host/HOSTID" where NCCL_HOSTID sets one.
+std::string node_name(const std::string& host, const char* host_id);
+
 class World {
  public:
   World();  // needs an initialised MpiSession
@@ -43,9 +46,16 @@ class World {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // Rank and rank count on this machine (shared memory): what picks the GPU and the binding.
   int local_rank() const { return local_rank_; }
   int local_size() const { return local_size_; }
+  // Nodes as NCCL sees them: machines, or, where NCCL_HOSTID is set, the groups of ranks that
+  // share its value (so one machine can emulate several nodes, as NCCL itself allows).
   int node_count() const { return node_count_; }
+  int node_rank() const { return node_rank_; }
+  int node_size() const { return node_size_; }
+  int node_of(int rank) const { return node_of_rank_[rank]; }
+  // "host", or "host/HOSTID" under the override: the name printed for this rank's node.
   const std::string& host() const { return host_; }
   const std::vector<std::string>& hosts_by_rank() const { return hosts_by_rank_; }
   // Distinct hosts in rank order, with their rank counts.
@@ -74,6 +84,8 @@ class World {
   static double grace_seconds(double budget);
 
  private:
+  void group_nodes();
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm control_ = MPI_COMM_NULL;  // stall reports travel here, apart from the data plane
   int rank_ = 0;
@@ -81,6 +93,9 @@ class World {
   int local_rank_ = 0;
   int local_size_ = 1;
   int node_count_ = 1;
+  int node_rank_ = 0;
+  int node_size_ = 1;
+  std::vector<int> node_of_rank_;
   std::string host_;
   std::vector<std::string> hosts_by_rank_;
   std::function<void()> abort_hook_;

@@ -43,6 +43,9 @@ HELP_FLAGS = ["--minbytes", "--maxbytes", "--stepbytes", "--stepfactor", "--iter
               "--seed", "--help", "--version"]
 
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 class Failures:
     """Every problem found, so that one run reports them all."""
 
@@ -157,6 +160,18 @@ def check_ok_or_wrong(opts, sweep, nranks, args, rc, out, err, fail):
         fail.check(doc["summary"]["ok"] is False, "summary.ok is not false")
     if opts.gpus:
         check_gpus(doc, opts.one_gpu_per_rank, fail)
+    if opts.nodes:
+        check_nodes(opts.nodes, nranks, out, doc, fail)
+
+
+def check_nodes(nodes, nranks, out, doc, fail):
+    """Ranks run under NCCL_HOSTID=node<K> (scripts/emulate-nodes.sh) form `nodes` nodes."""
+    fail.check(re.search(r"World: %d ranks on %d hosts:" % (nranks, nodes), out),
+               "the world line does not say %d ranks on %d hosts" % (nranks, nodes))
+    hosts = doc["provenance"]["hosts"]
+    per_node = nranks // nodes
+    want = [h.split("/")[0] + "/node%d" % (r // per_node) for r, h in enumerate(hosts)]
+    fail.check(hosts == want, "provenance.hosts %s, expected %s" % (hosts, want))
 
 
 def check_timeout(opts, rc, err, elapsed, timed_out, fail):
@@ -207,6 +222,8 @@ def main():
     p.add_argument("--bound", type=float, default=300, help="seconds the job may take")
     p.add_argument("--schema", required=True)
     p.add_argument("--workdir", required=True)
+    p.add_argument("--nodes", type=int, default=0,
+                   help="emulate this many nodes (scripts/emulate-nodes.sh) and check them")
     p.add_argument("--one-gpu-per-rank", action="store_true",
                    help="each rank sees one GPU: check that every rank uses device 0")
     p.add_argument("args", nargs=argparse.REMAINDER, help="-- then commsweep's arguments")
@@ -230,6 +247,9 @@ def main():
         args = args + ["--json", os.path.join(opts.workdir, "results.json")]
 
     wrapper = [opts.wrapper] if opts.wrapper else []
+    if opts.nodes:
+        os.environ["COMMSWEEP_RANKS_PER_NODE"] = str(nranks // opts.nodes)
+        wrapper = [os.path.join(REPO, "scripts", "emulate-nodes.sh")] + wrapper
     cmd = launcher(opts.mpiexec, nranks) + wrapper + [opts.commsweep] + args
     print("running: " + " ".join(cmd), flush=True)
     rc, out, err, elapsed, timed_out = run(cmd, opts.bound, opts.workdir)

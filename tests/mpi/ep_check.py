@@ -423,6 +423,8 @@ def main():
     p.add_argument("--bound", type=float, default=300, help="seconds the job may take")
     p.add_argument("--schema", required=True)
     p.add_argument("--workdir", required=True)
+    p.add_argument("--nodes", type=int, default=0,
+                   help="emulate this many nodes (scripts/emulate-nodes.sh) and check nHosts")
     p.add_argument("args", nargs=argparse.REMAINDER, help="-- then commsweep ep's arguments")
     opts = p.parse_args()
     args = ["ep"] + (opts.args[1:] if opts.args[:1] == ["--"] else opts.args)
@@ -442,7 +444,12 @@ def main():
     if opts.expect in ("ok", "wrong") and "--json" not in args:
         args = args + ["--json", os.path.join(opts.workdir, "results.json")]
 
-    cmd = launcher(opts.mpiexec, opts.np) + [opts.commsweep] + args
+    wrapper = []
+    if opts.nodes:
+        os.environ["COMMSWEEP_RANKS_PER_NODE"] = str(opts.np // opts.nodes)
+        repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        wrapper = [os.path.join(repo, "scripts", "emulate-nodes.sh")]
+    cmd = launcher(opts.mpiexec, opts.np) + wrapper + [opts.commsweep] + args
     print("running: " + " ".join(cmd), flush=True)
     rc, out, err, elapsed, timed_out = run(cmd, opts.bound, opts.workdir)
     print("exit code %s after %.1f s; output in %s" % (rc, elapsed, opts.workdir))
@@ -451,6 +458,9 @@ def main():
     fail.check(not timed_out, "the job was still running after %.0f s; ended it" % opts.bound)
     if opts.expect in ("ok", "wrong"):
         check_ok_or_wrong(opts, opts.np, args, rc, out, err, fail)
+        if opts.nodes:
+            fail.check(re.search(r"^# nRanks %d nHosts %d " % (opts.np, opts.nodes), out, re.M),
+                       "the parameters line does not say nHosts %d" % opts.nodes)
     elif opts.expect == "usage":
         check_usage(opts, rc, out, err, fail)
     else:

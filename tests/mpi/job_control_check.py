@@ -9,6 +9,8 @@
             summary.interrupted_by SIGTERM.
   sigterm-singleton: the same sweep without mpiexec, the process signalled itself: also
             exit code 5 and the table says that the run was interrupted.
+  sigterm-suite: `commsweep suite` signalled during its first sweep (a singleton): exit code
+            5, the rows so far written, the suite's later sweeps not started.
 
     job_control_check.py MODE --commsweep BIN --mpiexec MPIEXEC --workdir DIR
 """
@@ -122,8 +124,34 @@ def check_sigterm_singleton(opts):
     return problems + check_interrupted_json(results), out, err
 
 
+def check_sigterm_suite(opts):
+    results = os.path.join(opts.workdir, "results.json")
+    if os.path.exists(results):
+        os.remove(results)
+    suite = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures",
+                         "suite_long_then_ep.yaml")
+    cmd = [opts.commsweep, "suite", suite, "--backend", "mpi", "--json", results]
+    problems, out, err, rc = run_and_signal(cmd, opts.workdir, 4)
+    if rc != 5:
+        problems.append("exit code %d, expected 5 (interrupted)" % rc)
+    if "interrupted by SIGTERM" not in out:
+        problems.append("the table does not say the run was interrupted")
+    if "# Suite stopped: the 1 sweep(s) after this one did not run" not in out:
+        problems.append("the output does not say that the later sweep was skipped")
+    if "never-reached" in out:
+        problems.append("the sweep after the interrupted one started")
+    problems += check_interrupted_json(results)
+    try:
+        with open(results) as f:
+            if json.load(f)["ep_rows"]:
+                problems.append("ep_rows from a sweep that should not have run")
+    except (OSError, ValueError, KeyError) as e:
+        problems.append("results JSON missing or unreadable: %s" % e)
+    return problems, out, err
+
+
 CHECKS = {"mismatch": check_mismatch, "sigterm": check_sigterm,
-          "sigterm-singleton": check_sigterm_singleton}
+          "sigterm-singleton": check_sigterm_singleton, "sigterm-suite": check_sigterm_suite}
 
 
 def main():

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The mpimaster pod's entrypoint: waits for the workers, runs commsweep on them with mpirun,
+# stores the results. See --help.
+set -euo pipefail
+
+readonly LAUNCH_NAME=commsweep-master
+# shellcheck source=scripts/launch-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/launch-common.sh"
+
+usage() {
+  cat <<EOF
+Usage: entrypoint-master.sh [COMMSWEEP ARGUMENTS...]
+
+The entrypoint of a commsweep Volcano Job's mpimaster pod (no GPU). In order:
+  1. reads the workers from COMMSWEEP_HOSTFILE (Volcano's svc plugin writes one pod name a
+     line, without a newline after the last);
+  2. waits until every worker's name resolves and its sshd answers, for at most
+     COMMSWEEP_WAIT_WORKERS_S seconds; then names the missing workers and exits 4;
+  3. logs in once to each worker with the ssh plugin's key (a failure is named, exit 3);
+  4. runs mpirun: ranks = workers x GPUs per node, --map-by ppr:G:node, ssh on
+     COMMSWEEP_SSH_PORT, every NCCL_* and UCX_* variable of this pod passed to the ranks (-x);
+     SIGTERM (Kubernetes at activeDeadlineSeconds) is passed on to mpirun, and commsweep writes
+     what it measured;
+  5. copies rank 0's results to COMMSWEEP_RESULTS_DIR/<UTC time>-<test id>.json (never
+     overwriting a file), prints them as JSON lines (one per row, then a summary) for log
+     collectors, and exits with commsweep's exit code, so that the Job's policy gives the job
+     its phase: 0 ok, 1 wrong results, 2 bad input, 3 a call failed, 4 timeout, 5 interrupted.
+     Codes above 5 are mpirun's own (e.g. 205 when it lost a worker's daemon).
+
+What commsweep runs, first match:
+  the arguments of this script (the Job's container args), e.g. all_reduce -b 1M -e 8G
+  COMMSWEEP_ARGS           the same in one variable, split at spaces
+  COMMSWEEP_SUITE          a suite file: runs \`commsweep suite \$COMMSWEEP_SUITE\`
+  (default)                all_reduce,all_gather,reduce_scatter,alltoall,broadcast,reduce,sendrecv
+                           -b 8 -e \$COMMSWEEP_MAX_BYTES (default 8G)
+--json is added by this script (do not give it).
+
+Settings (environment):
+  COMMSWEEP_HOSTFILE         workers (default /etc/volcano/mpiworker.host)
+  COMMSWEEP_WAIT_WORKERS_S   deadline for the workers' sshd (default 600: image pulls on GPU
+                             nodes take minutes)
+  COMMSWEEP_SSH_PORT         the workers' sshd port (default 22)
+  COMMSWEEP_SSH_DIR          the ssh plugin's files (default \$HOME/.ssh)
+  COMMSWEEP_GPUS_PER_NODE    ranks per worker (default auto: nvidia-smi -L on the first worker)
+  COMMSWEEP_RESULTS_DIR      where results are stored (default /results, the PVC)
+  COMMSWEEP_TEST_ID          names the results file (default commsweep)
+  COMMSWEEP_SIGKILL_TIMEOUT_S  Open MPI's odls_base_sigkill_timeout (default 10 s)
+  COMMSWEEP_MPIRUN_ARGS      more mpirun arguments, split at spaces
+  COMMSWEEP_REMOTE_TMP       where rank 0 writes the results on its host (default /tmp)
+  COMMSWEEP_BIN              the commsweep binary (default: on PATH, else <repo>/build/commsweep)
+EOF
+}
+
+main() {
+  case "${1:-}" in -h | --help) usage; return 0 ;; esac
+  # Until mpirun runs, a signal ends the wait (as PID 1 it would otherwise be ignored).
+  trap 'die "$EXIT_INTERRUPTED" "interrupted before the run started"' TERM INT
+  local hostfile=${COMMSWEEP_HOSTFILE:-/etc/volcano/mpiworker.host}
+  local deadline=${COMMSWEEP_WAIT_WORKERS_S:-600}
+  require_number COMMSWEEP_WAIT_WORKERS_S "$deadline"
+  require_number COMMSWEEP_SSH_PORT "${COMMSWEEP_SSH_PORT:-22}" 1
+  local text
+  local -a workers args
+  text=$(read_hostfile "$hostfile") || exit $?
+  mapfile -t workers <<<"$text"
+  text=$(commsweep_arguments "$@") || exit $?
+  mapfile -t args <<<"$text"
+  say "${#workers[@]} worker(s) in $hostfile: ${workers[*]}"
+  wait_for_sshd "$deadline" "${workers[@]}"
+  check_ssh_logins "${workers[@]}"
+  local gpus
+  gpus=$(gpus_per_node "${workers[0]}") || exit $?
+  launch_sweep "$gpus" "${workers[@]}" -- "${args[@]}"
+}
+
+main "$@"

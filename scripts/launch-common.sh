@@ -1,0 +1,385 @@
+# shellcheck shell=bash
+# What the pod entrypoints (entrypoint-worker.sh, entrypoint-master.sh) and the bare-metal
+# launcher (run-baremetal.sh) share: messages, the hostfile parser, the wait for the workers'
+# sshd, the mpirun line, the run with SIGTERM forwarded, and the results in results/ layout.
+# Sourced, not run. Each function's settings are environment variables documented in the
+# --help of the scripts that use them.
+
+LAUNCH_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly LAUNCH_REPO
+
+# Exit codes: commsweep's own (README, "Hangs, the watchdog, and exit codes").
+readonly EXIT_USAGE=2        # bad input: a hostfile, a setting
+readonly EXIT_CALL_FAILED=3  # ssh to a worker failed
+readonly EXIT_TIMEOUT=4      # the workers did not come up within the deadline
+readonly EXIT_INTERRUPTED=5  # SIGTERM (Kubernetes at activeDeadlineSeconds)
+
+say() { echo "${LAUNCH_NAME:-commsweep}: $*" >&2; }
+die() {
+  local code=$1
+  shift
+  echo "${LAUNCH_NAME:-commsweep}: error: $*" >&2
+  exit "$code"
+}
+
+# A setting that must be a whole number >= min; names the variable when it is not.
+require_number() {
+  local name=$1 value=$2 min=${3:-0}
+  if ! [[ "$value" =~ ^[0-9]+$ ]] || [ "$value" -lt "$min" ]; then
+    die "$EXIT_USAGE" "$name=$value: expected a whole number >= $min"
+  fi
+}
+
+# The commsweep binary: COMMSWEEP_BIN, else commsweep on PATH, else this checkout's build.
+find_commsweep() {
+  local candidate
+  for candidate in "${COMMSWEEP_BIN:-}" "$(command -v commsweep || true)" \
+                   "$LAUNCH_REPO/build/commsweep"; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  die "$EXIT_USAGE" "commsweep not found: set COMMSWEEP_BIN, put it on PATH or build $LAUNCH_REPO/build"
+}
+
+# --- hostfile -------------------------------------------------------------------------------
+
+# Prints the hosts of a hostfile, one per line. Accepts Volcano's svc plugin file (one name a
+# line, and no newline after the last: `read` alone would drop that host) and Open MPI's
+# hostfile syntax (`host slots=N ...`: the words after the name are ignored; comments after #).
+# Exits EXIT_USAGE naming the file and line of a bad name or a host listed twice.
+read_hostfile() {
+  local file=$1
+  [ -e "$file" ] || die "$EXIT_USAGE" "hostfile $file does not exist" \
+    "(in a Volcano Job the svc plugin writes /etc/volcano/mpiworker.host: is 'svc' in the Job's plugins?)"
+  if ! [ -f "$file" ] || ! [ -r "$file" ]; then
+    die "$EXIT_USAGE" "hostfile $file is not a readable file"
+  fi
+  local line n=0 host
+  local -A seen=()
+  local -a hosts=()
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    line=${line%%#*}
+    line=${line%$'\r'}
+    local -a words=()
+    read -r -a words <<<"$line" || true
+    [ "${#words[@]}" -gt 0 ] || continue
+    host=${words[0]}
+    local word
+    for word in "${words[@]:1}"; do
+      [[ "$word" =~ ^[a-z_]+=[0-9]+$ ]] ||
+        die "$EXIT_USAGE" "hostfile $file line $n: '$word' after $host is no Open MPI option (slots=N)"
+    done
+    # RFC 1123 host names (pod FQDNs) or IPv4 addresses: no spaces, quotes or shell characters.
+    [[ "$host" =~ ^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$ ]] ||
+      die "$EXIT_USAGE" "hostfile $file line $n: '$host' is not a host name"
+    [ -z "${seen[$host]:-}" ] ||
+      die "$EXIT_USAGE" "hostfile $file line $n: $host is listed twice (first on line ${seen[$host]})"
+    seen[$host]=$n
+    hosts+=("$host")
+  done <"$file"
+  [ "${#hosts[@]}" -gt 0 ] || die "$EXIT_USAGE" "hostfile $file lists no host"
+  printf '%s\n' "${hosts[@]}"
+}
+
+# --- ssh ------------------------------------------------------------------------------------
+
+# ssh options for mpirun's launcher and our own checks. BatchMode: a missing key fails at
+# once instead of waiting for a password nobody types; ServerAlive: a worker that vanishes
+# ends its ssh session (and so the job) within ~15 s instead of a TCP timeout of minutes.
+ssh_options() {
+  local -a opts=(-p "${COMMSWEEP_SSH_PORT:-22}" -o BatchMode=yes -o ConnectTimeout=10
+                 -o ServerAliveInterval=5 -o ServerAliveCountMax=3
+                 # not one "Permanently added ... to the list of known hosts" per worker
+                 -o LogLevel=ERROR)
+  local dir=${COMMSWEEP_SSH_DIR:-$HOME/.ssh}
+  # The ssh plugin's config (StrictHostKeyChecking no: worker host keys are made at start)
+  # and key, where the plugin was told to put them elsewhere (its --ssh-key-file-path).
+  if [ "$dir" != "$HOME/.ssh" ]; then
+    [ -f "$dir/config" ] && opts+=(-F "$dir/config")
+    [ -f "$dir/id_rsa" ] && opts+=(-i "$dir/id_rsa")
+  fi
+  printf '%s\n' "${opts[@]}"
+}
+
+# True when host resolves and something answers on its sshd port with an SSH banner.
+sshd_answers() {
+  local host=$1 port=${COMMSWEEP_SSH_PORT:-22}
+  getent hosts "$host" >/dev/null || return 1
+  # shellcheck disable=SC2016 # expanded by the inner shell, from its arguments
+  timeout 5 bash -c 'exec 3<>"/dev/tcp/$1/$2" && IFS= read -r -t 4 banner <&3 &&
+                     [[ "$banner" == SSH-* ]]' _ "$host" "$port" 2>/dev/null
+}
+
+# Why a host is not ready, in words.
+why_not_ready() {
+  if ! getent hosts "$1" >/dev/null; then
+    echo "$1 (does not resolve: pod not running yet?)"
+  else
+    echo "$1 (no sshd answers on port ${COMMSWEEP_SSH_PORT:-22})"
+  fi
+}
+
+# Waits until every host answers; after `deadline` seconds names the missing ones and exits
+# EXIT_TIMEOUT. Says who is still missing every REPORT_EVERY_S seconds.
+wait_for_sshd() {
+  local deadline=$1
+  shift
+  local -a missing=("$@") still
+  local start=$SECONDS last_report=$SECONDS host
+  local -r REPORT_EVERY_S=30 POLL_S=1
+  say "waiting up to ${deadline} s for sshd on ${#missing[@]} worker(s), port ${COMMSWEEP_SSH_PORT:-22}"
+  while true; do
+    still=()
+    for host in "${missing[@]}"; do
+      sshd_answers "$host" || still+=("$host")
+    done
+    missing=("${still[@]}")
+    [ "${#missing[@]}" -gt 0 ] || break
+    if [ $((SECONDS - start)) -ge "$deadline" ]; then
+      local why=""
+      for host in "${missing[@]}"; do why+="${why:+, }$(why_not_ready "$host")"; done
+      die "$EXIT_TIMEOUT" "${#missing[@]} worker(s) not ready after ${deadline} s" \
+        "(COMMSWEEP_WAIT_WORKERS_S): $why"
+    fi
+    if [ $((SECONDS - last_report)) -ge "$REPORT_EVERY_S" ]; then
+      say "still waiting for: ${missing[*]}"
+      last_report=$SECONDS
+    fi
+    sleep "$POLL_S"
+  done
+  say "every worker answers after $((SECONDS - start)) s"
+}
+
+# Logs in once to every host, so that a key problem is named here, with ssh's words, rather
+# than by mpirun's "ORTE was unable to reliably start one or more daemons".
+check_ssh_logins() {
+  local -a opts
+  mapfile -t opts < <(ssh_options)
+  local host out
+  for host in "$@"; do
+    out=$(ssh "${opts[@]}" "$host" true 2>&1 </dev/null) ||
+      die "$EXIT_CALL_FAILED" "ssh to $host failed (the ssh plugin's key in ${COMMSWEEP_SSH_DIR:-$HOME/.ssh}?): $out"
+  done
+}
+
+# GPUs on one node: COMMSWEEP_GPUS_PER_NODE, or with `auto` what `nvidia-smi -L` lists on
+# the first host (over ssh unless it is this one).
+gpus_per_node() {
+  local setting=${COMMSWEEP_GPUS_PER_NODE:-auto} host=$1 count
+  if [ "$setting" != auto ]; then
+    require_number COMMSWEEP_GPUS_PER_NODE "$setting" 1
+    echo "$setting"
+    return 0
+  fi
+  local -a opts
+  mapfile -t opts < <(ssh_options)
+  count=$(ssh "${opts[@]}" "$host" "nvidia-smi -L 2>/dev/null | grep -c '^GPU '" </dev/null 2>/dev/null || true)
+  if ! [[ "$count" =~ ^[0-9]+$ ]] || [ "$count" -eq 0 ]; then
+    die "$EXIT_USAGE" "no GPU listed by nvidia-smi -L on $host: set COMMSWEEP_GPUS_PER_NODE" \
+      "(ranks per node; e.g. 1 for the mpi backend on CPU nodes)"
+  fi
+  echo "$count"
+}
+
+# --- mpirun ---------------------------------------------------------------------------------
+
+# Open MPI's hostfile for mpirun: every host with `slots=G`, so that ppr:G:node fits without
+# --oversubscribe.
+write_mpi_hostfile() {
+  local out=$1 slots=$2
+  shift 2
+  local host
+  : >"$out"
+  for host in "$@"; do echo "$host slots=$slots" >>"$out"; done
+}
+
+# Names of the NCCL_* and UCX_* variables set here: mpirun passes them to every rank (-x).
+fabric_variables() {
+  compgen -e | grep -E '^(NCCL|UCX)_' || true
+}
+
+# The mpirun command, one word a line: ranks = hosts x gpus, ppr:G:node, the ssh options,
+# the environment, then commsweep and its arguments.
+#   mpirun_line MPI_HOSTFILE NODES GPUS -- COMMSWEEP ARGS...
+mpirun_line() {
+  local hostfile=$1 nodes=$2 gpus=$3
+  shift 4
+  local -a cmd=(mpirun)
+  # Root in containers and CI; Open MPI refuses root without it.
+  [ "$(id -u)" -ne 0 ] || cmd+=(--allow-run-as-root)
+  cmd+=(-np "$((nodes * gpus))" --hostfile "$hostfile" --map-by "ppr:$gpus:node")
+  # NCCL pins its threads near each GPU itself; Open MPI's default core binding can fail in
+  # pods with a CPU limit or cpuset. COMMSWEEP_MPIRUN_ARGS can ask for another binding.
+  cmd+=(--bind-to none)
+  local -a ssh_opts
+  mapfile -t ssh_opts < <(ssh_options)
+  cmd+=(--mca plm_rsh_args "${ssh_opts[*]}")
+  # When mpirun is signalled (SIGTERM from Kubernetes), Open MPI 4.1's daemons send the ranks
+  # SIGCONT, sleep this long, send SIGTERM, sleep this long again, then SIGKILL. commsweep
+  # writes its partial JSON on SIGTERM, so it needs one period; 2 x 10 s plus the fetch of
+  # the results fits Kubernetes' default terminationGracePeriodSeconds of 30 s.
+  cmd+=(--mca odls_base_sigkill_timeout "${COMMSWEEP_SIGKILL_TIMEOUT_S:-10}")
+  local name
+  for name in PATH LD_LIBRARY_PATH $(fabric_variables); do
+    [ -z "${!name+set}" ] || cmd+=(-x "$name")
+  done
+  local -a extra=()
+  read -r -a extra <<<"${COMMSWEEP_MPIRUN_ARGS:-}" || true
+  cmd+=("${extra[@]}" "$@")
+  printf '%s\n' "${cmd[@]}"
+}
+
+# The commsweep arguments: the script's own arguments (a Volcano Job's `args`), else
+# COMMSWEEP_ARGS (split at spaces), else `suite $COMMSWEEP_SUITE` when that is set, else the
+# default sweep of the seven collectives from 8 B to COMMSWEEP_MAX_BYTES.
+commsweep_arguments() {
+  local -a args=("$@")
+  if [ "${#args[@]}" -eq 0 ] && [ -n "${COMMSWEEP_ARGS:-}" ]; then
+    read -r -a args <<<"$COMMSWEEP_ARGS"
+  fi
+  if [ "${#args[@]}" -eq 0 ] && [ -n "${COMMSWEEP_SUITE:-}" ]; then
+    args=(suite "$COMMSWEEP_SUITE")
+  fi
+  if [ "${#args[@]}" -eq 0 ]; then
+    args=("all_reduce,all_gather,reduce_scatter,alltoall,broadcast,reduce,sendrecv"
+          -b 8 -e "${COMMSWEEP_MAX_BYTES:-8G}")
+  fi
+  local a
+  for a in "${args[@]}"; do
+    case "$a" in
+      --json | --json=*) die "$EXIT_USAGE" "commsweep arguments: --json is set by the launcher" \
+                           "(results go to COMMSWEEP_RESULTS_DIR)" ;;
+    esac
+  done
+  printf '%s\n' "${args[@]}"
+}
+
+# Runs a command in the background and forwards SIGTERM and SIGINT to it as SIGTERM (a
+# script that is a container's PID 1 gets no default signal handling, and background jobs of
+# a non-interactive shell ignore SIGINT). Sets RUN_RC to its exit code and RUN_SIGNALLED=1
+# when a signal was forwarded.
+RUN_RC=0
+RUN_SIGNALLED=0
+run_forwarding_signals() {
+  local pid
+  "$@" &
+  pid=$!
+  # shellcheck disable=SC2064 # the pid is fixed now
+  trap "RUN_SIGNALLED=1; say 'signal received: sending SIGTERM to ${1##*/} (pid $pid)'; kill -TERM $pid 2>/dev/null || true" TERM INT
+  RUN_RC=0
+  while true; do
+    wait "$pid" && RUN_RC=0 || RUN_RC=$?
+    # wait returns >128 when a trapped signal interrupted it; the child may still run.
+    kill -0 "$pid" 2>/dev/null || break
+  done
+  trap - TERM INT
+}
+
+# A command as one would type it: words with spaces or quotes in single quotes.
+quote_words() {
+  local w out=""
+  for w in "$@"; do
+    if [[ "$w" =~ [[:space:]\'\"] ]]; then w="'${w//\'/\'\\\'\'}'"; fi
+    out+="${out:+ }$w"
+  done
+  echo "$out"
+}
+
+# --- results --------------------------------------------------------------------------------
+
+# Stores a results file as DIR/<UTC time>-<test id>.json without ever overwriting one: `ln`
+# fails when the name exists (also against another writer), then -2, -3, ... are tried.
+# Prints the path stored.
+store_results() {
+  local source=$1 dir=$2 test_id=$3 stamp
+  stamp=$(date -u +%Y%m%dT%H%M%SZ)
+  mkdir -p "$dir" || die "$EXIT_USAGE" "cannot create the results directory $dir (COMMSWEEP_RESULTS_DIR)"
+  local tmp="$dir/.incoming-$$.json" target n=1
+  cp "$source" "$tmp"
+  target="$dir/$stamp-$test_id.json"
+  until ln "$tmp" "$target" 2>/dev/null; do
+    n=$((n + 1))
+    target="$dir/$stamp-$test_id-$n.json"
+    [ "$n" -lt 1000 ] || { rm -f "$tmp"; die "$EXIT_USAGE" "cannot store results in $dir"; }
+  done
+  rm -f "$tmp"
+  echo "$target"
+}
+
+# The results as JSON lines on stdout, for log collectors: one line per row and one summary
+# line (a whole results document can pass the 16 KiB at which container runtimes split lines).
+print_json_lines() {
+  local file=$1 test_id=$2
+  if command -v python3 >/dev/null; then
+    python3 "$LAUNCH_REPO/scripts/results-jsonl.py" --test-id "$test_id" "$file"
+  else
+    say "python3 not found: printing $file as one line"
+    tr -d '\n' <"$file"
+    echo
+  fi
+}
+
+# Test ids become file names: letters, digits, dot, dash, underscore.
+check_test_id() {
+  [[ "$1" =~ ^[A-Za-z0-9._-]{1,100}$ ]] ||
+    die "$EXIT_USAGE" "COMMSWEEP_TEST_ID=$1: use letters, digits, '.', '-' and '_' (it names the results file)"
+}
+
+# --- the run --------------------------------------------------------------------------------
+
+# Copies rank 0's results file from its host (the first host: ppr maps rank 0 there) and
+# removes it there. False when there is none (commsweep writes none after an error).
+fetch_results() {
+  local host=$1 remote=$2 local_copy=$3
+  local -a opts
+  mapfile -t opts < <(ssh_options)
+  # shellcheck disable=SC2029 # the path is made here on purpose (no quotes or spaces in it)
+  ssh "${opts[@]}" "$host" "cat '$remote' && rm -f '$remote'" >"$local_copy" </dev/null 2>/dev/null &&
+    [ -s "$local_copy" ]
+}
+
+# Runs commsweep on every host under mpirun, stores its results, prints them as JSON lines.
+#   launch_sweep GPUS_PER_NODE HOSTS... -- COMMSWEEP ARGS...
+# Returns commsweep's exit code through mpirun (EXIT_INTERRUPTED when a SIGTERM was
+# forwarded and the run did not end cleanly).
+launch_sweep() {
+  local gpus=$1
+  shift
+  local -a hosts=()
+  while [ "$1" != "--" ]; do hosts+=("$1"); shift; done
+  shift
+  local test_id=${COMMSWEEP_TEST_ID:-commsweep}
+  local results_dir=${COMMSWEEP_RESULTS_DIR:-/results}
+  check_test_id "$test_id"
+  local work
+  work=$(mktemp -d -t commsweep-launch.XXXXXX)
+  # shellcheck disable=SC2064 # the directory is fixed now
+  trap "rm -rf '$work'" EXIT
+  write_mpi_hostfile "$work/hostfile" "$gpus" "${hosts[@]}"
+  # Rank 0 writes on its own host; the name is unique to this run.
+  local remote_json
+  remote_json="${COMMSWEEP_REMOTE_TMP:-/tmp}/commsweep-$test_id-$(date -u +%s)-$$.json"
+  local -a cmd
+  mapfile -t cmd < <(mpirun_line "$work/hostfile" "${#hosts[@]}" "$gpus" -- \
+                       "$(find_commsweep)" "$@" --json "$remote_json")
+  say "${#hosts[@]} node(s) x $gpus rank(s): ${hosts[*]}"
+  say "running: $(quote_words "${cmd[@]}")"
+  run_forwarding_signals "${cmd[@]}"
+  local rc=$RUN_RC
+  say "mpirun exited with code $rc"
+  if fetch_results "${hosts[0]}" "$remote_json" "$work/results.json"; then
+    local stored
+    stored=$(store_results "$work/results.json" "$results_dir" "$test_id")
+    say "results: $stored"
+    print_json_lines "$stored" "$test_id"
+  else
+    say "no results file from rank 0 on ${hosts[0]} ($remote_json): commsweep wrote none"
+  fi
+  if [ "$RUN_SIGNALLED" = 1 ] && [ "$rc" -ne 0 ]; then
+    rc=$EXIT_INTERRUPTED
+  fi
+  return "$rc"
+}

@@ -1,0 +1,137 @@
+// `commsweep baseline RUN... -o FILE`: the median and the run-to-run spread of every
+// measurement over N runs, with the default rules (and floors given here), written atomically.
+#include <boost/program_options.hpp>
+#include <ctime>
+#include <iostream>
+#include <sstream>
+
+#include "cli/flags.hpp"
+#include "cli/regress_commands.hpp"
+#include "regress/baseline_json.hpp"
+#include "runtime/error.hpp"
+#include "regress/compare.hpp"
+#include "report/json.hpp"
+#include "sweep/sizes.hpp"
+#include "version.hpp"
+
+namespace commsweep {
+namespace po = boost::program_options;
+namespace {
+
+struct BaselineOptions {
+  std::vector<std::string> runs, floors;
+  std::string output, shape, mode = "default", note;
+  double warn_pct = 5, fail_pct = 10, max_noise_pct = 25;
+  std::string small_bytes = "64K";
+};
+
+po::options_description baseline_flags(BaselineOptions& o) {
+  po::options_description d("commsweep baseline RUN... -o FILE [options]");
+  d.add_options()
+      ("output,o", po::value(&o.output), "write the baseline here (atomically)")
+      ("shape", po::value(&o.shape), "shape name, e.g. h200x4 (default: from the runs' GPUs and ranks)")
+      ("mode", po::value(&o.mode)->default_value("default"), "fabric mode, e.g. nvlink, ib, roce, roce-sriov")
+      ("warn-pct", po::value(&o.warn_pct)->default_value(5), "rules.warn_pct: worse by this much is WARN")
+      ("fail-pct", po::value(&o.fail_pct)->default_value(10), "rules.fail_pct: worse by this much is FAIL")
+      ("max-noise-pct", po::value(&o.max_noise_pct)->default_value(25), "rules.max_noise_pct: the run-to-run spread excuses a change (SAME) up to this much")
+      ("small-bytes", po::value(&o.small_bytes)->default_value("64K"), "rules.small_message_bytes: below it the time is judged, from it busbw")
+      ("floor", po::value(&o.floors)->composing(), "an absolute floor TEST[:TYPE]:FROM_SIZE:GBPS, e.g. all_reduce:1G:330 (repeatable)")
+      ("note", po::value(&o.note), "a sentence for provenance.note: where and how the runs were taken")
+      ("help,h", "show this help");
+  return d;
+}
+
+
+std::string utc_now() {
+  char buf[32];
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string p; std::getline(in, p, sep);) parts.push_back(p);
+  return parts;
+}
+
+regress::Floor floor_from(const std::string& text) {
+  const auto p = split(text, ':');
+  if (p.size() != 3 && p.size() != 4) throw_usage("--floor '" + text + "': expected TEST[:TYPE]:FROM_SIZE:GBPS");
+  regress::Floor f;
+  f.test = p[0];
+  if (p.size() == 4) f.type = p[1];
+  f.from_size_bytes = parse_size(p[p.size() - 2], "--floor");
+  try {
+    f.min_busbw_gbps = std::stod(p.back());
+  } catch (const std::exception&) {
+    throw_usage("--floor '" + text + "': '" + p.back() + "' is not a number of GB/s");
+  }
+  return f;
+}
+
+regress::Baseline make_baseline(const BaselineOptions& o, const std::vector<report::Results>& runs,
+                                const std::string& command_line) {
+  regress::Baseline b;
+  b.shape = o.shape;
+  b.mode = o.mode;
+  for (std::size_t i = 0; i < runs.size() && b.shape.empty(); ++i) b.shape = regress::shape_of(runs[i].provenance);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (o.shape.empty() && regress::shape_of(runs[i].provenance) != b.shape) {
+      throw_usage(o.runs[i] + ": shape " + regress::shape_of(runs[i].provenance) + " differs from " + b.shape +
+                  " (" + o.runs[0] + "); give --shape to mix them");
+    }
+    const auto& p = runs[i].provenance;
+    b.provenance.sources.push_back({o.runs[i], p.started_at, p.backend, p.git_hash, p.hosts});
+  }
+  b.provenance = {utc_now(), command_line, kVersion, kGitHash, o.note, b.provenance.sources};
+  b.rules.warn_pct = o.warn_pct;
+  b.rules.fail_pct = o.fail_pct;
+  if (o.fail_pct < o.warn_pct) throw_usage("--fail-pct must not be smaller than --warn-pct");
+  b.rules.max_noise_pct = o.max_noise_pct;
+  b.rules.small_message_bytes = parse_size(o.small_bytes, "--small-bytes");
+  for (const auto& f : o.floors) b.rules.floors.push_back(floor_from(f));
+  b.entries = regress::baseline_entries(runs);
+  return b;
+}
+
+}  // namespace
+
+int run_baseline_command(int argc, char** argv, char**) {
+  BaselineOptions o;
+  auto flags = baseline_flags(o);
+  po::options_description all;
+  all.add(flags).add_options()("run", po::value(&o.runs)->composing());
+  po::positional_options_description positional;
+  positional.add("run", -1);
+  const po::variables_map vm =
+      parse_flags(argc, argv, 2, all, positional, "", " (commsweep baseline --help)");
+  if (vm.count("help")) {
+    std::cout << flags << "\nMakes a baseline (schema commsweep.baseline/1, results/schema/baseline.md) from one or\n"
+                 "more results files: per measurement the median and the spread ((max - min) / median) over\n"
+                 "every sample of every run (each cycle of -N counts). Exit codes: 0 written, 2 bad input.\n";
+    return 0;
+  }
+  if (o.runs.empty()) throw_usage("no RUN files given (commsweep baseline --help)");
+  if (o.output.empty()) throw_usage("-o/--output FILE is required");
+  std::vector<report::Results> runs;
+  std::string command_line = "commsweep";
+  for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+  try {
+    for (const auto& r : o.runs) runs.push_back(report::read_results_file(r));
+    const regress::Baseline b = make_baseline(o, runs, command_line);
+    report::write_file_atomically(o.output, regress::to_json(b).dump(2) + "\n");
+    std::cout << "baseline " << o.output << ": " << b.shape << " " << b.mode << ", " << b.entries.size()
+              << " measurements from " << runs.size() << " runs\n";
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw_usage(e.what());
+  }
+  return 0;
+}
+
+}  // namespace commsweep

@@ -1,0 +1,258 @@
+#include "cli/fabric_commands.hpp"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/flags.hpp"
+#include "core/text_file.hpp"
+#include "fabric/locality.hpp"
+#include "fabric/nccl_env.hpp"
+#include "fabric/nccl_log.hpp"
+#include "fabric/pod_devices.hpp"
+#include "fabric/preflight.hpp"
+#include "fabric/preflight_table.hpp"
+#include "report/json.hpp"
+#include "runtime/error.hpp"
+#include "runtime/world.hpp"
+
+namespace commsweep {
+
+namespace po = boost::program_options;
+
+namespace {
+
+// argv[2...]: the command's own flags. A bad flag is a usage Error naming it.
+po::variables_map parse(int argc, char** argv, const po::options_description& flags,
+                        const po::positional_options_description* positional = nullptr) {
+  const std::string command = argv[1];
+  return parse_flags(argc, argv, 2, flags, positional ? *positional : po::positional_options_description(),
+                     command + ": ", " (commsweep " + command + " --help)");
+}
+
+po::options_description preflight_flags() {
+  po::options_description d("commsweep preflight flags");
+  d.add_options()
+      ("sysfs-root", po::value<std::string>()->default_value("/"), "read /sys, /proc and /dev/shm under this folder (tests point it at fixture trees)")
+      ("annotations", po::value<std::string>(), "the pod's downward-API annotations file (default <root>/etc/podinfo/annotations, where Multus's network-status is)")
+      ("json", po::value<std::string>(), "also write every host's checks and RDMA devices to this file (atomically)")
+      ("bind", po::value<std::string>()->default_value("none"), "auto: bind each rank to the NUMA node of its GPU (local rank modulo the GPUs); none")
+      ("timeout,T", po::value<double>()->default_value(60), "seconds the gathers may take")
+      ("help,h", "show this help");
+  return d;
+}
+
+// local rank 0 of each host checks the node; the others report their rank count only.
+std::vector<fabric::NodeReport> gather_nodes(World& world, const fabric::PreflightOptions& options, char** envp,
+                                             double timeout_s, const std::string& bind_note) {
+  std::string mine;
+  if (world.local_rank() == 0) {
+    fabric::NodeReport node = fabric::check_node(options, envp);
+    node.host = world.host();
+    node.ranks = world.local_size();
+    if (!bind_note.empty()) node.checks.push_back(fabric::pass("bind", bind_note));
+    mine = fabric::to_json(node).dump();
+  }
+  const auto all = world.gather(mine, Phase{"preflight gather", Deadline::after(timeout_s)});
+  std::vector<fabric::NodeReport> nodes;
+  for (const auto& text : all)
+    if (!text.empty()) nodes.push_back(fabric::node_from_json(nlohmann::json::parse(text)));
+  return nodes;
+}
+
+std::string bind_rank(const std::string& mode, int local_rank) {
+  if (mode == "none") return "";
+  if (mode != "auto") throw_usage("preflight: --bind must be auto or none, not '" + mode + "'");
+  const fabric::LocalityMap map = fabric::read_locality();
+  if (map.gpus.empty()) return "--bind auto: no GPUs, so no rank was bound";
+  const auto& gpu = map.gpus[static_cast<size_t>(local_rank) % map.gpus.size()];
+  if (gpu.numa_node < 0) return "--bind auto: " + gpu.name + " has no single NUMA node: not bound";
+  return "local rank 0 bound to NUMA node " + std::to_string(gpu.numa_node) + " of " + gpu.name + ": CPUs " +
+         fabric::bind_to_numa_node(gpu.numa_node);
+}
+
+int broadcast_code(World& world, int code, double timeout_s) {
+  world.broadcast(&code, sizeof code, 0, Phase{"preflight verdict", Deadline::after(timeout_s)});
+  return code;
+}
+
+}  // namespace
+
+std::string preflight_help_text() {
+  std::ostringstream out;
+  out << "Usage: mpirun -np N commsweep preflight [flags]\n\n"
+         "Checks every node of the job before a run: RDMA devices and ports (state, link layer,\n"
+         "MTU, speed, GIDs and the NCCL_IB_GID_INDEX to use), SR-IOV devices given to the pod\n"
+         "(PCIDEVICE_* and Multus network-status) and the NCCL/UCX settings that fit them, the\n"
+         "memlock limit, CAP_IPC_LOCK, the IOMMU mode, GPUDirect RDMA, /dev/shm, PCIe ACS,\n"
+         "GPU/NIC locality (hwloc) and UCX. One rank per host checks; rank 0 prints a row per\n"
+         "host and check: PASS, WARN or FAIL, the reason, and the fix.\n\n"
+      << preflight_flags()
+      << "\nExit codes: 0 no FAIL (WARNs allowed), 2 bad flags, 6 at least one check FAILed.\n"
+         "Sweeps run a brief preflight first (a summary line and the FAIL rows; --no-preflight).\n";
+  return out.str();
+}
+
+int run_preflight_command(World& world, int argc, char** argv, char** envp) {
+  const auto vm = parse(argc, argv, preflight_flags());
+  if (vm.count("help")) {
+    if (world.rank() == 0) std::cout << preflight_help_text();
+    return exit_code::kOk;
+  }
+  fabric::PreflightOptions options;
+  options.sysfs_root = vm["sysfs-root"].as<std::string>();
+  if (vm.count("annotations")) options.annotations = vm["annotations"].as<std::string>();
+  const double timeout = vm["timeout"].as<double>();
+  const std::string bind_note = bind_rank(vm["bind"].as<std::string>(), world.local_rank());
+  const auto nodes = gather_nodes(world, options, envp, timeout, bind_note);
+  int code = exit_code::kOk;
+  if (world.rank() == 0) {
+    std::cout << fabric::render_preflight_table(nodes) << std::flush;
+    if (fabric::tally(nodes).fail) code = exit_code::kPreflightFailed;
+    if (vm.count("json")) {
+      try {
+        report::write_file_atomically(vm["json"].as<std::string>(), fabric::preflight_json(nodes).dump(2) + "\n");
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "commsweep preflight: --json: %s\n", e.what());
+        code = exit_code::kUsage;
+      }
+    }
+  }
+  return broadcast_code(world, code, timeout);
+}
+
+bool run_brief_preflight(World& world, char** envp, double timeout_s) {
+  fabric::PreflightOptions options;
+  options.brief = true;
+  const auto nodes = gather_nodes(world, options, envp, timeout_s, "");
+  int failed = 0;
+  if (world.rank() == 0) {
+    std::cout << fabric::render_preflight_brief(nodes) << std::flush;
+    failed = fabric::tally(nodes).fail > 0;
+  }
+  return broadcast_code(world, failed, timeout_s) != 0;
+}
+
+// ---- commsweep env ----
+
+namespace {
+po::options_description env_flags() {
+  po::options_description d("commsweep env flags");
+  d.add_options()
+      ("sysfs-root", po::value<std::string>()->default_value("/"), "read /sys and /proc under this folder")
+      ("annotations", po::value<std::string>(), "the downward-API annotations file (default <root>/etc/podinfo/annotations)")
+      ("help,h", "show this help");
+  return d;
+}
+
+}  // namespace
+
+std::string env_help_text() {
+  std::ostringstream out;
+  out << "Usage: eval \"$(commsweep env)\"\n\n"
+         "Prints export lines for the NCCL and UCX settings that fit this pod's RDMA devices:\n"
+         "the PCI addresses in the SR-IOV device plugin's PCIDEVICE_* variables (comma lists or\n"
+         "JSON) and in Multus's network-status annotation, mapped to RDMA devices through sysfs\n"
+         "(without either, every RDMA device of the node):\n"
+         "  NCCL_IB_HCA='=mlx5_3,mlx5_4'   exact names ('=': mlx5_1 alone would match mlx5_10..)\n"
+         "  UCX_NET_DEVICES='mlx5_3:1,mlx5_4:1'\n"
+         "  NCCL_IB_GID_INDEX='3'          RoCE only: the RoCE v2 GID with an IPv4 address\n"
+         "  NCCL_SOCKET_IFNAME='=eth0'     the pod's default interface\n"
+         "Values are single-quoted for the shell. A setting already in the environment that fits\n"
+         "is kept; one that names devices the pod does not have is a FAIL.\n\n"
+      << env_flags()
+      << "\nExit codes: 0 printed, 2 bad flags or input, or a user setting names devices the pod lacks\n"
+         "(the reason on stderr, nothing on stdout).\n";
+  return out.str();
+}
+
+int run_env_command(int argc, char** argv, char** envp) {
+  const auto vm = parse(argc, argv, env_flags());
+  if (vm.count("help")) {
+    std::cout << env_help_text();
+    return exit_code::kOk;
+  }
+  const fabric::SysfsRoot root(vm["sysfs-root"].as<std::string>());
+  const auto inventory = fabric::read_rdma_inventory(root);
+  std::vector<fabric::PodPci> pcis;
+  std::string default_iface;
+  try {
+    const bool given = vm.count("annotations") > 0;
+    const std::string path = given ? vm["annotations"].as<std::string>() : root.path("/etc/podinfo/annotations");
+    const auto text = read_text_file(path);
+    if (!text && given) throw_usage("env: --annotations " + path + " cannot be read");
+    pcis = fabric::pod_pci_addresses(envp, text, &default_iface);
+  } catch (const fabric::PodDeviceError& e) {
+    throw_usage(std::string("env: ") + e.what());
+  }
+  const auto pod = pcis.empty() ? fabric::all_ports(inventory) : fabric::map_to_rdma(pcis, inventory);
+  if (default_iface.empty()) default_iface = fabric::default_route_interface(root);
+  const auto advice = fabric::advise_environment(pod, default_iface, root.list("/sys/class/net"),
+                                                 fabric::fabric_environment(envp));
+  if (!advice.failures.empty()) {
+    for (const auto& f : advice.failures) std::fprintf(stderr, "commsweep env: FAIL: %s\n", f.c_str());
+    return exit_code::kUsage;
+  }
+  std::cout << fabric::render_exports(advice);
+  return exit_code::kOk;
+}
+
+// ---- commsweep transport ----
+
+namespace {
+po::options_description transport_flags() {
+  po::options_description d("commsweep transport flags");
+  d.add_options()
+      ("log", po::value<std::vector<std::string>>()->multitoken(), "NCCL log files (NCCL_DEBUG=INFO NCCL_DEBUG_FILE=DIR/nccl.%h.%p)")
+      ("require-transport", po::value<std::string>()->default_value("any"), "ib, roce, socket, nvlink or any: any other transport is a FAIL")
+      ("require-gdr", "a network connection without GPUDirect RDMA is a FAIL")
+      ("help,h", "show this help");
+  return d;
+}
+}  // namespace
+
+std::string transport_help_text() {
+  std::ostringstream out;
+  out << "Usage: commsweep transport [--require-transport ib|roce|socket|nvlink] [--require-gdr] LOG...\n\n"
+         "Reads NCCL's own INFO lines (a run with NCCL_DEBUG=INFO and NCCL_DEBUG_FILE=DIR/nccl.%h.%p)\n"
+         "and prints per rank: the network NCCL used (IB or Socket), its HCAs and ports, RoCE or IB,\n"
+         "GPUDirect RDMA on or off (and DMA-BUF), the channels, and the transport to each peer\n"
+         "(P2P = NVLink or PCIe peer-to-peer, SHM, NET/IB, NET/Socket).\n\n"
+      << transport_flags()
+      << "\nExit codes: 0 every rank meets the requirements, 2 bad flags or an unreadable log,\n"
+         "6 a rank used another transport or no GPUDirect RDMA (each reason on stderr).\n";
+  return out.str();
+}
+
+int run_transport_command(int argc, char** argv, char** /*envp*/) {
+  po::positional_options_description positional;
+  positional.add("log", -1);
+  const auto vm = parse(argc, argv, transport_flags(), &positional);
+  if (vm.count("help")) {
+    std::cout << transport_help_text();
+    return exit_code::kOk;
+  }
+  fabric::RequiredTransport required;
+  try {
+    required = fabric::parse_required_transport(vm["require-transport"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw_usage(std::string("transport: --require-transport: ") + e.what());
+  }
+  if (!vm.count("log")) throw_usage("transport: no log file given (commsweep transport --help)");
+  std::vector<fabric::RankTransport> ranks;
+  for (const auto& path : vm["log"].as<std::vector<std::string>>()) {
+    std::ifstream in(path);
+    if (!in) throw_usage("transport: cannot read log file " + path);
+    auto some = fabric::parse_nccl_log(in);
+    ranks.insert(ranks.end(), some.begin(), some.end());
+  }
+  ranks = fabric::merge_ranks(std::move(ranks));
+  std::cout << fabric::render_transport(ranks);
+  const auto problems = fabric::judge_transport(ranks, required, vm.count("require-gdr") > 0);
+  for (const auto& p : problems) std::fprintf(stderr, "commsweep transport: FAIL: %s\n", p.c_str());
+  return problems.empty() ? exit_code::kOk : exit_code::kPreflightFailed;
+}
+
+}  // namespace commsweep

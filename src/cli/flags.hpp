@@ -1,0 +1,18 @@
+// The one way every command reads its flags with Boost.Program_options.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <string>
+
+namespace commsweep {
+
+// Parses argv[first..argc) (argv[0] is the program; `first` skips the command's name, and
+// the verb's for `topo`). Abbreviated flags are refused: a typo must not silently pick another
+// flag. A bad flag throws a usage Error: prefix + Boost's message + suffix.
+boost::program_options::variables_map parse_flags(
+    int argc, const char* const* argv, int first,
+    const boost::program_options::options_description& options,
+    const boost::program_options::positional_options_description& positional,
+    const std::string& prefix, const std::string& suffix);
+
+}  // namespace commsweep

@@ -1,0 +1,133 @@
+#include "cli/suite_command.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "cli/ep_command.hpp"
+#include "cli/run_setup.hpp"
+#include "cli/suite_options.hpp"
+#include "cli/sweep_command.hpp"
+#include "collectives/collective_test.hpp"
+#include "report/json.hpp"
+#include "runtime/error.hpp"
+#include "runtime/termination.hpp"
+#include "runtime/world.hpp"
+#include "suite/document.hpp"
+
+namespace commsweep {
+namespace {
+
+// Rank 0's copy of the file, on every rank: ranks that read a path each could read different
+// files (a pod image, a stale node-local copy), and the argument check sees only the path.
+// An unreadable file is the same usage error everywhere.
+std::string shared_suite_text(World& world, const std::string& path, double timeout_s) {
+  std::string text, error;
+  if (world.rank() == 0) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in || std::filesystem::is_directory(path)) {
+      error = "suite: cannot read '" + path + "'";
+    } else {
+      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      if (text.size() > suite::kMaxDocumentBytes) error = path + ": larger than 1 MiB: not a suite file";
+    }
+  }
+  const Phase phase{"suite file from rank 0", Deadline::after(timeout_s)};
+  long long sizes[2] = {static_cast<long long>(text.size()), static_cast<long long>(error.size())};
+  world.broadcast(sizes, sizeof(sizes), 0, phase);
+  text.resize(static_cast<std::size_t>(sizes[0]));
+  error.resize(static_cast<std::size_t>(sizes[1]));
+  if (sizes[1] > 0) world.broadcast(error.data(), static_cast<int>(sizes[1]), 0, phase);
+  if (!error.empty()) throw_usage(error);
+  if (sizes[0] > 0) world.broadcast(text.data(), static_cast<int>(sizes[0]), 0, phase);
+  return text;
+}
+
+// What only the job's size decides, for every sweep before the first runs: a bad root or an
+// expert count that does not divide must not end the suite half-way.
+void check_against_world(const Suite& suite, const World& world) {
+  for (const auto& s : suite.sweeps) {
+    try {
+      if (s.kind == SuiteSweep::Kind::Ep) {
+        check_ep_config(world, s.ep);
+        continue;
+      }
+      for (const auto& name : s.tests) {
+        const bool rooted = find_collective_test(name)->rooted;
+        if (rooted && s.collective.root >= world.size()) {
+          throw_usage("root " + std::to_string(s.collective.root) + " is not a rank of this job (0 to " +
+                      std::to_string(world.size() - 1) + ")");
+        }
+      }
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Usage) throw;
+      throw_usage(s.where + ": " + e.what());
+    }
+  }
+}
+
+std::string banner(const SuiteSweep& s, std::size_t index, std::size_t count) {
+  std::ostringstream out;
+  out << "# Suite sweep " << index + 1 << " of " << count << ": " << s.name << " (";
+  if (s.kind == SuiteSweep::Kind::Ep) {
+    out << "ep";
+  } else {
+    for (std::size_t i = 0; i < s.tests.size(); ++i) out << (i ? "," : "") << s.tests[i];
+  }
+  out << ")";
+  return out.str();
+}
+
+}  // namespace
+
+int run_suite_command(World& world, int argc, char** argv, char** envp) {
+  const bool root = world.rank() == 0;
+  const SuiteCliOptions o = parse_suite_options(argc, argv);
+  if (o.help) {
+    if (root) std::cout << suite_help_text();
+    return exit_code::kOk;
+  }
+  const double timeout_s = std::stod(o.timeout);
+  require_writable_results(world, o.json_path, timeout_s);
+  const Suite suite = read_suite(o.path, shared_suite_text(world, o.path, timeout_s), o);
+  check_against_world(suite, world);
+
+  RankContext context;
+  Watchdog watchdog(world);
+  RunSetup run = start_run(world, watchdog, o.backend, timeout_s, o.arguments, envp, context);
+  Backend& backend = *run.backend.backend;
+  if (root) std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+
+  report::Results results;
+  results.provenance = run.provenance;
+  bool interrupted = false;
+  for (std::size_t i = 0; i < suite.sweeps.size() && !interrupted; ++i) {
+    const SuiteSweep& s = suite.sweeps[i];
+    if (root) std::cout << banner(s, i, suite.sweeps.size()) << "\n";
+    if (s.kind == SuiteSweep::Kind::Ep) {
+      EpOutcome outcome = run_ep_sweep(world, backend, watchdog, run, s.ep, std::cout);
+      results.wrong_total += outcome.wrong;
+      interrupted = outcome.interrupted;
+      for (auto& r : outcome.rows) results.ep_rows.push_back(std::move(r));
+    } else {
+      CollectiveOutcome outcome =
+          run_collective_sweep(world, backend, watchdog, run, s.tests, s.collective, std::cout);
+      results.wrong_total += outcome.wrong;
+      interrupted = outcome.interrupted;
+      for (auto& r : outcome.rows) results.rows.push_back(std::move(r));
+    }
+    if (root && interrupted && i + 1 < suite.sweeps.size()) {
+      std::cout << "# Suite stopped: the " << suite.sweeps.size() - i - 1
+                << " sweep(s) after this one did not run\n";
+    }
+  }
+  results.avg_busbw_gbps = report::average_busbw(results.rows);
+  results.complete = !interrupted;
+  if (!results.complete) results.interrupted_by = termination_signal_name();
+  if (root) write_results(o.json_path, results);
+  return exit_code_of(results);
+}
+
+}  // namespace commsweep

@@ -1,0 +1,49 @@
+// `commsweep suite FILE`: its command line, and the suite file read into sweeps. Each sweep's
+// settings go through the very parsers of `commsweep TEST...` and `commsweep ep` (an entry
+// becomes the flags those commands take), so a value is refused or accepted exactly as on the
+// command line; a refusal names the file, line, sweep and key.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "ep/ep_config.hpp"
+#include "sweep/config.hpp"
+
+namespace commsweep {
+
+struct SuiteCliOptions {
+  std::string path;                    // the suite file
+  BackendChoice backend = BackendChoice::Auto;
+  std::string json_path;
+  std::string timeout = "300";         // -T as given: every sweep's --timeout
+  std::string check = "1";             // -c as given: collectives' -c; EP checks when > 0
+  std::vector<std::string> arguments;  // argv after the program name, for provenance
+  bool help = false;
+};
+
+// Throws a usage Error naming the flag.
+SuiteCliOptions parse_suite_options(int argc, const char* const* argv);
+
+struct SuiteSweep {
+  enum class Kind { Collective, Ep };
+  Kind kind = Kind::Collective;
+  std::string name;
+  std::string where;               // "suites/ci.yaml:4: sweep 1 \"small\"", for messages
+  std::vector<std::string> tests;  // collective: registry names
+  SweepConfig collective;
+  ep::EpConfig ep;
+};
+
+struct Suite {
+  std::vector<SuiteSweep> sweeps;
+};
+
+// Parses `text` (the contents of `path`: JSON or the YAML subset) and checks every sweep;
+// throws a usage Error "PATH:LINE: ..." on the first problem.
+Suite read_suite(const std::string& path, const std::string& text, const SuiteCliOptions& options);
+
+std::string suite_help_text();
+
+}  // namespace commsweep

@@ -1,0 +1,208 @@
+#include "cli/topo_command.hpp"
+
+#include <stdlib.h>
+
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/flags.hpp"
+#include "core/text_file.hpp"
+#include "report/json.hpp"
+#include "runtime/error.hpp"
+#include "topology/generate.hpp"
+#include "topology/nccl_dump.hpp"
+#include "topology/shape_detect.hpp"
+#include "topology/validate.hpp"
+
+namespace commsweep {
+namespace {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace topology;
+
+constexpr const char* kHelp =
+    "commsweep topo: NCCL topology files per node shape (offline, no MPI)\n"
+    "\n"
+    "  commsweep topo generate [--shape S]... [--descriptions DIR] [--out DIR] [--check]\n"
+    "      write OUT/S.xml (NCCL_TOPO_FILE) and OUT/S.conf (/etc/nccl.conf) from the shape's\n"
+    "      description (DIR/S.json, else the one built in); every known shape when no --shape.\n"
+    "      --check writes nothing and fails (exit 2) when a file differs from what it would write.\n"
+    "  commsweep topo validate FILE [--shape S] [--descriptions DIR] [--sysfs-root DIR | --no-node]\n"
+    "      is FILE well-formed XML (no DOCTYPE, no entities), with the GPUs and NICs of shape S\n"
+    "      (--shape, else COMMSWEEP_SHAPE, else the instance-type label), and are its bus ids and\n"
+    "      NICs present and its NIC ports active on this node (read under --sysfs-root, default /)?\n"
+    "  commsweep topo dump [--out FILE]\n"
+    "      what NCCL detects on this node (NCCL_TOPO_DUMP_FILE while a communicator over all GPUs\n"
+    "      starts); needs a GPU build and GPUs. Default FILE: nccl-topology-dump.xml\n"
+    "  commsweep topo shapes      the known shapes: GPUs, NICs, RDMA resource (the manifests' hints)\n"
+    "  commsweep topo detect      which shape this node is, and from where\n"
+    "\n"
+    "Exit codes: 0 valid or written, 2 bad input or an invalid file (FILE:LINE: reason), 3 a call failed.\n";
+
+std::string read_file(const std::string& path) {
+  if (auto text = read_text_file(path)) return std::move(*text);
+  throw Error(ErrorKind::Usage, path + ": cannot read the file");
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+po::variables_map parse(int argc, char** argv, const po::options_description& flags,
+                        const po::positional_options_description& positional = {}) {
+  // argv[0] program, argv[1] "topo", argv[2] the verb.
+  return parse_flags(argc, argv, 3, flags, positional, "", " (see commsweep topo --help)");
+}
+
+std::string flag(const po::variables_map& vm, const char* name, const std::string& fallback = {}) {
+  return vm.count(name) ? vm[name].as<std::string>() : fallback;
+}
+
+int generate(int argc, char** argv) {
+  po::options_description flags;
+  flags.add_options()("shape", po::value<std::vector<std::string>>())("descriptions", po::value<std::string>())
+      ("out", po::value<std::string>())("check", "");
+  const auto vm = parse(argc, argv, flags);
+  const std::string dir = flag(vm, "descriptions");
+  const std::string out = flag(vm, "out", "topology");
+  std::vector<ShapeDescription> shapes;
+  if (vm.count("shape")) {
+    for (const auto& s : vm["shape"].as<std::vector<std::string>>()) shapes.push_back(load_shape(s, dir));
+  } else {
+    shapes = load_all_shapes(dir);
+  }
+  int stale = 0;
+  for (const auto& s : shapes) {
+    const std::pair<std::string, std::string> files[] = {
+        {(fs::path(out) / (s.shape + ".xml")).string(), topology_xml(s)},
+        {(fs::path(out) / (s.shape + ".conf")).string(), nccl_conf(s, default_topology_path(s.shape))}};
+    for (const auto& [path, text] : files) {
+      if (vm.count("check")) {
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream have;
+        have << in.rdbuf();
+        if (!in || have.str() != text) {
+          std::cerr << path << ": out of date with its description (run commsweep topo generate)\n";
+          ++stale;
+        }
+        continue;
+      }
+      try {
+        fs::create_directories(out);
+        report::write_file_atomically(path, text);
+      } catch (const std::exception& e) {
+        throw Error(ErrorKind::Usage, "--out: " + std::string(e.what()));
+      }
+      std::cout << "wrote " << path << "\n";
+    }
+  }
+  if (vm.count("check") && stale == 0) std::cout << shapes.size() << " shapes: every file up to date\n";
+  return stale == 0 ? exit_code::kOk : exit_code::kUsage;
+}
+
+std::string shape_for(const po::variables_map& vm, std::string* reason) {
+  ShapeEvidence e;
+  e.flag = flag(vm, "shape");
+  e.env = env_or("COMMSWEEP_SHAPE", "");
+  e.labels_file = env_or("COMMSWEEP_LABELS_FILE", kDefaultLabelsFile);
+  const auto d = detect_shape(e, {});
+  *reason = d.reason;
+  return d.shape;
+}
+
+int validate(int argc, char** argv) {
+  po::options_description flags;
+  flags.add_options()("file", po::value<std::string>())("shape", po::value<std::string>())
+      ("descriptions", po::value<std::string>())("sysfs-root", po::value<std::string>())("no-node", "");
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  const auto vm = parse(argc, argv, flags, positional);
+  if (!vm.count("file")) throw Error(ErrorKind::Usage, "validate: give the topology file (commsweep topo validate FILE)");
+  if (vm.count("no-node") && vm.count("sysfs-root")) throw Error(ErrorKind::Usage, "--no-node and --sysfs-root exclude each other");
+  const std::string file = vm["file"].as<std::string>();
+  std::string reason;
+  const std::string shape = shape_for(vm, &reason);
+  std::optional<ShapeDescription> description;
+  if (!shape.empty()) {
+    description = load_shape(shape, flag(vm, "descriptions"));
+    std::cout << "# shape " << shape << " (" << reason << ")\n";
+  } else {
+    std::cout << "# no shape given (--shape, COMMSWEEP_SHAPE or label): GPU and NIC counts not checked\n";
+  }
+  ValidateOptions options;
+  options.shape = description ? &*description : nullptr;
+  if (!vm.count("no-node")) options.sysfs_root = flag(vm, "sysfs-root", "/");
+  const auto report = validate_topology(read_file(file), options);
+  const std::string text = format_report(file, report);
+  (report.valid() ? std::cout : std::cerr) << text;
+  return report.valid() ? exit_code::kOk : exit_code::kUsage;
+}
+
+int dump(int argc, char** argv) {
+  po::options_description flags;
+  flags.add_options()("out", po::value<std::string>());
+  const auto vm = parse(argc, argv, flags);
+  const std::string out = flag(vm, "out", "nccl-topology-dump.xml");
+  dump_nccl_topology(out);
+  ValidateOptions options;
+  const auto report = validate_topology(read_file(out), options);
+  std::cout << "NCCL wrote its view of this node to " << out << "\n" << format_report(out, report);
+  return report.valid() ? exit_code::kOk : exit_code::kRuntime;
+}
+
+int shapes(int argc, char** argv) {
+  po::options_description flags;
+  flags.add_options()("descriptions", po::value<std::string>());
+  const auto vm = parse(argc, argv, flags);
+  for (const auto& s : load_all_shapes(flag(vm, "descriptions"))) {
+    std::string nics;
+    for (const auto& n : s.nic_names()) nics += (nics.empty() ? "" : ",") + n;
+    std::cout << s.shape << ": " << s.gpu.count << " x " << s.gpu.model << "; " << s.net_count() << " RDMA ports ("
+              << s.nic.link_layer << ") on " << nics << "; RDMA resource " << s.rdma.resource << " x "
+              << s.rdma.count << "\n";
+  }
+  return exit_code::kOk;
+}
+
+int detect(int argc, char** argv) {
+  po::options_description flags;
+  flags.add_options()("shape", po::value<std::string>());
+  const auto vm = parse(argc, argv, flags);
+  std::string reason;
+  const std::string shape = shape_for(vm, &reason);
+  if (shape.empty()) {
+    std::cerr << "shape unknown: " << reason << "\n";
+    return exit_code::kUsage;
+  }
+  std::cout << shape << " (" << reason << ")\n";
+  return exit_code::kOk;
+}
+
+}  // namespace
+
+int run_topo_command(int argc, char** argv, char**) {
+  const std::string verb = argc > 2 ? argv[2] : "";
+  if (verb.empty() || verb == "--help" || verb == "-h" || verb == "help") {
+    std::cout << kHelp;
+    return verb.empty() ? exit_code::kUsage : exit_code::kOk;
+  }
+  for (int i = 3; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::cout << kHelp;
+      return exit_code::kOk;
+    }
+  }
+  if (verb == "generate") return generate(argc, argv);
+  if (verb == "validate") return validate(argc, argv);
+  if (verb == "dump") return dump(argc, argv);
+  if (verb == "shapes") return shapes(argc, argv);
+  if (verb == "detect") return detect(argc, argv);
+  throw Error(ErrorKind::Usage, "unknown verb '" + verb + "' (generate, validate, dump, shapes, detect; see --help)");
+}
+
+}  // namespace commsweep

@@ -1,0 +1,84 @@
+// A baseline (schema commsweep.baseline/1, results/schema/baseline.md): the median and the
+// run-to-run spread of every measurement over N runs of one shape and fabric mode, and the
+// rules that judge a new run against it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "regress/observation.hpp"
+#include "report/result.hpp"
+
+namespace commsweep::regress {
+
+inline constexpr const char* kBaselineSchema = "commsweep.baseline/1";
+
+// An absolute minimum: busbw of `test` (every type unless `type` is set) at least
+// `min_busbw_gbps` from `from_size_bytes` up, whatever the baseline's median says.
+struct Floor {
+  std::string test;
+  std::string type;  // empty: every type
+  std::uint64_t from_size_bytes = 0;
+  double min_busbw_gbps = 0;
+};
+
+struct StragglerRules {
+  double mad_k = 5;             // a rank's time > median + k * MAD of the ranks' times ...
+  double min_slower_pct = 10;   // ... and more than this much slower than the median
+  double min_samples_pct = 25;  // named when it is an outlier in at least this share of samples
+};
+
+struct Rules {
+  double warn_pct = 5;   // worse by this much: WARN
+  double fail_pct = 10;  // worse by this much: FAIL
+  // Below this size the time is judged (latency-bound: busbw is tiny and noisy), from it up busbw.
+  std::uint64_t small_message_bytes = 65536;
+  // The run-to-run spread excuses a change (SAME) up to this much: one wild sample in a
+  // baseline must not hide every regression of that size.
+  double max_noise_pct = 25;
+  std::vector<Floor> floors;
+  StragglerRules stragglers;
+};
+
+struct BaselineSource {
+  std::string file;
+  std::string started_at;
+  std::string backend;
+  std::string git_hash;
+  std::vector<std::string> hosts;
+};
+
+struct BaselineProvenance {
+  std::string created_at;  // UTC
+  std::string created_by;  // "commsweep baseline ..." command line
+  std::string commsweep_version;
+  std::string git_hash;
+  std::string note;
+  std::vector<BaselineSource> sources;
+};
+
+struct BaselineEntry {
+  Key key;
+  int samples = 0;
+  double bandwidth_gbps = 0;  // median busbw (collectives) or DeepEP bandwidth (EP)
+  double bandwidth_spread_pct = 0;
+  double time_us = 0;         // median
+  double time_spread_pct = 0;
+};
+
+struct Baseline {
+  std::string shape;  // e.g. "h200x4"
+  std::string mode;   // fabric mode, e.g. "nvlink", "ib", "roce-sriov"
+  BaselineProvenance provenance;
+  Rules rules;
+  std::vector<BaselineEntry> entries;  // sorted by key
+};
+
+// Median and spread of every key over every sample of every run (all cycles of all files).
+std::vector<BaselineEntry> baseline_entries(const std::vector<report::Results>& runs);
+
+// A shape name from the provenance: "h200x4" from 4 x "NVIDIA H200", "cpux4" on the mpi backend.
+std::string shape_of(const report::Provenance& p);
+
+}  // namespace commsweep::regress

@@ -1,0 +1,169 @@
+// The rules of a baseline applied to one run (results/schema/baseline.md, "rules").
+#include "regress/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "regress/stragglers.hpp"
+
+namespace commsweep::regress {
+namespace {
+
+std::string pct(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", v);
+  return buf;
+}
+
+std::string gbps(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GB/s", v);
+  return buf;
+}
+
+Metric metric_for(const Key& key, const Rules& rules) {
+  if (key.is_ep()) return Metric::EpBandwidth;
+  return key.size < rules.small_message_bytes ? Metric::Time : Metric::Busbw;
+}
+
+const Floor* floor_for(const Key& key, const Rules& rules) {
+  const Floor* found = nullptr;
+  for (const auto& f : rules.floors) {
+    if (key.is_ep() || f.test != key.test || (!f.type.empty() && f.type != key.type)) continue;
+    if (key.size < f.from_size_bytes) continue;
+    if (!found || f.min_busbw_gbps > found->min_busbw_gbps) found = &f;
+  }
+  return found;
+}
+
+// How much worse the run is, in percent of the baseline (negative: better).
+double worse_pct(Metric m, double baseline, double value) {
+  if (baseline <= 0) return 0;
+  return m == Metric::Time ? (value - baseline) / baseline * 100 : (baseline - value) / baseline * 100;
+}
+
+void judge_change(Judgement& j, const Rules& rules) {
+  const double worse = worse_pct(j.metric, j.baseline_value, j.value);
+  const std::string what = name_of(j.metric);
+  const std::string direction = j.metric == Metric::Time ? (worse > 0 ? "slower" : "faster")
+                                                         : (worse > 0 ? "lower" : "higher");
+  const std::string change =
+      std::fabs(worse) < 0.05 ? what + " unchanged" : what + " " + pct(std::fabs(worse)) + " " + direction;
+  if (j.baseline_value <= 0) {
+    j.verdict = Verdict::Pass;
+    j.reason = "baseline " + what + " is 0";
+  } else if (std::fabs(worse) <= j.noise_pct) {
+    j.verdict = Verdict::Same;
+    j.reason = change + ", inside the run-to-run spread of " + pct(j.noise_pct);
+  } else if (worse >= rules.fail_pct) {
+    j.verdict = Verdict::Fail;
+    j.reason = change + " (fail band " + pct(rules.fail_pct) + ")";
+  } else if (worse >= rules.warn_pct) {
+    j.verdict = Verdict::Warn;
+    j.reason = change + " (warn band " + pct(rules.warn_pct) + ")";
+  } else {
+    j.verdict = Verdict::Pass;
+    j.reason = change;
+  }
+}
+
+Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& rules) {
+  Judgement j;
+  j.key = o.key;
+  j.metric = metric_for(o.key, rules);
+  const auto& values = j.metric == Metric::Time ? o.time_us : o.bandwidth_gbps;
+  j.value = median(values);
+  j.busbw_gbps = median(o.bandwidth_gbps);
+  j.wrong = o.wrong.value_or(0);
+  if (base) {
+    j.has_baseline = true;
+    j.baseline_value = j.metric == Metric::Time ? base->time_us : base->bandwidth_gbps;
+    const double base_spread = j.metric == Metric::Time ? base->time_spread_pct : base->bandwidth_spread_pct;
+    j.noise_pct = std::min(std::max(base_spread, spread_pct(values)), rules.max_noise_pct);
+    j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;
+    judge_change(j, rules);
+  } else {
+    j.reason = "not in the baseline";
+  }
+  if (const Floor* f = floor_for(o.key, rules); f && j.busbw_gbps < f->min_busbw_gbps) {
+    j.verdict = Verdict::Fail;
+    j.reason = "busbw " + gbps(j.busbw_gbps) + " below the floor of " + gbps(f->min_busbw_gbps) +
+               " from " + size_text(f->from_size_bytes);
+  }
+  if (j.wrong > 0) {
+    j.verdict = Verdict::Fail;
+    j.reason = std::to_string(j.wrong) + " wrong elements";
+  }
+  return j;
+}
+
+Judgement missing(const BaselineEntry& e) {
+  Judgement j;
+  j.key = e.key;
+  j.verdict = Verdict::Fail;
+  j.has_baseline = true;
+  j.missing = true;
+  j.reason = "missing from the results (in the baseline)";
+  return j;
+}
+
+int exit_code_of(const Comparison& c) {
+  if (c.wrong_total > 0) return compare_exit::kWrong;
+  if (c.counts[static_cast<int>(Verdict::Fail)] > 0) return compare_exit::kRegression;
+  return compare_exit::kPass;
+}
+
+}  // namespace
+
+const char* name_of(Verdict v) {
+  switch (v) {
+    case Verdict::Same: return "SAME";
+    case Verdict::Pass: return "PASS";
+    case Verdict::Warn: return "WARN";
+    case Verdict::Fail: return "FAIL";
+  }
+  return "?";
+}
+
+const char* name_of(Metric m) {
+  switch (m) {
+    case Metric::Busbw: return "busbw";
+    case Metric::Time: return "time";
+    case Metric::EpBandwidth: return "bandwidth";
+    case Metric::None: return "-";
+  }
+  return "?";
+}
+
+Comparison compare(const report::Results& results, const Baseline& baseline) {
+  Comparison c;
+  c.shape = baseline.shape;
+  c.mode = baseline.mode;
+  c.rules = baseline.rules;
+  c.started_at = results.provenance.started_at;
+  c.hosts = results.provenance.hosts;
+  c.complete = results.complete;
+  const auto observed = observe(results);
+  std::map<Key, const BaselineEntry*> expected;
+  for (const auto& e : baseline.entries) expected[e.key] = &e;
+  for (const auto& [key, o] : observed) {
+    const auto it = expected.find(key);
+    c.judgements.push_back(judge(o, it == expected.end() ? nullptr : it->second, baseline.rules));
+  }
+  for (const auto& [key, e] : expected) {
+    if (!observed.count(key)) c.judgements.push_back(missing(*e));
+  }
+  std::sort(c.judgements.begin(), c.judgements.end(),
+            [](const Judgement& a, const Judgement& b) { return a.key < b.key; });
+  for (const auto& j : c.judgements) {
+    ++c.counts[static_cast<int>(j.verdict)];
+    c.wrong_total += j.wrong;
+  }
+  c.wrong_total = std::max(c.wrong_total, results.wrong_total);
+  c.stragglers = find_stragglers(results, observed, baseline.rules.stragglers);
+  c.exit_code = exit_code_of(c);
+  return c;
+}
+
+}  // namespace commsweep::regress

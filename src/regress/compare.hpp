@@ -1,0 +1,73 @@
+// The judgement of one run against a baseline: a verdict per measurement, the stragglers,
+// and the exit code the nightly job ends with. Printers (regress/render_*) only read this.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "regress/baseline.hpp"
+#include "regress/observation.hpp"
+
+namespace commsweep::regress {
+
+// Ordered by severity: a group's verdict is its worst member's.
+enum class Verdict { Same, Pass, Warn, Fail };
+const char* name_of(Verdict v);
+
+// Exit codes of `commsweep compare` (README "Nightly regressions", `compare --help`).
+namespace compare_exit {
+constexpr int kPass = 0;        // PASS and SAME everywhere, WARN allowed
+constexpr int kRegression = 1;  // a FAIL: worse than the fail band, below a floor, or missing
+constexpr int kBadInput = 2;    // unreadable, corrupt or foreign-schema input, bad flags
+constexpr int kWrong = 3;       // the run found wrong elements (#wrong > 0)
+}  // namespace compare_exit
+
+enum class Metric { Busbw, Time, EpBandwidth, None };
+const char* name_of(Metric m);
+
+struct Judgement {
+  Key key;
+  Verdict verdict = Verdict::Pass;
+  Metric metric = Metric::None;
+  bool has_baseline = false;
+  bool missing = false;          // in the baseline, not in the run
+  double baseline_value = 0;     // the metric's baseline median
+  double value = 0;              // the run's median of the metric
+  double change_pct = 0;         // value / baseline - 1, in percent (time: + is slower)
+  double noise_pct = 0;          // the run-to-run spread the change is measured against
+  double busbw_gbps = 0;         // the run's busbw (bandwidth for EP), for tables and plots
+  std::uint64_t wrong = 0;
+  std::string reason;
+};
+
+struct Straggler {
+  int rank = 0;
+  std::string host;
+  std::string gpu;        // PCI bus id, "-" without a GPU
+  int outlier_samples = 0;
+  int samples = 0;
+  double worst_slower_pct = 0;  // the largest excess over the ranks' median
+  std::string worst_at;         // describe(key) of that sample
+};
+
+struct Comparison {
+  std::string results_file;
+  std::string baseline_file;
+  std::string shape;
+  std::string mode;
+  std::string started_at;
+  std::vector<std::string> hosts;
+  bool complete = true;
+  Rules rules;
+  std::vector<Judgement> judgements;  // in key order
+  std::vector<Straggler> stragglers;
+  int counts[4] = {0, 0, 0, 0};       // by Verdict
+  std::uint64_t wrong_total = 0;
+  int exit_code = compare_exit::kPass;
+};
+
+Comparison compare(const report::Results& results, const Baseline& baseline);
+
+}  // namespace commsweep::regress

@@ -1,0 +1,80 @@
+#include "regress/history.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+#include "report/json.hpp"
+
+namespace commsweep::regress {
+namespace fs = std::filesystem;
+
+std::string test_id(const report::Results& r) {
+  if (!r.ep_rows.empty() && r.rows.empty()) return "ep";
+  std::vector<std::string> tests;
+  for (const auto& row : r.rows) {
+    if (std::find(tests.begin(), tests.end(), row.test) == tests.end()) tests.push_back(row.test);
+  }
+  if (!r.ep_rows.empty()) tests.push_back("ep");
+  // The seven collectives of `commsweep all`.
+  if (tests.size() >= 7) return "all";
+  std::string id;
+  for (const auto& t : tests) id += (id.empty() ? "" : "+") + t;
+  return id.empty() ? "empty" : id;
+}
+
+std::string history_file_name(const report::Results& r) {
+  std::string stamp;
+  for (char c : r.provenance.started_at) {
+    if (c != '-' && c != ':') stamp += c;
+  }
+  if (stamp.empty()) stamp = "unknown";
+  return stamp + "-" + test_id(r) + ".json";
+}
+
+std::string record_in_history(const std::string& dir, const report::Results& results, const std::string& text) {
+  const std::string path = (fs::path(dir) / history_file_name(results)).string();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create history folder " + dir + ": " + ec.message());
+  // Written atomically under a temporary name, then hard-linked to its name: link() fails
+  // on a name that exists, so a recorded run is never overwritten, even by a racing job.
+  const std::string tmp = path + ".partial";
+  report::write_file_atomically(tmp, text);
+  if (link(tmp.c_str(), path.c_str()) != 0) {
+    const std::string reason = errno == EEXIST ? "a run with this start time and test id is already recorded"
+                                               : std::strerror(errno);
+    unlink(tmp.c_str());
+    throw std::runtime_error("cannot record " + path + ": " + reason);
+  }
+  unlink(tmp.c_str());
+  return path;
+}
+
+std::vector<HistoryFile> read_history(const std::string& dir, const std::string& id,
+                                      const std::string& except, std::size_t limit) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw std::runtime_error("--history " + dir + ": not a folder");
+  std::set<std::string> names;
+  const std::string suffix = "-" + id + ".json";
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+        name != except) {
+      names.insert(name);
+    }
+  }
+  std::vector<std::string> chosen(names.begin(), names.end());
+  if (chosen.size() > limit) chosen.erase(chosen.begin(), chosen.end() - static_cast<long>(limit));
+  std::vector<HistoryFile> out;
+  for (const auto& name : chosen) out.push_back({name, report::read_results_file((fs::path(dir) / name).string())});
+  return out;
+}
+
+}  // namespace commsweep::regress

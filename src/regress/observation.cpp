@@ -1,0 +1,99 @@
+#include "regress/observation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sweep/sizes.hpp"
+
+namespace commsweep::regress {
+namespace {
+
+void add_sample(Observation& o, double bandwidth, double time,
+                const std::vector<double>& ranks, std::optional<std::uint64_t> wrong) {
+  o.bandwidth_gbps.push_back(bandwidth);
+  o.time_us.push_back(time);
+  o.rank_time_us.push_back(ranks);
+  if (wrong) o.wrong = o.wrong.value_or(0) + *wrong;
+}
+
+void observe_collectives(const report::Results& results, std::map<Key, Observation>& out) {
+  for (const auto& row : results.rows) {
+    const std::pair<const char*, const report::Timing*> halves[] = {
+        {"out_of_place", &row.out_of_place}, {"in_place", &row.in_place}};
+    for (const auto& [place, t] : halves) {
+      Key key{row.test, row.type, row.redop, row.root, "", row.size_bytes, place};
+      auto& o = out[key];
+      o.key = key;
+      add_sample(o, t->busbw_gbps, t->time_us, t->rank_time_us, t->wrong);
+    }
+  }
+}
+
+void observe_ep(const report::Results& results, std::map<Key, Observation>& out) {
+  for (const auto& row : results.ep_rows) {
+    const std::string config = row.routing + " h" + std::to_string(row.hidden) + " k" +
+                               std::to_string(row.topk) + " e" + std::to_string(row.experts);
+    const std::pair<const char*, const report::EpPhase*> phases[] = {
+        {"dispatch", &row.dispatch}, {"combine", &row.combine}};
+    for (const auto& [place, p] : phases) {
+      Key key{"ep", row.dtype, "none", -1, config, static_cast<std::uint64_t>(row.tokens), place};
+      auto& o = out[key];
+      o.key = key;
+      add_sample(o, p->bandwidth_gbps, p->time_us, p->rank_time_us, p->wrong);
+    }
+  }
+}
+
+}  // namespace
+
+std::string size_text(std::uint64_t bytes) { return compact_size(bytes); }
+
+std::string describe(const Key& k) {
+  if (k.is_ep()) {
+    return "ep " + k.config + " " + k.type + " " + std::to_string(k.size) + " tokens " + k.place;
+  }
+  std::string text = k.test + " " + k.type + " " + k.redop;
+  if (k.root >= 0) text += " root " + std::to_string(k.root);
+  return text + " " + size_text(k.size) + " " + k.place;
+}
+
+std::map<Key, Observation> observe(const report::Results& results) {
+  std::map<Key, Observation> out;
+  observe_collectives(results, out);
+  observe_ep(results, out);
+  return out;
+}
+
+report::Results merge_runs(const std::vector<report::Results>& runs, const std::vector<std::string>& names) {
+  report::Results merged = runs.at(0);
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    if (r.provenance.hosts != merged.provenance.hosts) {
+      throw std::runtime_error(names.at(i) + ": its ranks ran on other hosts than those of " + names.at(0) +
+                               "; compare them one at a time");
+    }
+    merged.rows.insert(merged.rows.end(), r.rows.begin(), r.rows.end());
+    merged.ep_rows.insert(merged.ep_rows.end(), r.ep_rows.begin(), r.ep_rows.end());
+    merged.wrong_total += r.wrong_total;
+    merged.complete = merged.complete && r.complete;
+  }
+  return merged;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double spread_pct(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  const double m = median(v);
+  if (m <= 0) return 0;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return (*hi - *lo) / m * 100.0;
+}
+
+}  // namespace commsweep::regress

@@ -1,0 +1,60 @@
+// What a results file measured, grouped by what a baseline compares: one Observation per
+// test, type, operator, root, size and half (out-of-place / in-place), or per EP configuration
+// and phase. A file with several cycles (-N) holds several samples of one key.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "report/result.hpp"
+
+namespace commsweep::regress {
+
+// For collectives: test, type, redop, root, size (bytes) and place (out_of_place | in_place).
+// For EP rows: test "ep", type = dtype, redop = "none", config = "<routing> h<hidden> k<topk>
+// e<experts>", size = tokens per rank, place = dispatch | combine.
+struct Key {
+  std::string test;
+  std::string type;
+  std::string redop = "none";
+  int root = -1;
+  std::string config;
+  std::uint64_t size = 0;
+  std::string place;
+
+  bool is_ep() const { return test == "ep"; }
+  auto tie() const { return std::tie(test, type, redop, root, config, size, place); }
+  bool operator<(const Key& o) const { return tie() < o.tie(); }
+  bool operator==(const Key& o) const { return tie() == o.tie(); }
+};
+
+// "all_reduce float sum 1M out_of_place", for messages and tables.
+std::string describe(const Key& key);
+// "1K", "64M", "8G" where exact, else bytes: the sizes' usual spelling.
+std::string size_text(std::uint64_t bytes);
+
+struct Observation {
+  Key key;
+  std::vector<double> bandwidth_gbps;  // busbw for collectives, DeepEP bandwidth for EP
+  std::vector<double> time_us;
+  std::vector<std::vector<double>> rank_time_us;  // one per sample
+  std::optional<std::uint64_t> wrong;             // summed over samples; empty: not checked
+};
+
+std::map<Key, Observation> observe(const report::Results& results);
+
+// Several results files of one night on one job (e.g. the collectives' and the EP sweep) as
+// one run: rows appended, totals summed. Throws naming the file whose ranks' hosts differ
+// from the first file's (per-rank times would not line up).
+report::Results merge_runs(const std::vector<report::Results>& runs, const std::vector<std::string>& names);
+
+// Statistics over samples: the median, and the spread as (max - min) / median in percent
+// (0 for one sample or a zero median).
+double median(std::vector<double> values);
+double spread_pct(const std::vector<double>& values);
+
+}  // namespace commsweep::regress

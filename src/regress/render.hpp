@@ -1,0 +1,43 @@
+// Printers of a Comparison, separate from the judging: the verdict table (stdout), markdown
+// (a CI log, a chat message), self-contained HTML with inline SVG plots, Prometheus text
+// exposition (node-exporter's textfile collector) and JSON.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "regress/baseline.hpp"
+#include "regress/compare.hpp"
+
+namespace commsweep::regress {
+
+// An earlier run from the history folder, for the plots.
+struct HistoryRun {
+  std::string name;  // its file name
+  std::map<Key, Observation> observed;
+};
+
+// One line per test, type, operator, root and size: the worse of its two halves (or EP phases).
+struct GroupLine {
+  const Judgement* worst = nullptr;
+  int members = 0;
+};
+std::vector<GroupLine> group_lines(const Comparison& c);
+
+// Aligned plain text: the verdict table, the stragglers, the counts and the exit code.
+std::string render_table(const Comparison& c);
+std::string render_markdown(const Comparison& c);
+std::string render_html(const Comparison& c, const Baseline& baseline,
+                        const std::vector<HistoryRun>& history);
+std::string render_prometheus(const Comparison& c);
+nlohmann::json comparison_json(const Comparison& c);
+
+// Shared formatting: "12.34", "-3.2%", "" for values that do not apply.
+std::string fixed(double v, int decimals = 2);
+std::string signed_pct(double v);
+std::string value_text(const Judgement& j, double v);
+std::string exit_meaning(int exit_code);
+
+}  // namespace commsweep::regress

@@ -1,0 +1,60 @@
+#include <cstdio>
+
+#include "regress/render.hpp"
+
+namespace commsweep::regress {
+namespace {
+
+// The line a judgement belongs to: its key without the half / phase.
+Key line_key(Key k) {
+  k.place.clear();
+  return k;
+}
+
+}  // namespace
+
+std::vector<GroupLine> group_lines(const Comparison& c) {
+  std::vector<GroupLine> lines;
+  for (const auto& j : c.judgements) {
+    if (!lines.empty() && line_key(lines.back().worst->key) == line_key(j.key)) {
+      auto& line = lines.back();
+      ++line.members;
+      // On a tie the out-of-place half speaks for the line, as it does in the plots.
+      if (j.verdict > line.worst->verdict || (j.verdict == line.worst->verdict && j.key.place == "out_of_place")) {
+        line.worst = &j;
+      }
+      continue;
+    }
+    lines.push_back({&j, 1});
+  }
+  return lines;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string signed_pct(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", v);
+  return buf;
+}
+
+std::string value_text(const Judgement& j, double v) {
+  if (j.missing || j.metric == Metric::None) return "-";
+  return j.metric == Metric::Time ? fixed(v) + " us" : fixed(v) + " GB/s";
+}
+
+std::string exit_meaning(int code) {
+  switch (code) {
+    case compare_exit::kPass: return "pass";
+    case compare_exit::kRegression: return "regression";
+    case compare_exit::kBadInput: return "bad input";
+    case compare_exit::kWrong: return "wrong results";
+  }
+  return "?";
+}
+
+}  // namespace commsweep::regress

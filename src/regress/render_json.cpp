@@ -1,0 +1,39 @@
+// The comparison as JSON (schema commsweep.compare/1, results/schema/README.md).
+#include "regress/render.hpp"
+
+namespace commsweep::regress {
+
+nlohmann::json comparison_json(const Comparison& c) {
+  using nlohmann::json;
+  json judgements = json::array();
+  for (const auto& j : c.judgements) {
+    json key{{"test", j.key.test}, {"type", j.key.type}, {"redop", j.key.redop}, {"root", j.key.root},
+             {"config", j.key.config}, {"size", j.key.size}, {"place", j.key.place}};
+    judgements.push_back({{"key", key},
+                          {"verdict", name_of(j.verdict)},
+                          {"metric", name_of(j.metric)},
+                          {"missing", j.missing},
+                          {"baseline", j.has_baseline && !j.missing ? json(j.baseline_value) : json(nullptr)},
+                          {"value", j.missing ? json(nullptr) : json(j.value)},
+                          {"change_pct", j.has_baseline && !j.missing ? json(j.change_pct) : json(nullptr)},
+                          {"spread_pct", j.noise_pct},
+                          {"wrong", j.wrong},
+                          {"reason", j.reason}});
+  }
+  json stragglers = json::array();
+  for (const auto& s : c.stragglers) {
+    stragglers.push_back({{"rank", s.rank}, {"host", s.host}, {"gpu", s.gpu},
+                          {"outlier_samples", s.outlier_samples}, {"samples", s.samples},
+                          {"worst_slower_pct", s.worst_slower_pct}, {"worst_at", s.worst_at}});
+  }
+  json counts;
+  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail}) {
+    counts[name_of(v)] = c.counts[static_cast<int>(v)];
+  }
+  return json{{"schema", "commsweep.compare/1"}, {"results", c.results_file}, {"baseline", c.baseline_file},
+              {"shape", c.shape}, {"mode", c.mode}, {"started_at", c.started_at},
+              {"complete", c.complete}, {"exit_code", c.exit_code}, {"counts", counts},
+              {"wrong_total", c.wrong_total}, {"stragglers", stragglers}, {"judgements", judgements}};
+}
+
+}  // namespace commsweep::regress

@@ -1,0 +1,118 @@
+// Prometheus text exposition format 0.0.4, for node-exporter's textfile collector: one
+// HELP and TYPE line per metric family, then its samples; label values escaped.
+#include <cmath>
+#include <ctime>
+#include <sstream>
+
+#include "regress/render.hpp"
+
+namespace commsweep::regress {
+namespace {
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+std::string escape(const std::string& v) {
+  std::string out;
+  for (char ch : v) {
+    if (ch == '\\') out += "\\\\";
+    else if (ch == '"') out += "\\\"";
+    else if (ch == '\n') out += "\\n";
+    else out += ch;
+  }
+  return out;
+}
+
+class Exposition {
+ public:
+  explicit Exposition(Labels common) : common_(std::move(common)) {}
+
+  void family(const std::string& name, const std::string& help) {
+    out_ << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
+    name_ = name;
+  }
+  void sample(const Labels& labels, double value) {
+    out_ << name_ << "{";
+    bool first = true;
+    for (const Labels* set : std::initializer_list<const Labels*>{&common_, &labels}) {
+      for (const auto& [k, v] : *set) {
+        out_ << (first ? "" : ",") << k << "=\"" << escape(v) << "\"";
+        first = false;
+      }
+    }
+    char buf[64];
+    // Whole numbers (counts, Unix seconds) exactly; measurements to 9 significant digits.
+    if (value == std::floor(value) && std::fabs(value) < 1e15) {
+      std::snprintf(buf, sizeof buf, "%.0f", value);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.9g", value);
+    }
+    out_ << "} " << buf << "\n";
+  }
+  std::string text() const { return out_.str(); }
+
+ private:
+  Labels common_;
+  std::string name_;
+  std::ostringstream out_;
+};
+
+Labels key_labels(const Key& k) {
+  if (k.is_ep()) {
+    return {{"test", "ep"}, {"config", k.config}, {"dtype", k.type}, {"tokens", std::to_string(k.size)},
+            {"phase", k.place}};
+  }
+  return {{"test", k.test}, {"dtype", k.type}, {"op", k.redop}, {"root", std::to_string(k.root)},
+          {"size", std::to_string(k.size)}, {"place", k.place}};
+}
+
+// started_at (YYYY-MM-DDTHH:MM:SSZ) as Unix seconds; 0 when it does not parse.
+double unix_seconds(const std::string& utc) {
+  std::tm tm{};
+  if (!strptime(utc.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm)) return 0;
+  return static_cast<double>(timegm(&tm));
+}
+
+void measurement_families(Exposition& e, const Comparison& c) {
+  e.family("commsweep_busbw_gbps", "Bus bandwidth of this run (median over its cycles), GB/s (1e9 bytes/s); EP rows: DeepEP bandwidth.");
+  for (const auto& j : c.judgements) {
+    if (!j.missing) e.sample(key_labels(j.key), j.busbw_gbps);
+  }
+  e.family("commsweep_baseline_value", "The baseline's median of the judged metric (busbw GB/s, or time us below the small-message size).");
+  for (const auto& j : c.judgements) {
+    if (j.has_baseline) e.sample(key_labels(j.key), j.baseline_value);
+  }
+  e.family("commsweep_change_ratio", "This run's judged metric over the baseline's, minus 1 (time: positive is slower).");
+  for (const auto& j : c.judgements) {
+    if (j.has_baseline && !j.missing) e.sample(key_labels(j.key), j.change_pct / 100);
+  }
+  e.family("commsweep_verdict_level", "Verdict per measurement: 0 SAME, 1 PASS, 2 WARN, 3 FAIL.");
+  for (const auto& j : c.judgements) e.sample(key_labels(j.key), static_cast<int>(j.verdict));
+}
+
+void summary_families(Exposition& e, const Comparison& c) {
+  e.family("commsweep_compare_exit_code", "Exit code of commsweep compare: 0 pass, 1 regression, 2 bad input, 3 wrong results.");
+  e.sample({}, c.exit_code);
+  e.family("commsweep_compare_verdicts", "Measurements by verdict.");
+  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail}) {
+    e.sample({{"verdict", name_of(v)}}, c.counts[static_cast<int>(v)]);
+  }
+  e.family("commsweep_wrong_elements", "Elements that differed from the expected data, summed over the run.");
+  e.sample({}, static_cast<double>(c.wrong_total));
+  e.family("commsweep_run_started_seconds", "Start of the judged run, Unix time.");
+  e.sample({}, unix_seconds(c.started_at));
+  e.family("commsweep_straggler_outlier_samples", "Samples in which this rank's time was an outlier among the ranks' (stragglers only).");
+  for (const auto& s : c.stragglers) {
+    e.sample({{"rank", std::to_string(s.rank)}, {"host", s.host}, {"gpu", s.gpu}}, s.outlier_samples);
+  }
+}
+
+}  // namespace
+
+std::string render_prometheus(const Comparison& c) {
+  Exposition e({{"shape", c.shape}, {"mode", c.mode}});
+  summary_families(e, c);
+  measurement_families(e, c);
+  return e.text();
+}
+
+}  // namespace commsweep::regress

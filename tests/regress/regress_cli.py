@@ -1,0 +1,80 @@
+"""Shared by the regression checkers: run commsweep, doctor results files, say what failed."""
+import copy
+import json
+import os
+import subprocess
+import sys
+
+
+class Check:
+    """Collects failures; ends the checker with exit 1 and every failure printed."""
+
+    def __init__(self, name):
+        self.name = name
+        self.failures = []
+
+    def expect(self, ok, what):
+        print(("ok:   " if ok else "FAIL: ") + what)
+        if not ok:
+            self.failures.append(what)
+
+    def finish(self):
+        if self.failures:
+            print(f"{self.name}: {len(self.failures)} failure(s)")
+            sys.exit(1)
+        print(f"{self.name}: all checks passed")
+
+
+def run(cmd, timeout=120):
+    """Runs a command; returns (exit code, stdout, stderr)."""
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def save(doc, path):
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+
+
+def slower(doc, size, factor, half="out_of_place"):
+    """A copy of a results document with every row of `size` `factor` times slower."""
+    out = copy.deepcopy(doc)
+    hits = 0
+    for row in out["rows"]:
+        if row["size_bytes"] != size:
+            continue
+        t = row[half]
+        t["time_us"] *= factor
+        t["algbw_gbps"] /= factor
+        t["busbw_gbps"] /= factor
+        t["slowest_time_us"] *= factor
+        t["rank_time_us"] = [x * factor for x in t["rank_time_us"]]
+        hits += 1
+    assert hits, f"no row of size {size}"
+    return out
+
+
+def table_line(stdout, *words):
+    """The verdict table's line holding every word (as whole columns), or None."""
+    for line in stdout.splitlines():
+        cols = line.split()
+        if all(w in cols for w in words):
+            return line
+    return None
+
+
+def fresh_dir(path):
+    os.makedirs(path, exist_ok=True)
+    for name in os.listdir(path):
+        full = os.path.join(path, name)
+        if os.path.isdir(full):
+            import shutil
+            shutil.rmtree(full)
+        else:
+            os.remove(full)
+    return path

@@ -1,0 +1,102 @@
+// The renderers on one synthetic comparison, against golden files (tests/unit/golden/regress_*).
+// A changed layout is a changed golden, reviewed: regenerate with COMMSWEEP_UPDATE_GOLDEN=1.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "regress/compare.hpp"
+#include "regress/render.hpp"
+#include "regress_fixtures.hpp"
+
+namespace commsweep::regress {
+namespace {
+
+// Tonight: 4M 12% lower (FAIL), 2M 7% lower (WARN), 8M missing, rank 3 (node-b) 40% late.
+Comparison tonight(Baseline& b, std::vector<HistoryRun>& history) {
+  b = testing::baseline_of({testing::run_at(400, 0.99), testing::run_at(400, 1.0), testing::run_at(400, 1.01)});
+  b.rules.floors.push_back({"all_reduce", "float", 1 << 20, 200});
+  report::Results run = testing::run_at(400, 1.0, {1 << 20, 2 << 20, 4 << 20});
+  run.rows[1] = testing::all_reduce_row(2 << 20, 400 * 0.93);
+  run.rows[2] = testing::all_reduce_row(4 << 20, 400 * 0.88);
+  for (auto& row : run.rows) {
+    for (auto* t : {&row.out_of_place, &row.in_place}) t->rank_time_us[3] *= 1.4;
+  }
+  history = {{"20261119T031500Z-all_reduce.json", observe(testing::run_at(380))},
+             {"20261120T031500Z-all_reduce.json", observe(testing::run_at(390))}};
+  Comparison c = compare(run, b);
+  c.results_file = "tonight.json";
+  c.baseline_file = "h200x4-nvlink.json";
+  return c;
+}
+
+void expect_golden(const std::string& name, const std::string& text) {
+  const std::string path = std::string(COMMSWEEP_GOLDEN_DIR) + "/" + name;
+  if (std::getenv("COMMSWEEP_UPDATE_GOLDEN")) std::ofstream(path) << text;
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing golden file " << path;
+  std::ostringstream golden;
+  golden << in.rdbuf();
+  EXPECT_EQ(text, golden.str()) << "differs from " << path;
+}
+
+class RegressRender : public ::testing::Test {
+ protected:
+  void SetUp() override { c_ = tonight(b_, history_); }
+  Baseline b_;
+  std::vector<HistoryRun> history_;
+  Comparison c_;
+};
+
+TEST_F(RegressRender, VerdictTable) {
+  expect_golden("regress_table.txt", render_table(c_));
+  EXPECT_EQ(c_.exit_code, compare_exit::kRegression);
+}
+
+TEST_F(RegressRender, Markdown) { expect_golden("regress_summary.md", render_markdown(c_)); }
+
+TEST_F(RegressRender, Prometheus) { expect_golden("regress_metrics.prom", render_prometheus(c_)); }
+
+TEST_F(RegressRender, Html) { expect_golden("regress_report.html", render_html(c_, b_, history_)); }
+
+TEST_F(RegressRender, PrometheusFollowsTheTextFormat) {
+  const std::string text = render_prometheus(c_);
+  const std::regex help(R"(# HELP [a-zA-Z_:][a-zA-Z0-9_:]* .+)");
+  const std::regex type(R"(# TYPE [a-zA-Z_:][a-zA-Z0-9_:]* (gauge|counter))");
+  const std::regex sample(R"([a-zA-Z_:][a-zA-Z0-9_:]*\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\} -?[0-9.e+-]+)");
+  std::istringstream in(text);
+  int samples = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# HELP", 0) == 0) EXPECT_TRUE(std::regex_match(line, help)) << line;
+    else if (line.rfind("# TYPE", 0) == 0) EXPECT_TRUE(std::regex_match(line, type)) << line;
+    else {
+      EXPECT_TRUE(std::regex_match(line, sample)) << line;
+      ++samples;
+    }
+  }
+  EXPECT_GT(samples, 20);
+  EXPECT_NE(text.find("host=\"node-b\""), std::string::npos);
+}
+
+TEST_F(RegressRender, HtmlIsSelfContained) {
+  const std::string html = render_html(c_, b_, history_);
+  // Nothing fetched: no script, no stylesheet or image by reference (the SVG namespace is a name).
+  for (const char* banned : {"<script", "<link", "src=", "href=", "https://", "@import"}) {
+    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+  }
+  EXPECT_NE(html.find("<svg xmlns="), std::string::npos);
+  EXPECT_NE(html.find("#1f77b4"), std::string::npos);  // this run's line
+  EXPECT_NE(html.find("#ff7f0e"), std::string::npos);  // the baseline's
+}
+
+TEST_F(RegressRender, JsonCarriesTheVerdicts) {
+  const auto j = comparison_json(c_);
+  EXPECT_EQ(j.at("exit_code"), 1);
+  EXPECT_EQ(j.at("counts").at("FAIL"), 4);  // 4M both halves, 8M both halves (missing)
+  EXPECT_EQ(j.at("stragglers").at(0).at("host"), "node-b");
+}
+
+}  // namespace
+}  // namespace commsweep::regress

@@ -1,0 +1,142 @@
+// The rules of a baseline on synthetic histories: bands, noise, floors, missing sizes, wrong
+// results, the time rule for small messages, and the exit codes they lead to.
+#include <gtest/gtest.h>
+
+#include "regress/compare.hpp"
+#include "regress_fixtures.hpp"
+
+namespace commsweep::regress {
+namespace {
+
+using testing::baseline_of;
+using testing::run_at;
+
+// Three nights within 1% of each other (spread 2%): the history a baseline is made from.
+Baseline steady_baseline() { return baseline_of({run_at(400, 0.99), run_at(400, 1.0), run_at(400, 1.01)}); }
+
+const Judgement& at(const Comparison& c, std::uint64_t size, const std::string& place = "out_of_place") {
+  for (const auto& j : c.judgements) {
+    if (j.key.size == size && j.key.place == place) return j;
+  }
+  throw std::runtime_error("no judgement at " + std::to_string(size));
+}
+
+TEST(RegressRules, BaselineIsTheMedianAndTheSpreadOfTheRuns) {
+  const Baseline b = steady_baseline();
+  ASSERT_EQ(b.entries.size(), 8u);  // 4 sizes x 2 halves
+  EXPECT_DOUBLE_EQ(b.entries[0].bandwidth_gbps, 400);
+  EXPECT_NEAR(b.entries[0].bandwidth_spread_pct, 2.0, 1e-9);  // (404 - 396) / 400
+  EXPECT_EQ(b.entries[0].samples, 3);
+}
+
+TEST(RegressRules, ATwelvePercentDropFails) {
+  report::Results run = run_at(400);
+  run.rows[2] = testing::all_reduce_row(4 << 20, 400 * 0.88);
+  const Comparison c = compare(run, steady_baseline());
+  EXPECT_EQ(at(c, 4 << 20).verdict, Verdict::Fail);
+  EXPECT_NEAR(at(c, 4 << 20).change_pct, -12.0, 1e-6);
+  EXPECT_NE(at(c, 4 << 20).reason.find("busbw 12.0% lower"), std::string::npos) << at(c, 4 << 20).reason;
+  EXPECT_EQ(at(c, 1 << 20).verdict, Verdict::Same);
+  EXPECT_EQ(c.exit_code, compare_exit::kRegression);
+}
+
+TEST(RegressRules, ASevenPercentDropWarnsAndStillPasses) {
+  const Comparison c = compare(run_at(400, 0.93), steady_baseline());
+  EXPECT_EQ(at(c, 8 << 20).verdict, Verdict::Warn);
+  EXPECT_EQ(c.exit_code, compare_exit::kPass);
+}
+
+TEST(RegressRules, AThreePercentChangeInsideTheNoiseIsSame) {
+  // Noisy nights: spread 8% (384 .. 416); tonight 3% lower is inside it.
+  const Baseline noisy = baseline_of({run_at(400, 0.96), run_at(400, 1.0), run_at(400, 1.04)});
+  const Comparison c = compare(run_at(400, 0.97), noisy);
+  for (const auto& j : c.judgements) EXPECT_EQ(j.verdict, Verdict::Same) << describe(j.key) << ": " << j.reason;
+  EXPECT_EQ(c.exit_code, compare_exit::kPass);
+}
+
+TEST(RegressRules, AWarnSizedDropInsideTheNoiseIsSameButOutsideItWarns) {
+  const Baseline noisy = baseline_of({run_at(400, 0.92), run_at(400, 1.0), run_at(400, 1.08)});  // 16%
+  EXPECT_EQ(at(compare(run_at(400, 0.93), noisy), 1 << 20).verdict, Verdict::Same);
+  EXPECT_EQ(at(compare(run_at(400, 0.93), steady_baseline()), 1 << 20).verdict, Verdict::Warn);
+}
+
+TEST(RegressRules, TheRunsOwnCyclesCountAsNoise) {
+  // Tonight ran two cycles, 392 and 376 GB/s: its own spread (4.2%) covers its 4% drop.
+  report::Results run = run_at(400, 0.98);
+  const report::Results second = run_at(400, 0.94);
+  run.rows.insert(run.rows.end(), second.rows.begin(), second.rows.end());
+  const Comparison c = compare(run, steady_baseline());
+  EXPECT_EQ(at(c, 1 << 20).verdict, Verdict::Same) << at(c, 1 << 20).reason;
+}
+
+TEST(RegressRules, AnImprovementPasses) {
+  const Comparison c = compare(run_at(400, 1.2), steady_baseline());
+  EXPECT_EQ(at(c, 1 << 20).verdict, Verdict::Pass);
+  EXPECT_NE(at(c, 1 << 20).reason.find("higher"), std::string::npos);
+}
+
+TEST(RegressRules, AMissingSizeFails) {
+  const Comparison c = compare(run_at(400, 1.0, {1 << 20, 2 << 20, 8 << 20}), steady_baseline());
+  const Judgement& j = at(c, 4 << 20);
+  EXPECT_EQ(j.verdict, Verdict::Fail);
+  EXPECT_TRUE(j.missing);
+  EXPECT_NE(j.reason.find("missing"), std::string::npos);
+  EXPECT_EQ(c.exit_code, compare_exit::kRegression);
+}
+
+TEST(RegressRules, AMissingTestFails) {
+  Baseline b = steady_baseline();
+  report::Results with_gather = run_at(400);
+  const auto reduce_rows = with_gather.rows;
+  for (auto row : reduce_rows) {
+    row.test = "all_gather";
+    row.redop = "none";
+    with_gather.rows.push_back(row);
+  }
+  b.entries = baseline_entries({with_gather});
+  const Comparison c = compare(run_at(400), b);
+  EXPECT_GT(c.counts[static_cast<int>(Verdict::Fail)], 0);
+  EXPECT_EQ(c.exit_code, compare_exit::kRegression);
+}
+
+TEST(RegressRules, AWrongResultFailsWithItsOwnExitCode) {
+  report::Results run = run_at(400);
+  run.rows[1].in_place.wrong = 3;
+  run.wrong_total = 3;
+  const Comparison c = compare(run, steady_baseline());
+  EXPECT_EQ(at(c, 2 << 20, "in_place").verdict, Verdict::Fail);
+  EXPECT_NE(at(c, 2 << 20, "in_place").reason.find("3 wrong elements"), std::string::npos);
+  EXPECT_EQ(c.wrong_total, 3u);
+  EXPECT_EQ(c.exit_code, compare_exit::kWrong);
+}
+
+TEST(RegressRules, ABusbwBelowTheFloorFailsEvenWhenTheBaselineIsAsLow) {
+  Baseline b = baseline_of({run_at(300)});
+  b.rules.floors.push_back({"all_reduce", "", 4 << 20, 330});
+  const Comparison c = compare(run_at(300), b);
+  EXPECT_EQ(at(c, 2 << 20).verdict, Verdict::Same);  // below the floor's size
+  EXPECT_EQ(at(c, 4 << 20).verdict, Verdict::Fail);
+  EXPECT_NE(at(c, 4 << 20).reason.find("below the floor of 330.00 GB/s"), std::string::npos);
+}
+
+TEST(RegressRules, SmallMessagesAreJudgedOnTime) {
+  Baseline b = baseline_of({run_at(10, 1.0, {1024, 1 << 20})});
+  b.rules.small_message_bytes = 65536;
+  // 1 KiB 12% slower (busbw / 1.12), 1 MiB unchanged.
+  report::Results run = run_at(10, 1.0, {1024, 1 << 20});
+  run.rows[0] = testing::all_reduce_row(1024, 10 / 1.12);
+  const Comparison c = compare(run, b);
+  EXPECT_EQ(at(c, 1024).metric, Metric::Time);
+  EXPECT_EQ(at(c, 1024).verdict, Verdict::Fail);
+  EXPECT_NE(at(c, 1024).reason.find("time 12.0% slower"), std::string::npos) << at(c, 1024).reason;
+  EXPECT_EQ(at(c, 1 << 20).metric, Metric::Busbw);
+}
+
+TEST(RegressRules, ASizeNotInTheBaselinePassesAndSaysSo) {
+  const Comparison c = compare(run_at(400, 1.0, {1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20}), steady_baseline());
+  EXPECT_EQ(at(c, 16 << 20).verdict, Verdict::Pass);
+  EXPECT_EQ(at(c, 16 << 20).reason, "not in the baseline");
+}
+
+}  // namespace
+}  // namespace commsweep::regress

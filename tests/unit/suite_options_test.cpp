@@ -1,0 +1,262 @@
+// `commsweep suite`: its flags, the shipped suites, and suite files refused with the file,
+// line, sweep and key, by the same parsers as the sweep commands' flags.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "cli/suite_options.hpp"
+#include "usage_error.hpp"
+
+namespace commsweep {
+namespace {
+
+using testing::throws_usage;
+
+SuiteCliOptions options(std::vector<std::string> args) {
+  args.insert(args.begin(), {"commsweep", "suite"});
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return parse_suite_options(static_cast<int>(argv.size()), argv.data());
+}
+
+Suite read(const std::string& text, const std::string& path = "s.yaml",
+           const SuiteCliOptions& o = options({"s.yaml"})) {
+  return read_suite(path, text, o);
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(SuiteOptions, Flags) {
+  const SuiteCliOptions o = options({"x.yaml", "--backend", "mpi", "-T", "60", "-c", "0", "--json", "r.json"});
+  EXPECT_EQ(o.path, "x.yaml");
+  EXPECT_EQ(o.backend, BackendChoice::Mpi);
+  EXPECT_EQ(o.timeout, "60");
+  EXPECT_EQ(o.check, "0");
+  EXPECT_EQ(o.json_path, "r.json");
+  EXPECT_TRUE(options({"--help"}).help);
+  EXPECT_TRUE(throws_usage([] { options({}); }, {"one suite file"}));
+  EXPECT_TRUE(throws_usage([] { options({"a.yaml", "b.yaml"}); }, {"one suite file", "2 given"}));
+  EXPECT_TRUE(throws_usage([] { options({"a.yaml", "-T", "0"}); }, {"-T/--timeout"}));
+  EXPECT_TRUE(throws_usage([] { options({"a.yaml", "-c", "x"}); }, {"-c/--check"}));
+  EXPECT_TRUE(throws_usage([] { options({"a.yaml", "--backend", "gpu"}); }, {"--backend"}));
+  EXPECT_TRUE(throws_usage([] { options({"a.yaml", "-b", "8"}); }, {"suite:"}));
+}
+
+TEST(SuiteOptions, TheShippedSuitesRead) {
+  const std::string ci = std::string(COMMSWEEP_SUITES_DIR) + "/ci.yaml";
+  const Suite s = read(file_text(ci), ci);
+  ASSERT_EQ(s.sweeps.size(), 3u);
+  EXPECT_EQ(s.sweeps[0].name, "collectives-small");
+  EXPECT_EQ(s.sweeps[0].tests.size(), 7u);
+  EXPECT_EQ(s.sweeps[0].collective.max_bytes, 64u << 10);
+  EXPECT_EQ(s.sweeps[1].collective.step_factor, 1u);
+  EXPECT_EQ(s.sweeps[1].collective.step_bytes, 3u << 10);
+  EXPECT_EQ(s.sweeps[1].collective.root, 1);
+  EXPECT_EQ(s.sweeps[2].kind, SuiteSweep::Kind::Ep);
+  EXPECT_EQ(s.sweeps[2].ep.tokens, (std::vector<int>{16, 64}));
+  EXPECT_EQ(s.sweeps[2].ep.routings.size(), 2u);
+
+  const std::string full = std::string(COMMSWEEP_SUITES_DIR) + "/default.yaml";
+  const Suite d = read(file_text(full), full);
+  ASSERT_EQ(d.sweeps.size(), 2u);
+  EXPECT_EQ(d.sweeps[0].tests,
+            (std::vector<std::string>{"all_reduce", "all_gather", "reduce_scatter", "alltoall",
+                                      "broadcast", "reduce", "sendrecv"}));
+  EXPECT_EQ(d.sweeps[0].collective.min_bytes, 8u);
+  EXPECT_EQ(d.sweeps[0].collective.max_bytes, std::uint64_t{8} << 30);
+  EXPECT_EQ(d.sweeps[1].ep.tokens, (std::vector<int>{128, 256, 512, 1024, 2048, 4096}));
+  EXPECT_EQ(d.sweeps[1].ep.experts, std::vector<int>{256});
+}
+
+TEST(SuiteOptions, YamlAndJsonReadTheSame) {
+  const Suite y = read(
+      "- name: a\n  kind: collective\n  tests: all_reduce,broadcast\n  min_bytes: 1K\n"
+      "  max_bytes: 1M\n  dtypes: [half, bf16]\n  ops: [max]\n  iters: 3\n  warmup: 0\n"
+      "  blocking: true\n- name: b\n  kind: ep\n  tokens: 32\n  hidden: [128, 256]\n"
+      "  experts: 16\n  topk: 4\n  skew: 2\n");
+  const Suite j = read(
+      R"([{"name": "a", "kind": "collective", "tests": ["all_reduce", "broadcast"],
+           "min_bytes": "1K", "max_bytes": "1M", "dtypes": "half,bf16", "ops": "max",
+           "iters": 3, "warmup": 0, "blocking": 1},
+          {"name": "b", "kind": "ep", "tokens": [32], "hidden": "128,256", "experts": 16,
+           "topk": 4, "skew": 2.0}])",
+      "s.json");
+  ASSERT_EQ(y.sweeps.size(), 2u);
+  ASSERT_EQ(j.sweeps.size(), 2u);
+  EXPECT_EQ(y.sweeps[0].tests, j.sweeps[0].tests);
+  EXPECT_EQ(y.sweeps[0].collective.min_bytes, 1024u);
+  EXPECT_EQ(y.sweeps[0].collective.max_bytes, j.sweeps[0].collective.max_bytes);
+  EXPECT_EQ(y.sweeps[0].collective.types, j.sweeps[0].collective.types);
+  EXPECT_EQ(y.sweeps[0].collective.types.size(), 2u);
+  EXPECT_EQ(y.sweeps[0].collective.ops, j.sweeps[0].collective.ops);
+  EXPECT_EQ(y.sweeps[0].collective.iters, 3);
+  EXPECT_EQ(y.sweeps[0].collective.warmup, 0);
+  EXPECT_TRUE(y.sweeps[0].collective.blocking);
+  EXPECT_TRUE(j.sweeps[0].collective.blocking);
+  EXPECT_EQ(y.sweeps[1].ep.hidden, (std::vector<int>{128, 256}));
+  EXPECT_EQ(y.sweeps[1].ep.hidden, j.sweeps[1].ep.hidden);
+  EXPECT_EQ(y.sweeps[1].ep.skew, 2.0);
+  EXPECT_EQ(j.sweeps[1].ep.skew, 2.0);
+}
+
+TEST(SuiteOptions, SuiteWideFlagsReachEverySweep) {
+  const Suite s = read("- kind: collective\n- kind: ep\n  experts: 16\n", "s.yaml",
+                       options({"s.yaml", "-T", "42", "-c", "0"}));
+  EXPECT_EQ(s.sweeps[0].collective.timeout_s, 42);
+  EXPECT_EQ(s.sweeps[0].collective.check, 0);
+  EXPECT_EQ(s.sweeps[0].tests, std::vector<std::string>{"all_reduce"});  // the CLI's default
+  EXPECT_EQ(s.sweeps[0].name, "sweep 1");
+  EXPECT_EQ(s.sweeps[1].ep.timeout_s, 42);
+  EXPECT_FALSE(s.sweeps[1].ep.check);
+}
+
+TEST(SuiteOptions, AMappingWithSweepsAndADescription) {
+  const Suite s = read("description: x\nsweeps:\n  - kind: collective\n");
+  EXPECT_EQ(s.sweeps.size(), 1u);
+  EXPECT_TRUE(throws_usage([] { read("descriptionn: x\nsweeps:\n  - kind: ep\n"); },
+                           {"s.yaml:1:", "unknown key \"descriptionn\""}));
+  EXPECT_TRUE(throws_usage([] { read("description: x\n"); }, {"s.yaml", "list of sweeps"}));
+  EXPECT_TRUE(throws_usage([] { read("sweeps: []\n"); }, {"s.yaml:1:", "non-empty list"}));
+  EXPECT_TRUE(throws_usage([] { read("just text\n"); }, {"list of sweeps"}));
+}
+
+const char* const kTwoSweeps =
+    "- name: first\n"               // 1
+    "  kind: collective\n"          // 2
+    "  min_bytes: 8\n"              // 3
+    "- name: second\n"              // 4
+    "  kind: collective\n"          // 5
+    "  tests: [all_reduce]\n"       // 6
+    "  %s\n";                       // 7: the line under test
+
+Suite read_second(const std::string& line, const SuiteCliOptions& o = options({"s.yaml"})) {
+  std::string text = kTwoSweeps;
+  text.replace(text.find("%s"), 2, line);
+  return read(text, "s.yaml", o);
+}
+
+TEST(SuiteOptions, RefusalsNameTheFileLineSweepAndKey) {
+  EXPECT_TRUE(throws_usage([] { read_second("min_byte: 8"); },
+                           {"s.yaml:7: sweep 2 \"second\": key \"min_byte\": unknown key",
+                            "max_bytes"}));
+  EXPECT_TRUE(throws_usage([] { read_second("max_bytes: 12Q"); },
+                           {"s.yaml:7: sweep 2 \"second\": key \"max_bytes\"", "-e/--maxbytes", "12Q"}));
+  EXPECT_TRUE(throws_usage([] { read_second("dtypes: [float, bogus]"); },
+                           {"s.yaml:7:", "key \"dtypes\"", "-d/--datatype", "bogus"}));
+  EXPECT_TRUE(throws_usage([] { read_second("ops: [sum, nope]"); }, {"s.yaml:7:", "key \"ops\"", "nope"}));
+  EXPECT_TRUE(throws_usage([] { read_second("iters: 0"); }, {"s.yaml:7:", "key \"iters\"", "out of range"}));
+  EXPECT_TRUE(throws_usage([] { read_second("warmup: many"); }, {"s.yaml:7:", "key \"warmup\"", "whole number"}));
+  EXPECT_TRUE(throws_usage([] { read_second("min_bytes: [8, 16]"); }, {"s.yaml:7:", "key \"min_bytes\"", "not a list"}));
+  EXPECT_TRUE(throws_usage([] { read_second("min_bytes:"); }, {"s.yaml:7:", "key \"min_bytes\"", "no value"}));
+  EXPECT_TRUE(throws_usage([] { read_second("min_bytes: 1G"); },
+                           {"s.yaml:7:", "key \"min_bytes\"", "greater than -e/--maxbytes"}));
+  EXPECT_TRUE(throws_usage([] { read_second("step_factor: 1"); }, {"s.yaml:7:", "key \"step_factor\"", "-i/--stepbytes"}));
+  EXPECT_NO_THROW(read_second("timer: device"));  // auto may pick nccl
+  EXPECT_TRUE(throws_usage(
+      [] { read_second("timer: device", options({"s.yaml", "--backend", "mpi"})); },
+      {"s.yaml:7:", "key \"timer\"", "needs the nccl backend"}));
+  EXPECT_TRUE(throws_usage([] { read_second("name: first"); },
+                           {"s.yaml:7: duplicate key 'name' (first on line 4)"}));
+}
+
+TEST(SuiteOptions, TestsAreCheckedAsOnTheCommandLine) {
+  const auto with_tests = [](const std::string& tests) {
+    return read("- name: t\n  kind: collective\n  tests: " + tests + "\n");
+  };
+  EXPECT_TRUE(throws_usage([&] { with_tests("[all_reduce, all_gathr]"); },
+                           {"s.yaml:3: sweep 1 \"t\": key \"tests\"", "unknown test 'all_gathr'"}));
+  EXPECT_TRUE(throws_usage([&] { with_tests("[list]"); }, {"key \"tests\"", "'list' is not a test"}));
+  EXPECT_TRUE(throws_usage([&] { with_tests("['--help']"); }, {"key \"tests\"", "'--help' is not a test"}));
+  EXPECT_TRUE(throws_usage([&] { with_tests("[[all_reduce]]"); }, {"key \"tests\"", "single values"}));
+  EXPECT_EQ(with_tests("all").sweeps[0].tests.size(), 7u);
+}
+
+TEST(SuiteOptions, EntriesThemselves) {
+  EXPECT_TRUE(throws_usage([] { read("- name: a\n  kind: collective\n- kind: col\n"); },
+                           {"s.yaml:3: sweep 2: key \"kind\"", "\"col\" is not a kind"}));
+  EXPECT_TRUE(throws_usage([] { read("- name: a\n  kind: collective\n- name: b\n"); },
+                           {"s.yaml:3: sweep 2 \"b\"", "no key \"kind\""}));
+  EXPECT_TRUE(throws_usage([] { read("- name: a\n  kind: ep\n- name: a\n  kind: ep\n"); },
+                           {"s.yaml:3: sweep 2 \"a\"", "names must differ"}));
+  EXPECT_TRUE(throws_usage([] { read("- kind: ep\n- 5\n"); }, {"s.yaml:2: sweep 2", "not a mapping"}));
+  EXPECT_TRUE(throws_usage([] { read("- kind: ep\n  name: 5\n"); }, {"s.yaml:2: sweep 1", "key \"name\""}));
+  // A collective key in an EP sweep is unknown there, and the message lists the EP keys.
+  EXPECT_TRUE(throws_usage([] { read("- kind: ep\n  min_bytes: 8\n"); },
+                           {"s.yaml:2: sweep 1: key \"min_bytes\": unknown key", "tokens"}));
+}
+
+TEST(SuiteOptions, EpValuesAreCheckedAsOnTheCommandLine) {
+  EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  tokens: [16, x]\n"); },
+                           {"s.yaml:3: sweep 1 \"e\": key \"tokens\"", "--tokens", "'x'"}));
+  EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  experts: 8\n  topk: 9\n"); },
+                           {"s.yaml:4:", "key \"topk\"", "more than the experts"}));
+  EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  dtype: fp8\n  hidden: 100\n"); },
+                           {"sweep 1 \"e\"", "key \"hidden\"", "not a multiple of 128"}));
+  EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  routing: [randn, randn]\n"); },
+                           {"s.yaml:3:", "key \"routing\"", "given twice"}));
+  EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  topk_groups: -1\n"); },
+                           {"s.yaml:3:", "key \"topk_groups\"", "--topk-groups"}));
+}
+
+TEST(SuiteOptions, RoutingFileIsRelativeToTheSuite) {
+  const auto dir = std::filesystem::temp_directory_path() / ("suite_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "routes.txt") << "# empty\n"; }
+  const std::string path = (dir / "s.yaml").string();
+  const Suite s = read("- kind: ep\n  routing: file\n  routing_file: routes.txt\n  experts: 8\n", path);
+  EXPECT_EQ(s.sweeps[0].ep.routing_file, (dir / "routes.txt").string());
+  EXPECT_TRUE(throws_usage(
+      [&] { read("- kind: ep\n  routing: file\n  routing_file: absent.txt\n  experts: 8\n", path); },
+      {":3: sweep 1: key \"routing_file\"", "absent.txt"}));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SuiteOptions, SyntaxErrorsNameTheFileAndLine) {
+  EXPECT_TRUE(throws_usage([] { read("- kind: ep\n  tokens: *many\n"); }, {"s.yaml:2: aliases"}));
+  EXPECT_TRUE(throws_usage([] { read("[{\"kind\": \"ep\"},\n {\"kind\": ep}]", "s.json"); },
+                           {"s.json:2: not valid JSON"}));
+  // JSON keeps no lines for values: the sweep and key are named without one.
+  EXPECT_TRUE(throws_usage([] { read(R"([{"kind": "ep", "tokenz": 5}])", "s.json"); },
+                           {"s.json: sweep 1: key \"tokenz\": unknown key"}));
+}
+
+// The message of the flag itself is inside the suite's: one validation, not two.
+TEST(SuiteOptions, SameMessageAsTheCommandLine) {
+  std::string cli_message;
+  try {
+    const char* argv[] = {"commsweep", "-e", "12Q"};
+    parse_options(3, argv);
+  } catch (const Error& e) {
+    cli_message = e.what();
+  }
+  ASSERT_FALSE(cli_message.empty());
+  EXPECT_TRUE(throws_usage([] { read_second("max_bytes: 12Q"); }, {cli_message}));
+}
+
+}  // namespace
+}  // namespace commsweep
+
+namespace commsweep {
+namespace {
+
+TEST(SuiteOptions, HelpTeachesWithAnExample) {
+  const std::string help = suite_help_text();
+  for (const char* word : {"Usage: mpirun -np N commsweep suite FILE", "--backend", "--timeout",
+                           "--check", "--json", "min_bytes", "tokens", "routing_file",
+                           "kind: collective", "kind: ep", "suites/ci.yaml", "anchors",
+                           "Exit codes"}) {
+    EXPECT_NE(help.find(word), std::string::npos) << word;
+  }
+}
+
+}  // namespace
+}  // namespace commsweep
