@@ -5,13 +5,13 @@
              process gets SIGKILL (as the OOM killer or a node failure would). The job must
              end, nonzero, within the bound; mpiexec names the rank and the signal; no results
              file is left half-written (none at all, or a complete one) and no temporary file.
-  alloc:     --fault alloc:1 (a test hook: rank 1's buffer allocation throws): exit code 6,
+  alloc:     --fault alloc:1 (a test hook: rank 1's buffer allocation throws): exit code 7,
              one message (rank 0's) naming rank 1 and its host, no results file.
   oom:       -e 1T on every rank, more than any CI host has: the mpi backend refuses the
-             buffer before Linux overcommits it (no OOM killer): exit code 6, the message names
+             buffer before Linux overcommits it (no OOM killer): exit code 7, the message names
              every rank and points at -e/--maxbytes, no results file.
   oom-ulimit: the ranks under `ulimit -v` (address space 4 GiB), -e 3G: the allocation itself
-             fails (std::bad_alloc) or the pre-check refuses it; either way exit code 6, the
+             fails (std::bad_alloc) or the pre-check refuses it; either way exit code 7, the
              ranks named, no results file. Skipped for a binary built with AddressSanitizer
              (its shadow memory needs terabytes of address space).
 
@@ -141,8 +141,8 @@ def check_out_of_memory(opts, np, args, ranks, wrapper=()):
     proc, out_f, err_f = start(cmd, opts.workdir)
     problems = []
     rc, out, err = finish(proc, (out_f, err_f), opts.workdir, started, problems)
-    if rc != 6:
-        problems.append("exit code %s, expected 6 (out of memory)" % rc)
+    if rc != 7:
+        problems.append("exit code %s, expected 7 (out of memory)" % rc)
     messages = [l for l in err.splitlines() if l.startswith("commsweep:")]
     if len(messages) != 1 or "out of memory" not in messages[0]:
         problems.append("expected one 'commsweep: out of memory' message, got %s" % messages)

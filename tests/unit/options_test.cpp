@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "runtime/error.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep {
@@ -249,3 +250,19 @@ TEST(Options, TimerRefusals) {
 
 }  // namespace
 }  // namespace commsweep
+
+namespace {
+
+// The exit codes are an interface (scripts, Kubernetes, the README table): each means one thing.
+TEST(ExitCodes, DistinctAndAsDocumented) {
+  namespace x = commsweep::exit_code;
+  const int codes[] = {x::kOk, x::kWrongResults, x::kUsage, x::kRuntime, x::kTimeout,
+                       x::kInterrupted, x::kPreflightFailed, x::kOutOfMemory};
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(codes[i], i);
+  EXPECT_EQ(commsweep::Error(commsweep::ErrorKind::OutOfMemory, "x").exit_code(), 7);
+  const std::string help = commsweep::help_text();
+  EXPECT_NE(help.find("6 preflight failed"), std::string::npos);
+  EXPECT_NE(help.find("7 out of memory"), std::string::npos);
+}
+
+}  // namespace
