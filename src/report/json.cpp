@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/text_file.hpp"
+
 namespace commsweep::report {
 namespace {
 
@@ -255,10 +257,14 @@ std::string cannot_write_reason(const std::string& path) {
 }
 
 json read_json_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + what + path);
+  std::string text;
   try {
-    return json::parse(in);
+    text = read_bounded_file(path, kMaxJsonFileBytes);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("cannot read " + what + e.what());
+  }
+  try {
+    return json::parse(text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
     throw std::runtime_error(path + ": not valid JSON: " + e.what());
   }

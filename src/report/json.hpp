@@ -2,6 +2,7 @@
 // N/A as null. Written atomically: a temporary file in the same folder, then rename.
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -17,7 +18,10 @@ Results results_from_json(const nlohmann::json& doc);
 // Writes text to path atomically; throws std::runtime_error naming the path on failure and
 // leaves any earlier file at path untouched.
 void write_file_atomically(const std::string& path, const std::string& text);
-// Reads and parses a JSON file; throws std::runtime_error "cannot read <what>PATH" or
+// The largest results or baseline file read: a long -N soak writes tens of megabytes; a bound
+// keeps /dev/zero or a wrong file from growing a string until the process is killed.
+constexpr std::size_t kMaxJsonFileBytes = std::size_t{256} << 20;
+// Reads and parses a JSON file; throws std::runtime_error "cannot read <what>PATH: why" or
 // "PATH: not valid JSON: ..." (a number too large for a double included).
 nlohmann::json read_json_file(const std::string& path, const std::string& what = "");
 Results read_results_file(const std::string& path);
