@@ -417,3 +417,28 @@ TEST(JsonEp, MalformedEpRowsAreRefused) {
 
 }  // namespace
 }  // namespace commsweep::report
+
+namespace commsweep::report {
+namespace {
+
+// A corrupt figure must not read as a plausible one: nlohmann would turn -5 into 2^64 - 5.
+TEST(JsonRefused, NegativeCountsAndTimesNameTheRowAndField) {
+  json doc = to_json(sample());
+  doc["rows"][1]["size_bytes"] = -5;
+  EXPECT_TRUE(refused(doc, {"rows[1]", "\"size_bytes\" is -5", "whole number >= 0"}));
+
+  doc = to_json(sample());
+  doc["rows"][0]["out_of_place"]["time_us"] = -1.5;
+  EXPECT_TRUE(refused(doc, {"rows[0]", "\"time_us\" is -1.5"}));
+
+  doc = to_json(sample());
+  doc["rows"][0]["in_place"]["wrong"] = 2.5;
+  EXPECT_TRUE(refused(doc, {"rows[0]", "\"wrong\" is 2.5"}));
+
+  doc = to_json(sample());
+  doc["summary"]["wrong_total"] = -1;
+  EXPECT_TRUE(refused(doc, {"\"wrong_total\" is -1"}));
+}
+
+}  // namespace
+}  // namespace commsweep::report
