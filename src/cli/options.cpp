@@ -43,7 +43,7 @@ po::options_description commsweep_flags() {
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
       ("no-preflight", "skip the brief fabric preflight before the sweep (commsweep preflight)")
       ("seed", po::value<std::string>(), "seed of the data pattern")
-      ("fault", po::value<std::string>(), "testing only: wrong-element:RANK, never-join:RANK, hang:RANK or alloc:RANK")
+      ("fault", po::value<std::string>(), "testing only: wrong-element:RANK, never-join:RANK, hang:RANK, alloc:RANK or async-error:RANK")
       ("shape", po::value<std::string>(), "the node shape (e.g. BM.GPU.H100.8; else COMMSWEEP_SHAPE or the node's instance-type label): NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node")
       ("force", "run with a topology file that does not match the node")
       ("help,h", "show this help")
@@ -109,9 +109,11 @@ Fault parse_fault(const std::string& text) {
     f.kind = Fault::Kind::Hang;
   } else if (kind == "alloc") {
     f.kind = Fault::Kind::Alloc;
+  } else if (kind == "async-error") {
+    f.kind = Fault::Kind::AsyncError;
   } else {
     throw_usage("--fault: unknown fault '" + kind +
-                "' (wrong-element:RANK, never-join:RANK, hang:RANK or alloc:RANK)");
+                "' (wrong-element:RANK, never-join:RANK, hang:RANK, alloc:RANK or async-error:RANK)");
   }
   if (colon == std::string::npos) throw_usage("--fault: give the rank, e.g. " + kind + ":1");
   try {

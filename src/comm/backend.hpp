@@ -70,6 +70,11 @@ class Backend {
   // seen by its proxy thread), empty while there is none. Called from the watchdog thread
   // while the main thread may be blocked in a call, so it must be safe from another thread.
   virtual std::string asynchronous_error() { return {}; }
+  // Fault injection for the tests (--fault async-error:R): this rank's transport fails so that
+  // an asynchronous error is seen: on nccl the communicator is aborted under the peers (their
+  // NCCL calls fail, where a transport notices: sockets do, NVLink polling does not); on mpi
+  // asynchronous_error() reports it from then on (MPI has no communicator to break in place).
+  virtual void inject_asynchronous_error() = 0;
 };
 
 std::string_view name_of(Collective c);

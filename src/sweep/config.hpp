@@ -15,7 +15,7 @@ enum class Average { Rank0 = 0, Mean = 1, Min = 2, Max = 3 };
 // WrongElement flips one output element; NeverJoin stays away from the arrival barrier; Hang
 // arrives, then stops inside the timed iterations; Alloc makes the buffer allocation fail.
 struct Fault {
-  enum class Kind { None, WrongElement, NeverJoin, Hang, Alloc };
+  enum class Kind { None, WrongElement, NeverJoin, Hang, Alloc, AsyncError };
   Kind kind = Kind::None;
   int rank = 0;
 };

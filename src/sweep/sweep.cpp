@@ -69,6 +69,15 @@ void Sweep::inject_hang(const Phase& phase) {
   while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
+void Sweep::inject_async_error(const Phase& phase) {
+  std::fprintf(stderr, "commsweep: rank %d: fault injection: breaking the transport in %s\n",
+               world_.rank(), phase.label.c_str());
+  std::fflush(stderr);
+  backend_.inject_asynchronous_error();
+  // Stays, as a rank whose network failed would: the job must end through an error report.
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,
                              const std::string& what) {
   const int rank = world_.rank();
@@ -164,6 +173,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     backend_.synchronize(p);
     world_.barrier(p);
     if (config_.fault.kind == Fault::Kind::Hang && config_.fault.rank == rank) inject_hang(p);
+    if (config_.fault.kind == Fault::Kind::AsyncError && config_.fault.rank == rank) inject_async_error(p);
     my_time_us = backend_.run(args,
                               TimingOptions{config_.iters, config_.blocking,
                                             config_.graph_launches, config_.device_timer},

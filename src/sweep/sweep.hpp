@@ -49,6 +49,7 @@ class Sweep {
                          RedOp op, bool in_place);
   void inject_never_join(const Phase& phase);
   [[noreturn]] void inject_hang(const Phase& phase);
+  [[noreturn]] void inject_async_error(const Phase& phase);  // --fault async-error
   // Both buffers for the largest size, on every rank or on none: a rank whose allocation
   // fails says so, every rank learns it, and all throw an OutOfMemory Error naming the ranks
   // (no rank is left waiting in a collective for one that gave up).

@@ -14,6 +14,10 @@
              fails (std::bad_alloc) or the pre-check refuses it; either way exit code 7, the
              ranks named, no results file. Skipped for a binary built with AddressSanitizer
              (its shadow memory needs terabytes of address space).
+  async-error: --fault async-error:1 (a test hook: rank 1's backend reports an asynchronous
+             error, as NCCL's would after a network failure, and the rank stays blocked): the
+             watchdog's polling ends the job with exit code 3 within the bound, naming rank 1
+             and the error; no results file.
 
     fault_check.py MODE --commsweep BIN --mpiexec MPIEXEC --workdir DIR
 """
@@ -178,7 +182,27 @@ def check_oom_ulimit(opts):
                                [0, 1], wrapper)
 
 
-CHECKS = {"kill-rank": check_kill_rank, "alloc": check_alloc, "oom": check_oom,
+def check_async_error(opts):
+    results = os.path.join(opts.workdir, "results.json")
+    if os.path.exists(results):
+        os.remove(results)
+    cmd = launcher(opts.mpiexec, 3) + [opts.commsweep, "all_reduce", "-e", "64K", "-T", "20",
+                                        "--fault", "async-error:1", "--json", results] + QUICK
+    started = time.monotonic()
+    proc, out_f, err_f = start(cmd, opts.workdir)
+    problems = []
+    rc, out, err = finish(proc, (out_f, err_f), opts.workdir, started, problems)
+    if rc != 3:
+        problems.append("exit code %s, expected 3 (a call failed)" % rc)
+    if time.monotonic() - started > 15:
+        problems.append("took %.0f s: the watchdog polls every 0.2 s, -T is 20 s" % (time.monotonic() - started))
+    if not re.search(r"rank 1 \(.*watchdog: asynchronous error", err):
+        problems.append("stderr does not name rank 1's asynchronous error")
+    check_no_partial_results(results, problems)
+    return problems, out, err
+
+
+CHECKS = {"async-error": check_async_error, "kill-rank": check_kill_rank, "alloc": check_alloc, "oom": check_oom,
           "oom-ulimit": check_oom_ulimit}
 
 

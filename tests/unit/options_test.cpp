@@ -149,6 +149,7 @@ TEST(Options, FaultInjection) {
   EXPECT_TRUE(throws_usage([] { parse({"--fault", "never-join:x"}); }, {"--fault", "'x'"}));
   EXPECT_EQ(parse({"--fault", "hang:2"}).sweep.fault.kind, Fault::Kind::Hang);
   EXPECT_EQ(parse({"--fault", "alloc:1"}).sweep.fault.kind, Fault::Kind::Alloc);
+  EXPECT_EQ(parse({"--fault", "async-error:2"}).sweep.fault.kind, Fault::Kind::AsyncError);
   EXPECT_EQ(parse({"--fault", "alloc:1"}).sweep.fault.rank, 1);
   EXPECT_TRUE(throws_usage([] { parse({"--fault", "hang"}); }, {"--fault", "hang:1"}));
   EXPECT_TRUE(throws_usage([] { parse({"--fault", "alloc:99999999999999"}); },

@@ -92,6 +92,10 @@ MpiBackend::~MpiBackend() {
 
 std::string MpiBackend::unsupported(DataType, RedOp) const { return {}; }
 
+std::string MpiBackend::asynchronous_error() {
+  return injected_failure_ ? "asynchronous error injected by --fault async-error (mpi backend)" : "";
+}
+
 std::unique_ptr<Buffer> MpiBackend::allocate(std::size_t bytes) {
   // Linux overcommits: a buffer larger than the memory left is granted and then zero-filled,
   // and the OOM killer ends a rank (SIGKILL, no message). Refused here instead, with the
