@@ -24,11 +24,17 @@ readonly FUZZ_RSS_LIMIT_MB=2048
 
 build_fuzz_targets() {
   command -v clang++ >/dev/null || die "clang++ not found: scripts/install-deps.sh installs clang"
-  say "building the fuzz targets (clang, -fsanitize=fuzzer,address,undefined) into $FUZZ_BUILD"
   mkdir -p "$FUZZ_BUILD"
-  CC=clang CXX=clang++ cmake -S "$COMMSWEEP_REPO" -B "$FUZZ_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCOMMSWEEP_CUDA=OFF -DCOMMSWEEP_TESTS=OFF -DCOMMSWEEP_FUZZ=ON >"$FUZZ_BUILD/configure.log" 2>&1 ||
-    { cat "$FUZZ_BUILD/configure.log" >&2; die "configuring $FUZZ_BUILD failed"; }
+  # A build folder configured for fuzzing already (scripts/sanitize.sh's, in CI) is reused as
+  # it is: its library carries the same instrumentation.
+  if grep -qx "COMMSWEEP_FUZZ:BOOL=ON" "$FUZZ_BUILD/CMakeCache.txt" 2>/dev/null; then
+    say "building the fuzz targets in $FUZZ_BUILD (configured for fuzzing already)"
+  else
+    say "building the fuzz targets (clang, -fsanitize=fuzzer,address,undefined) into $FUZZ_BUILD"
+    CC=clang CXX=clang++ cmake -S "$COMMSWEEP_REPO" -B "$FUZZ_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCOMMSWEEP_CUDA=OFF -DCOMMSWEEP_TESTS=OFF -DCOMMSWEEP_FUZZ=ON >"$FUZZ_BUILD/configure.log" 2>&1 ||
+      { cat "$FUZZ_BUILD/configure.log" >&2; die "configuring $FUZZ_BUILD failed"; }
+  fi
   cmake --build "$FUZZ_BUILD" -j "${COMMSWEEP_JOBS:-$(nproc)}" --target fuzz_targets
 }
 

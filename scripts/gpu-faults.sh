@@ -173,6 +173,12 @@ row() {
   [[ "$verdict" == PASS* ]] || FAILED=$((FAILED + 1))
 }
 
+# A case's folder, emptied: a results file of an earlier run must not pass for this one's.
+fresh_dir() {
+  rm -rf -- "$1"
+  mkdir -p -- "$1"
+}
+
 # Starts a case in the background under `timeout`; sets JOB (timeout's pid) and JOB_START.
 start_case() {
   local name=$1 bound=$2
@@ -201,7 +207,7 @@ plain_case() {
   local name=$1 bound=$2 want_rc=$3 want_text=$4
   shift 4
   local dir="$LOGS/$name"
-  mkdir -p "$dir"
+  fresh_dir "$dir"
   start_case "$name" "$bound" "$@"
   local rc seconds saw state verdict="PASS"
   finish_case
@@ -218,7 +224,7 @@ plain_case() {
 
 case_kill_rank() {
   local dir="$LOGS/kill-rank"
-  mkdir -p "$dir"
+  fresh_dir "$dir"
   local -a cmd
   mapfile -t cmd < <(mpirun_base)
   cmd+=(-np "$NP" "$BIN" all_reduce -b 8 -e 256M -N 0 -T 30 --json "$dir/$RESULTS_NAME" "${SWEEP_ARGS[@]}")
@@ -278,7 +284,7 @@ case_oom() {
 sigterm_case() {
   local name=$1 target=$2 want_rc=$3
   local dir="$LOGS/$name"
-  mkdir -p "$dir"
+  fresh_dir "$dir"
   local -a cmd
   mapfile -t cmd < <(mpirun_base)
   # The master entrypoint's setting (COMMSWEEP_SIGKILL_TIMEOUT_S): the ranks get this long
