@@ -309,7 +309,7 @@ json read_json_file(const std::string& path, const std::string& what) {
   try {
     text = read_bounded_file(path, kMaxJsonFileBytes);
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error("cannot read " + what + e.what());
+    throw std::runtime_error(what + e.what());  // "baseline PATH: cannot read: why"
   }
   try {
     return json::parse(text);

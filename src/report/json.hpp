@@ -21,7 +21,8 @@ void write_file_atomically(const std::string& path, const std::string& text);
 // The largest results or baseline file read: a long -N soak writes tens of megabytes; a bound
 // keeps /dev/zero or a wrong file from growing a string until the process is killed.
 constexpr std::size_t kMaxJsonFileBytes = std::size_t{256} << 20;
-// Reads and parses a JSON file; throws std::runtime_error "cannot read <what>PATH: why" or
+// Reads and parses a JSON file; throws std::runtime_error "<what>PATH: cannot read: why" (or
+// "is a directory", "larger than"), or
 // "PATH: not valid JSON: ..." (a number too large for a double included).
 nlohmann::json read_json_file(const std::string& path, const std::string& what = "");
 Results read_results_file(const std::string& path);
