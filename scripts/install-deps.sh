@@ -21,6 +21,8 @@ readonly PACKAGES=(
   # (tests/manifests: YAML, the Volcano CRD schemas, the shell scripts' lint).
   openssh-server openssh-client iproute2
   python3-yaml python3-jsonschema shellcheck
+  # scripts/fuzz.sh: clang and its runtime libraries (libFuzzer, the sanitizers).
+  clang libclang-rt-dev
 )
 
 # Headless Chromium renders the HTML regression report in a test (tests/regress). Debian's

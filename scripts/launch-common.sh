@@ -14,6 +14,9 @@ readonly EXIT_CALL_FAILED=3  # ssh to a worker failed
 readonly EXIT_TIMEOUT=4      # the workers did not come up within the deadline
 readonly EXIT_INTERRUPTED=5  # SIGTERM (Kubernetes at activeDeadlineSeconds)
 
+# 1 MiB: ~40,000 pod FQDNs, far more nodes than one job has.
+readonly HOSTFILE_MAX_BYTES=1048576
+
 say() { echo "${LAUNCH_NAME:-commsweep}: $*" >&2; }
 die() {
   local code=$1
@@ -56,6 +59,14 @@ read_hostfile() {
   if ! [ -f "$file" ] || ! [ -r "$file" ]; then
     die "$EXIT_USAGE" "hostfile $file is not a readable file"
   fi
+  # bash drops NUL bytes silently ("node1<NUL>node2" would read as the host node1node2), and a
+  # runaway file would keep the loop below busy: a hostfile is short text.
+  local bytes
+  bytes=$(wc -c <"$file")
+  [ "$bytes" -le "$HOSTFILE_MAX_BYTES" ] ||
+    die "$EXIT_USAGE" "hostfile $file is $bytes bytes, more than a hostfile ($HOSTFILE_MAX_BYTES)"
+  [ "$(tr -d '\000' <"$file" | wc -c)" -eq "$bytes" ] ||
+    die "$EXIT_USAGE" "hostfile $file holds NUL bytes: not a text file"
   local line n=0 host
   local -A seen=()
   local -a hosts=()
@@ -67,14 +78,15 @@ read_hostfile() {
     read -r -a words <<<"$line" || true
     [ "${#words[@]}" -gt 0 ] || continue
     host=${words[0]}
+    # RFC 1123 host names (pod FQDNs) or IPv4 addresses: no spaces, quotes or shell characters.
+    # Checked before the options, so that "node2;touch x" is named as the bad host it is.
+    [[ "$host" =~ ^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$ ]] ||
+      die "$EXIT_USAGE" "hostfile $file line $n: '$host' is not a host name"
     local word
     for word in "${words[@]:1}"; do
       [[ "$word" =~ ^[a-z_]+=[0-9]+$ ]] ||
         die "$EXIT_USAGE" "hostfile $file line $n: '$word' after $host is no Open MPI option (slots=N)"
     done
-    # RFC 1123 host names (pod FQDNs) or IPv4 addresses: no spaces, quotes or shell characters.
-    [[ "$host" =~ ^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$ ]] ||
-      die "$EXIT_USAGE" "hostfile $file line $n: '$host' is not a host name"
     [ -z "${seen[$host]:-}" ] ||
       die "$EXIT_USAGE" "hostfile $file line $n: $host is listed twice (first on line ${seen[$host]})"
     seen[$host]=$n

@@ -87,6 +87,7 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
 int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext& context) {
   check_ep_config(world, o.config);  // before anything runs or is printed
   if (o.fabric.preflight) run_brief_preflight(world, envp, o.config.timeout_s);
+  require_writable_results(world, o.json_path, o.config.timeout_s);
   Watchdog watchdog(world);
   RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context,
                            TopologyRequest{o.shape, o.force_topology}, o.fabric);

@@ -258,7 +258,7 @@ Suite read_suite(const std::string& path) {
   Suite s{path, json()};
   try {
     s.doc = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
     throw_usage("--suite " + path + ": not valid JSON: " + e.what());
   }
   std::string keys;

@@ -182,11 +182,15 @@ int run_env_command(int argc, char** argv, char** envp) {
   try {
     const bool given = vm.count("annotations") > 0;
     const std::string path = given ? vm["annotations"].as<std::string>() : root.path("/etc/podinfo/annotations");
-    const auto text = read_text_file(path);
-    if (!text && given) throw_usage("env: --annotations " + path + " cannot be read");
+    std::optional<std::string> text;
+    try {
+      text = given ? read_bounded_file(path) : read_text_file(path);  // absent by default: fine
+    } catch (const std::runtime_error& e) {
+      throw_usage(std::string("--annotations ") + e.what());
+    }
     pcis = fabric::pod_pci_addresses(envp, text, &default_iface);
   } catch (const fabric::PodDeviceError& e) {
-    throw_usage(std::string("env: ") + e.what());
+    throw_usage(e.what());
   }
   const auto pod = pcis.empty() ? fabric::all_ports(inventory) : fabric::map_to_rdma(pcis, inventory);
   if (default_iface.empty()) default_iface = fabric::default_route_interface(root);
@@ -222,7 +226,8 @@ std::string transport_help_text() {
          "GPUDirect RDMA on or off (and DMA-BUF), the channels, and the transport to each peer\n"
          "(P2P = NVLink or PCIe peer-to-peer, SHM, NET/IB, NET/Socket).\n\n"
       << transport_flags()
-      << "\nExit codes: 0 every rank meets the requirements, 2 bad flags or an unreadable log,\n"
+      << "\nExit codes: 0 every rank meets the requirements, 2 bad flags, an unreadable log or logs\n"
+         "without an NCCL INFO line naming a rank (NCCL_DEBUG=INFO was not set),\n"
          "6 a rank used another transport or no GPUDirect RDMA (each reason on stderr).\n";
   return out.str();
 }
@@ -239,15 +244,27 @@ int run_transport_command(int argc, char** argv, char** /*envp*/) {
   try {
     required = fabric::parse_required_transport(vm["require-transport"].as<std::string>());
   } catch (const std::invalid_argument& e) {
-    throw_usage(std::string("transport: --require-transport: ") + e.what());
+    throw_usage(std::string("--require-transport: ") + e.what());
   }
-  if (!vm.count("log")) throw_usage("transport: no log file given (commsweep transport --help)");
+  if (!vm.count("log")) throw_usage("no log file given (commsweep transport --help)");
   std::vector<fabric::RankTransport> ranks;
-  for (const auto& path : vm["log"].as<std::vector<std::string>>()) {
-    std::ifstream in(path);
-    if (!in) throw_usage("transport: cannot read log file " + path);
+  const auto logs = vm["log"].as<std::vector<std::string>>();
+  for (const auto& path : logs) {
+    std::istringstream in;
+    try {
+      in.str(read_bounded_file(path));
+    } catch (const std::runtime_error& e) {
+      throw_usage(std::string("log file ") + e.what());
+    }
     auto some = fabric::parse_nccl_log(in);
     ranks.insert(ranks.end(), some.begin(), some.end());
+  }
+  // Not an NCCL log at all (a wrong file, NCCL_DEBUG unset): bad input, not an empty verdict.
+  if (ranks.empty()) {
+    std::string names;
+    for (const auto& path : logs) names += (names.empty() ? "" : ", ") + path;
+    throw_usage("no NCCL INFO line naming a rank in " + names +
+                ": was NCCL_DEBUG=INFO set for the run?");
   }
   ranks = fabric::merge_ranks(std::move(ranks));
   std::cout << fabric::render_transport(ranks);

@@ -2,6 +2,7 @@
 // becomes a message naming the rank, host and device, and an exit code.
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -34,13 +35,21 @@ int guarded(commsweep::World& world, commsweep::RankContext& context, Command co
   try {
     return command();
   } catch (const Error& e) {
-    if (e.kind() == ErrorKind::Usage) {
-      // Every rank reaches the same verdict on the same arguments: end normally.
-      if (world.rank() == 0) std::fprintf(stderr, "commsweep: %s\n", e.what());
-      return exit_code::kUsage;
+    if (e.kind() == ErrorKind::Usage || e.kind() == ErrorKind::OutOfMemory) {
+      // Every rank reaches the same verdict (the same arguments; an allocation failure is
+      // agreed over MPI by the sweep): end normally, rank 0 says why.
+      if (world.rank() == 0) {
+        std::fprintf(stderr, "commsweep: %s%s\n",
+                     e.kind() == ErrorKind::OutOfMemory ? "out of memory: " : "", e.what());
+      }
+      return e.exit_code();
     }
     report_error(world, context, e);
     world.abort(e.exit_code());
+  } catch (const std::bad_alloc& e) {
+    // An allocation outside the agreed buffer allocation: this rank alone knows; end the job.
+    report_error(world, context, Error(ErrorKind::OutOfMemory, e.what()));
+    world.abort(exit_code::kOutOfMemory);
   } catch (const std::exception& e) {
     report_error(world, context, Error(ErrorKind::Runtime, e.what()));
     world.abort(exit_code::kRuntime);

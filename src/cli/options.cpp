@@ -42,7 +42,7 @@ po::options_description commsweep_flags() {
       ("timer", po::value<std::string>()->default_value("host"), "host: a clock around issue and completion after a barrier, as nccl-tests; device: CUDA events on the stream (nccl), without launch and synchronisation latency")
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
       ("seed", po::value<std::string>(), "seed of the data pattern")
-      ("fault", po::value<std::string>(), "testing only: wrong-element:RANK or never-join:RANK")
+      ("fault", po::value<std::string>(), "testing only: wrong-element:RANK, never-join:RANK, hang:RANK, alloc:RANK or async-error:RANK")
       ("shape", po::value<std::string>(), "the node shape (e.g. BM.GPU.H100.8; else COMMSWEEP_SHAPE or the node's instance-type label): NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node")
       ("force", "run with a topology file that does not match the node")
       ("help,h", "show this help")
@@ -104,8 +104,15 @@ Fault parse_fault(const std::string& text) {
     f.kind = Fault::Kind::WrongElement;
   } else if (kind == "never-join") {
     f.kind = Fault::Kind::NeverJoin;
+  } else if (kind == "hang") {
+    f.kind = Fault::Kind::Hang;
+  } else if (kind == "alloc") {
+    f.kind = Fault::Kind::Alloc;
+  } else if (kind == "async-error") {
+    f.kind = Fault::Kind::AsyncError;
   } else {
-    throw_usage("--fault: unknown fault '" + kind + "' (wrong-element:RANK or never-join:RANK)");
+    throw_usage("--fault: unknown fault '" + kind +
+                "' (wrong-element:RANK, never-join:RANK, hang:RANK, alloc:RANK or async-error:RANK)");
   }
   if (colon == std::string::npos) throw_usage("--fault: give the rank, e.g. " + kind + ":1");
   try {
@@ -154,6 +161,11 @@ SweepConfig parse_sweep(const po::variables_map& vm) {
     throw_usage("-f/--stepfactor 1 makes a linear sweep: give its step with -i/--stepbytes");
   }
   if (vm.count("stepbytes") && vm["stepfactor"].defaulted()) c.step_factor = 1;
+  if (const std::uint64_t n = size_count(c); n > kMaxSizes) {
+    throw_usage("-i/--stepbytes: " + vm["stepbytes"].as<std::string>() + " steps from -b to -e make " +
+                std::to_string(n) + " sizes (at most " + std::to_string(kMaxSizes) +
+                "); give a larger step");
+  }
   c.iters = static_cast<int>(parse_integer(vm, "iters", "-n/--iters", 1, 1 << 24));
   c.warmup = static_cast<int>(parse_integer(vm, "warmup_iters", "-w/--warmup_iters", 0, 1 << 24));
   c.check = static_cast<int>(parse_integer(vm, "check", "-c/--check", 0, 1000));
@@ -278,7 +290,9 @@ std::string help_text() {
          "started with different arguments are refused at start (exit code 2).\n"
          "6 preflight failed: `commsweep preflight` or `commsweep transport` found a FAIL, or\n"
          "NCCL did not use the --require-transport / --require-gdr transport (the run stops\n"
-         "after set-up, before measuring, and says which rank used what).\n\n"
+         "after set-up, before measuring, and says which rank used what).\n"
+         "7 out of memory: a rank could not allocate the buffers of the largest size (-e); the\n"
+         "run stops on every rank, naming the ranks, and no results file is written.\n\n"
          "Fabric: with the nccl backend, NCCL's own INFO lines are captured at set-up (a private\n"
          "NCCL_DEBUG_FILE, unless NCCL_DEBUG or NCCL_DEBUG_FILE are set: then yours are read, or\n"
          "nothing) and a transport report is printed before the tables: network (IB or Socket),\n"

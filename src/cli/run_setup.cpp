@@ -52,6 +52,16 @@ std::string device_line(const report::GpuInfo& g, int pid) {
 
 }  // namespace
 
+void require_writable_results(World& world, const std::string& path, double timeout_s) {
+  if (path.empty()) return;
+  // Rank 0 writes the results, so its file system is the one that counts; all ranks agree.
+  const std::string why = world.rank() == 0 ? report::cannot_write_reason(path) : "";
+  const Phase phase{"checking --json", Deadline::after(timeout_s)};
+  if (world.sum(why.empty() ? 0 : 1, phase) > 0) {
+    throw_usage("--json " + path + ": cannot write the results there: " + why);
+  }
+}
+
 void write_results(const std::string& path, const report::Results& results) {
   if (path.empty()) return;
   try {
@@ -133,6 +143,8 @@ RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, doubl
     const auto guard = watchdog.watch(Phase{"backend set-up", Deadline::after(timeout_s)});
     run.backend = make_backend(world, choice, timeout_s);
   }
+  run.health_check = watchdog.check_health(
+      [backend = run.backend.backend.get()] { return backend->asynchronous_error(); });
   context.device = run.backend.gpu.device;
   TransportOutcome verdict = transport.verify(world, *run.backend.backend, watchdog, timeout_s, run.backend.note);
   run.fabric_lines.insert(run.fabric_lines.end(), verdict.lines.begin(), verdict.lines.end());

@@ -27,6 +27,9 @@ struct RunSetup {
   std::vector<std::string> fabric_lines;
   std::optional<report::TransportReport> transport;  // rank 0, nccl backend: for the results
   bool transport_failed = false;  // every rank: --require-transport / --require-gdr not met
+  // The watchdog polls the backend's asynchronous errors; declared after the backend so that
+  // the polling stops before the backend goes.
+  Watchdog::HealthCheck health_check;
 };
 
 // With a known shape, the topology file is checked and NCCL_TOPO_FILE set before NCCL starts
@@ -45,6 +48,10 @@ void print_preamble(const World& world, const RunSetup& run);
 // message naming the ranks whose arguments differ from rank 0's. Runs before anything else, so
 // that ranks cannot take different paths and hang: a hash of the arguments is compared.
 std::string argument_mismatch(World& world, const std::vector<std::string>& arguments);
+
+// --json given a path rank 0 cannot write (no such folder, a directory, no permission): a usage
+// Error on every rank, before anything is measured. Nothing when path is empty.
+void require_writable_results(World& world, const std::string& path, double timeout_s);
 
 // --json: writes the results atomically (rank 0) and says so; nothing when path is empty.
 void write_results(const std::string& path, const report::Results& results);

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <cctype>
 #include <optional>
 
 #include "runtime/error.hpp"
@@ -17,8 +18,25 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v != nullptr && *v != '\0' ? v : fallback;
 }
 
+// A shape names a file (<mount>/<shape>.xml, <descriptions>/<shape>.json): it must be a name
+// as a Kubernetes label value is (what the instance-type label holds), never a path such as
+// "../../tmp/x", which would point NCCL_TOPO_FILE anywhere.
+bool valid_shape_name(const std::string& shape) {
+  if (shape.size() > 63) return false;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(shape[i]);
+    const bool edge = i == 0 || i + 1 == shape.size();
+    if (!std::isalnum(c) && (edge || (c != '-' && c != '_' && c != '.'))) return false;
+  }
+  return true;
+}
+
 // This node's verdict: "U|note" (use, set NCCL_TOPO_FILE), "K|note" (keep or skip), "R|reason".
-std::string node_verdict(const std::string& shape, bool force) {
+std::string node_verdict(const std::string& shape, const std::string& reason, bool force) {
+  if (!valid_shape_name(shape)) {
+    return "R|shape '" + shape + "' (" + reason + ") is not a shape name: letters, digits, '-', '_' and '.'" +
+           " (at most 63, starting and ending with a letter or digit), e.g. BM.GPU.H100.8";
+  }
   using namespace topology;
   std::optional<ShapeDescription> description;
   try {
@@ -54,7 +72,7 @@ std::string prepare_topology(World& world, const TopologyRequest& request, doubl
   const DetectedShape shape = detect_shape(evidence, {});
   // Every rank takes part in the exchange below, so that none waits alone: a rank without a
   // shape (no label on its node) says so.
-  const std::string mine = shape.known() ? node_verdict(shape.shape, request.force) : "K|";
+  const std::string mine = shape.known() ? node_verdict(shape.shape, shape.reason, request.force) : "K|";
   const Phase phase{"topology check at start", Deadline::after(timeout_s)};
   const auto all = world.gather(mine, phase);
   std::string refusal;

@@ -11,6 +11,7 @@
 #include "cli/run_setup.hpp"
 #include "cli/suite_options.hpp"
 #include "cli/sweep_command.hpp"
+#include "core/text_file.hpp"
 #include "collectives/collective_test.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
@@ -27,12 +28,10 @@ namespace {
 std::string shared_suite_text(World& world, const std::string& path, double timeout_s) {
   std::string text, error;
   if (world.rank() == 0) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in || std::filesystem::is_directory(path)) {
-      error = "suite: cannot read '" + path + "'";
-    } else {
-      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      if (text.size() > suite::kMaxDocumentBytes) error = path + ": larger than 1 MiB: not a suite file";
+    try {
+      text = read_bounded_file(path, suite::kMaxDocumentBytes);
+    } catch (const std::runtime_error& e) {
+      error = std::string("suite: ") + e.what();
     }
   }
   const Phase phase{"suite file from rank 0", Deadline::after(timeout_s)};
@@ -91,6 +90,7 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
     return exit_code::kOk;
   }
   const double timeout_s = std::stod(o.timeout);
+  require_writable_results(world, o.json_path, timeout_s);
   const Suite suite = read_suite(o.path, shared_suite_text(world, o.path, timeout_s), o);
   check_against_world(suite, world);
 

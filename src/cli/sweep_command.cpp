@@ -103,6 +103,8 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
 }
 
 int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
+  // Before the preflight and the sweep: a results file that cannot be written would lose them.
+  require_writable_results(world, o.json_path, o.sweep.timeout_s);
   // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
   if (o.fabric.preflight) run_brief_preflight(world, envp, o.sweep.timeout_s);
   Watchdog watchdog(world);

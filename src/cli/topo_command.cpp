@@ -44,8 +44,11 @@ constexpr const char* kHelp =
     "Exit codes: 0 valid or written, 2 bad input or an invalid file (FILE:LINE: reason), 3 a call failed.\n";
 
 std::string read_file(const std::string& path) {
-  if (auto text = read_text_file(path)) return std::move(*text);
-  throw Error(ErrorKind::Usage, path + ": cannot read the file");
+  try {
+    return read_bounded_file(path);
+  } catch (const std::runtime_error& e) {
+    throw Error(ErrorKind::Usage, e.what());
+  }
 }
 
 std::string env_or(const char* name, const std::string& fallback) {

@@ -66,6 +66,15 @@ class Backend {
   // Runs timing.iters collectives (times the graph launches) and returns this rank's time
   // per collective in microseconds. Misses of phase.deadline run World's stall protocol.
   virtual double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) = 0;
+  // An error the transport found on its own (NCCL's asynchronous errors: a network failure
+  // seen by its proxy thread), empty while there is none. Called from the watchdog thread
+  // while the main thread may be blocked in a call, so it must be safe from another thread.
+  virtual std::string asynchronous_error() { return {}; }
+  // Fault injection for the tests (--fault async-error:R): this rank's transport fails so that
+  // an asynchronous error is seen: on nccl the communicator is aborted under the peers (their
+  // NCCL calls fail, where a transport notices: sockets do, NVLink polling does not); on mpi
+  // asynchronous_error() reports it from then on (MPI has no communicator to break in place).
+  virtual void inject_asynchronous_error() = 0;
 };
 
 std::string_view name_of(Collective c);

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "core/text_file.hpp"
 #include "ep/random.hpp"
 
 namespace commsweep::ep {
@@ -255,8 +256,8 @@ long long int_field(const std::string& path, int line, std::string_view field, c
 
 std::vector<Routing> read_routing_file(const std::string& path, const EpCase& c, int nranks) {
   if (const std::string why = invalid(c, nranks); !why.empty()) throw std::invalid_argument(why);
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  // Bounded: a device or a runaway file would otherwise grow one line until the process dies.
+  std::istringstream in(read_bounded_file(path, kMaxRoutingFileBytes));
 
   const int k = c.topk;
   std::vector<Routing> all(nranks);

@@ -2,6 +2,7 @@
 // rank can compute any other rank's routing (the host reference needs them all).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,7 +39,9 @@ Routing make_routing(const EpCase& c, const RoutingParams& p, int rank, int nran
 //   rank token expert_1 ... expert_k [weight_1 ... weight_k]
 // one line per token of every rank (tokens 0..tokens-1), weights default to 1/k. Throws
 // std::runtime_error naming the file and line on any error (missing token, duplicate, expert
-// out of range, repeated expert in a token, wrong field count, non-positive weight).
+// out of range, repeated expert in a token, wrong field count, non-positive weight, larger
+// than kMaxRoutingFileBytes).
+constexpr std::size_t kMaxRoutingFileBytes = std::size_t{256} << 20;  // ~5M token lines
 std::vector<Routing> read_routing_file(const std::string& path, const EpCase& c, int nranks);
 
 }  // namespace commsweep::ep

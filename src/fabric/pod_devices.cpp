@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 namespace commsweep::fabric {
 
@@ -23,6 +24,28 @@ std::string normalise_pci(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   if (s.size() == 7) s = "0000:" + s;
   return s;
+}
+
+// A field of one attachment: absent is the fallback; another type is named (nlohmann's value()
+// would throw its own type_error, which ended `commsweep env` with an uncaught exception).
+template <typename T>
+T field_of(const json& net, const char* key, T fallback, const std::string& where) {
+  const auto it = net.find(key);
+  if (it == net.end() || it->is_null()) return fallback;
+  if (std::is_same_v<T, bool> ? !it->is_boolean() : !it->is_string()) {
+    throw PodDeviceError("network-status: " + where + " has \"" + key + "\": " + it->dump() +
+                         (std::is_same_v<T, bool> ? ", not true or false" : ", not a string"));
+  }
+  return it->get<T>();
+}
+
+// The kernel's rule for an interface name (dev_valid_name): 1 to 15 bytes, not "." or "..",
+// no '/', ':' or white space. The name reaches an export line and its comments.
+bool valid_interface_name(const std::string& name) {
+  if (name.empty() || name.size() > 15 || name == "." || name == "..") return false;
+  return std::none_of(name.begin(), name.end(), [](unsigned char c) {
+    return c == '/' || c == ':' || std::isspace(c) || std::iscntrl(c) || c > 126;
+  });
 }
 
 std::string trim(const std::string& s) {
@@ -134,17 +157,27 @@ std::vector<PodPci> parse_network_status(const std::string& text, std::string* d
   std::vector<PodPci> out;
   for (const auto& net : doc) {
     if (!net.is_object()) throw PodDeviceError("network-status: an attachment is not an object");
-    const std::string iface = net.value("interface", "");
-    if (default_interface && net.value("default", false) && !iface.empty()) *default_interface = iface;
+    const std::string name = field_of<std::string>(net, "name", "?", "an attachment");
+    const std::string where = "attachment " + name;
+    const std::string iface = field_of<std::string>(net, "interface", "", where);
+    if (!iface.empty() && !valid_interface_name(iface)) {
+      throw PodDeviceError("network-status: " + where + " has interface " + json(iface).dump() +
+                           ", not an interface name");
+    }
+    if (default_interface && field_of<bool>(net, "default", false, where) && !iface.empty()) {
+      *default_interface = iface;
+    }
     const auto info = net.find("device-info");
     if (info == net.end() || !info->is_object()) continue;
     const auto pci = info->find("pci");
     if (pci == info->end() || !pci->is_object()) continue;
-    const std::string address = pci->value("pci-address", "");
+    const std::string address = field_of<std::string>(*pci, "pci-address", "", where + " device-info.pci");
     if (!looks_like_pci(address))
-      throw PodDeviceError("network-status: attachment " + net.value("name", "?") +
-                           " has device-info.pci.pci-address '" + address + "', not a PCI address");
-    out.push_back({normalise_pci(address), "network-status " + (iface.empty() ? net.value("name", "?") : iface), iface});
+      throw PodDeviceError("network-status: " + where + " has device-info.pci.pci-address " +
+                           json(address).dump() + ", not a PCI address");
+    // The origin reaches a '#' comment of the export lines: the attachment's name is shown
+    // as JSON (quoted, escaped), never raw.
+    out.push_back({normalise_pci(address), "network-status " + (iface.empty() ? json(name).dump() : iface), iface});
   }
   return unique(std::move(out));
 }

@@ -1,5 +1,7 @@
 #include "regress/baseline_json.hpp"
 
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include "report/json.hpp"
@@ -38,6 +40,22 @@ class Field {
     if (!j_.is_number()) fail(path_, "is not a number");
     return j_.get<double>();
   }
+  // A size or a count. get<std::uint64_t>() would turn -8 into 2^64 - 8 without a word.
+  std::uint64_t count() const {
+    if (!j_.is_number()) fail(path_, "has the wrong type (" + std::string(j_.type_name()) + ")");
+    // A document built in memory holds a non-negative int as signed; one parsed, as unsigned.
+    if (!j_.is_number_integer() || (!j_.is_number_unsigned() && j_.get<std::int64_t>() < 0)) {
+      fail(path_, "is " + j_.dump() + ", not a whole number >= 0");
+    }
+    return j_.get<std::uint64_t>();
+  }
+  int positive_int() const {
+    const std::uint64_t v = count();
+    if (v < 1 || v > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+      fail(path_, "is not a whole number from 1 to 2^31 - 1");
+    }
+    return static_cast<int>(v);
+  }
   double non_negative() const {
     const double v = number();
     if (v < 0) fail(path_, "is negative");
@@ -73,11 +91,11 @@ Key key_from(const Field& f) {
   k.place = f.at("place").get<std::string>();
   if (k.is_ep()) {
     k.config = f.at("config").get<std::string>();
-    k.size = f.at("tokens").get<std::uint64_t>();
+    k.size = f.at("tokens").count();
   } else {
     k.redop = f.at("redop").get<std::string>();
     k.root = f.at("root").get<int>();
-    k.size = f.at("size_bytes").get<std::uint64_t>();
+    k.size = f.at("size_bytes").count();
   }
   return k;
 }
@@ -105,12 +123,12 @@ Rules rules_from(const Field& f) {
   r.warn_pct = f.at("warn_pct").non_negative();
   r.fail_pct = f.at("fail_pct").non_negative();
   if (r.fail_pct < r.warn_pct) Field::fail("rules.fail_pct", "is smaller than rules.warn_pct");
-  r.small_message_bytes = f.at("small_message_bytes").get<std::uint64_t>();
+  r.small_message_bytes = f.at("small_message_bytes").count();
   r.max_noise_pct = f.at("max_noise_pct").non_negative();
   const Field floors = f.at("floors");
   for (std::size_t i = 0; i < floors.size(); ++i) {
     const Field fl = floors.at(i);
-    Floor floor{fl.at("test").get<std::string>(), "", fl.at("from_size_bytes").get<std::uint64_t>(),
+    Floor floor{fl.at("test").get<std::string>(), "", fl.at("from_size_bytes").count(),
                 fl.at("min_busbw_gbps").non_negative()};
     if (fl.has("type")) floor.type = fl.at("type").get<std::string>();
     r.floors.push_back(floor);
@@ -152,7 +170,7 @@ BaselineProvenance provenance_from(const Field& f) {
 BaselineEntry entry_from(const Field& f) {
   BaselineEntry e;
   e.key = key_from(f);
-  e.samples = f.at("samples").get<int>();
+  e.samples = f.at("samples").positive_int();
   const bool ep = e.key.is_ep();
   e.bandwidth_gbps = f.at(ep ? "bandwidth_gbps" : "busbw_gbps").non_negative();
   e.bandwidth_spread_pct = f.at(ep ? "bandwidth_spread_pct" : "busbw_spread_pct").non_negative();

@@ -5,16 +5,53 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include "core/text_file.hpp"
+
 namespace commsweep::report {
 namespace {
 
 using nlohmann::json;
+
+// A byte count, element count or wrong-element count: a whole number >= 0. nlohmann's
+// get<std::uint64_t>() turns -5 into 2^64 - 5, a corrupt file into a plausible figure.
+bool is_count(const json& v) {  // a document built in memory holds 0 as signed
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+}
+
+std::uint64_t count_at(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!is_count(v)) {
+    throw std::runtime_error(std::string("\"") + key + "\" is " + v.dump() + ", not a whole number >= 0");
+  }
+  return v.get<std::uint64_t>();
+}
+
+std::vector<std::uint64_t> counts_at(const json& j, const char* key) {
+  std::vector<std::uint64_t> out;
+  for (const json& v : j.at(key)) {
+    if (!is_count(v)) {
+      throw std::runtime_error(std::string("\"") + key + "\" holds " + v.dump() + ", not a whole number >= 0");
+    }
+    out.push_back(v.get<std::uint64_t>());
+  }
+  return out;
+}
+
+// A time or a bandwidth: a number >= 0 (JSON has no NaN or infinity).
+double measure_at(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_number() || v.get<double>() < 0) {
+    throw std::runtime_error(std::string("\"") + key + "\" is " + v.dump() + ", not a number >= 0");
+  }
+  return v.get<double>();
+}
 
 json timing_json(const Timing& t) {
   return json{{"time_us", t.time_us},
@@ -28,10 +65,10 @@ json timing_json(const Timing& t) {
 
 Timing timing_from(const json& j) {
   Timing t;
-  t.time_us = j.at("time_us").get<double>();
-  t.algbw_gbps = j.at("algbw_gbps").get<double>();
-  t.busbw_gbps = j.at("busbw_gbps").get<double>();
-  if (!j.at("wrong").is_null()) t.wrong = j.at("wrong").get<std::uint64_t>();
+  t.time_us = measure_at(j, "time_us");
+  t.algbw_gbps = measure_at(j, "algbw_gbps");
+  t.busbw_gbps = measure_at(j, "busbw_gbps");
+  if (!j.at("wrong").is_null()) t.wrong = count_at(j, "wrong");
   t.slowest_rank = j.at("slowest_rank").get<int>();
   t.slowest_time_us = j.at("slowest_time_us").get<double>();
   t.rank_time_us = j.at("rank_time_us").get<std::vector<double>>();
@@ -50,10 +87,10 @@ json ep_phase_json(const EpPhase& p) {
 
 EpPhase ep_phase_from(const json& j) {
   EpPhase p;
-  p.time_us = j.at("time_us").get<double>();
-  p.bandwidth_gbps = j.at("bandwidth_gbps").get<double>();
-  p.fabric_bandwidth_gbps = j.at("fabric_bandwidth_gbps").get<double>();
-  p.wrong = j.at("wrong").get<std::uint64_t>();
+  p.time_us = measure_at(j, "time_us");
+  p.bandwidth_gbps = measure_at(j, "bandwidth_gbps");
+  p.fabric_bandwidth_gbps = measure_at(j, "fabric_bandwidth_gbps");
+  p.wrong = count_at(j, "wrong");
   p.slowest_rank = j.at("slowest_rank").get<int>();
   p.slowest_time_us = j.at("slowest_time_us").get<double>();
   p.rank_time_us = j.at("rank_time_us").get<std::vector<double>>();
@@ -86,8 +123,8 @@ EpRow ep_row_from(const json& j) {
   r.dtype = j.at("dtype").get<std::string>();
   r.impl = j.value("impl", std::string("alltoallv"));  // results before --ep-impl have none
   r.iters = j.at("iters").get<int>();
-  r.rank_bytes_deepep = j.at("rank_bytes_deepep").get<std::vector<std::uint64_t>>();
-  r.rank_bytes_fabric = j.at("rank_bytes_fabric").get<std::vector<std::uint64_t>>();
+  r.rank_bytes_deepep = counts_at(j, "rank_bytes_deepep");
+  r.rank_bytes_fabric = counts_at(j, "rank_bytes_fabric");
   r.dispatch = ep_phase_from(j.at("dispatch"));
   r.combine = ep_phase_from(j.at("combine"));
   return r;
@@ -162,6 +199,23 @@ TransportReport transport_from(const json& j) {
   return t;
 }
 
+ResultRow row_from(const json& j, std::size_t index) {
+  try {
+    ResultRow row;
+    row.test = j.at("test").get<std::string>();
+    row.size_bytes = count_at(j, "size_bytes");
+    row.count = count_at(j, "count");
+    row.type = j.at("type").get<std::string>();
+    row.redop = j.at("redop").get<std::string>();
+    row.root = j.at("root").get<int>();
+    row.out_of_place = timing_from(j.at("out_of_place"));
+    row.in_place = timing_from(j.at("in_place"));
+    return row;
+  } catch (const std::exception& e) {  // a json::exception or a check above
+    throw std::runtime_error("rows[" + std::to_string(index) + "]: " + e.what());
+  }
+}
+
 }  // namespace
 
 json provenance_json(const Provenance& p) {
@@ -227,35 +281,31 @@ Results results_from_json(const json& doc) {
   Results r;
   try {
     r.provenance = provenance_from(doc.at("provenance"));
-    for (const auto& j : doc.at("rows")) {
-      ResultRow row;
-      row.test = j.at("test").get<std::string>();
-      row.size_bytes = j.at("size_bytes").get<std::uint64_t>();
-      row.count = j.at("count").get<std::uint64_t>();
-      row.type = j.at("type").get<std::string>();
-      row.redop = j.at("redop").get<std::string>();
-      row.root = j.at("root").get<int>();
-      row.out_of_place = timing_from(j.at("out_of_place"));
-      row.in_place = timing_from(j.at("in_place"));
-      r.rows.push_back(std::move(row));
-    }
+    if (!doc.at("rows").is_array()) throw std::runtime_error("\"rows\" is not an array");
+    for (const auto& j : doc.at("rows")) r.rows.push_back(row_from(j, r.rows.size()));
     // Files written before the EP sweep have no "ep_rows"; they are still schema 1.
     if (doc.contains("ep_rows")) {
       if (!doc.at("ep_rows").is_array()) {
-        throw std::runtime_error("malformed results document: \"ep_rows\" is not an array");
+        throw std::runtime_error("\"ep_rows\" is not an array");
       }
-      for (const auto& j : doc.at("ep_rows")) r.ep_rows.push_back(ep_row_from(j));
+      for (const auto& j : doc.at("ep_rows")) {
+        try {
+          r.ep_rows.push_back(ep_row_from(j));
+        } catch (const std::exception& e) {
+          throw std::runtime_error("ep_rows[" + std::to_string(r.ep_rows.size()) + "]: " + e.what());
+        }
+      }
     }
     // Only nccl runs say which transport NCCL used; files from before it have none.
     if (doc.contains("transport")) r.transport = transport_from(doc.at("transport"));
     const auto& summary = doc.at("summary");
-    r.avg_busbw_gbps = summary.at("avg_busbw_gbps").get<double>();
-    r.wrong_total = summary.at("wrong_total").get<std::uint64_t>();
+    r.avg_busbw_gbps = measure_at(summary, "avg_busbw_gbps");
+    r.wrong_total = count_at(summary, "wrong_total");
     r.complete = summary.at("complete").get<bool>();
     if (summary.contains("interrupted_by")) {
       r.interrupted_by = summary.at("interrupted_by").get<std::string>();
     }
-  } catch (const json::exception& e) {
+  } catch (const std::exception& e) {  // json::exception, or a check above naming the field
     throw std::runtime_error(std::string("malformed results document: ") + e.what());
   }
   return r;
@@ -295,11 +345,26 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
+std::string cannot_write_reason(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "is a directory";
+  std::string probe = path + ".tmp.XXXXXX";
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) return std::strerror(errno);
+  close(fd);
+  unlink(probe.c_str());
+  return {};
+}
+
 json read_json_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + what + path);
+  std::string text;
   try {
-    return json::parse(in);
+    text = read_bounded_file(path, kMaxJsonFileBytes);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(what + e.what());  // "baseline PATH: cannot read: why"
+  }
+  try {
+    return json::parse(text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
     throw std::runtime_error(path + ": not valid JSON: " + e.what());
   }

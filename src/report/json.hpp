@@ -2,6 +2,7 @@
 // N/A as null. Written atomically: a temporary file in the same folder, then rename.
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -19,9 +20,17 @@ Results results_from_json(const nlohmann::json& doc);
 // Writes text to path atomically; throws std::runtime_error naming the path on failure and
 // leaves any earlier file at path untouched.
 void write_file_atomically(const std::string& path, const std::string& text);
-// Reads and parses a JSON file; throws std::runtime_error "cannot read <what>PATH" or
+// The largest results or baseline file read: a long -N soak writes tens of megabytes; a bound
+// keeps /dev/zero or a wrong file from growing a string until the process is killed.
+constexpr std::size_t kMaxJsonFileBytes = std::size_t{256} << 20;
+// Reads and parses a JSON file; throws std::runtime_error "<what>PATH: cannot read: why" (or
+// "is a directory", "larger than"), or
 // "PATH: not valid JSON: ..." (a number too large for a double included).
 nlohmann::json read_json_file(const std::string& path, const std::string& what = "");
 Results read_results_file(const std::string& path);
+// Empty when write_file_atomically(path, ...) can create its temporary file next to path and
+// rename it there; otherwise why not ("is a directory", "No such file or directory", ...).
+// Asked before a run, so that a sweep of hours does not end unable to save what it measured.
+std::string cannot_write_reason(const std::string& path);
 
 }  // namespace commsweep::report

@@ -12,6 +12,7 @@ int Error::exit_code() const {
     case ErrorKind::Usage: return exit_code::kUsage;
     case ErrorKind::Timeout: return exit_code::kTimeout;
     case ErrorKind::WrongResults: return exit_code::kWrongResults;
+    case ErrorKind::OutOfMemory: return exit_code::kOutOfMemory;
     default: return exit_code::kRuntime;
   }
 }
@@ -25,6 +26,7 @@ std::string_view name_of(ErrorKind kind) {
     case ErrorKind::Timeout: return "timeout";
     case ErrorKind::WrongResults: return "wrong results";
     case ErrorKind::Runtime: return "error";
+    case ErrorKind::OutOfMemory: return "out of memory";
   }
   return "error";
 }

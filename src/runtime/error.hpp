@@ -7,7 +7,7 @@
 
 namespace commsweep {
 
-enum class ErrorKind { Usage, Cuda, Nccl, Mpi, Timeout, WrongResults, Runtime };
+enum class ErrorKind { Usage, Cuda, Nccl, Mpi, Timeout, WrongResults, Runtime, OutOfMemory };
 
 // Exit codes of the sweep commands (documented in README.md and --help).
 namespace exit_code {
@@ -18,6 +18,7 @@ constexpr int kRuntime = 3;       // a CUDA, NCCL or MPI call failed
 constexpr int kTimeout = 4;       // the watchdog ended a hang
 constexpr int kInterrupted = 5;   // SIGTERM / SIGINT: the rows measured so far, marked incomplete
 constexpr int kPreflightFailed = 6;  // preflight / transport: a check FAILed (fabric/)
+constexpr int kOutOfMemory = 7;   // a rank could not allocate its buffers: the run stopped cleanly
 }  // namespace exit_code
 
 class Error : public std::runtime_error {

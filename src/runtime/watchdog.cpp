@@ -23,6 +23,27 @@ Watchdog::Guard Watchdog::watch(const Phase& phase) {
   return Guard(*this);
 }
 
+Watchdog::HealthCheck Watchdog::check_health(std::function<std::string()> probe) {
+  set_probe(std::move(probe));
+  return HealthCheck(this);
+}
+
+void Watchdog::set_probe(std::function<std::string()> probe) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  probe_ = std::move(probe);
+}
+
+void Watchdog::check_probe() {
+  if (!probe_) return;
+  const std::string problem = probe_();
+  if (problem.empty()) return;
+  std::fprintf(stderr, "commsweep: rank %d (%s): watchdog: %s%s%s; ending the job\n", world_.rank(),
+               world_.host().c_str(), problem.c_str(), phase_ ? " during " : "",
+               phase_ ? phase_->label.c_str() : "");
+  std::fflush(stderr);
+  world_.abort(exit_code::kRuntime);
+}
+
 void Watchdog::leave() {
   std::lock_guard<std::mutex> lock(mutex_);
   phase_.reset();
@@ -32,7 +53,9 @@ void Watchdog::run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_) {
     wake_.wait_for(lock, std::chrono::milliseconds(200));
-    if (stop_ || !phase_) continue;
+    if (stop_) continue;
+    check_probe();
+    if (!phase_) continue;
     // Past the polling waits' own attribution (one grace for rank 0's collection, two for
     // the others' wait on rank 0) and then some.
     const double grace = World::grace_seconds(phase_->deadline.budget_s());

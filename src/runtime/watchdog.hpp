@@ -6,10 +6,12 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "runtime/world.hpp"
 
@@ -39,14 +41,40 @@ class Watchdog {
   };
   [[nodiscard]] Guard watch(const Phase& phase);
 
+  // A probe of the transport's health (Backend::asynchronous_error), polled with every tick
+  // (200 ms); a non-empty answer ends the job with exit code 3 and that message, even while
+  // the main thread is blocked inside a call. Cleared when the registration is destroyed:
+  // hold it no longer than what the probe looks at.
+  class HealthCheck {
+   public:
+    explicit HealthCheck(Watchdog* dog = nullptr) : dog_(dog) {}
+    HealthCheck(HealthCheck&& other) noexcept : dog_(other.dog_) { other.dog_ = nullptr; }
+    HealthCheck& operator=(HealthCheck&& other) noexcept {
+      std::swap(dog_, other.dog_);
+      return *this;
+    }
+    HealthCheck(const HealthCheck&) = delete;
+    HealthCheck& operator=(const HealthCheck&) = delete;
+    ~HealthCheck() {
+      if (dog_ != nullptr) dog_->set_probe(nullptr);
+    }
+
+   private:
+    Watchdog* dog_;
+  };
+  [[nodiscard]] HealthCheck check_health(std::function<std::string()> probe);
+
  private:
   void leave();
   void run();
+  void set_probe(std::function<std::string()> probe);
+  void check_probe();  // with mutex_ held
 
   World& world_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::optional<Phase> phase_;
+  std::function<std::string()> probe_;
   bool stop_ = false;
   std::thread thread_;
 };

@@ -11,9 +11,11 @@ namespace commsweep {
 // How per-rank times combine into the printed time (nccl-tests' -a).
 enum class Average { Rank0 = 0, Mean = 1, Min = 2, Max = 3 };
 
-// Faults planted on purpose, for the tests that prove detection works.
+// Faults planted on purpose, for the tests that prove detection works (--fault, a test hook):
+// WrongElement flips one output element; NeverJoin stays away from the arrival barrier; Hang
+// arrives, then stops inside the timed iterations; Alloc makes the buffer allocation fail.
 struct Fault {
-  enum class Kind { None, WrongElement, NeverJoin };
+  enum class Kind { None, WrongElement, NeverJoin, Hang, Alloc, AsyncError };
   Kind kind = Kind::None;
   int rank = 0;
 };

@@ -61,6 +61,13 @@ std::vector<std::uint64_t> size_list(const SweepConfig& c) {
   return sizes;
 }
 
+std::uint64_t size_count(const SweepConfig& c) {
+  if (c.min_bytes > c.max_bytes) return 0;
+  if (c.step_factor > 1) return size_list(c).size();  // geometric: at most 64 sizes
+  if (c.step_bytes == 0) return 1;
+  return (c.max_bytes - c.min_bytes) / c.step_bytes + 1;
+}
+
 std::string compact_size(std::uint64_t bytes) {
   static const char* const kSuffix[] = {"", "K", "M", "G", "T"};
   int i = 0;

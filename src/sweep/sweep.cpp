@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "runtime/error.hpp"
@@ -58,6 +60,56 @@ void Sweep::inject_never_join(const Phase& phase) {
   std::fflush(stderr);
   const auto guard = watchdog_.watch(phase);
   while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+void Sweep::inject_hang(const Phase& phase) {
+  std::fprintf(stderr, "commsweep: rank %d: fault injection: hanging in %s\n", world_.rank(),
+               phase.label.c_str());
+  std::fflush(stderr);
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+void Sweep::inject_async_error(const Phase& phase) {
+  std::fprintf(stderr, "commsweep: rank %d: fault injection: breaking the transport in %s\n",
+               world_.rank(), phase.label.c_str());
+  std::fflush(stderr);
+  backend_.inject_asynchronous_error();
+  // Stays, as a rank whose network failed would: the job must end through an error report.
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,
+                             const std::string& what) {
+  const int rank = world_.rank();
+  std::string failure;
+  try {
+    if (config_.fault.kind == Fault::Kind::Alloc && config_.fault.rank == rank) {
+      throw std::runtime_error("fault injection (--fault alloc:" + std::to_string(rank) + ")");
+    }
+    send_ = backend_.allocate(send_bytes);
+    recv_ = backend_.allocate(recv_bytes);
+  } catch (const std::bad_alloc&) {
+    failure = "std::bad_alloc";
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  if (!failure.empty()) {
+    send_.reset();
+    recv_.reset();
+  }
+  const Phase phase{"buffer allocation for " + what, Deadline::after(config_.timeout_s)};
+  const auto failures = world_.gather(failure, phase);
+  if (world_.sum(failure.empty() ? 0 : 1, phase) == 0) return;
+  std::string named;
+  for (std::size_t r = 0; r < failures.size(); ++r) {
+    if (failures[r].empty()) continue;
+    named += (named.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + " (host " +
+             world_.hosts_by_rank().at(r) + "): " + failures[r];
+  }
+  throw Error(ErrorKind::OutOfMemory,
+              "cannot allocate the buffers for " + what + " (send " + compact_size(send_bytes) +
+                  "B, receive " + compact_size(recv_bytes) + "B per rank): " + named +
+                  ". Lower -e/--maxbytes or run fewer ranks per host; nothing was written");
 }
 
 report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& size, DataType type,
@@ -120,6 +172,8 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     // As nccl-tests: the ranks start the clock together, after a barrier.
     backend_.synchronize(p);
     world_.barrier(p);
+    if (config_.fault.kind == Fault::Kind::Hang && config_.fault.rank == rank) inject_hang(p);
+    if (config_.fault.kind == Fault::Kind::AsyncError && config_.fault.rank == rank) inject_async_error(p);
     my_time_us = backend_.run(args,
                               TimingOptions{config_.iters, config_.blocking,
                                             config_.graph_launches, config_.device_timer},
@@ -205,8 +259,9 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
           continue;
         }
         // In place, one buffer holds both sides (reduce_scatter's input, all_gather's output).
-        send_ = backend_.allocate(send_bytes);
-        recv_ = backend_.allocate(std::max(send_bytes, recv_bytes));
+        allocate_buffers(send_bytes, std::max(send_bytes, recv_bytes),
+                         std::string(test.name) + " " + std::string(name_of(type)) + " up to " +
+                             compact_size(planned.empty() ? 0 : planned.back().bytes) + "B");
         for (const auto& p : planned) {
           if (p.counts.param_count == 0) continue;
           report::ResultRow row;

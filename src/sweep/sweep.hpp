@@ -48,6 +48,12 @@ class Sweep {
   report::Timing measure(const CollectiveTest& test, const PlannedSize& size, DataType type,
                          RedOp op, bool in_place);
   void inject_never_join(const Phase& phase);
+  [[noreturn]] void inject_hang(const Phase& phase);
+  [[noreturn]] void inject_async_error(const Phase& phase);  // --fault async-error
+  // Both buffers for the largest size, on every rank or on none: a rank whose allocation
+  // fails says so, every rank learns it, and all throw an OutOfMemory Error naming the ranks
+  // (no rank is left waiting in a collective for one that gave up).
+  void allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes, const std::string& what);
 
   World& world_;
   Backend& backend_;

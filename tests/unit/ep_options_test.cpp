@@ -194,6 +194,10 @@ TEST_F(EpSuite, ErrorsNameTheFileAndTheKey) {
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", bad}); }, {bad, "not valid JSON"}));
   const std::string array = write("a.json", "[1, 2]");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", array}); }, {array, "object"}));
+  // Found by tests/mpi/bad_input_check.py: nlohmann::json throws out_of_range, not parse_error,
+  // for a number beyond double; it escaped as an uncaught exception (abort, exit -6).
+  const std::string overflow = write("o.json", R"({"tokens": 1e400})");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", overflow}); }, {overflow, "not valid JSON", "1e400"}));
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", (dir_ / "absent.json").string()}); },
                            {"--suite", "absent.json"}));
 }

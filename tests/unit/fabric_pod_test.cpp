@@ -131,3 +131,35 @@ TEST(FabricEnv, ShellQuoting) {
 
 }  // namespace
 }  // namespace commsweep::fabric
+
+namespace commsweep::fabric {
+namespace {
+
+// The message of the PodDeviceError that parsing `text` as network-status throws ("" if none).
+std::string network_status_error(const std::string& text) {
+  std::string iface;
+  try {
+    parse_network_status(text, &iface);
+  } catch (const PodDeviceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Fields of the wrong type were nlohmann type_errors that ended `commsweep env` with an
+// uncaught exception; an interface name with a newline would have reached the export lines.
+TEST(FabricPod, NetworkStatusFieldsOfTheWrongTypeOrShapeAreNamed) {
+  EXPECT_EQ(network_status_error(R"([{"name":"a","device-info":{"pci":{"pci-address":5}}}])"),
+            "network-status: attachment a device-info.pci has \"pci-address\": 5, not a string");
+  EXPECT_EQ(network_status_error(R"([{"name":"a","default":"yes","interface":"eth0"}])"),
+            "network-status: attachment a has \"default\": \"yes\", not true or false");
+  EXPECT_EQ(network_status_error(R"([{"name":["x"]}])"),
+            "network-status: an attachment has \"name\": [\"x\"], not a string");
+  EXPECT_EQ(network_status_error(R"([{"name":"a","default":true,"interface":"eth0\nexport X=1"}])"),
+            "network-status: attachment a has interface \"eth0\\nexport X=1\", not an interface name");
+  EXPECT_NE(network_status_error(R"([{"name":"a","interface":"sixteen-chars-xx"}])"), "");
+  EXPECT_EQ(network_status_error(R"([{"name":"a","default":true,"interface":"net1"}])"), "");
+}
+
+}  // namespace
+}  // namespace commsweep::fabric

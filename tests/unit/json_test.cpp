@@ -241,6 +241,19 @@ TEST_F(ResultsFile, CorruptJsonNamesThePath) {
   }
 }
 
+// A number beyond double is nlohmann's out_of_range, not parse_error: still "not valid JSON"
+// naming the file, never an exception of another type.
+TEST_F(ResultsFile, NumberOverflowNamesThePath) {
+  write(path("big.json"), R"({"schema": "commsweep.results/1", "rows": [], "x": 1e400})");
+  try {
+    read_results_file(path("big.json"));
+    FAIL() << "accepted 1e400";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path("big.json")), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(ResultsFile, WrongSchemaNamesThePath) {
   json doc = to_json(sample());
   doc["schema"] = "nccl-tests";
@@ -412,6 +425,31 @@ TEST(JsonEp, MalformedEpRowsAreRefused) {
   doc = to_json(r);
   doc["ep_rows"] = json::object();
   EXPECT_TRUE(refused(doc, {"ep_rows"}));
+}
+
+}  // namespace
+}  // namespace commsweep::report
+
+namespace commsweep::report {
+namespace {
+
+// A corrupt figure must not read as a plausible one: nlohmann would turn -5 into 2^64 - 5.
+TEST(JsonRefused, NegativeCountsAndTimesNameTheRowAndField) {
+  json doc = to_json(sample());
+  doc["rows"][1]["size_bytes"] = -5;
+  EXPECT_TRUE(refused(doc, {"rows[1]", "\"size_bytes\" is -5", "whole number >= 0"}));
+
+  doc = to_json(sample());
+  doc["rows"][0]["out_of_place"]["time_us"] = -1.5;
+  EXPECT_TRUE(refused(doc, {"rows[0]", "\"time_us\" is -1.5"}));
+
+  doc = to_json(sample());
+  doc["rows"][0]["in_place"]["wrong"] = 2.5;
+  EXPECT_TRUE(refused(doc, {"rows[0]", "\"wrong\" is 2.5"}));
+
+  doc = to_json(sample());
+  doc["summary"]["wrong_total"] = -1;
+  EXPECT_TRUE(refused(doc, {"\"wrong_total\" is -1"}));
 }
 
 }  // namespace

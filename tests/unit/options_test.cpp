@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "runtime/error.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep {
@@ -146,6 +147,13 @@ TEST(Options, FaultInjection) {
   EXPECT_TRUE(throws_usage([] { parse({"--fault", "explode:1"}); }, {"--fault", "explode"}));
   EXPECT_TRUE(throws_usage([] { parse({"--fault", "never-join"}); }, {"--fault"}));
   EXPECT_TRUE(throws_usage([] { parse({"--fault", "never-join:x"}); }, {"--fault", "'x'"}));
+  EXPECT_EQ(parse({"--fault", "hang:2"}).sweep.fault.kind, Fault::Kind::Hang);
+  EXPECT_EQ(parse({"--fault", "alloc:1"}).sweep.fault.kind, Fault::Kind::Alloc);
+  EXPECT_EQ(parse({"--fault", "async-error:2"}).sweep.fault.kind, Fault::Kind::AsyncError);
+  EXPECT_EQ(parse({"--fault", "alloc:1"}).sweep.fault.rank, 1);
+  EXPECT_TRUE(throws_usage([] { parse({"--fault", "hang"}); }, {"--fault", "hang:1"}));
+  EXPECT_TRUE(throws_usage([] { parse({"--fault", "alloc:99999999999999"}); },
+                           {"--fault", "99999999999999"}));
 }
 
 TEST(OptionsRefused, MinBytesAboveMaxBytes) {
@@ -163,6 +171,17 @@ TEST(OptionsRefused, BadSizes) {
 TEST(OptionsRefused, LinearSweepWithoutStep) {
   EXPECT_TRUE(throws_usage([] { parse({"-f", "1"}); }, {"-f/--stepfactor", "-i/--stepbytes"}));
   EXPECT_TRUE(throws_usage([] { parse({"-f", "0"}); }, {"-f/--stepfactor"}));
+}
+
+// Seen writing tests/fuzz/options_fuzz (which plans the sizes of what parses): a linear sweep
+// of 1-byte steps up to 1T planned 2^40 sizes (gigabytes of size list, then a sweep of years)
+// instead of saying no.
+TEST(OptionsRefused, TooManySizes) {
+  EXPECT_TRUE(throws_usage([] { parse({"-b", "0", "-e", "1T", "-f", "1", "-i", "1"}); },
+                           {"-i/--stepbytes", "1099511627777 sizes", "100000"}));
+  EXPECT_EQ(parse({"-b", "1", "-e", "100000", "-f", "1", "-i", "1"}).sweep.max_bytes, 100000u);
+  EXPECT_TRUE(throws_usage([] { parse({"-b", "0", "-e", "100000", "-f", "1", "-i", "1"}); },
+                           {"100001 sizes"}));
 }
 
 TEST(OptionsRefused, UnknownTypeOrOperator) {
@@ -232,3 +251,19 @@ TEST(Options, TimerRefusals) {
 
 }  // namespace
 }  // namespace commsweep
+
+namespace {
+
+// The exit codes are an interface (scripts, Kubernetes, the README table): each means one thing.
+TEST(ExitCodes, DistinctAndAsDocumented) {
+  namespace x = commsweep::exit_code;
+  const int codes[] = {x::kOk, x::kWrongResults, x::kUsage, x::kRuntime, x::kTimeout,
+                       x::kInterrupted, x::kPreflightFailed, x::kOutOfMemory};
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(codes[i], i);
+  EXPECT_EQ(commsweep::Error(commsweep::ErrorKind::OutOfMemory, "x").exit_code(), 7);
+  const std::string help = commsweep::help_text();
+  EXPECT_NE(help.find("6 preflight failed"), std::string::npos);
+  EXPECT_NE(help.find("7 out of memory"), std::string::npos);
+}
+
+}  // namespace

@@ -35,6 +35,43 @@ TEST(LooksSecret, FabricSettingsAreNotSecrets) {
   }
 }
 
+TEST(LooksSecret, CredentialWordsInsideWords) {
+  for (const char* name : {"NCCL_MYTOKEN", "UCX_AUTHTOKEN", "NCCL_AUTHORIZATION", "UCX_SSHKEY",
+                           "NCCL_ACCESSKEY", "NCCL_DB_PASSWORDS", "UCX_CLIENT_SECRETS",
+                           "NCCL_CREDENTIAL_FILE", "NCCL_PRIVATEKEY", "UCX_CERT"}) {
+    EXPECT_TRUE(looks_secret(name)) << name;
+  }
+}
+
+TEST(LooksSecretValue, CredentialsWhateverTheName) {
+  for (const char* value :
+       {"-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn", "Bearer abc.def", "basic dXNlcjpwYXNz",
+        "https://user:hunter2@proxy.example:8080/", "ghp_0123456789abcdefABCDEF0123456789abcd",
+        "xoxb-1234-5678-abcdefgh", "AKIAIOSFODNN7EXAMPLE", "sk-proj-0123456789abcdef",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg=="}) {
+    EXPECT_TRUE(looks_secret_value(value)) << value;
+  }
+}
+
+TEST(LooksSecretValue, FabricValuesAreNotSecrets) {
+  for (const char* value :
+       {"INFO", "mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1", "rc,sm,self", "^lo,docker0", "eth0",
+        "/etc/nccl/topology/H200x4_NVSwitch_Topology_Version2.xml", "3", "Ring,Tree",
+        "INIT,GRAPH,NET,ENV,TUNING,COLL,P2P,SHM,BOOTSTRAP,REG", "http://proxy.example:3128/",
+        "0x8001", "", "=mlx5_0", "SYS", "ib_mlx5_0_1_rdma_roce_v2_gid_index_3_priority_lossless"}) {
+    EXPECT_FALSE(looks_secret_value(value)) << value;
+  }
+}
+
+TEST(FabricEnvironment, DropsSecretLookingValues) {
+  const auto env = fabric_of({"NCCL_DEBUG=WARN", "NCCL_IB_HCA=mlx5_0:1",
+                              "NCCL_PROXY=https://u:p4ss@proxy.example/",
+                              "UCX_SOMETHING=ghp_0123456789abcdefABCDEF0123456789abcd",
+                              "NCCL_OPAQUE=Q2hhbmdlTWVQbGVhc2UxMjM0NTY3ODkwYWJjZGVm"});
+  EXPECT_EQ(env, (std::map<std::string, std::string>{{"NCCL_DEBUG", "WARN"},
+                                                     {"NCCL_IB_HCA", "mlx5_0:1"}}));
+}
+
 TEST(FabricEnvironment, KeepsNcclAndUcxSettings) {
   const auto env = fabric_of({"NCCL_DEBUG=INFO", "UCX_TLS=rc,sm,self", "NCCL_IB_HCA=mlx5_0:1",
                               "HOME=/root", "PATH=/usr/bin", "CUDA_VISIBLE_DEVICES=0,1",

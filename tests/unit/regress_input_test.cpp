@@ -121,3 +121,18 @@ TEST_F(RegressHistory, ACorruptHistoryFileIsNamed) {
 
 }  // namespace
 }  // namespace commsweep::regress
+
+namespace commsweep::regress {
+namespace {
+
+TEST(RegressBaselineJson, NegativeSizesAndSampleCountsAreNamed) {
+  auto doc = good_baseline();
+  doc["entries"][1]["size_bytes"] = -8;
+  EXPECT_EQ(error_of(doc), "field \"entries[1].size_bytes\" is -8, not a whole number >= 0");
+  doc = good_baseline();
+  doc["entries"][0]["samples"] = 0;
+  EXPECT_EQ(error_of(doc), "field \"entries[0].samples\" is not a whole number from 1 to 2^31 - 1");
+}
+
+}  // namespace
+}  // namespace commsweep::regress

@@ -1,6 +1,10 @@
 #include "comm/mpi/mpi_backend.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "runtime/error.hpp"
@@ -8,6 +12,16 @@
 
 namespace commsweep {
 namespace {
+
+// MemAvailable of /proc/meminfo in bytes; 0 where it cannot be read (then nothing is refused).
+std::uint64_t host_memory_available() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    if (line.rfind("MemAvailable:", 0) == 0) return std::stoull(line.substr(13)) * 1024;  // kB
+  }
+  return 0;
+}
 
 class HostBuffer final : public Buffer {
  public:
@@ -78,7 +92,22 @@ MpiBackend::~MpiBackend() {
 
 std::string MpiBackend::unsupported(DataType, RedOp) const { return {}; }
 
+std::string MpiBackend::asynchronous_error() {
+  return injected_failure_ ? "asynchronous error injected by --fault async-error (mpi backend)" : "";
+}
+
 std::unique_ptr<Buffer> MpiBackend::allocate(std::size_t bytes) {
+  // Linux overcommits: a buffer larger than the memory left is granted and then zero-filled,
+  // and the OOM killer ends a rank (SIGKILL, no message). Refused here instead, with the
+  // figures, when it is more than this rank's share of what the host has available now.
+  const std::uint64_t available = host_memory_available();
+  const std::uint64_t share = available / static_cast<std::uint64_t>(std::max(1, world_.local_size()));
+  if (available > 0 && bytes > share) {
+    throw Error(ErrorKind::OutOfMemory,
+                std::to_string(bytes) + " bytes is more than this rank's share of the host's "
+                "available memory (" + std::to_string(available) + " bytes over " +
+                std::to_string(world_.local_size()) + " ranks on the host)");
+  }
   return std::make_unique<HostBuffer>(bytes);
 }
 

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <map>
 #include <utility>
 
@@ -27,6 +28,8 @@ class MpiBackend final : public Backend {
   void synchronize(const Phase&) override {}  // host buffers: nothing is queued
   // Always a host clock (MPI_Wtime); timing.device_timer does not apply.
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
+  std::string asynchronous_error() override;
+  void inject_asynchronous_error() override { injected_failure_ = true; }
 
  private:
   void issue(const CollectiveArgs& args, std::vector<MPI_Request>& requests);
@@ -36,6 +39,7 @@ class MpiBackend final : public Backend {
 
   World& world_;
   std::map<std::pair<DataType, RedOp>, MPI_Op> user_ops_;  // reductions MPI lacks (half, bf16, fp8)
+  std::atomic<bool> injected_failure_{false};  // read by the watchdog thread
 };
 
 }  // namespace commsweep

@@ -170,6 +170,27 @@ void NcclBackend::settle(ncclResult_t rc, const char* call, const char* file, in
   if (rc != ncclSuccess) throw_nccl(rc, call, file, line);
 }
 
+std::string NcclBackend::asynchronous_error() {
+  const std::lock_guard<std::mutex> lock(probe_mutex_);
+  if (comm_ == nullptr) return {};
+  ncclResult_t state = ncclSuccess;
+  if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess) return {};
+  if (state == ncclSuccess || state == ncclInProgress) return {};
+  const char* last = ncclGetLastError(comm_);
+  return std::string("NCCL asynchronous error: ") + ncclGetErrorString(state) +
+         (last != nullptr && *last != '\0' ? std::string(" (") + last + ")" : std::string());
+}
+
+void NcclBackend::inject_asynchronous_error() {
+  const std::lock_guard<std::mutex> lock(probe_mutex_);
+  if (comm_ == nullptr) return;
+  // The World's abort hook holds the communicator too: cleared first, so that a later abort
+  // (this rank's watchdog) does not abort it twice.
+  world_.set_abort_hook(nullptr);
+  ncclCommAbort(comm_);
+  comm_ = nullptr;
+}
+
 void NcclBackend::check_async_error() {
   ncclResult_t state = ncclSuccess;
   ncclCommGetAsyncError(comm_, &state);

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <mutex>
 #include <string>
 
 #include "comm/backend.hpp"
@@ -41,6 +42,11 @@ class NcclBackend final : public Backend {
   void corrupt(void* buffer, std::size_t index, std::size_t element_bytes) override;
   void synchronize(const Phase& phase) override { wait_stream(phase); }
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
+  // ncclCommGetAsyncError, which NCCL allows from another thread (its documented pattern for
+  // aborting a communicator that a blocked thread is using).
+  std::string asynchronous_error() override;
+  // Aborts this rank's communicator (ncclCommAbort) and leaves the peers to find out.
+  void inject_asynchronous_error() override;
 
   // For other exchanges on the same communicator (the EP sweep).
   ncclComm_t comm() const { return comm_; }
@@ -61,6 +67,9 @@ class NcclBackend final : public Backend {
   int device_;
   int compute_major_ = 0;
   ncclComm_t comm_ = nullptr;
+  // Held by asynchronous_error() (the watchdog thread) and the injected abort, so that the
+  // probe never reads a communicator being freed. The main thread's own uses need no lock.
+  std::mutex probe_mutex_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;

@@ -1,0 +1,444 @@
+"""The bad inputs of tests/mpi/bad_input_check.py: every flag, value, file and variable we could
+think of, per input (sweep and ep flags, results and baseline files, suite files, topology XML,
+hostfiles, PCIDEVICE_* and network-status, NCCL logs). Each case says what must happen: the exit
+code, the texts the one message must name, the files that must not be written or changed.
+"""
+import json
+import os
+
+
+class Case:
+    """One bad input. argv: the whole command. names: texts the message must hold. outputs:
+    files that must be left as they were (absent, or byte for byte the same). stdout_empty:
+    nothing on stdout (what an entrypoint would eval). prefix: how a message line starts.
+    names_in: "message" (the stderr line) or "stdout" (a '#' note, for inputs that are
+    accepted with a note, rc 0). secret: a text that must appear nowhere (a file an external
+    entity names)."""
+
+    def __init__(self, group, label, argv, names, env=None, rc=2, outputs=(), stdout_empty=False,
+                 prefix="commsweep", one_message=True, names_in="message", secret=None):
+        self.group, self.label, self.argv, self.names = group, label, argv, list(names)
+        self.env, self.rc, self.outputs = dict(env or {}), rc, list(outputs)
+        self.stdout_empty, self.prefix, self.one_message = stdout_empty, prefix, one_message
+        self.names_in, self.secret = names_in, secret
+
+
+# A run that is not refused must stay short: tiny sweeps, the mpi backend.
+SWEEP_BASE = {"--maxbytes": "1K", "--backend": "mpi", "--iters": "1", "--warmup_iters": "0",
+              "--no-preflight": None}
+EP_BASE = {"--tokens": "4", "--hidden": "128", "--topk": "2", "--experts": "4",
+           "--backend": "mpi", "--iters": "1", "--warmup_iters": "0"}
+
+SECRET = "COMMSWEEP-SECRET-MARKER-7f3a"
+
+
+def flag_command(opts, kind, positional, flags, results):
+    """commsweep [ep] POSITIONAL --flag value ... --json RESULTS (a flag given None has no
+    value; the base's flags overridden by the case's)."""
+    base = dict(SWEEP_BASE if kind == "sweep" else EP_BASE)
+    if kind == "ep":
+        base.pop("--no-preflight", None)
+    base.update(flags)
+    base.setdefault("--json", results)
+    args = [opts.commsweep] + (["ep"] if kind == "ep" else []) + list(positional)
+    last = []
+    for flag, value in base.items():
+        if value is None and flag == "--maxbytes":
+            last = [flag]  # the flag without its value goes last
+        elif value is None:
+            args.append(flag)
+        else:
+            args += [flag, value]
+    return args + last
+
+
+def flag_cases(opts, w):
+    """The sweep and ep flags, and the files they name (w: the fixture folder)."""
+    out = []
+
+    def sweep(label, flags, *names, positional=(), env=None):
+        results = os.path.join(opts.workdir, "sweep-%02d.json" % len(out))
+        argv = flag_command(opts, "sweep", positional, flags, results)
+        out.append(Case("flags", label, argv, names, env=env, outputs=[results] + (
+            [flags["--json"]] if flags.get("--json") else [])))
+
+    def ep(label, flags, *names):
+        results = os.path.join(opts.workdir, "ep-%02d.json" % len(out))
+        out.append(Case("ep flags", "ep: " + label, flag_command(opts, "ep", (), flags, results),
+                        names, outputs=[results]))
+
+    sweep("size: empty", {"--minbytes": ""}, "-b/--minbytes")
+    sweep("size: negative", {"--minbytes": "-8"}, "-b/--minbytes", "-8")
+    sweep("size: unknown suffix", {"--maxbytes": "12Q"}, "-e/--maxbytes", "12Q")
+    sweep("size: suffix then junk", {"--maxbytes": "1Kx"}, "-e/--maxbytes", "1Kx")
+    sweep("size: fraction", {"--maxbytes": "1.5M"}, "-e/--maxbytes", "1.5M")
+    sweep("size: overflows 64 bits", {"--maxbytes": "99999999999999999999"}, "-e/--maxbytes", "too large")
+    sweep("size: suffix overflows", {"--maxbytes": "17179869184T"}, "-e/--maxbytes", "too large")
+    sweep("size: min > max", {"--minbytes": "1G"}, "-b/--minbytes", "-e/--maxbytes")
+    sweep("step factor 0", {"--stepfactor": "0"}, "-f/--stepfactor", "out of range")
+    sweep("step factor text", {"--stepfactor": "two"}, "-f/--stepfactor", "two")
+    sweep("step factor 1 without -i", {"--stepfactor": "1"}, "-f/--stepfactor", "-i/--stepbytes")
+    sweep("step bytes 0", {"--stepfactor": "1", "--stepbytes": "0"}, "-i/--stepbytes")
+    sweep("2^40 sizes (-b 0 -e 1T -i 1)", {"--minbytes": "0", "--maxbytes": "1T", "--stepfactor": "1",
+          "--stepbytes": "1"}, "-i/--stepbytes", "sizes")
+    sweep("iters 0", {"--iters": "0"}, "-n/--iters", "out of range")
+    sweep("iters in float notation", {"--iters": "1e3"}, "-n/--iters", "1e3")
+    sweep("warm-up negative", {"--warmup_iters": "-1"}, "-w/--warmup_iters")
+    sweep("check 1001", {"--check": "1001"}, "-c/--check")
+    sweep("-d unknown type", {"--datatype": "float128"}, "-d/--datatype", "float128")
+    sweep("-d empty list", {"--datatype": ","}, "-d/--datatype", "no type")
+    sweep("-o unknown operator", {"--op": "xor"}, "-o/--op", "xor")
+    sweep("-o empty", {"--op": ""}, "-o/--op")
+    sweep("root negative", {"--root": "-1"}, "-r/--root")
+    sweep("root outside the job", {"--root": "1"}, "-r/--root", positional=["broadcast"])
+    sweep("blocking 2", {"--blocking": "2"}, "-z/--blocking")
+    sweep("-G negative", {"--cudagraph": "-1"}, "-G/--cudagraph")
+    sweep("-G with the mpi backend", {"--cudagraph": "2"}, "-G/--cudagraph", "mpi")
+    sweep("average 4", {"--average": "4"}, "-a/--average")
+    sweep("-N negative", {"--run_cycles": "-1"}, "-N/--run_cycles")
+    sweep("-T 0", {"--timeout": "0"}, "-T/--timeout")
+    sweep("-T above a week", {"--timeout": "1000000"}, "-T/--timeout")
+    sweep("-T text", {"--timeout": "5s"}, "-T/--timeout", "5s")
+    sweep("seed negative", {"--seed": "-1"}, "--seed")
+    sweep("seed above 2^63", {"--seed": "18446744073709551615"}, "--seed")
+    sweep("backend unknown", {"--backend": "gpu"}, "--backend", "gpu")
+    sweep("timer unknown", {"--timer": "wall"}, "--timer", "wall")
+    sweep("timer device on mpi", {"--timer": "device"}, "--timer", "mpi")
+    sweep("--json empty", {"--json": ""}, "--json")
+    sweep("--json in a missing folder", {"--json": w + "/missing/r.json"}, "--json", w + "/missing/r.json")
+    sweep("--json is a folder", {"--json": w}, "--json", "is a directory")
+    sweep("--json where nothing may be written", {"--json": "/proc/commsweep.json"}, "--json",
+          "/proc/commsweep.json")
+    sweep("--fault unknown", {"--fault": "explode:1"}, "--fault", "explode")
+    sweep("--fault without rank", {"--fault": "hang"}, "--fault", "hang:1")
+    sweep("--fault rank text", {"--fault": "alloc:x"}, "--fault", "'x'")
+    sweep("--fault rank too large", {"--fault": "alloc:99999999999999"}, "--fault", "99999999999999")
+    sweep("--shape a path", {"--shape": "../../tmp/x"}, "--shape ../../tmp/x", "not a shape name")
+    sweep("COMMSWEEP_SHAPE with a space", {}, "COMMSWEEP_SHAPE=a b", "not a shape name",
+          env={"COMMSWEEP_SHAPE": "a b"})
+    sweep("unknown flag", {"--bogus": "1"}, "--bogus")
+    sweep("flag without value", {"--maxbytes": None}, "--maxbytes")
+    sweep("unknown test", {}, "all_gathr", positional=["all_gathr"])
+    sweep("abbreviated flag", {"--maxb": "1K"}, "--maxb")
+    ep("tokens negative", {"--tokens": "-1"}, "--tokens", "-1")
+    ep("tokens text", {"--tokens": "many"}, "--tokens", "many")
+    ep("tokens beyond bound", {"--tokens": "99999999999"}, "--tokens")
+    ep("hidden 0", {"--hidden": "0"}, "--hidden")
+    ep("hidden not a multiple of 8", {"--hidden": "100"}, "--hidden", "100")
+    ep("topk 0", {"--topk": "0"}, "--topk")
+    ep("topk > experts", {"--topk": "8"}, "--topk", "--experts")
+    ep("experts 0", {"--experts": "0"}, "--experts")
+    ep("dtype unknown", {"--dtype": "fp4"}, "--dtype", "fp4")
+    ep("fp8 with hidden 200", {"--dtype": "fp8", "--hidden": "200"}, "--hidden", "--dtype")
+    ep("routing unknown", {"--routing": "zipf"}, "--routing", "zipf")
+    ep("skew 0", {"--routing": "skewed", "--skew": "0"}, "--skew")
+    ep("skew NaN", {"--routing": "skewed", "--skew": "nan"}, "--skew", "nan")
+    ep("topk-groups negative", {"--topk-groups": "-1"}, "--topk-groups")
+    ep("routing file not given", {"--routing": "file"}, "--routing-file")
+    ep("routing file missing", {"--routing": "file", "--routing-file": w + "/absent.txt"},
+       "--routing-file", w + "/absent.txt")
+    ep("routing file is a folder", {"--routing": "file", "--routing-file": w}, "--routing-file", w)
+    ep("routing file empty", {"--routing": "file", "--routing-file": w + "/empty.txt"},
+       "--routing-file", "empty.txt")
+    ep("routing file bad expert", {"--routing": "file", "--routing-file": w + "/bad_expert.txt"},
+       "--routing-file", "bad_expert.txt:3", "expert 9")
+    ep("routing file text field", {"--routing": "file", "--routing-file": w + "/text_field.txt"},
+       "--routing-file", "text_field.txt:1", "'two'")
+    ep("routing file negative weight", {"--routing": "file", "--routing-file": w + "/neg_weight.txt"},
+       "--routing-file", "neg_weight.txt:1", "weight")
+    ep("routing file binary", {"--routing": "file", "--routing-file": w + "/binary.bin"},
+       "--routing-file", "binary.bin")
+    ep("routing file 16 MiB line", {"--routing": "file", "--routing-file": w + "/huge.txt"},
+       "--routing-file", "huge.txt:1", "fields")
+    ep("routing file /dev/zero", {"--routing": "file", "--routing-file": "/dev/zero"},
+       "--routing-file", "/dev/zero", "larger than")
+    ep("suite missing", {"--suite": w + "/absent.json"}, "--suite", "absent.json")
+    ep("suite empty", {"--suite": w + "/empty.json"}, "--suite", "empty.json")
+    ep("suite not JSON", {"--suite": w + "/broken.json"}, "--suite", "broken.json")
+    ep("suite an array", {"--suite": w + "/array.json"}, "--suite", "array.json")
+    ep("suite number overflow", {"--suite": w + "/overflow.json"}, "--suite", "overflow.json", "1e400")
+    ep("suite is a folder", {"--suite": w}, "--suite")
+    ep("--json in a missing folder", {"--json": w + "/missing/ep.json"}, "--json", w + "/missing/ep.json")
+    ep("unknown flag", {"--bogus": "1"}, "--bogus")
+    return out
+
+
+def regress_cases(opts, w, keep):
+    """compare and baseline: corrupt and foreign files; the reports they would write (keep:
+    files holding a sentinel) and the history stay as they were."""
+    good, base = w + "/good.json", w + "/good_baseline.json"
+    reports = ["--markdown", keep["md"], "--json", keep["json"], "--html", keep["html"],
+               "--prometheus", keep["prom"]]
+    outs = list(keep.values())
+    hist = w + "/history"
+
+    def compare(label, results, baseline, *names, extra=()):
+        argv = [opts.commsweep, "compare", results, "--baseline", baseline] + reports + list(extra)
+        return Case("compare", "compare: " + label, argv, names, outputs=outs + [hist])
+
+    def baseline(label, runs, *names, extra=(), output=keep["baseline"]):
+        argv = [opts.commsweep, "baseline"] + runs + ["-o", output] + list(extra)
+        return Case("baseline", "baseline: " + label, argv, names, outputs=[keep["baseline"], output])
+
+    return [
+        compare("results cut short", w + "/cut.json", base, "cut.json", "not valid JSON"),
+        compare("results of schema version 9", w + "/v9.json", base, "v9.json", "commsweep.results/9"),
+        compare("a baseline given as results", base, base, "good_baseline.json", "commsweep.baseline/1"),
+        compare("results: a negative size", w + "/negative_size.json", base, "negative_size.json",
+                "rows[0]", "size_bytes"),
+        compare("results: a negative time", w + "/negative_time.json", base, "negative_time.json",
+                "time_us"),
+        compare("results: rows a string", w + "/rows_string.json", base, "rows_string.json", "rows"),
+        compare("results: 1e400", w + "/results_overflow.json", base, "results_overflow.json", "not valid JSON"),
+        compare("results: /dev/zero", "/dev/zero", base, "/dev/zero", "larger than"),
+        compare("results: a folder", w, base, w, "is a directory"),
+        compare("results: missing", w + "/absent.json", base, "absent.json"),
+        compare("baseline cut short", good, w + "/baseline_cut.json", "baseline_cut.json", "not valid JSON"),
+        compare("baseline of schema version 2", good, w + "/baseline_v2.json", "baseline_v2.json",
+                "commsweep.baseline/2"),
+        compare("results given as the baseline", good, good, "good.json", "commsweep.results/1"),
+        compare("baseline: a negative size", good, w + "/baseline_negative.json",
+                "baseline_negative.json", "entries[0].size_bytes"),
+        compare("baseline: fail_pct a string", good, w + "/baseline_rule.json", "baseline_rule.json",
+                "rules.fail_pct"),
+        compare("baseline: missing", good, w + "/absent_baseline.json", "absent_baseline.json"),
+        compare("--record: this run already recorded", good, base, "--record", "already recorded",
+                extra=["--history", hist, "--record"]),
+        compare("--record without --history", good, base, "--record", "--history", extra=["--record"]),
+        baseline("a run cut short", [good, w + "/cut.json"], "cut.json", "not valid JSON"),
+        baseline("a run of schema version 9", [w + "/v9.json"], "v9.json", "commsweep.results/9"),
+        baseline("a run with a negative size", [w + "/negative_size.json"], "negative_size.json", "size_bytes"),
+        baseline("-o in a missing folder", [good], w + "/missing/b.json", output=w + "/missing/b.json"),
+        baseline("--floor not a number", [good], "--floor", "abc", extra=["--floor", "all_reduce:1G:abc"]),
+        baseline("--fail-pct below --warn-pct", [good], "--fail-pct", extra=["--fail-pct", "1"]),
+    ]
+
+
+def suite_cases(opts, w, keep):
+    """commsweep suite FILE (on one rank): each refused naming the file (and line); the results
+    file named by --json (a sentinel) untouched."""
+    def suite(label, path, *names, results=keep["suite"]):
+        argv = [opts.commsweep, "suite", path, "--backend", "mpi", "--json", results]
+        return Case("suite", "suite: " + label, argv, names, outputs=[keep["suite"], results])
+
+    return [
+        suite("YAML anchor and alias (billion laughs)", w + "/alias.yaml", "alias.yaml:2", "anchors"),
+        suite("nested 10,000 deep", w + "/deep.yaml", "deep.yaml:1", "nested deeper"),
+        suite("larger than 1 MiB", w + "/big.yaml", "big.yaml", "larger than 1 MiB"),
+        suite("/dev/zero", "/dev/zero", "/dev/zero", "larger than"),
+        suite("a folder", w, w, "is a directory"),
+        suite("missing", w + "/absent.yaml", "absent.yaml"),
+        suite("empty", w + "/empty.yaml", "empty.yaml:1", "empty"),
+        suite("not UTF-8", w + "/latin1.yaml", "latin1.yaml:2", "UTF-8"),
+        suite("JSON cut short", w + "/cut_suite.json", "cut_suite.json:1", "not valid JSON"),
+        suite("unknown key", w + "/unknown_key.yaml", "unknown_key.yaml:5", "max_byte"),
+        suite("max_bytes beyond 64 bits", w + "/big_max.yaml", "big_max.yaml:5", "max_bytes", "too large"),
+        suite("a tab in the indentation", w + "/tab.yaml", "tab.yaml:3", "tab"),
+        suite("--json in a missing folder", opts.suites + "/ci.yaml", "--json", w + "/missing/s.json",
+              results=w + "/missing/s.json"),
+    ]
+
+
+def topology_cases(opts, w, listener_url):
+    """commsweep topo validate FILE --no-node: a DOCTYPE (internal entities, external entities,
+    an external DTD) is refused before anything is expanded or fetched; the file an external
+    entity names is never read, the address it names never contacted."""
+    def topo(label, path, *names, secret=None):
+        argv = [opts.commsweep, "topo", "validate", path, "--no-node"]
+        return Case("topology", "topo validate: " + label, argv, names, prefix=r"\S", one_message=False,
+                    secret=secret)
+
+    return [
+        topo("entity expansion (billion laughs)", w + "/laughs.xml", "laughs.xml:2", "DOCTYPE refused"),
+        topo("external entity (file)", w + "/xxe_file.xml", "xxe_file.xml:2", "DOCTYPE refused", secret=SECRET),
+        topo("external entity (http, " + listener_url + ")", w + "/xxe_http.xml", "xxe_http.xml:2",
+             "DOCTYPE refused"),
+        topo("external DTD", w + "/dtd.xml", "dtd.xml:2", "DOCTYPE refused"),
+        topo("an entity never declared", w + "/undeclared.xml", "undeclared.xml:1", "&xxe;"),
+        topo("nested 100,000 deep", w + "/deep.xml", "deep.xml:1", "nested deeper"),
+        topo("larger than 8 MiB", w + "/big.xml", "big.xml:1", "larger than"),
+        topo("cut short", w + "/cut.xml", "cut.xml:1"),
+        topo("NUL bytes", w + "/binary.bin", "binary.bin:1", "NUL"),
+        topo("/dev/zero", "/dev/zero", "/dev/zero", "larger than"),
+        topo("a folder", w, w, "is a directory"),
+        topo("missing", w + "/absent.xml", "absent.xml"),
+    ]
+
+
+def hostfile_cases(opts, w):
+    """The bare-metal launcher and the master pod's entrypoint read a hostfile before anything
+    else: each bad one refused naming the file (and line); nothing stored under results."""
+    results = opts.workdir + "/hostfile-results"
+    env = {"COMMSWEEP_BIN": opts.commsweep, "COMMSWEEP_RESULTS_DIR": results,
+           "COMMSWEEP_WAIT_WORKERS_S": "5"}
+    prefix = r"(run-baremetal|commsweep-master): error: "
+    out = []
+    for name, label, names in [
+            ("hf_shell", "a shell command as a host", ["hf_shell line 2", "'node2;touch"]),
+            ("hf_subst", "a command substitution", ["hf_subst line 2", "$(touch"]),
+            ("hf_dup", "a host twice", ["hf_dup line 2", "listed twice"]),
+            ("hf_slots", "slots=four", ["hf_slots line 1", "slots=four"]),
+            ("hf_empty", "only comments", ["hf_empty", "no host"]),
+            ("hf_nul", "NUL bytes", ["hf_nul", "NUL"]),
+            ("hf_big", "1.8 MB", ["hf_big", "bytes"])]:
+        out.append(Case("hostfile", "run-baremetal.sh: " + label,
+                        [opts.scripts + "/run-baremetal.sh", w + "/" + name, "all_reduce"], names,
+                        env=env, outputs=[results], prefix=prefix))
+    for path, label, names in [("/dev/zero", "/dev/zero", ["/dev/zero", "not a readable file"]),
+                               (w, "a folder", [w, "not a readable file"]),
+                               (w + "/absent.host", "missing", ["absent.host", "does not exist"])]:
+        out.append(Case("hostfile", "run-baremetal.sh: " + label,
+                        [opts.scripts + "/run-baremetal.sh", path, "all_reduce"], names,
+                        env=env, outputs=[results], prefix=prefix))
+    master = dict(env, COMMSWEEP_HOSTFILE=w + "/hf_shell")
+    out.append(Case("hostfile", "entrypoint-master.sh: a shell command as a host",
+                    [opts.scripts + "/entrypoint-master.sh", "all_reduce"], ["hf_shell line 2"],
+                    env=master, outputs=[results], prefix=prefix))
+    out.append(Case("hostfile", "entrypoint-master.sh: COMMSWEEP_WAIT_WORKERS_S=abc",
+                    [opts.scripts + "/entrypoint-master.sh", "all_reduce"], ["COMMSWEEP_WAIT_WORKERS_S=abc"],
+                    env=dict(master, COMMSWEEP_HOSTFILE=w + "/hf_good", COMMSWEEP_WAIT_WORKERS_S="abc"),
+                    outputs=[results], prefix=prefix))
+    return out
+
+
+def env_cases(opts, w):
+    """commsweep env (eval'd by the entrypoints): a bad PCIDEVICE_* value or network-status is
+    refused naming it, with nothing on stdout (an eval would apply half the settings)."""
+    root = opts.fixtures + "/sysfs/roce_sriov"
+
+    def env(label, variables, *names, annotations=None, rc=2, names_in="message", stdout_empty=True):
+        argv = [opts.commsweep, "env", "--sysfs-root", root]
+        if annotations:
+            argv += ["--annotations", annotations]
+        return Case("env", "env: " + label, argv, names, env=variables, rc=rc, names_in=names_in,
+                    stdout_empty=stdout_empty)
+
+    return [
+        env("PCIDEVICE_X not a PCI address", {"PCIDEVICE_X": "eth0"}, "PCIDEVICE_X", "'eth0'"),
+        env("PCIDEVICE_X with a shell command", {"PCIDEVICE_X": "0000:18:00.3;touch /tmp/x"},
+            "PCIDEVICE_X", "touch"),
+        env("PCIDEVICE_X JSON cut short", {"PCIDEVICE_X": '[{"pci": "0000:18'}, "PCIDEVICE_X", "not valid JSON"),
+        env("PCIDEVICE_X JSON without an address", {"PCIDEVICE_X": '{"x": 1}'}, "PCIDEVICE_X", "JSON without"),
+        env("PCIDEVICE_X hex digit g", {"PCIDEVICE_X": "0000:1g:00.3"}, "PCIDEVICE_X", "1g"),
+        env("PCIDEVICE_X 9,000 addresses (one VF)", {"PCIDEVICE_X": ",".join(["0000:18:00.3"] * 9000)},
+            "NCCL_IB_HCA='=mlx5_3'", annotations="/dev/null", rc=0, names_in="stdout", stdout_empty=False),
+        env("PCIDEVICE_X a VF without an RDMA device", {"PCIDEVICE_X": "0000:99:00.0"},
+            "0000:99:00.0 (PCIDEVICE_X) has no RDMA device", annotations="/dev/null", rc=0,
+            names_in="stdout", stdout_empty=False),
+        env("NCCL_IB_HCA naming an absent device", {"NCCL_IB_HCA": "=mlx5_9"}, "mlx5_9", "FAIL"),
+        env("network-status not JSON", {}, "network-status", "not valid JSON", annotations=w + "/ann_cut"),
+        env("network-status not a list", {}, "network-status", "not a JSON list", annotations=w + "/ann_object"),
+        env("network-status pci-address a number", {}, "network-status", "pci-address", "not a string",
+            annotations=w + "/ann_number"),
+        env("network-status interface with a newline", {}, "network-status", "not an interface name",
+            annotations=w + "/ann_newline"),
+        env("network-status default \"yes\"", {}, "network-status", "\"default\"", annotations=w + "/ann_default"),
+        env("network-status a bad escape", {}, "annotations line 1", "escape", annotations=w + "/ann_escape"),
+        env("--annotations /dev/zero", {}, "--annotations", "/dev/zero", "larger than", annotations="/dev/zero"),
+        env("--annotations a folder", {}, "--annotations", "is a directory", annotations=w),
+        env("--annotations missing", {}, "--annotations", "absent.ann", annotations=w + "/absent.ann"),
+    ]
+
+
+def transport_cases(opts, w):
+    """commsweep transport LOG...: a file that is no NCCL log is bad input, not an empty pass."""
+    good = opts.fixtures + "/nccl/roce_gdr.node-a.log"
+
+    def transport(label, logs, *names, extra=()):
+        argv = [opts.commsweep, "transport"] + list(extra) + logs
+        return Case("transport", "transport: " + label, argv, names, stdout_empty=True)
+
+    return [
+        transport("an empty log", [w + "/empty.txt"], "empty.txt", "NCCL_DEBUG=INFO"),
+        transport("binary bytes", [w + "/binary.bin"], "binary.bin", "no NCCL INFO line"),
+        transport("one 16 MiB line", [w + "/huge.txt"], "huge.txt", "no NCCL INFO line"),
+        transport("/dev/zero", ["/dev/zero"], "/dev/zero", "larger than"),
+        transport("a folder", [w], w, "is a directory"),
+        transport("missing, beside a good one", [good, w + "/absent.log"], "absent.log"),
+        transport("--require-transport tcp", [good], "--require-transport", "tcp",
+                  extra=["--require-transport", "tcp"]),
+        transport("no log", [], "no log file"),
+    ]
+
+
+def make_files(w, good_results, good_baseline, listener_url):
+    """The fixture files, written fresh into w (good_*: documents of real runs to spoil)."""
+    results = json.loads(good_results)
+    base = json.loads(good_baseline)
+
+    def spoiled(doc, change):
+        copy = json.loads(json.dumps(doc))
+        change(copy)
+        return json.dumps(copy, indent=1).encode()
+
+    status = 'k8s.v1.cni.cncf.io/network-status="%s"\n'
+    files = {
+        # flags
+        "empty.txt": b"",
+        "bad_expert.txt": b"# rank token e1 e2\n0 0 0 1\n0 1 0 9\n0 2 1 2\n0 3 2 3\n",
+        "text_field.txt": b"0 0 two 1\n",
+        "neg_weight.txt": b"0 0 0 1 -0.5 1.5\n",
+        "binary.bin": bytes(range(256)) * 64,
+        "huge.txt": b"0 " * (8 << 20),
+        "empty.json": b"",
+        "broken.json": b'{"tokens": [1, 2',
+        "array.json": b"[1, 2, 3]",
+        "overflow.json": b'{"tokens": 1e400}',
+        # compare, baseline
+        "good.json": good_results.encode(),
+        "good_baseline.json": good_baseline.encode(),
+        "cut.json": good_results.encode()[:300],
+        "v9.json": spoiled(results, lambda d: d.update(schema="commsweep.results/9")),
+        "negative_size.json": spoiled(results, lambda d: d["rows"][0].update(size_bytes=-5)),
+        "negative_time.json": spoiled(results, lambda d: d["rows"][0]["in_place"].update(time_us=-1)),
+        "rows_string.json": spoiled(results, lambda d: d.update(rows="none")),
+        "results_overflow.json": good_results.replace('"avg_busbw_gbps": ', '"avg_busbw_gbps": 1e400, "x": ', 1).encode(),
+        "baseline_cut.json": good_baseline.encode()[:200],
+        "baseline_v2.json": spoiled(base, lambda d: d.update(schema="commsweep.baseline/2")),
+        "baseline_negative.json": spoiled(base, lambda d: d["entries"][0].update(size_bytes=-8)),
+        "baseline_rule.json": spoiled(base, lambda d: d["rules"].update(fail_pct="ten")),
+        # suite
+        "alias.yaml": b"sweeps:\n  - &a\n    name: x\n  - *a\n",
+        "deep.yaml": b"sweeps: " + b"[" * 10000 + b"]" * 10000 + b"\n",
+        "big.yaml": b"# " + b"x" * (2 << 20) + b"\n",
+        "empty.yaml": b"",
+        "latin1.yaml": b"sweeps:\n  - name: caf\xe9\n",
+        "cut_suite.json": b'{"sweeps": [{"name": "x", "kind": "collective", "tests": "all"',
+        "unknown_key.yaml": b"sweeps:\n  - name: x\n    kind: collective\n    tests: all\n    max_byte: 1K\n",
+        "big_max.yaml": b"sweeps:\n  - name: x\n    kind: collective\n    tests: all\n    max_bytes: 99999999999999999999\n",
+        "tab.yaml": b"sweeps:\n  - name: x\n\tkind: collective\n",
+        # topology
+        "secret.txt": SECRET.encode() + b"\n",
+        "laughs.xml": b'<?xml version="1.0"?>\n<!DOCTYPE system [<!ENTITY a "aaaaaaaaaa">'
+                      b'<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>\n'
+                      b'<system version="1"><cpu numaid="&c;"/></system>\n',
+        "xxe_file.xml": ('<?xml version="1.0"?>\n<!DOCTYPE system [<!ENTITY x SYSTEM "file://%s/secret.txt">]>\n'
+                         '<system version="1"><cpu numaid="0">&x;</cpu></system>\n' % w).encode(),
+        "xxe_http.xml": ('<?xml version="1.0"?>\n<!DOCTYPE system [<!ENTITY x SYSTEM "%s/entity">]>\n'
+                         '<system version="1">&x;</system>\n' % listener_url).encode(),
+        "dtd.xml": ('<?xml version="1.0"?>\n<!DOCTYPE system SYSTEM "%s/topo.dtd">\n'
+                    '<system version="1"/>\n' % listener_url).encode(),
+        "undeclared.xml": b'<system version="1"><cpu numaid="0">&xxe;</cpu></system>\n',
+        "deep.xml": b'<system version="1">' + b"<cpu>" * 100000 + b"</cpu>" * 100000 + b"</system>\n",
+        "big.xml": b'<system version="1" a="' + b"x" * (9 << 20) + b'"/>\n',
+        "cut.xml": b'<system version="1"><cpu numaid="0"><pci busid="0000:1',
+        # hostfiles
+        "hf_good": b"node1\n",
+        "hf_shell": ("node1\nnode2;touch %s/pwned\n" % w).encode(),
+        "hf_subst": ("node1\n$(touch %s/pwned)\n" % w).encode(),
+        "hf_dup": b"node1\nnode1\n",
+        "hf_slots": b"node1 slots=four\n",
+        "hf_empty": b"# no hosts\n\n",
+        "hf_nul": b"node1\x00node2\n",
+        "hf_big": b"node1\n" * 300000,
+        # env: network-status annotations
+        "ann_cut": (status % '[{\\"name\\": ').encode(),
+        "ann_object": (status % "{}").encode(),
+        "ann_number": (status % '[{\\"name\\": \\"a\\", \\"device-info\\": {\\"pci\\": {\\"pci-address\\": 5}}}]').encode(),
+        "ann_newline": (status % '[{\\"name\\": \\"a\\", \\"default\\": true, \\"interface\\": \\"eth0\\\\nexport X=1\\"}]').encode(),
+        "ann_default": (status % '[{\\"name\\": \\"a\\", \\"default\\": \\"yes\\", \\"interface\\": \\"eth0\\"}]').encode(),
+        "ann_escape": (status % '[\\q]').encode(),
+    }
+    for name, data in files.items():
+        with open(os.path.join(w, name), "wb") as f:
+            f.write(data)

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Faults on the mpi backend, each bounded in time (BOUND_S for the whole job):
+
+  kill-rank: an endless sweep (-N 0) on 3 ranks; once rank 0 has printed a row, rank 1's
+             process gets SIGKILL (as the OOM killer or a node failure would). The job must
+             end, nonzero, within the bound; mpiexec names the rank and the signal; no results
+             file is left half-written (none at all, or a complete one) and no temporary file.
+  alloc:     --fault alloc:1 (a test hook: rank 1's buffer allocation throws): exit code 7,
+             one message (rank 0's) naming rank 1 and its host, no results file.
+  oom:       -e 1T on every rank, more than any CI host has: the mpi backend refuses the
+             buffer before Linux overcommits it (no OOM killer): exit code 7, the message names
+             every rank and points at -e/--maxbytes, no results file.
+  oom-ulimit: the ranks under `ulimit -v` (address space 4 GiB), -e 3G: the allocation itself
+             fails (std::bad_alloc) or the pre-check refuses it; either way exit code 7, the
+             ranks named, no results file. Skipped for a binary built with AddressSanitizer
+             (its shadow memory needs terabytes of address space).
+  async-error: --fault async-error:1 (a test hook: rank 1's backend reports an asynchronous
+             error, as NCCL's would after a network failure, and the rank stays blocked): the
+             watchdog's polling ends the job with exit code 3 within the bound, naming rank 1
+             and the error; no results file.
+
+    fault_check.py MODE --commsweep BIN --mpiexec MPIEXEC --workdir DIR
+"""
+import argparse
+import glob
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from commsweep_check import SKIP_CODE, Failures, launcher, verdict  # noqa: E402
+
+BOUND_S = 60
+QUICK = ["--backend", "mpi", "-c", "1", "-w", "1", "-n", "2"]
+
+
+def start(cmd, workdir):
+    print("running: " + " ".join(cmd), flush=True)
+    out_f = open(os.path.join(workdir, "stdout.txt"), "w")
+    err_f = open(os.path.join(workdir, "stderr.txt"), "w")
+    proc = subprocess.Popen(cmd, stdout=out_f, stderr=err_f, start_new_session=True)
+    return proc, out_f, err_f
+
+
+def finish(proc, files, workdir, started, problems):
+    """Waits for the job up to BOUND_S from its start, ends its process group past that."""
+    try:
+        proc.wait(timeout=max(1.0, BOUND_S - (time.monotonic() - started)))
+    except subprocess.TimeoutExpired:
+        problems.append("still running after %d s: ended it" % BOUND_S)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    for f in files:
+        f.close()
+    print("exit code %s after %.1f s" % (proc.returncode, time.monotonic() - started))
+    with open(os.path.join(workdir, "stdout.txt")) as f:
+        out = f.read()
+    with open(os.path.join(workdir, "stderr.txt")) as f:
+        err = f.read()
+    return proc.returncode, out, err
+
+
+def rank_pid(mpiexec_pid, rank):
+    """The pid of a rank's process: a descendant of mpiexec whose environment says its rank."""
+    for environ in glob.glob("/proc/[0-9]*/environ"):
+        pid = int(environ.split("/")[2])
+        try:
+            with open(environ, "rb") as f:
+                env = f.read().split(b"\0")
+            with open("/proc/%d/stat" % pid) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if b"OMPI_COMM_WORLD_RANK=%d" % rank not in env:
+            continue
+        while ppid > 1:  # a descendant of this mpiexec, not of another test's
+            if ppid == mpiexec_pid:
+                return pid
+            try:
+                with open("/proc/%d/stat" % ppid) as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                break
+    return None
+
+
+def check_no_partial_results(results, problems, allow_complete=False):
+    leftovers = glob.glob(results + ".tmp.*")
+    if leftovers:
+        problems.append("temporary results files left behind: %s" % leftovers)
+    if os.path.exists(results):
+        if not allow_complete:
+            problems.append("a results file was written: %s" % results)
+            return
+        import json
+        try:
+            with open(results) as f:
+                json.load(f)
+        except ValueError as e:
+            problems.append("half-written results file: %s" % e)
+
+
+def check_kill_rank(opts):
+    results = os.path.join(opts.workdir, "results.json")
+    cmd = launcher(opts.mpiexec, 3) + [opts.commsweep, "all_reduce", "-b", "8", "-e", "64K",
+                                        "-N", "0", "--json", results, "-T", "20"] + QUICK
+    started = time.monotonic()
+    proc, out_f, err_f = start(cmd, opts.workdir)
+    problems = []
+    victim = None
+    while time.monotonic() - started < 30 and proc.poll() is None:
+        with open(os.path.join(opts.workdir, "stdout.txt")) as f:
+            if re.search(r"^\s+\d+\s+\d+\s+float", f.read(), re.M):
+                victim = rank_pid(proc.pid, 1)
+                break
+        time.sleep(0.2)
+    if victim is None:
+        problems.append("no row printed, or rank 1's process not found, within 30 s")
+        os.killpg(proc.pid, signal.SIGKILL)
+    else:
+        print("SIGKILL to rank 1 (pid %d) %.1f s after start" % (victim, time.monotonic() - started))
+        os.kill(victim, signal.SIGKILL)
+    killed_at = time.monotonic()
+    rc, out, err = finish(proc, (out_f, err_f), opts.workdir, started, problems)
+    print("the job ended %.1f s after the kill" % (time.monotonic() - killed_at))
+    if rc == 0:
+        problems.append("exit code 0 after a rank was killed")
+    if victim is not None and not re.search(r"rank 1 .*signal 9|signal 9.*rank 1", err.replace("\n", " ")):
+        problems.append("stderr does not name rank 1 and signal 9")
+    check_no_partial_results(results, problems, allow_complete=False)
+    return problems, out, err
+
+
+def check_out_of_memory(opts, np, args, ranks, wrapper=()):
+    results = os.path.join(opts.workdir, "results.json")
+    if os.path.exists(results):
+        os.remove(results)
+    cmd = launcher(opts.mpiexec, np) + list(wrapper) + [opts.commsweep] + args + [
+        "--json", results] + QUICK
+    started = time.monotonic()
+    proc, out_f, err_f = start(cmd, opts.workdir)
+    problems = []
+    rc, out, err = finish(proc, (out_f, err_f), opts.workdir, started, problems)
+    if rc != 7:
+        problems.append("exit code %s, expected 7 (out of memory)" % rc)
+    messages = [l for l in err.splitlines() if l.startswith("commsweep:")]
+    if len(messages) != 1 or "out of memory" not in messages[0]:
+        problems.append("expected one 'commsweep: out of memory' message, got %s" % messages)
+    else:
+        named = sorted(int(r) for r in re.findall(r"rank (\d+) \(host ", messages[0]))
+        if named != ranks:
+            problems.append("ranks named: %s, expected %s" % (named, ranks))
+        if "-e/--maxbytes" not in messages[0]:
+            problems.append("the message does not point at -e/--maxbytes")
+    if re.search(r"signal|core dumped|Killed", err):
+        problems.append("a rank died instead of stopping cleanly")
+    check_no_partial_results(results, problems)
+    return problems, out, err
+
+
+def check_alloc(opts):
+    return check_out_of_memory(opts, 3, ["all_reduce", "-e", "1M", "--fault", "alloc:1"], [1])
+
+
+def check_oom(opts):
+    return check_out_of_memory(opts, 2, ["all_reduce", "-b", "1M", "-e", "1T", "-f", "1024"],
+                               [0, 1])
+
+
+def check_oom_ulimit(opts):
+    # g++ links libasan dynamically, clang links its runtime in: the symbol is there either way.
+    with open(opts.commsweep, "rb") as f:
+        asan = b"__asan_init" in f.read()
+    if asan:
+        print("SKIP: built with AddressSanitizer, whose shadow memory does not fit `ulimit -v`")
+        sys.exit(SKIP_CODE)
+    limit_kib = 4 * 1024 * 1024  # 4 GiB of address space per rank; -e 3G needs two 3G buffers
+    wrapper = ["/bin/sh", "-c", 'ulimit -v %d && exec "$0" "$@"' % limit_kib]
+    return check_out_of_memory(opts, 2, ["all_reduce", "-b", "1M", "-e", "3G", "-f", "3072"],
+                               [0, 1], wrapper)
+
+
+def check_async_error(opts):
+    results = os.path.join(opts.workdir, "results.json")
+    if os.path.exists(results):
+        os.remove(results)
+    cmd = launcher(opts.mpiexec, 3) + [opts.commsweep, "all_reduce", "-e", "64K", "-T", "20",
+                                        "--fault", "async-error:1", "--json", results] + QUICK
+    started = time.monotonic()
+    proc, out_f, err_f = start(cmd, opts.workdir)
+    problems = []
+    rc, out, err = finish(proc, (out_f, err_f), opts.workdir, started, problems)
+    if rc != 3:
+        problems.append("exit code %s, expected 3 (a call failed)" % rc)
+    if time.monotonic() - started > 15:
+        problems.append("took %.0f s: the watchdog polls every 0.2 s, -T is 20 s" % (time.monotonic() - started))
+    if not re.search(r"rank 1 \(.*watchdog: asynchronous error", err):
+        problems.append("stderr does not name rank 1's asynchronous error")
+    check_no_partial_results(results, problems)
+    return problems, out, err
+
+
+CHECKS = {"async-error": check_async_error, "kill-rank": check_kill_rank, "alloc": check_alloc, "oom": check_oom,
+          "oom-ulimit": check_oom_ulimit}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=sorted(CHECKS))
+    parser.add_argument("--commsweep", required=True)
+    parser.add_argument("--mpiexec", default="mpiexec")
+    parser.add_argument("--workdir", required=True)
+    opts = parser.parse_args()
+    os.makedirs(opts.workdir, exist_ok=True)
+    problems, out, err = CHECKS[opts.mode](opts)
+    fail = Failures()
+    for p in problems:
+        fail.check(False, p)
+    return verdict(fail, opts.mode, out, err)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
