@@ -30,6 +30,8 @@ class SlowRankBackend final : public Backend {
     inner_.corrupt(buffer, index, element_bytes);
   }
   void synchronize(const Phase& phase) override { inner_.synchronize(phase); }
+  std::string asynchronous_error() override { return inner_.asynchronous_error(); }
+  void inject_asynchronous_error() override { inner_.inject_asynchronous_error(); }
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
 
  private:
