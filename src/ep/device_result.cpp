@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ep_kernels.hpp"
 #include "runtime/cuda_check.hpp"
 
 namespace commsweep::ep {
@@ -34,6 +35,19 @@ EpResult read_device_result(const EpDeviceView& v) {
     CS_CUDA(cudaMemcpy(r.combined.data(), v.combined, r.combined.size() * 2, cudaMemcpyDeviceToHost));
   }
   return r;
+}
+
+void upload_case(std::uint8_t* input, std::int32_t* idx, float* weights, int tokens,
+                 const RecordFormat& f, const Routing& mine, std::uint64_t seed, int rank,
+                 cudaStream_t stream) {
+  CS_CUDA(kernels::prepare_input(input, tokens, f, seed, rank, stream));
+  if (tokens > 0) {
+    CS_CUDA(cudaMemcpyAsync(idx, mine.experts.data(), mine.experts.size() * 4,
+                            cudaMemcpyHostToDevice, stream));
+    CS_CUDA(cudaMemcpyAsync(weights, mine.weights.data(), mine.weights.size() * 4,
+                            cudaMemcpyHostToDevice, stream));
+  }
+  CS_CUDA(cudaStreamSynchronize(stream));
 }
 
 }  // namespace commsweep::ep

@@ -1,11 +1,15 @@
-// Reading what a GPU exchange left in device memory into an EpResult, for verification.
+// The GPU exchanges' host <-> device steps they share: this rank's case onto the device, and
+// what an exchange left in device memory back into an EpResult, for verification.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include <cuda_runtime_api.h>
+
 #include "ep/exchange.hpp"
+#include "ep/routing.hpp"
 #include "ep_record.hpp"
 
 namespace commsweep::ep {
@@ -23,5 +27,11 @@ struct EpDeviceView {
 };
 
 EpResult read_device_result(const EpDeviceView& view);
+
+// This rank's tokens (the data pattern, in format f) and routing into device buffers of room
+// enough; waits for the copies (the routing vectors are pageable host memory).
+void upload_case(std::uint8_t* input, std::int32_t* idx, float* weights, int tokens,
+                 const RecordFormat& f, const Routing& mine, std::uint64_t seed, int rank,
+                 cudaStream_t stream);
 
 }  // namespace commsweep::ep

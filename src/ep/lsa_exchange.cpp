@@ -93,7 +93,7 @@ struct LsaExchange::Graphs {
 };
 
 LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup, int blocks)
-    : world_(world), backend_(backend), asked_blocks_(blocks) {
+    : world_(world), backend_(backend), asked_blocks_(blocks), setup_timeout_s_(setup.deadline.budget_s()) {
   if (const std::string why = lsa_unavailable(); !why.empty()) {
     throw Error(ErrorKind::Usage, "--ep-impl lsa: " + why);
   }
@@ -186,7 +186,7 @@ void LsaExchange::ensure_window(std::size_t bytes, const Phase& phase) {
 void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t seed) {
   const int n = world_.size();
   const std::size_t tokens = static_cast<std::size_t>(c.tokens);
-  const Phase phase{"ep lsa set-up", Deadline::after(300)};
+  const Phase phase{"ep lsa set-up (symmetric window)", Deadline::after(setup_timeout_s_)};
   case_ = c;
   // Blocks: a warp for every (token, destination) pair, a block per layout piece, at most what
   // stays resident. Every rank runs the same case, so every rank picks the same.
@@ -240,14 +240,8 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   stage_us_[1].clear();
 
   const cudaStream_t stream = backend_.stream();
-  CS_CUDA(kernels::prepare_input(input_.get<std::uint8_t>(), c.tokens, a.f, seed, a.rank, stream));
-  if (tokens > 0) {
-    CS_CUDA(cudaMemcpyAsync(idx_.get(), mine.experts.data(), mine.experts.size() * 4,
-                            cudaMemcpyHostToDevice, stream));
-    CS_CUDA(cudaMemcpyAsync(weights_.get(), mine.weights.data(), mine.weights.size() * 4,
-                            cudaMemcpyHostToDevice, stream));
-  }
-  CS_CUDA(cudaStreamSynchronize(stream));  // the routing vectors are pageable host memory
+  upload_case(input_.get<std::uint8_t>(), idx_.get<std::int32_t>(), weights_.get<float>(), c.tokens,
+              a.f, mine, seed, a.rank, stream);
 
 #if COMMSWEEP_NCCL_DEVICE_API
   // The kernels' arguments are fixed for the case: capture each once, replay it every time.

@@ -53,6 +53,7 @@ class LsaExchange final : public EpExchange {
   int blocks_ = 0;         // the device communicator's: barriers for this many blocks
   int launch_blocks_ = 0;  // this case's launch (<= blocks_)
   int asked_blocks_ = 0;   // --lsa-blocks (0: chosen per case)
+  double setup_timeout_s_; // -T: each case's window set-up (collective) gets as long
   std::unique_ptr<DevComm> devcomm_;
   std::unique_ptr<Window> window_;
   std::unique_ptr<Graphs> graphs_;

@@ -64,16 +64,8 @@ void NcclExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t s
   combine_recv_.grow<std::uint16_t>(sent_max * c.hidden);
   out_.grow<std::uint16_t>(tokens * c.hidden);
 
-  cudaStream_t stream = backend_.stream();
-  CS_CUDA(kernels::prepare_input(input_.get<std::uint8_t>(), c.tokens, format_, seed,
-                                 world_.rank(), stream));
-  if (tokens > 0) {
-    CS_CUDA(cudaMemcpyAsync(idx_.get(), mine.experts.data(), mine.experts.size() * 4,
-                            cudaMemcpyHostToDevice, stream));
-    CS_CUDA(cudaMemcpyAsync(weights_.get(), mine.weights.data(), mine.weights.size() * 4,
-                            cudaMemcpyHostToDevice, stream));
-  }
-  CS_CUDA(cudaStreamSynchronize(stream));  // the routing vectors are pageable host memory
+  upload_case(input_.get<std::uint8_t>(), idx_.get<std::int32_t>(), weights_.get<float>(), c.tokens,
+              format_, mine, seed, world_.rank(), backend_.stream());
 }
 
 void NcclExchange::alltoallv(const void* send, const std::vector<int>& send_counts, void* recv,

@@ -92,6 +92,23 @@ def verdict(fail, what, out, err):
     return 0
 
 
+def run_mode_checks(description, checks):
+    """main() of a checker of named modes: `CHECKER MODE --commsweep B [--mpiexec M] --workdir D`;
+    checks[MODE](opts) returns (problems, stdout, stderr)."""
+    parser = argparse.ArgumentParser(description=description.splitlines()[0])
+    parser.add_argument("mode", choices=sorted(checks))
+    parser.add_argument("--commsweep", required=True)
+    parser.add_argument("--mpiexec", default="mpiexec")
+    parser.add_argument("--workdir", required=True)
+    opts = parser.parse_args()
+    os.makedirs(opts.workdir, exist_ok=True)
+    problems, out, err = checks[opts.mode](opts)
+    fail = Failures()
+    for p in problems:
+        fail.check(False, p)
+    return verdict(fail, opts.mode, out, err)
+
+
 def launcher(mpiexec, np):
     """mpiexec -n N, and for Open MPI --oversubscribe (more ranks than cores on CI) and
     --allow-run-as-root (CI and the GPU machines run as root)."""

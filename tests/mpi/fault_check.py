@@ -21,7 +21,6 @@
 
     fault_check.py MODE --commsweep BIN --mpiexec MPIEXEC --workdir DIR
 """
-import argparse
 import glob
 import os
 import re
@@ -32,7 +31,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from commsweep_check import SKIP_CODE, Failures, launcher, verdict  # noqa: E402
+from commsweep_check import SKIP_CODE, launcher, run_mode_checks  # noqa: E402
 
 BOUND_S = 60
 QUICK = ["--backend", "mpi", "-c", "1", "-w", "1", "-n", "2"]
@@ -209,18 +208,7 @@ CHECKS = {"async-error": check_async_error, "kill-rank": check_kill_rank, "alloc
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=sorted(CHECKS))
-    parser.add_argument("--commsweep", required=True)
-    parser.add_argument("--mpiexec", default="mpiexec")
-    parser.add_argument("--workdir", required=True)
-    opts = parser.parse_args()
-    os.makedirs(opts.workdir, exist_ok=True)
-    problems, out, err = CHECKS[opts.mode](opts)
-    fail = Failures()
-    for p in problems:
-        fail.check(False, p)
-    return verdict(fail, opts.mode, out, err)
+    return run_mode_checks(__doc__, CHECKS)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@
 
     job_control_check.py MODE --commsweep BIN --mpiexec MPIEXEC --workdir DIR
 """
-import argparse
 import json
 import os
 import signal
@@ -23,7 +22,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from commsweep_check import Failures, launcher, verdict  # noqa: E402
+from commsweep_check import launcher, run_mode_checks  # noqa: E402
 
 BOUND_S = 60  # the whole job, start to end
 
@@ -155,18 +154,7 @@ CHECKS = {"mismatch": check_mismatch, "sigterm": check_sigterm,
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=sorted(CHECKS))
-    parser.add_argument("--commsweep", required=True)
-    parser.add_argument("--mpiexec", default="mpiexec")
-    parser.add_argument("--workdir", required=True)
-    opts = parser.parse_args()
-    os.makedirs(opts.workdir, exist_ok=True)
-    problems, out, err = CHECKS[opts.mode](opts)
-    fail = Failures()
-    for p in problems:
-        fail.check(False, p)
-    return verdict(fail, opts.mode, out, err)
+    return run_mode_checks(__doc__, CHECKS)
 
 
 if __name__ == "__main__":
