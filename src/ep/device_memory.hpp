@@ -1,9 +1,9 @@
-// Device memory for the GPU exchanges: a buffer that grows (contents lost) and frees itself,
-// and NCCL's symmetric window, which every rank allocates and registers together.
+// Device memory for the GPU exchanges: a buffer that grows (contents lost) and frees itself.
+// (The lsa exchange's symmetric window, allocated and registered by every rank together, is
+// its own: src/ep/lsa_exchange.cpp.)
 #pragma once
 
 #include <cuda_runtime_api.h>
-#include <nccl.h>
 
 #include <algorithm>
 #include <cstddef>

@@ -371,8 +371,8 @@ report::Results results_with_transport() {
 TEST(FabricTransportResults, WrittenAndReadBack) {
   const auto original = results_with_transport();
   const std::string text = report::to_json(original).dump(2) + "\n";
-  // COMMSWEEP_WRITE_GOLDEN=1 rewrites it; tests/unit/results_schema_check.py validates it
-  // against results/schema.
+  // COMMSWEEP_WRITE_GOLDEN=1 rewrites it; tests/mpi/validate_results.py validates it against
+  // results/schema (ctest unit.results_schema.transport).
   const std::string golden = std::string(COMMSWEEP_GOLDEN_DIR) + "/results_transport.json";
   if (std::getenv("COMMSWEEP_WRITE_GOLDEN")) std::ofstream(golden) << text;
   std::ifstream in(golden);
