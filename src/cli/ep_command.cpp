@@ -52,9 +52,7 @@ std::unique_ptr<ep::EpExchange> make_exchange(World& world, Backend& backend, ep
 }  // namespace
 
 void check_ep_config(const World& world, const ep::EpConfig& config) {
-  for (const ep::EpCase& c : ep::expand(config)) {
-    if (const std::string why = ep::invalid(c, world.size()); !why.empty()) throw_usage(why);
-  }
+  ep::validate_cases(config, world.size());
 }
 
 EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const RunSetup& run,
@@ -67,8 +65,7 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
     named.push_back({impl, exchanges.back().get()});
   }
   // Nodes for --topk-groups: World's nodes (hosts, or NCCL_HOSTID groups).
-  ep::EpSweep sweep(world, named, watchdog, config, world.node_size());
-  sweep.validate();
+  ep::EpSweep sweep(world, named, watchdog, config, world.node_size());  // run() validates
 
   report::EpTablePrinter printer(out);
   if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});

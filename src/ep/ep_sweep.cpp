@@ -51,9 +51,9 @@ EpSweep::EpSweep(World& world, std::vector<NamedExchange> exchanges, Watchdog& w
     : world_(world), exchanges_(std::move(exchanges)), watchdog_(watchdog), config_(config),
       ranks_per_node_(ranks_per_node) {}
 
-void EpSweep::validate() const {
-  for (const EpCase& c : expand(config_)) {
-    if (const std::string why = invalid(c, world_.size()); !why.empty()) throw_usage(why);
+void validate_cases(const EpConfig& config, int nranks) {
+  for (const EpCase& c : expand(config)) {
+    if (const std::string why = invalid(c, nranks); !why.empty()) throw_usage(why);
   }
 }
 
@@ -171,7 +171,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
 }
 
 std::vector<report::EpRow> EpSweep::run(const std::function<void(const report::EpRow&)>& on_row) {
-  validate();
+  validate_cases(config_, world_.size());
   std::vector<report::EpRow> rows;
   for (const EpCase& c : expand(config_)) {
     // The ranks agree on stopping before a case starts (SIGTERM / SIGINT): rows so far stay.

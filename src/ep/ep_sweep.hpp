@@ -28,13 +28,14 @@ struct NamedExchange {
   EpExchange* exchange;
 };
 
+// Refuses (usage error) any case of the sweep that cannot run on nranks ranks, naming why.
+void validate_cases(const EpConfig& config, int nranks);
+
 class EpSweep {
  public:
   // One exchange per implementation of config.impls, in that order.
   EpSweep(World& world, std::vector<NamedExchange> exchanges, Watchdog& watchdog,
           const EpConfig& config, int ranks_per_node);
-  // Refuses (usage error) any case that cannot run, before anything runs.
-  void validate() const;
   std::vector<report::EpRow> run(const std::function<void(const report::EpRow&)>& on_row);
   bool interrupted() const { return interrupted_; }
 
