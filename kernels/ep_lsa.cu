@@ -8,6 +8,8 @@
 //             in the receiver's expert-grouped buffer, with a header (experts, weights,
 //             places), barrier | the receiver copies tokens to their other experts' places
 //   combine:  weighted partials to the tokens' owners, barrier | reduction in token order
+// Across nodes (hybrid, kernels/ep_lsa.hpp) the same stages reach the node's peers, and
+// records and partials for other nodes go to local buffers that the host exchanges.
 // Work is split into (item, segment) pieces, a warp each, so that few tokens still spread over
 // many warps; pieces for different peers interleave so that no peer's links take all stores.
 // The arithmetic is kernels/ep_pattern.hpp's, in the order the host reference uses, so the
@@ -144,10 +146,19 @@ __device__ void layout_stage(const LsaArgs& a, typename Scan::TempStorage& temp)
   }
 }
 
-// Stage 2 (block 0): this rank's counts (records per rank, tokens per expert) into every
-// peer's matrices; after the barrier every rank holds both, and works out where each of its
-// tokens lands on every rank and where each of its local experts' segments starts.
-__device__ void counts_stage(const ncclDevComm& comm, const LsaArgs& a, typename Scan::TempStorage& temp) {
+// Every rank's counts: [s][d] records rank s sends to rank d, [s][e] its tokens to expert e.
+struct CountMatrices {
+  const int* counts;
+  int counts_stride;
+  const int* per_expert;
+  int per_expert_stride;
+  __device__ int sends(int s, int d) const { return counts[s * counts_stride + d]; }
+  __device__ int to_expert(int s, int e) const { return per_expert[s * per_expert_stride + e]; }
+};
+
+// Stage 2a (block 0, one node): this rank's counts (records per rank, tokens per expert) into
+// every peer's matrices; after the barrier every rank holds both.
+__device__ CountMatrices publish_counts(const ncclDevComm& comm, const LsaArgs& a) {
   const int n = a.nranks, E = a.experts;
   for (int i = threadIdx.x; i < n * (n + E); i += blockDim.x) {
     const int peer = i / (n + E), k = i % (n + E);
@@ -158,13 +169,27 @@ __device__ void counts_stage(const ncclDevComm& comm, const LsaArgs& a, typename
     }
   }
   lsa_barrier(comm, a.counts_barrier);
-  const auto* counts = reinterpret_cast<const int*>(local_part(a, a.counts_offset));
-  const auto* per_expert = reinterpret_cast<const int*>(local_part(a, a.expert_counts_offset));
-  for (int i = threadIdx.x; i < n * n; i += blockDim.x) a.counts_copy[i] = counts[i];
+  return {reinterpret_cast<const int*>(local_part(a, a.counts_offset)), n,
+          reinterpret_cast<const int*>(local_part(a, a.expert_counts_offset)), E};
+}
+
+// Stage 2b (block 0): from every rank's counts, where each of this rank's tokens lands on every
+// rank and where each of its local experts' segments starts; across nodes, where each other
+// node's destination starts in the records packed for the host to send.
+__device__ void counts_stage(const CountMatrices m, const LsaArgs& a, typename Scan::TempStorage& temp) {
+  const int n = a.nranks, E = a.experts;
+  for (int i = threadIdx.x; i < n * n; i += blockDim.x) a.counts_copy[i] = m.sends(i / n, i % n);
   if (threadIdx.x == 0) {
     int records = 0;
-    for (int s = 0; s < n; ++s) records += counts[s * n + a.rank];
+    for (int s = 0; s < n; ++s) records += m.sends(s, a.rank);
     *a.records = records;
+    if (a.gathered != nullptr) {
+      int packed = 0;
+      for (int d = 0; d < n; ++d) {
+        a.remote_send_start[d] = packed;
+        if (a.lsa_peer[d] < 0) packed += m.sends(a.rank, d);
+      }
+    }
   }
   // Every expert's tokens from all ranks; their running sum over the experts (a block scan).
   const int per_rank = E / n;
@@ -173,7 +198,7 @@ __device__ void counts_stage(const ncclDevComm& comm, const LsaArgs& a, typename
     const int e = base + threadIdx.x;
     int total = 0;
     if (e < E) {
-      for (int s = 0; s < n; ++s) total += per_expert[s * E + e];
+      for (int s = 0; s < n; ++s) total += m.to_expert(s, e);
     }
     int prefix = 0, aggregate = 0;
     Scan(temp).ExclusiveSum(total, prefix, aggregate);
@@ -189,7 +214,7 @@ __device__ void counts_stage(const ncclDevComm& comm, const LsaArgs& a, typename
   // after the lower ranks' tokens to e. Then this rank's own segments.
   for (int e = threadIdx.x; e < E; e += blockDim.x) {
     int start = a.expert_prefix[e] - a.expert_prefix[(e / per_rank) * per_rank];
-    for (int s = 0; s < a.rank; ++s) start += per_expert[s * E + e];
+    for (int s = 0; s < a.rank; ++s) start += m.to_expert(s, e);
     a.expert_start[e] = start;
   }
   for (int l = threadIdx.x; l < a.local_experts; l += blockDim.x) {
@@ -225,15 +250,22 @@ __device__ void send_stage(const LsaArgs& a) {
       if (idx[j] / per_rank == d) first = j;
     }
     const int place = a.expert_start[idx[first]] + a.rank_in_expert[static_cast<std::size_t>(t) * topk + first];
-    char* grouped = peer_part(a, a.grouped_offset, d);
+    // A peer on this node: its grouped buffer and headers; another node's rank: the packed
+    // record (header, payload) that the host sends.
+    const int peer = a.lsa_peer[d];
+    char* packed = peer >= 0 ? nullptr
+                             : reinterpret_cast<char*>(a.remote_send) +
+                                   static_cast<std::size_t>(a.remote_send_start[d] + s) * lsa_remote_record_bytes(a);
+    char* payload = peer >= 0 ? peer_part(a, a.grouped_offset, peer) + static_cast<std::size_t>(place) * a.f.payload_stride
+                              : packed + a.header_bytes;
     const std::uint32_t begin = g * kSegmentBytes;
     const std::uint32_t end = min(begin + kSegmentBytes, a.f.payload_stride);
-    warp_copy16(grouped + static_cast<std::size_t>(place) * a.f.payload_stride,
-                reinterpret_cast<const char*>(a.input) + static_cast<std::size_t>(t) * a.f.payload_stride,
+    warp_copy16(payload, reinterpret_cast<const char*>(a.input) + static_cast<std::size_t>(t) * a.f.payload_stride,
                 begin, end, w.lane);
     if (g != 0) continue;
-    const int record = segment_start(a.counts_copy, n, a.rank, d) + s;
-    const Header h = header_at(peer_part(a, a.headers_offset, d), record, a);
+    const Header h = peer >= 0 ? header_at(peer_part(a, a.headers_offset, peer),
+                                           segment_start(a.counts_copy, n, a.rank, d) + s, a)
+                               : header_at(packed, 0, a);
     for (int j = w.lane; j < topk; j += 32) {
       const std::int32_t e = idx[j];
       h.idx[j] = e;
@@ -243,6 +275,16 @@ __device__ void send_stage(const LsaArgs& a) {
                        : -1;
     }
   }
+}
+
+// The source rank of received record r (records are by source ascending).
+__device__ int source_of(const LsaArgs& a, int r) {
+  int s = 0, end = a.counts_copy[a.rank];
+  while (r >= end && s + 1 < a.nranks) {
+    ++s;
+    end += a.counts_copy[s * a.nranks + a.rank];
+  }
+  return s;
 }
 
 // Stage 4: each (received record, payload segment) a warp: the token, stored at its first
@@ -258,6 +300,7 @@ __device__ void duplicate_stage(const LsaArgs& a) {
     const std::size_t r = static_cast<std::size_t>(p / nseg);
     const std::uint32_t begin = static_cast<std::uint32_t>(p % nseg) * kSegmentBytes;
     const std::uint32_t end = min(begin + kSegmentBytes, a.f.payload_stride);
+    if (a.gathered != nullptr && a.lsa_peer[source_of(a, static_cast<int>(r))] < 0) continue;  // lsa_unpack_remote's
     const Header h = header_at(headers, r, a);
     int first = -1;
     for (int j = 0; j < topk; ++j) {
@@ -277,10 +320,15 @@ __global__ void __launch_bounds__(kThreads) dispatch_kernel(ncclDevComm comm, Ls
   __shared__ typename Scan::TempStorage temp;
   cg::grid_group grid = cg::this_grid();
   clock_start(a);
-  layout_stage(a, temp);
+  const bool one_node = a.gathered == nullptr;
+  if (one_node) layout_stage(a, temp);  // else lsa_layout ran before the gather
   clock_mark(a, 0);
   grid.sync();
-  if (blockIdx.x == 0) counts_stage(comm, a, temp);
+  if (blockIdx.x == 0) {
+    const int n = a.nranks;
+    counts_stage(one_node ? publish_counts(comm, a) : CountMatrices{a.gathered, n + a.experts, a.gathered + n, n + a.experts},
+                 a, temp);
+  }
   clock_mark(a, 1);
   grid.sync();
   send_stage(a);
@@ -315,8 +363,12 @@ __device__ void partials_stage(const LsaArgs& a) {
     const int r = segment_start(a.counts_copy, n, source, a.rank) + i;
     int at = i;  // its place at the source: after what the source sent to lower ranks
     for (int d = 0; d < a.rank; ++d) at += a.counts_copy[source * n + d];
-    auto* dst = reinterpret_cast<std::uint16_t*>(peer_part(a, a.partials_offset, source)) +
-                static_cast<std::size_t>(at) * hidden;
+    // A source on this node: its partials buffer; on another node: by record here, for the
+    // host to send.
+    const int peer = a.lsa_peer[source];
+    auto* dst = peer >= 0 ? reinterpret_cast<std::uint16_t*>(peer_part(a, a.partials_offset, peer)) +
+                                static_cast<std::size_t>(at) * hidden
+                          : a.remote_partials + static_cast<std::size_t>(r) * hidden;
     const Header h = header_at(headers, r, a);
     const std::uint32_t begin = g * kSegmentElements, end = min(begin + kSegmentElements, hidden);
     for (std::uint32_t e0 = begin + w.lane * 8; e0 - w.lane * 8 < end; e0 += 32 * 8) {
@@ -407,10 +459,63 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(ncclDevComm comm, Lsa
   clock_mark(a, 0);
   lsa_barrier(comm, a.barrier_base + blockIdx.x);
   clock_mark(a, 1);
+  if (a.gathered != nullptr) {  // lsa_reduce runs once the partials from other nodes are in
+    clock_end(a);
+    return;
+  }
   grid.sync();
   reduce_stage(a);
   clock_end(a);
 }
+
+// Hybrid: each (record from another node, payload segment) a warp: the payload to every local
+// expert's place its header names; segment 0's warp also copies the header.
+__device__ void unpack_remote_stage(const LsaArgs& a) {
+  const int n = a.nranks, topk = static_cast<int>(a.f.topk);
+  char* headers = local_part(a, a.headers_offset);
+  char* grouped = local_part(a, a.grouped_offset);
+  const Warp w = this_warp();
+  const std::uint32_t nseg = segments(a.f.payload_stride, kSegmentBytes);
+  const std::size_t stride = lsa_remote_record_bytes(a);
+  int remote = 0;  // records here from other nodes
+  for (int s = 0; s < n; ++s) {
+    if (a.lsa_peer[s] < 0) remote += a.counts_copy[s * n + a.rank];
+  }
+  const long long pieces = static_cast<long long>(remote) * nseg;
+  for (long long p = w.id; p < pieces; p += w.count) {
+    const int q = static_cast<int>(p / nseg);  // among the records from other nodes
+    const std::uint32_t g = static_cast<std::uint32_t>(p % nseg);
+    int s = 0, before = 0, record = 0;  // the source; its records from other nodes before it; all before it
+    for (;; ++s) {
+      const int c = a.counts_copy[s * n + a.rank];
+      if (a.lsa_peer[s] < 0) {
+        if (q < before + c) break;
+        before += c;
+      }
+      record += c;
+    }
+    record += q - before;
+    const char* packed = reinterpret_cast<const char*>(a.remote_recv) + static_cast<std::size_t>(q) * stride;
+    const Header h = header_at(const_cast<char*>(packed), 0, a);
+    const std::uint32_t begin = g * kSegmentBytes;
+    const std::uint32_t end = min(begin + kSegmentBytes, a.f.payload_stride);
+    for (int j = 0; j < topk; ++j) {
+      const int place = h.place[j];
+      if (place >= 0) {
+        warp_copy16(grouped + static_cast<std::size_t>(place) * a.f.payload_stride, packed + a.header_bytes, begin,
+                    end, w.lane);
+      }
+    }
+    if (g == 0) warp_copy16(headers + static_cast<std::size_t>(record) * a.header_bytes, packed, 0, a.header_bytes, w.lane);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) layout_kernel(LsaArgs a) {
+  __shared__ typename Scan::TempStorage temp;
+  layout_stage(a, temp);
+}
+__global__ void __launch_bounds__(kThreads) unpack_remote_kernel(LsaArgs a) { unpack_remote_stage(a); }
+__global__ void __launch_bounds__(kThreads) reduce_kernel(LsaArgs a) { reduce_stage(a); }
 
 cudaError_t launch(void (*kernel)(ncclDevComm, LsaArgs), const ncclDevComm& comm, const LsaArgs& a,
                    int blocks, cudaStream_t stream) {
@@ -451,6 +556,21 @@ cudaError_t lsa_combine(const ncclDevComm& comm, const LsaArgs& a, int blocks, c
   return launch(combine_kernel, comm, a, blocks, stream);
 }
 
+cudaError_t lsa_layout(const LsaArgs& a, int blocks, cudaStream_t stream) {
+  layout_kernel<<<blocks, kThreads, 0, stream>>>(a);
+  return cudaGetLastError();
+}
+
+cudaError_t lsa_unpack_remote(const LsaArgs& a, int blocks, cudaStream_t stream) {
+  unpack_remote_kernel<<<blocks, kThreads, 0, stream>>>(a);
+  return cudaGetLastError();
+}
+
+cudaError_t lsa_reduce(const LsaArgs& a, int blocks, cudaStream_t stream) {
+  reduce_kernel<<<blocks, kThreads, 0, stream>>>(a);
+  return cudaGetLastError();
+}
+
 #else  // no device API in this NCCL
 
 bool lsa_available() { return false; }
@@ -462,6 +582,9 @@ cudaError_t lsa_dispatch(const ncclDevComm&, const LsaArgs&, int, cudaStream_t) 
 cudaError_t lsa_combine(const ncclDevComm&, const LsaArgs&, int, cudaStream_t) {
   return cudaErrorNotSupported;
 }
+cudaError_t lsa_layout(const LsaArgs&, int, cudaStream_t) { return cudaErrorNotSupported; }
+cudaError_t lsa_unpack_remote(const LsaArgs&, int, cudaStream_t) { return cudaErrorNotSupported; }
+cudaError_t lsa_reduce(const LsaArgs&, int, cudaStream_t) { return cudaErrorNotSupported; }
 
 #endif
 

@@ -4,6 +4,13 @@
 // weighted partial sums straight back.
 // One cooperative kernel each way; the host side is src/ep/lsa_exchange.cpp.
 //
+// Ranks on several nodes (hybrid): the LSA team is this rank's node. Peers on the node are
+// reached as above; records for ranks on other nodes (header then payload) are packed into a
+// local buffer that the host sends with ncclSend / ncclRecv (the alltoallv path), and so are the
+// partials for tokens from other nodes. The counts come from an ncclAllGather over all ranks
+// instead of stores and a barrier, and separate kernels run the layout before it, the unpacking
+// of records from other nodes, and the reduction after the partials from other nodes arrive.
+//
 // The symmetric window (the same offsets on every rank) holds:
 //   counts:        nranks x nranks int32, [s][d] = records rank s sends to rank d
 //   expert counts: nranks x experts int32, [s][e] = rank s's tokens to expert e
@@ -36,13 +43,22 @@ struct LsaArgs {
   RecordFormat f{};
   int barrier_base = 0;    // this kernel's LSA barriers: base + block index
   int counts_barrier = 0;  // the dispatch's barrier after the counts
+  // Per rank: its index in this rank's LSA team, or -1 where it is on another node.
+  const int* lsa_peer = nullptr;
+  // Hybrid only (nullptr on one node): every rank's row of counts, nranks x (nranks + experts)
+  // (its records per rank, then its tokens per expert), gathered before the dispatch kernel.
+  const int* gathered = nullptr;
+  std::uint8_t* remote_send = nullptr;       // records for other nodes' ranks, by destination
+  const std::uint8_t* remote_recv = nullptr; // records from other nodes' ranks, by source
+  int* remote_send_start = nullptr;          // nranks: where each destination's records start
+  std::uint16_t* remote_partials = nullptr;  // per received record (all sources) x hidden
   // This rank's tokens.
   const std::uint8_t* input = nullptr;  // tokens x payload_stride
   const std::int32_t* idx = nullptr;
   const float* weights = nullptr;
   // Local workspaces (device memory).
   int* slot = nullptr;            // tokens x nranks: place among the records to that rank, or -1
-  int* send_counts = nullptr;     // nranks
+  int* send_counts = nullptr;     // nranks, then expert_sends right after it (one row)
   int* rank_in_expert = nullptr;  // tokens x topk: the token's rank among this rank's tokens to that expert
   int* expert_sends = nullptr;    // experts: this rank's tokens to each
   int* expert_total = nullptr;    // experts: every rank's tokens to each
@@ -73,7 +89,23 @@ int lsa_max_blocks(int device);
 // combine's per block from blocks + 1.
 int lsa_barrier_count(int blocks);
 // Every rank must launch the same number of blocks: block b meets block b of the others.
+// Hybrid (a.gathered set): the dispatch starts at the stores (lsa_layout ran before the counts
+// were gathered), and the combine ends at its barrier (lsa_reduce runs once the partials from
+// other nodes are in).
 cudaError_t lsa_dispatch(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream);
 cudaError_t lsa_combine(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream);
+// Hybrid steps, ordinary launches: the layout (send_counts and expert_sends, one row to gather);
+// the records from other nodes into the grouped buffer (every local expert's place) and their
+// headers; the reduction.
+cudaError_t lsa_layout(const LsaArgs& a, int blocks, cudaStream_t stream);
+cudaError_t lsa_unpack_remote(const LsaArgs& a, int blocks, cudaStream_t stream);
+cudaError_t lsa_reduce(const LsaArgs& a, int blocks, cudaStream_t stream);
+// Bytes of a record packed for another node: header, then payload (multiples of 16).
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline std::size_t lsa_remote_record_bytes(const LsaArgs& a) {
+  return static_cast<std::size_t>(a.header_bytes) + a.f.payload_stride;
+}
 
 }  // namespace commsweep::ep::kernels

@@ -1,6 +1,7 @@
 #include "ep/lsa_exchange.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <iomanip>
 #include <iterator>
 #include <sstream>
@@ -26,6 +27,10 @@ constexpr std::size_t kWindowAlign = 4096;  // NCCL_WIN_REQUIRED_ALIGNMENT
 
 std::size_t aligned(std::size_t bytes) { return (bytes + kWindowAlign - 1) / kWindowAlign * kWindowAlign; }
 
+double elapsed_us(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace
 
 std::string lsa_unavailable() {
@@ -43,10 +48,23 @@ std::string lsa_unavailable() {
 
 #if COMMSWEEP_NCCL_DEVICE_API
 
+struct LsaExchange::NodeComm {
+  ncclComm_t comm = nullptr;
+  // Collective over every rank: color = node, key = rank, so the node's ranks keep their order.
+  NodeComm(NcclBackend& backend, int node, int rank, const Phase& phase) {
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 1;
+    backend.check(ncclCommSplit(backend.comm(), node, rank, &comm, &config), "ncclCommSplit", __FILE__, __LINE__, phase);
+  }
+  ~NodeComm() {
+    if (comm != nullptr) ncclCommDestroy(comm);
+  }
+};
+
 struct LsaExchange::DevComm {
   ncclComm_t comm;
   ncclDevComm dev{};
-  DevComm(NcclBackend& backend, int barriers, const Phase& phase) : comm(backend.comm()) {
+  DevComm(NcclBackend& backend, ncclComm_t team, int barriers, const Phase& phase) : comm(team) {
     ncclDevCommRequirements reqs{};
     reqs.lsaBarrierCount = barriers;
     backend.check(ncclDevCommCreate(comm, &reqs, &dev), "ncclDevCommCreate", __FILE__, __LINE__, phase);
@@ -59,7 +77,7 @@ struct LsaExchange::Window {
   void* base = nullptr;
   std::size_t bytes = 0;
   ncclWindow_t handle = nullptr;
-  Window(NcclBackend& backend, std::size_t size, const Phase& phase) : comm(backend.comm()), bytes(size) {
+  Window(NcclBackend& backend, ncclComm_t team, std::size_t size, const Phase& phase) : comm(team), bytes(size) {
     backend.check(ncclMemAlloc(&base, bytes), "ncclMemAlloc", __FILE__, __LINE__, phase);
     const ncclResult_t rc = ncclCommWindowRegister(comm, base, bytes, &handle, NCCL_WIN_COLL_SYMMETRIC);
     if (rc != ncclSuccess) ncclMemFree(base);
@@ -73,6 +91,9 @@ struct LsaExchange::Window {
 
 #else
 
+struct LsaExchange::NodeComm {
+  ncclComm_t comm = nullptr;
+};
 struct LsaExchange::DevComm {
   ncclDevComm* dev = nullptr;
 };
@@ -98,15 +119,16 @@ LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup,
     throw Error(ErrorKind::Usage, "--ep-impl lsa: " + why);
   }
 #if COMMSWEEP_NCCL_DEVICE_API
-  // Several nodes need GPU-initiated networking between them (NCCL's GIN) or the alltoallv
-  // path across them; these kernels use neither yet. Said before NCCL is asked, which
-  // otherwise fails with "GIN not supported".
-  if (world_.node_count() > 1) {
-    throw Error(ErrorKind::Usage,
-                "--ep-impl lsa: the ranks are on " + std::to_string(world_.node_count()) +
-                    " nodes; these kernels reach peers over NVLink only (one node, one LSA team): "
-                    "use --ep-impl alltoallv across nodes");
+  // Several nodes: the LSA team is the node (a device communicator over everyone would need
+  // NCCL's GPU-initiated networking, GIN, between nodes: "GIN not supported" without it), and
+  // other nodes are reached by ncclSend / ncclRecv over everyone's communicator.
+  const int n = world_.size();
+  lsa_peer_.assign(n, -1);
+  for (int r = 0, index = 0; r < n; ++r) {
+    if (world_.node_of(r) == world_.node_of(world_.rank())) lsa_peer_[r] = index++;
   }
+  if (world_.node_count() > 1) node_ = std::make_unique<NodeComm>(backend_, world_.node_of(world_.rank()), world_.rank(), setup);
+  CS_CUDA(cudaMemcpy(lsa_peer_dev_.grow<int>(n), lsa_peer_.data(), n * sizeof(int), cudaMemcpyHostToDevice));
   int device = 0;
   CS_CUDA(cudaGetDevice(&device));
   // Block b of every rank meets block b of the others: every rank launches the fewest blocks
@@ -122,14 +144,18 @@ LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup,
     throw Error(ErrorKind::Usage, "--lsa-blocks " + std::to_string(asked_blocks_) + ": the GPUs keep at most " +
                                       std::to_string(blocks_) + " blocks of the kernels resident (a cooperative launch needs all)");
   }
-  devcomm_ = std::make_unique<DevComm>(backend_, kernels::lsa_barrier_count(blocks_), setup);
-  if (devcomm_->dev.lsaSize != world_.size()) {
+  devcomm_ = std::make_unique<DevComm>(backend_, team_comm(), kernels::lsa_barrier_count(blocks_), setup);
+  if (devcomm_->dev.lsaSize != world_.node_size()) {
+    // NCCL's LSA team (ranks it reaches by load/store) is smaller than the node commsweep sees
+    // (e.g. GPUs without NVLink or P2P between them).
     std::ostringstream why;
-    why << "--ep-impl lsa: the ranks span " << world_.size() / std::max(devcomm_->dev.lsaSize, 1)
-        << " NVLink domains (an LSA team holds " << devcomm_->dev.lsaSize << " of " << world_.size()
-        << " ranks); this build's LSA kernels need every rank in one: use --ep-impl alltoallv";
+    why << "--ep-impl lsa: NCCL's LSA team holds " << devcomm_->dev.lsaSize << " of the "
+        << world_.node_size() << " ranks on node " << world_.host()
+        << "; these kernels need every rank of a node in one (NVLink or P2P between all its GPUs): "
+           "use --ep-impl alltoallv";
     throw Error(ErrorKind::Usage, why.str());
   }
+  CS_CUDA(cudaEventCreateWithFlags(&counts_ready_, cudaEventDisableTiming));
 #else
   (void)setup;
 #endif
@@ -137,7 +163,11 @@ LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup,
 
 LsaExchange::~LsaExchange() {
   graphs_.reset();
+  if (counts_ready_ != nullptr) cudaEventDestroy(counts_ready_);
+  if (host_gathered_ != nullptr) cudaFreeHost(host_gathered_);
 }
+
+ncclComm_t LsaExchange::team_comm() const { return node_ ? node_->comm : backend_.comm(); }
 
 std::string LsaExchange::case_note() const {
   // Per stage the median over this case's runs, as the last block saw it.
@@ -162,6 +192,14 @@ std::string LsaExchange::case_note() const {
 
 std::string LsaExchange::note() const {
   std::ostringstream out;
+  if (node_) {
+    out << "lsa across " << world_.node_count()
+        << " nodes: NCCL device API stores over NVLink within each node (a communicator split by "
+           "node), ncclSend / ncclRecv of the records and partials for other nodes (the alltoallv "
+           "path), counts by ncclAllGather; its time is the host clock from the first launch to "
+           "completion, as the alltoallv path's (the # lsa stages are its node kernels')";
+    return out.str();
+  }
   out << "lsa: NCCL device API, stores over NVLink from up to " << blocks_
       << " blocks x 512 threads (fewer for few tokens), one cooperative kernel each way"
       << (graphs_work_ ? ", replayed as CUDA graphs" : "")
@@ -176,7 +214,7 @@ void LsaExchange::ensure_window(std::size_t bytes, const Phase& phase) {
   graphs_.reset();
   backend_.synchronize(phase);
   window_.reset();  // collective: every rank grows at the same case (sizes follow the case)
-  window_ = std::make_unique<Window>(backend_, bytes, phase);
+  window_ = std::make_unique<Window>(backend_, team_comm(), bytes, phase);
 #else
   (void)bytes;
   (void)phase;
@@ -222,9 +260,9 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   a.idx = idx_.grow<std::int32_t>(tokens * c.topk);
   a.weights = weights_.grow<float>(tokens * c.topk);
   a.slot = slot_.grow<int>(tokens * n);
-  a.send_counts = send_counts_.grow<int>(n);
+  a.send_counts = send_counts_.grow<int>(static_cast<std::size_t>(n) + c.experts);  // one row: ranks, experts
+  a.expert_sends = a.send_counts + n;
   a.rank_in_expert = rank_in_expert_.grow<int>(tokens * c.topk);
-  a.expert_sends = expert_sends_.grow<int>(c.experts);
   a.expert_total = expert_total_.grow<int>(c.experts);
   a.expert_prefix = expert_prefix_.grow<int>(c.experts);
   a.expert_start = expert_start_.grow<int>(c.experts);
@@ -236,6 +274,22 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   a.expert_output = expert_output_.grow<std::uint16_t>(entries_max * c.hidden);
   a.out = out_.grow<std::uint16_t>(tokens * c.hidden);
   a.clock = clock_.grow<unsigned long long>(kernels::kLsaClockSlots);
+  a.lsa_peer = lsa_peer_dev_.get<int>();
+  if (node_) {
+    // Room for every token to every rank and every rank's tokens here, as the window's.
+    const std::size_t row = static_cast<std::size_t>(n) + c.experts;
+    a.gathered = gathered_.grow<int>(row * n);
+    a.remote_send = remote_send_.grow<std::uint8_t>(records_max * kernels::lsa_remote_record_bytes(a));
+    a.remote_recv = remote_recv_.grow<std::uint8_t>(records_max * kernels::lsa_remote_record_bytes(a));
+    a.remote_send_start = remote_send_start_.grow<int>(n);
+    a.remote_partials = remote_partials_.grow<std::uint16_t>(records_max * c.hidden);
+    if (host_gathered_count_ < row * n) {
+      if (host_gathered_ != nullptr) CS_CUDA(cudaFreeHost(host_gathered_));
+      host_gathered_ = nullptr;
+      CS_CUDA(cudaMallocHost(reinterpret_cast<void**>(&host_gathered_), row * n * sizeof(int)));
+      host_gathered_count_ = row * n;
+    }
+  }
   stage_us_[0].clear();
   stage_us_[1].clear();
 
@@ -244,8 +298,10 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
               a.f, mine, seed, a.rank, stream);
 
 #if COMMSWEEP_NCCL_DEVICE_API
-  // The kernels' arguments are fixed for the case: capture each once, replay it every time.
+  // The kernels' arguments are fixed for the case: capture each once, replay it every time
+  // (across nodes the host posts the sends between the kernels: no graphs).
   graphs_.reset();
+  if (node_) graphs_work_ = false;
   if (graphs_work_) {
     auto graphs = std::make_unique<Graphs>();
     auto capture = [&](bool dispatch, cudaGraphExec_t* exec) {
@@ -277,6 +333,15 @@ double LsaExchange::timed(bool dispatch, const Phase& phase) {
     CS_CUDA(launch(dispatch, stream));
   }
   backend_.synchronize(phase);  // polled against the deadline: a rank that never comes is named
+  return record_stages(dispatch);
+#else
+  (void)dispatch;
+  (void)phase;
+  return 0;
+#endif
+}
+
+double LsaExchange::record_stages(bool dispatch) {
   unsigned long long clock[kernels::kLsaClockSlots] = {};
   CS_CUDA(cudaMemcpy(clock, clock_.get(), sizeof(clock), cudaMemcpyDeviceToHost));
   // Each stage from the previous mark (the start first) to its own; the last to the end.
@@ -291,11 +356,79 @@ double LsaExchange::timed(bool dispatch, const Phase& phase) {
   }
   stage_us_[dispatch ? 0 : 1].push_back(std::move(spans));
   return clock[1] > clock[0] ? static_cast<double>(clock[1] - clock[0]) / 1000.0 : 0.0;
-#else
-  (void)dispatch;
-  (void)phase;
-  return 0;
-#endif
+}
+
+int LsaExchange::sends(int s, int d) const {
+  return host_gathered_[static_cast<std::size_t>(s) * (world_.size() + case_.experts) + d];
+}
+
+// The layout, the counts gathered over all ranks (ncclAllGather: every rank learns every
+// count, as the barrier after the stored counts does on one node), the dispatch kernel (node
+// peers by stores, other nodes' records packed), then, once the counts are on the host, the
+// packed records by ncclSend / ncclRecv and their unpacking.
+double LsaExchange::dispatch_across_nodes(const Phase& phase) {
+  const auto start = std::chrono::steady_clock::now();
+  const int n = world_.size(), me = world_.rank();
+  const std::size_t row = static_cast<std::size_t>(n) + case_.experts;
+  const cudaStream_t stream = backend_.stream();
+  const ncclComm_t comm = backend_.comm();
+  CS_CUDA(kernels::lsa_layout(args_, launch_blocks_, stream));
+  CS_LSA_NCCL(ncclAllGather(args_.send_counts, const_cast<int*>(args_.gathered), row, ncclInt32, comm, stream), phase);
+  CS_CUDA(cudaMemcpyAsync(host_gathered_, args_.gathered, row * n * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  CS_CUDA(cudaEventRecord(counts_ready_, stream));
+  CS_CUDA(launch(true, stream));
+  backend_.wait(counts_ready_, phase);
+  const std::size_t unit = kernels::lsa_remote_record_bytes(args_);
+  CS_LSA_NCCL(ncclGroupStart(), phase);
+  for (int p = 0, sent = 0, received = 0; p < n; ++p) {
+    if (lsa_peer_[p] >= 0) continue;
+    if (sends(me, p) > 0) {
+      CS_LSA_NCCL(ncclSend(args_.remote_send + sent * unit, sends(me, p) * unit, ncclUint8, p, comm, stream), phase);
+    }
+    if (sends(p, me) > 0) {
+      CS_LSA_NCCL(ncclRecv(const_cast<std::uint8_t*>(args_.remote_recv) + received * unit, sends(p, me) * unit,
+                           ncclUint8, p, comm, stream), phase);
+    }
+    sent += sends(me, p);
+    received += sends(p, me);
+  }
+  CS_LSA_NCCL(ncclGroupEnd(), phase);
+  CS_CUDA(kernels::lsa_unpack_remote(args_, launch_blocks_, stream));
+  backend_.synchronize(phase);
+  record_stages(true);
+  return elapsed_us(start);
+}
+
+// The combine kernel (partials to node peers by stores, other nodes' into a local buffer, then
+// the node's barrier), the partials by ncclSend / ncclRecv straight into the window's partials
+// buffer, then the reduction.
+double LsaExchange::combine_across_nodes(const Phase& phase) {
+  const auto start = std::chrono::steady_clock::now();
+  const int n = world_.size(), me = world_.rank();
+  const cudaStream_t stream = backend_.stream();
+  const ncclComm_t comm = backend_.comm();
+  CS_CUDA(launch(false, stream));
+  const std::size_t unit = 2u * static_cast<std::size_t>(case_.hidden);
+  auto* partials = static_cast<std::uint8_t*>(window_->base) + args_.partials_offset;
+  CS_LSA_NCCL(ncclGroupStart(), phase);
+  for (int p = 0, records_before = 0, partials_before = 0; p < n; ++p) {
+    if (lsa_peer_[p] < 0) {
+      if (sends(p, me) > 0) {  // the partials of p's tokens that came here, by record
+        CS_LSA_NCCL(ncclSend(args_.remote_partials + static_cast<std::size_t>(records_before) * case_.hidden,
+                             sends(p, me) * unit, ncclUint8, p, comm, stream), phase);
+      }
+      if (sends(me, p) > 0) {  // p's partials of this rank's tokens, where the reduction reads them
+        CS_LSA_NCCL(ncclRecv(partials + partials_before * unit, sends(me, p) * unit, ncclUint8, p, comm, stream), phase);
+      }
+    }
+    records_before += sends(p, me);
+    partials_before += sends(me, p);
+  }
+  CS_LSA_NCCL(ncclGroupEnd(), phase);
+  CS_CUDA(kernels::lsa_reduce(args_, launch_blocks_, stream));
+  backend_.synchronize(phase);
+  record_stages(false);
+  return elapsed_us(start);
 }
 
 cudaError_t LsaExchange::launch(bool dispatch, cudaStream_t stream) {
@@ -319,8 +452,12 @@ cudaError_t LsaExchange::launch(bool dispatch, cudaStream_t stream) {
 #endif
 }
 
-double LsaExchange::dispatch(const Phase& phase) { return timed(true, phase); }
-double LsaExchange::combine(const Phase& phase) { return timed(false, phase); }
+double LsaExchange::dispatch(const Phase& phase) {
+  return node_ ? dispatch_across_nodes(phase) : timed(true, phase);
+}
+double LsaExchange::combine(const Phase& phase) {
+  return node_ ? combine_across_nodes(phase) : timed(false, phase);
+}
 
 std::uint8_t* LsaExchange::grouped() const {
   return static_cast<std::uint8_t*>(window_->base) + args_.grouped_offset;

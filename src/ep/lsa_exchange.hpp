@@ -1,8 +1,10 @@
 // The exchange written from inside kernels on NCCL's device API (kernels/ep_lsa.cu): tokens go
 // once per destination rank straight into the receiver's expert-grouped symmetric buffer over
 // NVLink, the experts' weighted partials straight back; one cooperative kernel each way, replayed as a
-// CUDA graph, no host synchronisation inside. It needs every rank in one LSA team (one node,
-// NVLink); the alltoallv path (nccl_exchange.hpp) stays the reference.
+// CUDA graph, no host synchronisation inside. On several nodes the LSA team is each node's ranks
+// (a communicator split by node): NVLink stores within the node, ncclSend / ncclRecv (the
+// alltoallv path) to and from other nodes, host clock timing. The alltoallv path
+// (nccl_exchange.hpp) stays the reference.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -40,11 +42,17 @@ class LsaExchange final : public EpExchange {
   std::string case_note() const override;
 
  private:
+  struct NodeComm; // several nodes: this node's ranks (ncclCommSplit), the LSA team
   struct Window;   // the symmetric window: ncclMemAlloc'd, registered with the communicator
   struct DevComm;  // the device communicator: ncclDevCommCreate / ncclDevCommDestroy
   struct Graphs;   // the two kernels captured as CUDA graphs for one case
   void ensure_window(std::size_t bytes, const Phase& phase);
+  ncclComm_t team_comm() const;  // the LSA team's communicator: the node's, or everyone's
   double timed(bool dispatch, const Phase& phase);
+  double record_stages(bool dispatch);  // from the kernel's clock; returns its span (us)
+  double dispatch_across_nodes(const Phase& phase);
+  double combine_across_nodes(const Phase& phase);
+  int sends(int s, int d) const;  // across nodes: the last dispatch's counts, on the host
   cudaError_t launch(bool dispatch, cudaStream_t stream);
   std::uint8_t* grouped() const;  // this rank's expert-grouped buffer (in the window)
 
@@ -54,6 +62,8 @@ class LsaExchange final : public EpExchange {
   int launch_blocks_ = 0;  // this case's launch (<= blocks_)
   int asked_blocks_ = 0;   // --lsa-blocks (0: chosen per case)
   double setup_timeout_s_; // -T: each case's window set-up (collective) gets as long
+  std::unique_ptr<NodeComm> node_;  // declared first: destroyed after what registers with it
+  std::vector<int> lsa_peer_;       // per rank: its index in the LSA team, or -1 (other node)
   std::unique_ptr<DevComm> devcomm_;
   std::unique_ptr<Window> window_;
   std::unique_ptr<Graphs> graphs_;
@@ -62,9 +72,15 @@ class LsaExchange final : public EpExchange {
   kernels::LsaArgs args_;
   DeviceBuffer clock_;  // the kernels' span (LsaArgs::clock)
   std::vector<std::vector<double>> stage_us_[2];  // per run of this case: dispatch, combine stages
-  DeviceBuffer input_, idx_, weights_, slot_, send_counts_, rank_in_expert_, expert_sends_,
-      expert_total_, expert_prefix_, expert_start_, counts_copy_, records_, expert_counts_,
-      expert_base_, expert_output_, out_;
+  DeviceBuffer input_, idx_, weights_, slot_, send_counts_, rank_in_expert_, expert_total_,
+      expert_prefix_, expert_start_, counts_copy_, records_, expert_counts_, expert_base_,
+      expert_output_, out_, lsa_peer_dev_;
+  // Across nodes: the gathered counts (and their host copy), the records and partials that
+  // travel by ncclSend / ncclRecv.
+  DeviceBuffer gathered_, remote_send_, remote_recv_, remote_send_start_, remote_partials_;
+  int* host_gathered_ = nullptr;  // pinned
+  std::size_t host_gathered_count_ = 0;
+  cudaEvent_t counts_ready_ = nullptr;
   std::size_t grouped_bytes_ = 0;  // the expert-grouped buffer's room in the window
 };
 

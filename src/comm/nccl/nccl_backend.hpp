@@ -51,6 +51,8 @@ class NcclBackend final : public Backend {
   // For other exchanges on the same communicator (the EP sweep).
   ncclComm_t comm() const { return comm_; }
   cudaStream_t stream() const { return stream_; }
+  // Waits for `event` on this rank's stream, polled against the deadline as every collective.
+  void wait(cudaEvent_t event, const Phase& phase) { wait_event(event, phase); }
   // Checks an NCCL call's result, waiting out ncclInProgress against the deadline.
   void check(ncclResult_t rc, const char* call, const char* file, int line, const Phase& phase) {
     settle(rc, call, file, line, phase);
