@@ -3,7 +3,7 @@
 // meets the others' block b), so that what a peer stored before its barrier is visible here
 // after ours:
 //   dispatch: layout (per destination rank and per expert, this rank's tokens in order) |
-//             counts to every peer, barrier, every expert segment's place on every rank |
+//             counts to every peer by the LL all-to-all, every expert segment's place on every rank |
 //             each token once per destination rank, straight into its first expert's place
 //             in the receiver's expert-grouped buffer, with a header (experts, weights,
 //             places), barrier | the receiver copies tokens to their other experts' places
@@ -156,21 +156,35 @@ struct CountMatrices {
   __device__ int to_expert(int s, int e) const { return per_expert[s * per_expert_stride + e]; }
 };
 
-// Stage 2a (block 0, one node): this rank's counts (records per rank, tokens per expert) into
-// every peer's matrices; after the barrier every rank holds both.
-__device__ CountMatrices publish_counts(const ncclDevComm& comm, const LsaArgs& a) {
-  const int n = a.nranks, E = a.experts;
-  for (int i = threadIdx.x; i < n * (n + E); i += blockDim.x) {
-    const int peer = i / (n + E), k = i % (n + E);
-    if (k < n) {
-      reinterpret_cast<int*>(peer_part(a, a.counts_offset, peer))[a.rank * n + k] = a.send_counts[k];
-    } else {
-      reinterpret_cast<int*>(peer_part(a, a.expert_counts_offset, peer))[a.rank * E + k - n] = a.expert_sends[k - n];
+// Stage 2a (block 0, one node): this rank's row of counts (records per rank, then tokens per
+// expert: send_counts and expert_sends, contiguous) to every rank by NCCL's LL all-to-all,
+// two counts an 8-byte element, each with its epoch flag (no barrier: a receiver waits on the
+// flags of the elements it reads). Rank s's element k lands in slot s x M + k everywhere; the
+// rows received fill this rank's matrices.
+__device__ CountMatrices exchange_counts(const ncclDevComm& comm, const LsaArgs& a) {
+  const int n = a.nranks, E = a.experts, row = n + E, M = lsa_counts_elements(n, E) / n;
+  ncclLLA2AHandle handle{a.counts_a2a_buffer, a.counts_a2a_slots};
+  ncclLLA2ASession<ncclCoopCta> session(ncclCoopCta(), comm, ncclTeamLsa(comm), handle, 0, n * M);
+  for (int i = threadIdx.x; i < n * M; i += blockDim.x) {
+    const int peer = i / M, k = i % M;
+    const int2 pair{a.send_counts[2 * k], 2 * k + 1 < row ? a.send_counts[2 * k + 1] : 0};
+    session.send(peer, a.rank * M + k, pair);
+  }
+  auto* counts = reinterpret_cast<int*>(local_part(a, a.counts_offset));
+  auto* per_expert = reinterpret_cast<int*>(local_part(a, a.expert_counts_offset));
+  for (int i = threadIdx.x; i < n * M; i += blockDim.x) {
+    const int source = i / M, k = i % M;
+    const int2 pair = session.template recv<int2>(i);
+    const int values[2] = {pair.x, pair.y};
+    for (int h = 0; h < 2; ++h) {
+      const int j = 2 * k + h;
+      if (j < n) counts[source * n + j] = values[h];
+      else if (j < row) per_expert[source * E + j - n] = values[h];
     }
   }
-  lsa_barrier(comm, a.counts_barrier);
-  return {reinterpret_cast<const int*>(local_part(a, a.counts_offset)), n,
-          reinterpret_cast<const int*>(local_part(a, a.expert_counts_offset)), E};
+  session.endEpoch(ncclCoopCta());
+  __syncthreads();
+  return {counts, n, per_expert, E};
 }
 
 // Stage 2b (block 0): from every rank's counts, where each of this rank's tokens lands on every
@@ -326,7 +340,7 @@ __global__ void __launch_bounds__(kThreads) dispatch_kernel(ncclDevComm comm, Ls
   grid.sync();
   if (blockIdx.x == 0) {
     const int n = a.nranks;
-    counts_stage(one_node ? publish_counts(comm, a) : CountMatrices{a.gathered, n + a.experts, a.gathered + n, n + a.experts},
+    counts_stage(one_node ? exchange_counts(comm, a) : CountMatrices{a.gathered, n + a.experts, a.gathered + n, n + a.experts},
                  a, temp);
   }
   clock_mark(a, 1);
@@ -545,8 +559,8 @@ int lsa_max_blocks(int device) {
   return sms * std::min(per_sm_dispatch, per_sm_combine);
 }
 
-// Dispatch: one per block and one for the counts; combine: one per block, after those.
-int lsa_barrier_count(int blocks) { return 2 * blocks + 1; }
+// Dispatch: one per block; combine: one per block, after those.
+int lsa_barrier_count(int blocks) { return 2 * blocks; }
 
 cudaError_t lsa_dispatch(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream) {
   return launch(dispatch_kernel, comm, a, blocks, stream);

@@ -42,7 +42,9 @@ struct LsaArgs {
   int rank = 0, nranks = 0, tokens = 0, experts = 0, local_experts = 0, first_expert = 0;
   RecordFormat f{};
   int barrier_base = 0;    // this kernel's LSA barriers: base + block index
-  int counts_barrier = 0;  // the dispatch's barrier after the counts
+  // One node: the counts travel by NCCL's LL all-to-all (ncclLLA2ASession, block 0): the
+  // resource buffer NCCL assigned (an ncclLLA2AHandle's parts) and its slots.
+  std::uint32_t counts_a2a_buffer = 0, counts_a2a_slots = 0;
   // Per rank: its index in this rank's LSA team, or -1 where it is on another node.
   const int* lsa_peer = nullptr;
   // Hybrid only (nullptr on one node): every rank's row of counts, nranks x (nranks + experts)
@@ -76,8 +78,7 @@ struct LsaArgs {
   unsigned long long* clock = nullptr;
 };
 inline constexpr int kLsaClockSlots = 10;
-inline constexpr const char* kLsaDispatchStages[] = {"layout", "counts+barrier", "stores", "barrier",
-                                                     "duplicates"};
+inline constexpr const char* kLsaDispatchStages[] = {"layout", "counts", "stores", "barrier", "duplicates"};
 inline constexpr const char* kLsaCombineStages[] = {"partials", "barrier", "reduction"};
 
 // True where this build has NCCL's device API (nccl_device.h, NCCL >= 2.28).
@@ -85,9 +86,14 @@ bool lsa_available();
 // Blocks a cooperative launch of either kernel can keep resident on `device` (0: none).
 int lsa_max_blocks(int device);
 // LSA barriers the two kernels need for `blocks` blocks (the device communicator's
-// lsaBarrierCount): the dispatch's per block from 0, its counts barrier at `blocks`, the
-// combine's per block from blocks + 1.
+// lsaBarrierCount): the dispatch's per block from 0, the combine's per block from `blocks`.
 int lsa_barrier_count(int blocks);
+// 8-byte elements of the counts' LL all-to-all for `nranks` ranks and `experts` experts: each
+// rank's row (records per rank, tokens per expert) to every rank, two counts an element.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline int lsa_counts_elements(int nranks, int experts) { return nranks * ((nranks + experts + 1) / 2); }
 // Every rank must launch the same number of blocks: block b meets block b of the others.
 // Hybrid (a.gathered set): the dispatch starts at the stores (lsa_layout ran before the counts
 // were gathered), and the combine ends at its barrier (lsa_reduce runs once the partials from

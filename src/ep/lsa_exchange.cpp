@@ -8,6 +8,7 @@
 
 #include "ep/layout.hpp"
 #include "ep/device_result.hpp"
+#include "ep/lsa_versions.hpp"
 #include "ep_kernels.hpp"
 #include "runtime/error.hpp"
 
@@ -38,12 +39,7 @@ std::string lsa_unavailable() {
     return "this build's NCCL headers (" + nccl_version_text(NCCL_VERSION_CODE) +
            ") have no device API (nccl_device.h, NCCL 2.28 or later): rebuild against NCCL >= 2.28";
   }
-  const NcclVersions v = nccl_versions();
-  if (v.library < 22800) {
-    return "the NCCL library in use (" + nccl_version_text(v.library) +
-           ") has no device API (NCCL 2.28 or later): point LD_LIBRARY_PATH at a newer one";
-  }
-  return "";
+  return lsa_version_problem(NCCL_VERSION_CODE, nccl_versions().library);
 }
 
 #if COMMSWEEP_NCCL_DEVICE_API
@@ -64,9 +60,18 @@ struct LsaExchange::NodeComm {
 struct LsaExchange::DevComm {
   ncclComm_t comm;
   ncclDevComm dev{};
-  DevComm(NcclBackend& backend, ncclComm_t team, int barriers, const Phase& phase) : comm(team) {
+  ncclLLA2AHandle counts_a2a{};  // NCCL fills its buffer handle during ncclDevCommCreate
+  int counts_elements = 0;       // what the LL all-to-all has room for
+  // Collective over the team: LSA barriers, and an LL all-to-all (one block) of
+  // `counts_elements` 8-byte elements for the counts.
+  DevComm(NcclBackend& backend, ncclComm_t team, int barriers, int elements, const Phase& phase)
+      : comm(team), counts_elements(elements) {
+    ncclDevResourceRequirements counts_buffer{};
+    backend.check(ncclLLA2ACreateRequirement(1, ncclLLA2ACalcSlots(elements, 8), &counts_a2a, &counts_buffer),
+                  "ncclLLA2ACreateRequirement", __FILE__, __LINE__, phase);
     ncclDevCommRequirements reqs{};
     reqs.lsaBarrierCount = barriers;
+    reqs.resourceRequirementsList = &counts_buffer;
     backend.check(ncclDevCommCreate(comm, &reqs, &dev), "ncclDevCommCreate", __FILE__, __LINE__, phase);
   }
   ~DevComm() { ncclDevCommDestroy(comm, &dev); }
@@ -96,6 +101,7 @@ struct LsaExchange::NodeComm {
 };
 struct LsaExchange::DevComm {
   ncclDevComm* dev = nullptr;
+  int counts_elements = 0;
 };
 struct LsaExchange::Window {
   void* base = nullptr;
@@ -144,7 +150,9 @@ LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup,
     throw Error(ErrorKind::Usage, "--lsa-blocks " + std::to_string(asked_blocks_) + ": the GPUs keep at most " +
                                       std::to_string(blocks_) + " blocks of the kernels resident (a cooperative launch needs all)");
   }
-  devcomm_ = std::make_unique<DevComm>(backend_, team_comm(), kernels::lsa_barrier_count(blocks_), setup);
+  // Room in the counts' all-to-all for DeepEP's 256 experts; a case with more grows it.
+  devcomm_ = std::make_unique<DevComm>(backend_, team_comm(), kernels::lsa_barrier_count(blocks_),
+                                       kernels::lsa_counts_elements(world_.node_size(), 256), setup);
   if (devcomm_->dev.lsaSize != world_.node_size()) {
     // NCCL's LSA team (ranks it reaches by load/store) is smaller than the node commsweep sees
     // (e.g. GPUs without NVLink or P2P between them).
@@ -208,6 +216,19 @@ std::string LsaExchange::note() const {
   return out.str();
 }
 
+void LsaExchange::ensure_counts_room(int experts, const Phase& phase) {
+  const int elements = kernels::lsa_counts_elements(world_.size(), experts);
+  if (node_ || devcomm_->counts_elements >= elements) return;  // across nodes: ncclAllGather
+#if COMMSWEEP_NCCL_DEVICE_API
+  graphs_.reset();
+  backend_.synchronize(phase);
+  devcomm_.reset();  // collective: every rank grows at the same case
+  devcomm_ = std::make_unique<DevComm>(backend_, team_comm(), kernels::lsa_barrier_count(blocks_), elements, phase);
+#else
+  (void)phase;
+#endif
+}
+
 void LsaExchange::ensure_window(std::size_t bytes, const Phase& phase) {
   if (window_ && window_->bytes >= bytes) return;
 #if COMMSWEEP_NCCL_DEVICE_API
@@ -255,6 +276,11 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   a.grouped_offset = a.headers_offset + aligned(records_max * a.header_bytes);
   a.partials_offset = a.grouped_offset + aligned(std::max<std::size_t>(entries_max * a.f.payload_stride, 16));
   ensure_window(a.partials_offset + aligned(std::max<std::size_t>(sent_max * 2 * c.hidden, 16)), phase);
+  ensure_counts_room(c.experts, phase);
+#if COMMSWEEP_NCCL_DEVICE_API
+  a.counts_a2a_buffer = devcomm_->counts_a2a.bufHandle;
+  a.counts_a2a_slots = devcomm_->counts_a2a.nSlots;
+#endif
   a.window = window_->handle;
   a.input = input_.grow<std::uint8_t>(tokens * a.f.payload_stride);
   a.idx = idx_.grow<std::int32_t>(tokens * c.topk);
@@ -441,8 +467,7 @@ cudaError_t LsaExchange::launch(bool dispatch, cudaStream_t stream) {
   }
   kernels::LsaArgs k = args_;
   // Barrier indices follow the device communicator's block count, whatever this case launches.
-  k.barrier_base = dispatch ? 0 : blocks_ + 1;
-  k.counts_barrier = blocks_;
+  k.barrier_base = dispatch ? 0 : blocks_;
   return dispatch ? kernels::lsa_dispatch(devcomm_->dev, k, launch_blocks_, stream)
                   : kernels::lsa_combine(devcomm_->dev, k, launch_blocks_, stream);
 #else

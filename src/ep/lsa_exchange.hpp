@@ -47,6 +47,7 @@ class LsaExchange final : public EpExchange {
   struct DevComm;  // the device communicator: ncclDevCommCreate / ncclDevCommDestroy
   struct Graphs;   // the two kernels captured as CUDA graphs for one case
   void ensure_window(std::size_t bytes, const Phase& phase);
+  void ensure_counts_room(int experts, const Phase& phase);  // one node: the counts' LL all-to-all
   ncclComm_t team_comm() const;  // the LSA team's communicator: the node's, or everyone's
   double timed(bool dispatch, const Phase& phase);
   double record_stages(bool dispatch);  // from the kernel's clock; returns its span (us)
