@@ -52,9 +52,20 @@ create_job() {
   done
 }
 
+# The pod's privileges from the Job's securityContext (task mpimaster or mpiworker).
+pod_privileges() {
+  local out=$1 task=$2
+  python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" "$task" >"$out" ||
+    { log "cannot read $task's securityContext from volcano/base/job.yaml"; exit 1; }
+}
+
 make_pod_dir() {
   local pod=$1 ip=$2 dns=$3 dir="$E2E_WORK/$1"
   mkdir -p "$dir"
+  case "$pod" in
+    *-mpimaster-*) pod_privileges "$dir/setpriv" mpimaster ;;
+    *) pod_privileges "$dir/setpriv" mpiworker ;;
+  esac
   make_etc_hosts "$dir/hosts" "$pod" "$ip" "$dns"
   cp -r "$E2E_WORK/secret" "$dir/ssh"
   chmod 0700 "$dir/ssh"
@@ -85,10 +96,19 @@ check_results() {
     --hosts "$hosts" --schema "$SCHEMA" -- "${SHORT_SWEEP_WORDS[@]}"
 }
 
+# True when no file of the run (results, every pod's stdout and stderr) holds case_ok's planted
+# credentials; names the files that do.
+no_planted_credentials() {
+  ! grep -rl -D skip -e e2e-planted-token -e e2e-planted-pw "$E2E_WORK"
+}
+
 case_ok() {
   create_job 2 2
   # Set in the master pod only: the ranks on the workers see it only through mpirun's -x.
   export NCCL_E2E_MARKER=from-the-master UCX_E2E_MARKER=from-the-master
+  # Credentials among them (a name with TOKEN, a URL with a password): they reach the ranks
+  # too, and must appear in no result and no pod's output.
+  export NCCL_E2E_TOKEN=e2e-planted-token-0001 UCX_E2E_PROXY=https://u:e2e-planted-pw@proxy.example/
   local pid
   start_master
   pid=$POD_PID
@@ -104,6 +124,11 @@ assert env.get("NCCL_E2E_MARKER") == env.get("UCX_E2E_MARKER") == "from-the-mast
 ' "$E2E_WORK/results"
   expect "the workers created their host keys" grep -q "created host key" \
     "$E2E_WORK/$(worker_pod 0)/stderr"
+  expect "no planted credential in the results or any pod's output" no_planted_credentials
+  local -a worker_pids
+  mapfile -t worker_pids < <(ip netns pids "$(pod_ns w0)")
+  expect "worker 0's processes hold only the manifest's capabilities, no_new_privs" \
+    python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" mpiworker --check "${worker_pids[@]}"
 }
 
 # 3 workers, 2 ranks each, sshd on another port, the ssh plugin's files elsewhere
