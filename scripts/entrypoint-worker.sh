@@ -154,9 +154,12 @@ main() {
   mkdir -p /run/sshd
   chmod 0755 /run/sshd
 
+  # Keys only (the ssh plugin's), whatever the image's sshd_config says: options given here
+  # come first, and sshd takes the first value it reads. No forwarding: mpirun needs none.
   local -a args=(-p "$port"
-    -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no
-    -o PermitRootLogin=prohibit-password
+    -o AuthenticationMethods=publickey -o PasswordAuthentication=no
+    -o KbdInteractiveAuthentication=no -o PermitEmptyPasswords=no -o HostbasedAuthentication=no
+    -o PermitRootLogin=prohibit-password -o DisableForwarding=yes
     # PAM in containers fails on pam_loginuid and adds nothing to key logins.
     -o UsePAM=no
     -o "AuthorizedKeysFile=.ssh/authorized_keys $ssh_dir/authorized_keys"

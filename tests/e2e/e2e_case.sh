@@ -102,6 +102,15 @@ no_planted_credentials() {
   ! grep -rl -D skip -e e2e-planted-token -e e2e-planted-pw "$E2E_WORK"
 }
 
+# True when worker i's sshd, asked for anything but a key, answers that it takes public keys only.
+sshd_offers_keys_only() {
+  local out
+  out=$(ip netns exec "$(pod_ns m)" timeout 20 ssh -p "${COMMSWEEP_SSH_PORT:-22}" -o BatchMode=yes \
+    -o PubkeyAuthentication=no -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+    -F /dev/null "root@$(worker_ip "$1")" true 2>&1 </dev/null) && return 1
+  echo "$out" | grep -q "Permission denied (publickey)" || { log "ssh said: $out"; return 1; }
+}
+
 case_ok() {
   create_job 2 2
   # Set in the master pod only: the ranks on the workers see it only through mpirun's -x.
@@ -125,6 +134,7 @@ assert env.get("NCCL_E2E_MARKER") == env.get("UCX_E2E_MARKER") == "from-the-mast
   expect "the workers created their host keys" grep -q "created host key" \
     "$E2E_WORK/$(worker_pod 0)/stderr"
   expect "no planted credential in the results or any pod's output" no_planted_credentials
+  expect "worker 0's sshd offers public keys only" sshd_offers_keys_only 0
   local -a worker_pids
   mapfile -t worker_pids < <(ip netns pids "$(pod_ns w0)")
   expect "worker 0's processes hold only the manifest's capabilities, no_new_privs" \
