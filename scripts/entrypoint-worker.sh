@@ -72,6 +72,13 @@ check_ssh_plugin_files() {
   say "ssh plugin files in $dir: $(find "$dir" -maxdepth 1 -type f -printf '%f\n' | sort | tr '\n' ' ')"
 }
 
+# True when this process holds CAP_IPC_LOCK (bit 14 of CapEff), which ignores RLIMIT_MEMLOCK.
+has_ipc_lock() {
+  local eff
+  eff=$(awk '$1 == "CapEff:" { print $2 }' /proc/self/status 2>/dev/null) || return 1
+  [ -n "$eff" ] && (( (16#$eff >> 14) & 1 ))
+}
+
 raise_memlock() {
   if ulimit -l unlimited 2>/dev/null; then
     say "locked-memory limit: unlimited"
@@ -79,6 +86,10 @@ raise_memlock() {
   fi
   # Not allowed: take the hard limit at least.
   ulimit -S -l "$(ulimit -H -l)" 2>/dev/null || true
+  if has_ipc_lock; then
+    say "locked-memory limit stays $(ulimit -l) KiB; CAP_IPC_LOCK lets RDMA register memory beyond it"
+    return 0
+  fi
   say "warning: cannot raise the locked-memory limit to unlimited; it stays $(ulimit -l) KiB" \
       "(RDMA memory registration may fail: give the container the IPC_LOCK capability, which" \
       "ignores the limit, or raise the node's limit)"

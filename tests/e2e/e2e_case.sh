@@ -21,6 +21,9 @@ readonly SHORT_SWEEP_WORDS
 # A sweep that runs until stopped (-N 0: cycles without end), for the fault cases.
 readonly ENDLESS_SWEEP="all_reduce -b 8 -e 64K --backend mpi -w 1 -n 5 -N 0"
 readonly MASTER_BOUND_S=90   # no case may take longer; ctest's TIMEOUT is above it
+# The Job's sshd port (volcano/base/job.yaml): the worker pods run with the Job's capabilities,
+# which have no NET_BIND_SERVICE, so sshd could not bind the default 22 there either.
+export COMMSWEEP_SSH_PORT=2222
 
 FAILURES=()
 CASE_ARGS=()
@@ -105,7 +108,7 @@ no_planted_credentials() {
 # True when worker i's sshd, asked for anything but a key, answers that it takes public keys only.
 sshd_offers_keys_only() {
   local out
-  out=$(ip netns exec "$(pod_ns m)" timeout 20 ssh -p "${COMMSWEEP_SSH_PORT:-22}" -o BatchMode=yes \
+  out=$(ip netns exec "$(pod_ns m)" timeout 20 ssh -p "$COMMSWEEP_SSH_PORT" -o BatchMode=yes \
     -o PubkeyAuthentication=no -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
     -F /dev/null "root@$(worker_ip "$1")" true 2>&1 </dev/null) && return 1
   echo "$out" | grep -q "Permission denied (publickey)" || { log "ssh said: $out"; return 1; }
@@ -144,7 +147,7 @@ assert env.get("NCCL_E2E_MARKER") == env.get("UCX_E2E_MARKER") == "from-the-mast
 # 3 workers, 2 ranks each, sshd on another port, the ssh plugin's files elsewhere
 # (its --ssh-key-file-path), and the command from the Job's arguments.
 case_three_workers() {
-  export COMMSWEEP_SSH_PORT=2222 COMMSWEEP_GPUS_PER_NODE=2
+  export COMMSWEEP_SSH_PORT=2200 COMMSWEEP_GPUS_PER_NODE=2
   export POD_SSH_DIR=/etc/commsweep-ssh COMMSWEEP_SSH_DIR=/etc/commsweep-ssh
   unset COMMSWEEP_ARGS
   create_job 3 3
@@ -153,8 +156,8 @@ case_three_workers() {
   pid=$POD_PID
   wait_pod "$pid" "$MASTER_BOUND_S"
   expect "master exits 0 (got $POD_RC after $POD_ELAPSED s)" test "$POD_RC" = 0
-  expect "mpirun used port 2222 and the plugin's files" grep -q -- \
-    "-p 2222 .*-F /etc/commsweep-ssh/config -i /etc/commsweep-ssh/id_rsa" "$E2E_WORK/$(master_pod)/stderr"
+  expect "mpirun used port 2200 and the plugin's files" grep -q -- \
+    "-p 2200 .*-F /etc/commsweep-ssh/config -i /etc/commsweep-ssh/id_rsa" "$E2E_WORK/$(master_pod)/stderr"
   local w0 w1 w2
   w0=$(worker_pod 0) w1=$(worker_pod 1) w2=$(worker_pod 2)
   expect "6 ranks, 2 per worker, results complete" check_results 6 "$w0,$w0,$w1,$w1,$w2,$w2"
