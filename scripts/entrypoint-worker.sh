@@ -72,6 +72,13 @@ check_ssh_plugin_files() {
   say "ssh plugin files in $dir: $(find "$dir" -maxdepth 1 -type f -printf '%f\n' | sort | tr '\n' ' ')"
 }
 
+# True when this process holds CAP_IPC_LOCK (bit 14 of CapEff), which ignores RLIMIT_MEMLOCK.
+has_ipc_lock() {
+  local eff
+  eff=$(awk '$1 == "CapEff:" { print $2 }' /proc/self/status 2>/dev/null) || return 1
+  [ -n "$eff" ] && (( (16#$eff >> 14) & 1 ))
+}
+
 raise_memlock() {
   if ulimit -l unlimited 2>/dev/null; then
     say "locked-memory limit: unlimited"
@@ -79,6 +86,10 @@ raise_memlock() {
   fi
   # Not allowed: take the hard limit at least.
   ulimit -S -l "$(ulimit -H -l)" 2>/dev/null || true
+  if has_ipc_lock; then
+    say "locked-memory limit stays $(ulimit -l) KiB; CAP_IPC_LOCK lets RDMA register memory beyond it"
+    return 0
+  fi
   say "warning: cannot raise the locked-memory limit to unlimited; it stays $(ulimit -l) KiB" \
       "(RDMA memory registration may fail: give the container the IPC_LOCK capability, which" \
       "ignores the limit, or raise the node's limit)"
@@ -154,9 +165,12 @@ main() {
   mkdir -p /run/sshd
   chmod 0755 /run/sshd
 
+  # Keys only (the ssh plugin's), whatever the image's sshd_config says: options given here
+  # come first, and sshd takes the first value it reads. No forwarding: mpirun needs none.
   local -a args=(-p "$port"
-    -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no
-    -o PermitRootLogin=prohibit-password
+    -o AuthenticationMethods=publickey -o PasswordAuthentication=no
+    -o KbdInteractiveAuthentication=no -o PermitEmptyPasswords=no -o HostbasedAuthentication=no
+    -o PermitRootLogin=prohibit-password -o DisableForwarding=yes
     # PAM in containers fails on pam_loginuid and adds nothing to key logins.
     -o UsePAM=no
     -o "AuthorizedKeysFile=.ssh/authorized_keys $ssh_dir/authorized_keys"

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/secrets.hpp"
+
 #if COMMSWEEP_HAVE_UCX
 #include <ucp/api/ucp.h>
 #endif
@@ -74,8 +76,14 @@ UcxInfo read_ucx_info(char** envp) {
     const std::string entry(*e);
     const auto eq = entry.find('=');
     if (eq == std::string::npos) continue;
-    if (entry.rfind("UCX_", 0) == 0 || transport_setting(entry.substr(0, eq)))
-      info.settings[entry.substr(0, eq)] = entry.substr(eq + 1);
+    const std::string name = entry.substr(0, eq), value = entry.substr(eq + 1);
+    if (entry.rfind("UCX_", 0) != 0 && !transport_setting(name)) continue;
+    // The check's message goes to the terminal and the preflight JSON: no credentials.
+    if (looks_secret_setting(name, value)) {
+      ++info.withheld;
+      continue;
+    }
+    info.settings[name] = value;
   }
 #if COMMSWEEP_HAVE_UCX
   info.built_with_ucx = true;
@@ -89,6 +97,8 @@ Check describe_ucx(const UcxInfo& info) {
   std::string settings;
   for (const auto& [k, v] : info.settings) settings += (settings.empty() ? "" : " ") + k + "=" + v;
   if (settings.empty()) settings = "no UCX_* or OMPI_MCA_{pml,btl,osc,mtl,coll}* settings (Open MPI's defaults)";
+  if (info.withheld > 0)
+    settings += " (" + std::to_string(info.withheld) + " that look like credentials not shown)";
   if (!info.built_with_ucx)
     return pass("ucx", "built without UCX headers: version and transports unknown; " + settings);
   if (!info.error.empty())

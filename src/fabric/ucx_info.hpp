@@ -15,7 +15,8 @@ struct UcxInfo {
   std::string version;                  // ucp_get_version_string()
   std::vector<std::string> transports;  // "tcp/eth0", "self/memory", "rc_mlx5/mlx5_0:1"
   std::string error;                    // why the transports could not be listed
-  std::map<std::string, std::string> settings;  // UCX_* and OMPI_MCA_*
+  std::map<std::string, std::string> settings;  // UCX_* and OMPI_MCA_*, credentials left out
+  int withheld = 0;  // settings left out because they look like credentials (core/secrets.hpp)
 };
 
 UcxInfo read_ucx_info(char** envp);

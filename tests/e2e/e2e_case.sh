@@ -21,6 +21,9 @@ readonly SHORT_SWEEP_WORDS
 # A sweep that runs until stopped (-N 0: cycles without end), for the fault cases.
 readonly ENDLESS_SWEEP="all_reduce -b 8 -e 64K --backend mpi -w 1 -n 5 -N 0"
 readonly MASTER_BOUND_S=90   # no case may take longer; ctest's TIMEOUT is above it
+# The Job's sshd port (volcano/base/job.yaml): the worker pods run with the Job's capabilities,
+# which have no NET_BIND_SERVICE, so sshd could not bind the default 22 there either.
+export COMMSWEEP_SSH_PORT=2222
 
 FAILURES=()
 CASE_ARGS=()
@@ -52,9 +55,20 @@ create_job() {
   done
 }
 
+# The pod's privileges from the Job's securityContext (task mpimaster or mpiworker).
+pod_privileges() {
+  local out=$1 task=$2
+  python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" "$task" >"$out" ||
+    { log "cannot read $task's securityContext from volcano/base/job.yaml"; exit 1; }
+}
+
 make_pod_dir() {
   local pod=$1 ip=$2 dns=$3 dir="$E2E_WORK/$1"
   mkdir -p "$dir"
+  case "$pod" in
+    *-mpimaster-*) pod_privileges "$dir/setpriv" mpimaster ;;
+    *) pod_privileges "$dir/setpriv" mpiworker ;;
+  esac
   make_etc_hosts "$dir/hosts" "$pod" "$ip" "$dns"
   cp -r "$E2E_WORK/secret" "$dir/ssh"
   chmod 0700 "$dir/ssh"
@@ -85,10 +99,28 @@ check_results() {
     --hosts "$hosts" --schema "$SCHEMA" -- "${SHORT_SWEEP_WORDS[@]}"
 }
 
+# True when no file of the run (results, every pod's stdout and stderr) holds case_ok's planted
+# credentials; names the files that do.
+no_planted_credentials() {
+  ! grep -rl -D skip -e e2e-planted-token -e e2e-planted-pw "$E2E_WORK"
+}
+
+# True when worker i's sshd, asked for anything but a key, answers that it takes public keys only.
+sshd_offers_keys_only() {
+  local out
+  out=$(ip netns exec "$(pod_ns m)" timeout 20 ssh -p "$COMMSWEEP_SSH_PORT" -o BatchMode=yes \
+    -o PubkeyAuthentication=no -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+    -F /dev/null "root@$(worker_ip "$1")" true 2>&1 </dev/null) && return 1
+  echo "$out" | grep -q "Permission denied (publickey)" || { log "ssh said: $out"; return 1; }
+}
+
 case_ok() {
   create_job 2 2
   # Set in the master pod only: the ranks on the workers see it only through mpirun's -x.
   export NCCL_E2E_MARKER=from-the-master UCX_E2E_MARKER=from-the-master
+  # Credentials among them (a name with TOKEN, a URL with a password): they reach the ranks
+  # too, and must appear in no result and no pod's output.
+  export NCCL_E2E_TOKEN=e2e-planted-token-0001 UCX_E2E_PROXY=https://u:e2e-planted-pw@proxy.example/
   local pid
   start_master
   pid=$POD_PID
@@ -104,12 +136,18 @@ assert env.get("NCCL_E2E_MARKER") == env.get("UCX_E2E_MARKER") == "from-the-mast
 ' "$E2E_WORK/results"
   expect "the workers created their host keys" grep -q "created host key" \
     "$E2E_WORK/$(worker_pod 0)/stderr"
+  expect "no planted credential in the results or any pod's output" no_planted_credentials
+  expect "worker 0's sshd offers public keys only" sshd_offers_keys_only 0
+  local -a worker_pids
+  mapfile -t worker_pids < <(ip netns pids "$(pod_ns w0)")
+  expect "worker 0's processes hold only the manifest's capabilities, no_new_privs" \
+    python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" mpiworker --check "${worker_pids[@]}"
 }
 
 # 3 workers, 2 ranks each, sshd on another port, the ssh plugin's files elsewhere
 # (its --ssh-key-file-path), and the command from the Job's arguments.
 case_three_workers() {
-  export COMMSWEEP_SSH_PORT=2222 COMMSWEEP_GPUS_PER_NODE=2
+  export COMMSWEEP_SSH_PORT=2200 COMMSWEEP_GPUS_PER_NODE=2
   export POD_SSH_DIR=/etc/commsweep-ssh COMMSWEEP_SSH_DIR=/etc/commsweep-ssh
   unset COMMSWEEP_ARGS
   create_job 3 3
@@ -118,8 +156,8 @@ case_three_workers() {
   pid=$POD_PID
   wait_pod "$pid" "$MASTER_BOUND_S"
   expect "master exits 0 (got $POD_RC after $POD_ELAPSED s)" test "$POD_RC" = 0
-  expect "mpirun used port 2222 and the plugin's files" grep -q -- \
-    "-p 2222 .*-F /etc/commsweep-ssh/config -i /etc/commsweep-ssh/id_rsa" "$E2E_WORK/$(master_pod)/stderr"
+  expect "mpirun used port 2200 and the plugin's files" grep -q -- \
+    "-p 2200 .*-F /etc/commsweep-ssh/config -i /etc/commsweep-ssh/id_rsa" "$E2E_WORK/$(master_pod)/stderr"
   local w0 w1 w2
   w0=$(worker_pod 0) w1=$(worker_pod 1) w2=$(worker_pod 2)
   expect "6 ranks, 2 per worker, results complete" check_results 6 "$w0,$w0,$w1,$w1,$w2,$w2"

@@ -2,8 +2,9 @@
 # Runs inside a pod's fresh mount and UTS namespaces (see pods.sh): sets up what the
 # container would see, then execs the pod's command.
 #   pod_init.sh POD_DIR POD_NAME COMMAND...
-# POD_DIR holds hosts (its /etc/hosts), ssh/ (the ssh plugin's Secret) and volcano/ (the svc
-# plugin's ConfigMap).
+# POD_DIR holds hosts (its /etc/hosts), ssh/ (the ssh plugin's Secret), volcano/ (the svc
+# plugin's ConfigMap) and setpriv (the container's capabilities and no_new_privs as setpriv
+# arguments, one a line: pod_security.py).
 set -euo pipefail
 
 dir=$1
@@ -46,4 +47,10 @@ case "$(cd "$(dirname "$0")" && pwd -P)/ $dir/ ${COMMSWEEP_BIN:-}" in
   */tmp/*) ;;
   *) mount -t tmpfs pod-tmp /tmp ;;
 esac
+# The container's privileges (volcano/base/job.yaml's securityContext): the pod's processes
+# keep only the capabilities the manifest gives, as under the container runtime.
+if [ -f "$dir/setpriv" ]; then
+  mapfile -t privileges <"$dir/setpriv"
+  exec setpriv "${privileges[@]}" "$@"
+fi
 exec "$@"

@@ -33,6 +33,7 @@ require_emulation() {
   if [ "$(id -u)" -ne 0 ]; then why="not root (network namespaces and mounts need root)"
   elif ! command -v ip >/dev/null; then why="ip (iproute2) not found"
   elif ! command -v unshare >/dev/null; then why="unshare (util-linux) not found"
+  elif ! command -v setpriv >/dev/null; then why="setpriv (util-linux) not found"
   elif ! command -v sshd >/dev/null && [ ! -x /usr/sbin/sshd ]; then
     why="sshd not found (openssh-server; scripts/install-deps.sh installs it)"
   elif ! command -v ssh >/dev/null; then why="ssh not found (openssh-client)"

@@ -4,11 +4,12 @@ checked against the project's rules (rules.py) and Volcano's CRD schemas (crd_sc
 
 Usage: check_manifests.py COMMAND --repo DIR --workdir DIR [--kubectl PATH] [--shared DIR]
                           [--build DIR]
-Commands: overlays, modes, nightly, schema, generated, helper, image.
+Commands: overlays, modes, nightly, schema, generated, helper, image, security.
 Exit codes: 0 passed, 1 a rule failed (each failure printed), 77 skipped (the reason printed
 as "SKIP: ...").
 """
 import argparse
+import copy
 import os
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ import sys
 import yaml
 
 import rules
+import security
 from stage import (DEFAULT_SHAPE, MODES, NATURAL_MODE, SHAPES, Stage, helper, one_job, overlays,
                    real_topology_gpus, volcano_jobs)
 
@@ -39,6 +41,7 @@ def cmd_overlays(args, stage, failures):
         text = stage.render_text("volcano/overlays/" + shape)
         docs = [d for d in yaml.safe_load_all(text) if d]
         failures.extend_with(where, rules.check_no_passwords(text))
+        failures.extend_with(where, security.check_rendering(docs))
         job = one_job(docs, where, failures)
         if job is None:
             continue
@@ -58,12 +61,90 @@ def cmd_modes(args, stage, failures):
             where = "render --shape %s --mode %s" % (shape, mode)
             proc = helper(stage, "render", "--shape", shape, "--mode", mode, "--test-id", "m1")
             docs = [d for d in yaml.safe_load_all(proc.stdout) if d]
+            failures.extend_with(where, rules.check_no_passwords(proc.stdout))
+            failures.extend_with(where, security.check_rendering(docs))
             job = one_job(docs, where, failures)
             if job is not None:
                 failures.extend_with(where, rules.check_job(
                     docs, job, rules.Expect(shape, mode, workers=2, job_name="commsweep-m1",
                                             namespace="default", test_id="m1")))
     print("ok: %d shapes x %d modes rendered and checked" % (len(SHAPES), len(MODES)))
+
+
+# Each a way a future change could widen a pod's privileges: the rules must catch every one.
+SECURITY_MUTATIONS = {
+    "worker privileged": lambda j, d: worker(j).setdefault("securityContext", {}).update(privileged=True),
+    "worker hostNetwork": lambda j, d: pod_of(j, 1).update(hostNetwork=True),
+    "master hostPID": lambda j, d: pod_of(j, 0).update(hostPID=True),
+    "worker adds SYS_ADMIN": lambda j, d: worker(j)["securityContext"]["capabilities"]["add"].append("SYS_ADMIN"),
+    "worker adds SYS_RESOURCE": lambda j, d: worker(j)["securityContext"]["capabilities"]["add"].append("SYS_RESOURCE"),
+    "worker keeps the default capabilities": lambda j, d: worker(j)["securityContext"]["capabilities"].pop("drop"),
+    "master adds IPC_LOCK": lambda j, d: pod_of(j, 0)["containers"][0]["securityContext"]["capabilities"]
+                                          .update(add=["IPC_LOCK"]),
+    "master may escalate": lambda j, d: pod_of(j, 0)["containers"][0]["securityContext"]
+                                          .update(allowPrivilegeEscalation=True),
+    "worker token mounted": lambda j, d: pod_of(j, 1).pop("automountServiceAccountToken"),
+    "worker hostPath": lambda j, d: pod_of(j, 1)["volumes"].append({"name": "h", "hostPath": {"path": "/"}}),
+    "svc NetworkPolicy off": lambda j, d: j["spec"]["plugins"].update(svc=["--disable-network-policy=true"]),
+    "own NetworkPolicy": lambda j, d: d.append({"kind": "NetworkPolicy", "metadata": {"name": "open"}}),
+    "own Secret": lambda j, d: d.append({"kind": "Secret", "metadata": {"name": "keys"}}),
+}
+
+
+def pod_of(job, task):
+    return job["spec"]["tasks"][task]["template"]["spec"]
+
+
+def worker(job):
+    return pod_of(job, 1)["containers"][0]
+
+
+def security_row(mode, pod_spec, task):
+    c = pod_spec["containers"][0]
+    sc = c.get("securityContext", {})
+    caps = security.effective_capabilities(c)
+    return "%-10s %-9s %-38s %-11s %-10s %-12s %s" % (
+        mode, task, "(runtime default)" if caps is None else ",".join(caps) or "none",
+        bool(sc.get("privileged")), bool(pod_spec.get("hostNetwork")),
+        sc.get("allowPrivilegeEscalation"), pod_spec.get("automountServiceAccountToken"))
+
+
+def cmd_security(args, stage, failures):
+    """Every shape in every mode: each pod's privileges against security.POLICY (printed as a
+    table), then each SECURITY_MUTATIONS case must be caught."""
+    print("%-10s %-9s %-38s %-11s %-10s %-12s %s" % ("mode", "pod", "capabilities (drop ALL, add)",
+                                                     "privileged", "hostNet", "escalation", "token"))
+    first = None
+    for mode in MODES:
+        for shape in SHAPES:
+            where = "render --shape %s --mode %s" % (shape, mode)
+            text = helper(stage, "render", "--shape", shape, "--mode", mode, "--test-id", "sec").stdout
+            docs = [d for d in yaml.safe_load_all(text) if d]
+            failures.extend_with(where, security.check_rendering(docs))
+            job = one_job(docs, where, failures)
+            if job is None:
+                continue
+            failures.extend_with(where, security.check_job_plugins(job["spec"]))
+            for i, task in enumerate(("mpimaster", "mpiworker")):
+                failures.extend_with(where, security.check_pod_security(task, pod_of(job, i)))
+                if shape == DEFAULT_SHAPE:
+                    print(security_row(mode, pod_of(job, i), task))
+            first = first or (docs, job, shape, mode)
+    if first is None:
+        return
+    docs, job, shape, mode = first
+    expect = rules.Expect(shape, mode)
+    for name, mutate in SECURITY_MUTATIONS.items():
+        bad_job, bad_docs = copy.deepcopy(job), copy.deepcopy(docs)
+        mutate(bad_job, bad_docs)
+        caught = [p for p in rules.check_job(bad_docs, bad_job, expect) + security.check_rendering(bad_docs)
+                  if p.startswith("security:")]
+        if not caught:
+            failures.append("security self-test: '%s' passed the rules" % name)
+        else:
+            print("caught: %-40s %s" % (name, caught[0]))
+    print("ok: %d shapes x %d modes checked for least privilege; %d widenings caught"
+          % (len(SHAPES), len(MODES), len(SECURITY_MUTATIONS)))
 
 
 def cronjob_as_job(cron, name):
@@ -113,6 +194,7 @@ def cmd_nightly(args, stage, failures):
     # Volcano 1.13+: the Volcano CronJob.
     where = "volcano/nightly/volcano"
     docs = stage.render(where)
+    failures.extend_with(where, security.check_rendering(docs))
     crons = [d for d in docs if d.get("kind") == "CronJob" and d["apiVersion"].startswith("batch.volcano.sh/")]
     if len(crons) != 1 or volcano_jobs(docs):
         failures.append("%s: expected one Volcano CronJob and no Job, got %s" % (where, [d["kind"] for d in docs]))
@@ -127,6 +209,7 @@ def cmd_nightly(args, stage, failures):
     text = stage.render_text(where)
     docs = [d for d in yaml.safe_load_all(text) if d]
     failures.extend_with(where, rules.check_no_passwords(text))
+    failures.extend_with(where, security.check_rendering(docs))
     check_kubernetes_cron(where, docs, expect, failures)
     print("ok: nightly renderings checked")
 
@@ -140,6 +223,7 @@ def check_kubernetes_cron(where, docs, expect, failures):
     check_cron_fields(where, cron["spec"], failures)
     pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     check_rbac(where, docs, pod.get("serviceAccountName"), failures)
+    failures.extend_with(where, security.check_runner(pod))
     cms = rules.configmaps(docs)
     runner_cm = next((v["configMap"]["name"] for v in pod.get("volumes", []) if "configMap" in v), None)
     if runner_cm not in cms:
@@ -267,7 +351,7 @@ def main():
         return SKIP_CODE
     import helper_checks
     commands = {"overlays": cmd_overlays, "modes": cmd_modes, "nightly": cmd_nightly,
-                "schema": cmd_schema, "generated": cmd_generated,
+                "schema": cmd_schema, "generated": cmd_generated, "security": cmd_security,
                 "helper": helper_checks.cmd_helper, "image": helper_checks.cmd_image}
     if args.command not in commands:
         parser.error("unknown command %s; one of %s" % (args.command, ", ".join(commands)))

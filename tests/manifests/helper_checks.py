@@ -151,9 +151,40 @@ def check_dockerfile(repo, failures):
                         % (home, install_env_home(repo)))
     with open(os.path.join(repo, "volcano", "Dockerfile")) as f:
         text = f.read()
+    check_dockerfile_keys(repo, text, failures)
     for script in sorted(set(re.findall(r"scripts/[\w.-]+\.sh", text))):
         if not os.access(os.path.join(repo, script), os.X_OK):
             failures.append("volcano/Dockerfile runs %s, which is not an executable in the repository" % script)
+
+
+def dockerfile_runs(text):
+    """The Dockerfile's RUN instructions, continuation lines joined."""
+    joined = re.sub(r"\\\n", " ", text)
+    return [line[4:] for line in joined.splitlines() if line.startswith("RUN ")]
+
+
+def check_dockerfile_keys(repo, text, failures):
+    """No ssh key in the image: the host keys openssh-server's install makes are removed in
+    the same layer, nothing key-like is copied in, and the build context (the repository, less
+    Dockerfile.dockerignore) holds no private key."""
+    runs = dockerfile_runs(text)
+    installs = [i for i, r in enumerate(runs) if "install-deps.sh" in r]
+    if not installs or "rm -f /etc/ssh/ssh_host_*" not in runs[installs[0]]:
+        failures.append("volcano/Dockerfile: the RUN that installs openssh-server (install-deps.sh) "
+                        "must also remove /etc/ssh/ssh_host_* (every pod would share the image's "
+                        "host keys; the worker entrypoint makes its own)")
+    for line in text.splitlines():
+        if re.match(r"(COPY|ADD)\b", line) and re.search(r"\.ssh|id_rsa|id_ed25519|authorized_keys|ssh_host_", line):
+            failures.append("volcano/Dockerfile copies ssh keys into the image: %s" % line.strip())
+    # A key file's first line is the marker alone (a test's string literal is not).
+    proc = subprocess.run(["git", "-C", repo, "grep", "-l", "-E", "-e",
+                           "^-----BEGIN ([A-Z]+ )?PRIVATE KEY-----[[:space:]]*$"],
+                          capture_output=True, text=True, timeout=60)
+    if proc.returncode == 0:
+        failures.append("private keys in the repository (the image's build context): %s"
+                        % proc.stdout.split())
+    elif proc.returncode != 1:
+        print("NOTE: git grep could not search the repository for private keys: %s" % proc.stderr.strip())
 
 
 def check_install_prefix(args, workdir, failures):

@@ -8,6 +8,7 @@ wrapped as one), `expect` what the overlay or command line asked for.
 import os
 import posixpath
 
+import security
 from stage import SHAPES
 
 DNS_LABEL_MAX = 63  # a pod's host name (Volcano uses the pod name) is a DNS label
@@ -63,8 +64,7 @@ class JobCheck:
         for p in ("ssh", "svc", "env"):
             if p not in plugins:
                 self.fail("plugins", "plugin %s missing (have %s)" % (p, sorted(plugins)))
-        if any("disable-network-policy" in a for a in plugins.get("svc", [])):
-            self.fail("plugins", "svc's NetworkPolicy must stay on: %s" % plugins["svc"])
+        self.problems.extend(security.check_job_plugins(s))
         if not s.get("queue"):
             self.fail("queue", "spec.queue is empty")
         if not isinstance(s.get("ttlSecondsAfterFinished"), int) or s["ttlSecondsAfterFinished"] <= 0:
@@ -115,8 +115,7 @@ class JobCheck:
             deadline = pod.get("activeDeadlineSeconds")
             if not isinstance(deadline, int) or deadline <= 0:
                 self.fail("deadline", "%s has no positive activeDeadlineSeconds" % t["name"])
-            if pod.get("hostNetwork"):
-                self.fail("security", "%s uses hostNetwork" % t["name"])
+            self.problems.extend(security.check_pod_security(t["name"], pod))
             labels = t["template"].get("metadata", {}).get("labels", {})
             self.expect_eq("labels", "%s label app.kubernetes.io/name" % t["name"],
                            labels.get("app.kubernetes.io/name"), "commsweep")
@@ -155,9 +154,6 @@ class JobCheck:
                        env_value(container, "COMMSWEEP_SHAPE"), self.x.shape)
         self.expect_eq("mode", "%s COMMSWEEP_FABRIC_MODE" % task,
                        env_value(container, "COMMSWEEP_FABRIC_MODE"), self.x.mode)
-        sc = container.get("securityContext", {})
-        if sc.get("privileged"):
-            self.fail("security", "%s is privileged" % task)
 
     def check_master(self):
         c = self.tasks["mpimaster"]["template"]["spec"]["containers"][0]

@@ -1,0 +1,112 @@
+"""The pods' least privilege (issue 6, Security): what each pod of a rendered Job may have.
+
+POLICY is the project's decision per task, the same in every fabric mode (ib, roce-sriov, tcp):
+the capabilities each container adds after dropping ALL, and why. Nothing runs privileged, on
+the host's network, PID or IPC namespace, with host paths, with a service account token, or
+able to gain privileges (setuid binaries); the svc plugin's NetworkPolicy stays on and the
+rendering brings no NetworkPolicy or Secret of its own (the ssh plugin's Secret is the only
+credential). check_pod_security and check_rendering return messages (empty: kept).
+"""
+
+POLICY = {
+    # bash, ssh, mpirun, commsweep compare: root's files only, nothing setuid.
+    "mpimaster": {"add": set()},
+    # IPC_LOCK: registered (pinned) memory for RDMA; SETUID, SETGID, SYS_CHROOT: sshd's
+    # privilege separation. tests/e2e runs the entrypoints with exactly these (setpriv).
+    "mpiworker": {"add": {"IPC_LOCK", "SETUID", "SETGID", "SYS_CHROOT"}},
+}
+# Never, whatever a mode wants: each of these is a way out of the container.
+FORBIDDEN_CAPS = {"SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "SYS_RAWIO", "NET_ADMIN", "SYS_RESOURCE",
+                  "DAC_READ_SEARCH", "BPF", "PERFMON", "ALL"}
+HOST_NAMESPACES = ("hostNetwork", "hostPID", "hostIPC")
+
+
+def check_pod_security(task, pod, add=None):
+    """One pod template's spec: the pod's fields and its containers' securityContext. `add` is
+    the capabilities the task's container may add (POLICY's by default)."""
+    problems = []
+    fail = lambda message: problems.append("security: %s %s" % (task, message))
+    for field in HOST_NAMESPACES:
+        if pod.get(field):
+            fail("sets %s: true (no mode here needs the node's namespaces)" % field)
+    if pod.get("automountServiceAccountToken") is not False:
+        fail("mounts a service account token (automountServiceAccountToken is %r, expected false: "
+             "the pods never call the API)" % pod.get("automountServiceAccountToken"))
+    for v in pod.get("volumes", []):
+        if "hostPath" in v:
+            fail("mounts hostPath %r (volume %s)" % (v["hostPath"].get("path"), v.get("name")))
+    want = POLICY.get(task, {}).get("add", set()) if add is None else add
+    for c in pod.get("initContainers", []) + pod.get("containers", []):
+        problems.extend(check_container(task, c, want))
+    return problems
+
+
+def check_container(task, c, want_add):
+    problems = []
+    fail = lambda message: problems.append("security: %s container %s %s" % (task, c.get("name"), message))
+    sc = c.get("securityContext") or {}
+    if sc.get("privileged"):
+        fail("is privileged (the device plugins hand the pod its devices; no mode needs it)")
+    if sc.get("allowPrivilegeEscalation") is not False:
+        fail("may gain privileges (allowPrivilegeEscalation is %r, expected false)"
+             % sc.get("allowPrivilegeEscalation"))
+    caps = sc.get("capabilities") or {}
+    if caps.get("drop") != ["ALL"]:
+        fail("drops %r, expected [ALL] (then adds only what it needs)" % caps.get("drop"))
+    added = set(caps.get("add") or [])
+    bad = sorted(added & FORBIDDEN_CAPS)
+    if bad:
+        fail("adds forbidden capabilities %s" % bad)
+    if added != want_add:
+        fail("adds capabilities %s, the policy is %s" % (sorted(added), sorted(want_add)))
+    return problems
+
+
+def check_job_plugins(spec):
+    problems = []
+    plugins = spec.get("plugins", {})
+    if "ssh" not in plugins or "svc" not in plugins:
+        problems.append("security: plugins ssh and svc are both needed (have %s)" % sorted(plugins))
+    for arg in plugins.get("svc") or []:
+        if arg.split("=")[0] == "--disable-network-policy" and arg.split("=")[-1] != "false":
+            problems.append("security: the svc plugin's NetworkPolicy must stay on (svc %s)" % plugins["svc"])
+    for name, args in plugins.items():
+        if any("PRIVATE KEY" in str(a) for a in args or []):
+            problems.append("security: plugin %s carries a private key in its arguments" % name)
+    return problems
+
+
+def check_rendering(docs):
+    """A whole rendering: no NetworkPolicy of ours (the svc plugin's, admitting only the job's
+    own pods, is the one), no Secret (ssh keys come only from the plugin's <job>-ssh)."""
+    problems = []
+    for d in docs:
+        kind, name = d.get("kind"), d.get("metadata", {}).get("name")
+        if kind == "NetworkPolicy":
+            problems.append("security: the rendering carries NetworkPolicy %s; the svc plugin's "
+                            "is the job's policy" % name)
+        if kind == "Secret":
+            problems.append("security: the rendering carries Secret %s; ssh keys come only from "
+                            "the ssh plugin's <job>-ssh Secret" % name)
+    return problems
+
+
+def check_runner(pod):
+    """The older-Volcano nightly runner (a batch/v1 CronJob's pod): it calls the API, so it has
+    its token, but as a non-root user without any capability."""
+    problems = []
+    for field in HOST_NAMESPACES:
+        if pod.get(field):
+            problems.append("security: the nightly runner sets %s" % field)
+    for c in pod.get("containers", []):
+        sc = c.get("securityContext") or {}
+        if sc.get("runAsNonRoot") is not True:
+            problems.append("security: the nightly runner %s may run as root" % c.get("name"))
+        problems.extend(check_container("nightly runner", c, set()))
+    return problems
+
+
+def effective_capabilities(container):
+    """The container's capability names as the runtime grants them (drop ALL, then add)."""
+    caps = (container.get("securityContext") or {}).get("capabilities") or {}
+    return sorted(set(caps.get("add") or [])) if caps.get("drop") == ["ALL"] else None
