@@ -44,6 +44,28 @@ void Watchdog::check_probe() {
   world_.abort(exit_code::kRuntime);
 }
 
+// A rank whose main thread waited for its peers (World::stall) was left behind by rank 0,
+// which should have ended the job by now; one that never got to a wait is the late rank
+// itself: it names itself, as rank 0 could not.
+void Watchdog::report_overrun(double past_s) {
+  const Phase& phase = *phase_;
+  const int rank = world_.rank();
+  const char* host = world_.host().c_str();
+  if (world_.stalled()) {
+    std::fprintf(stderr,
+                 "commsweep: rank %d (%s): watchdog: '%s' still running %.0f s past its %.0f s "
+                 "deadline (-T) and rank 0 did not end the job; ending it\n",
+                 rank, host, phase.label.c_str(), past_s, phase.deadline.budget_s());
+  } else {
+    std::fprintf(stderr,
+                 "commsweep: rank %d (%s): watchdog: rank %d did not arrive: it was still in "
+                 "'%s' %.0f s past its %.0f s deadline (-T), never waiting for its peers (stuck "
+                 "in a call or in its own work); ending the job\n",
+                 rank, host, rank, phase.label.c_str(), past_s, phase.deadline.budget_s());
+  }
+  std::fflush(stderr);
+}
+
 void Watchdog::leave() {
   std::lock_guard<std::mutex> lock(mutex_);
   phase_.reset();
@@ -62,12 +84,7 @@ void Watchdog::run() {
     const auto limit = phase_->deadline.at() + std::chrono::duration_cast<Deadline::Clock::duration>(
                                                    std::chrono::duration<double>(4 * grace));
     if (Deadline::Clock::now() < limit) continue;
-    std::fprintf(stderr,
-                 "commsweep: rank %d (%s): watchdog: '%s' still running %.0f s past its %.0f s "
-                 "deadline (-T); ending the job\n",
-                 world_.rank(), world_.host().c_str(), phase_->label.c_str(), 4 * grace,
-                 phase_->deadline.budget_s());
-    std::fflush(stderr);
+    report_overrun(4 * grace);
     world_.abort(exit_code::kTimeout);
   }
 }

@@ -1,7 +1,9 @@
 // The last line of defence against hangs: a thread that ends the job when the main thread
 // stays in one phase well past its deadline, e.g. inside a blocking driver call that no
 // polling wait covers. The polling waits (World::wait, the nccl backend) fire first and
-// attribute the hang; this thread fires only after their grace periods have passed.
+// attribute the hang; this thread fires only after their grace periods have passed, so that
+// on the late rank itself it leaves the job's end to the ranks that waited (rank 0 names it)
+// and speaks only if they could not: then it names its own rank as the one that never came.
 #pragma once
 
 #include <atomic>
@@ -69,6 +71,7 @@ class Watchdog {
   void run();
   void set_probe(std::function<std::string()> probe);
   void check_probe();  // with mutex_ held
+  void report_overrun(double past_s);  // with mutex_ held and a phase
 
   World& world_;
   std::mutex mutex_;

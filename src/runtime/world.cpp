@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -36,10 +39,40 @@ void poll_until(World& world, const Phase& phase, Done done) {
   }
 }
 
+// "; ranks that did not arrive: 2 (host); ranks waiting: 0 (host), 1 (host)", or that
+// every rank arrived.
+std::string attendance(const std::vector<bool>& waiting, const std::vector<std::string>& hosts) {
+  std::ostringstream missing;
+  std::ostringstream present;
+  int n_missing = 0;
+  for (std::size_t r = 0; r < waiting.size(); ++r) {
+    auto& out = waiting[r] ? present : missing;
+    if (out.tellp() > 0) out << ", ";
+    out << r << " (" << hosts[r] << ")";
+    if (!waiting[r]) ++n_missing;
+  }
+  if (n_missing == 0) {
+    return "; every rank arrived and waited: the operation itself hung (fabric, driver or NCCL)";
+  }
+  return "; ranks that did not arrive: " + missing.str() + "; ranks waiting: " + present.str();
+}
+
 std::string local_host_name() {
   std::array<char, kHostNameBytes> name{};
   if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
   return name.data();
+}
+
+// Runs `work` on a thread of its own and waits for it at most `seconds`; false if it is still
+// running then (the thread is left behind: the caller is about to end the process).
+bool finishes_within(std::function<void()> work, double seconds) {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> finished = done->get_future();
+  std::thread([work = std::move(work), done] {
+    work();
+    done->set_value();
+  }).detach();
+  return finished.wait_for(std::chrono::duration<double>(seconds)) == std::future_status::ready;
 }
 
 }  // namespace
@@ -140,6 +173,7 @@ void World::wait_all(std::vector<MPI_Request>& requests, const Phase& phase) {
 }
 
 void World::stall(const Phase& phase) {
+  stalled_.store(true);
   const double grace = grace_seconds(phase.deadline.budget_s());
   const auto until = Deadline::after(grace);
   std::ostringstream msg;
@@ -152,7 +186,7 @@ void World::stall(const Phase& phase) {
     const auto give_up = Deadline::after(2 * grace);
     while (!give_up.passed()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     msg << "; rank 0 (" << hosts_by_rank_[0] << ") did not answer: it may be the rank that hangs";
-    throw Error(ErrorKind::Timeout, msg.str());
+    end_job_on_timeout(msg.str());
   }
   std::vector<bool> waiting(size_, false);
   waiting[0] = true;
@@ -168,21 +202,15 @@ void World::stall(const Phase& phase) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  std::ostringstream missing;
-  std::ostringstream present;
-  int n_missing = 0;
-  for (int r = 0; r < size_; ++r) {
-    auto& out = waiting[r] ? present : missing;
-    if (out.tellp() > 0) out << ", ";
-    out << r << " (" << hosts_by_rank_[r] << ")";
-    if (!waiting[r]) ++n_missing;
-  }
-  if (n_missing > 0) {
-    msg << "; ranks that did not arrive: " << missing.str() << "; ranks waiting: " << present.str();
-  } else {
-    msg << "; every rank arrived and waited: the operation itself hung (fabric, driver or NCCL)";
-  }
-  throw Error(ErrorKind::Timeout, msg.str());
+  msg << attendance(waiting, hosts_by_rank_);
+  end_job_on_timeout(msg.str());
+}
+
+void World::end_job_on_timeout(const std::string& message) {
+  std::fprintf(stderr, "commsweep: rank %d (host %s): %s: %s\n", rank_, host_.c_str(),
+               std::string(name_of(ErrorKind::Timeout)).c_str(), message.c_str());
+  std::fflush(stderr);
+  abort(exit_code::kTimeout);
 }
 
 std::uint64_t World::sum(std::uint64_t value, const Phase& phase) {
@@ -235,10 +263,21 @@ void World::barrier(const Phase& phase) {
 }
 
 void World::abort(int code) {
+  // The main thread and the watchdog may both end the job: the first runs the hook, the
+  // second waits for it to finish the process.
+  if (aborting_.exchange(true)) {
+    while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
   if (abort_hook_) {
     auto hook = std::move(abort_hook_);
     abort_hook_ = nullptr;
-    hook();
+    if (!finishes_within(std::move(hook), kAbortHookLimitS)) {
+      std::fprintf(stderr,
+                   "commsweep: rank %d (host %s): the transport's abort (ncclCommAbort) did not "
+                   "return within %.0f s; ending the job without it\n",
+                   rank_, host_.c_str(), kAbortHookLimitS);
+      std::fflush(stderr);
+    }
   }
   MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);

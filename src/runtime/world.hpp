@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -67,9 +68,14 @@ class World {
   void wait(MPI_Request* request, const Phase& phase);
   void wait_all(std::vector<MPI_Request>& requests, const Phase& phase);
   // Called by any rank whose phase missed its deadline. Rank 0 collects the other ranks'
-  // reports for a grace period and throws a Timeout error naming who did not arrive; other
-  // ranks report, give rank 0 time to end the job, then throw themselves.
+  // reports for a grace period, then prints who did not arrive and ends the job (exit code 4);
+  // other ranks report, give rank 0 time to end the job, then end it themselves. A verdict
+  // ends the job where it is reached, without unwinding: on a GPU the unwinding frees device
+  // buffers, and cudaFree waits for the collective that the missing rank never joins.
   [[noreturn]] void stall(const Phase& phase);
+  // True once this rank's main thread has entered stall(): it reached a wait for its peers.
+  // The watchdog reads it to tell a rank that waited from one that never got to its wait.
+  bool stalled() const { return stalled_.load(); }
 
   std::uint64_t sum(std::uint64_t value, const Phase& phase);
   std::vector<double> gather(double value, const Phase& phase);  // full on rank 0 only
@@ -79,9 +85,14 @@ class World {
 
   // What to do before MPI_Abort when the job is ended (e.g. ncclCommAbort).
   void set_abort_hook(std::function<void()> hook) { abort_hook_ = std::move(hook); }
+  // Runs the abort hook, for at most kAbortHookLimitS (a stuck transport must not keep the
+  // job alive), then MPI_Abort.
   [[noreturn]] void abort(int code);
+  // Prints "commsweep: rank R (host H): timeout: MESSAGE" and ends the job with exit code 4.
+  [[noreturn]] void end_job_on_timeout(const std::string& message);
 
   static double grace_seconds(double budget);
+  static constexpr double kAbortHookLimitS = 5;
 
  private:
   void group_nodes();
@@ -99,6 +110,8 @@ class World {
   std::string host_;
   std::vector<std::string> hosts_by_rank_;
   std::function<void()> abort_hook_;
+  std::atomic<bool> stalled_{false};
+  std::atomic<bool> aborting_{false};
 };
 
 }  // namespace commsweep

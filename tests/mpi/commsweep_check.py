@@ -202,6 +202,12 @@ def check_timeout(opts, rc, err, elapsed, timed_out, fail):
         fail.check(ranks == [opts.rank], "ranks named as not arriving: %s, expected [%d]"
                    % (ranks, opts.rank))
     fail.check("-T" in err, "the timeout message does not point at -T")
+    # The first error line is the verdict (as scripts/gpu-faults.sh reads it): no other rank's
+    # message, e.g. the hung rank's own watchdog, may end the job before rank 0 names it.
+    first = next((l for l in err.splitlines()
+                  if l.startswith("commsweep") and ": fault injection: " not in l), "")
+    fail.check("ranks that did not arrive: " in first,
+               "the first error line is not rank 0's verdict: %r" % first)
 
 
 def check_usage(opts, rc, out, err, fail):
