@@ -40,6 +40,7 @@ po::options_description commsweep_flags() {
   d.add_options()
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
       ("timer", po::value<std::string>()->default_value("host"), "host: a clock around issue and completion after a barrier, as nccl-tests; device: CUDA events on the stream (nccl), without launch and synchronisation latency")
+      ("buffers", po::value<std::string>()->default_value("cold"), "cold: each iteration uses the next slice of buffers sized for -e, as nccl-tests (inputs not left in cache by the last iteration); warm: the same bytes every iteration (cache-resident where they fit)")
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
       ("seed", po::value<std::string>(), "seed of the data pattern")
       ("fault", po::value<std::string>(), "testing only: wrong-element:RANK, never-join:RANK, hang:RANK, alloc:RANK or async-error:RANK")
@@ -247,6 +248,11 @@ CliOptions parse_options(int argc, const char* const* argv) {
     throw_usage("--timer: unknown timer '" + timer + "' (host or device)");
   }
   o.sweep.device_timer = timer == "device";
+  const std::string buffers = vm["buffers"].as<std::string>();
+  if (buffers != "cold" && buffers != "warm") {
+    throw_usage("--buffers: unknown choice '" + buffers + "' (cold or warm)");
+  }
+  o.sweep.buffers = buffers == "warm" ? Buffers::Warm : Buffers::Cold;
   if (o.backend == BackendChoice::Mpi && o.sweep.device_timer) {
     throw_usage("--timer device needs the nccl backend (--backend mpi times with MPI_Wtime)");
   }
@@ -281,6 +287,13 @@ std::string help_text() {
          "that every reduction is exact in every type and order; with -c every output element is\n"
          "compared bit-exact with the expectation computed locally, and #wrong sums over ranks.\n"
          "(Floating avg divides by n, rounded in the element type, as NCCL does.)\n\n"
+         "Buffers (--buffers): cold, the default, moves the send and receive pointers on by one\n"
+         "message (rounded up to 256 bytes) every warm-up, timed and check iteration, through\n"
+         "buffers sized for -e, wrapping when the next message would not fit, as nccl-tests\n"
+         "does: a message smaller than the GPU's L2 cache is not read from the cache the last\n"
+         "iteration left it in while -e holds two or more of it. warm reuses the same bytes every\n"
+         "iteration (1-8 MiB all_reduce then times a few microseconds faster on H200). The\n"
+         "choice is printed in the '#' header and kept in the JSON (provenance.buffers).\n\n"
          "Hangs: every phase (communicator set-up, warm-up, timed iterations, check) must finish\n"
          "within -T seconds; otherwise rank 0 names the ranks that did not arrive, the communicator\n"
          "is aborted and the job ends with exit code 4.\n\n"

@@ -117,6 +117,8 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
       interrupted = outcome.interrupted;
       for (auto& r : outcome.rows) results.ep_rows.push_back(std::move(r));
     } else {
+      // Suite files have no buffers key: every collective sweep of a suite runs with the default.
+      results.provenance.buffers = name_of(s.collective.buffers);
       CollectiveOutcome outcome =
           run_collective_sweep(world, backend, watchdog, run, s.tests, s.collective, std::cout);
       results.wrong_total += outcome.wrong;

@@ -31,7 +31,8 @@ std::string parameters_line(const World& world, const SweepConfig& c, std::size_
   }
   out << " warmup iters: " << c.warmup << " iters: " << c.iters << " agg iters: 1 validation: "
       << c.check << " graph: " << c.graph_launches << " blocking: " << (c.blocking ? 1 : 0)
-      << " timer: " << (c.device_timer ? "device" : "host") << " timeout: " << c.timeout_s << "s";
+      << " timer: " << (c.device_timer ? "device" : "host") << " buffers: " << name_of(c.buffers)
+      << " timeout: " << c.timeout_s << "s";
   return out.str();
 }
 
@@ -116,6 +117,7 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
                                                    o.tests, o.sweep, std::cout);
   report::Results results;
   results.provenance = run.provenance;
+  results.provenance.buffers = name_of(o.sweep.buffers);
   results.transport = run.transport;
   results.rows = std::move(outcome.rows);
   results.wrong_total = outcome.wrong;

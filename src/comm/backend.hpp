@@ -31,6 +31,19 @@ struct CollectiveArgs {
   int recv_peer = 0;  // sendrecv
 };
 
+// Where each iteration's buffers lie (--buffers cold, sweep/slices.hpp): iteration i of a run()
+// moves the send and the receive pointer alike by offset(i) bytes, so that the relation between
+// them (in place, nccl-tests' in-place offsets) is kept. One slice: the same bytes every time.
+struct BufferSlices {
+  std::size_t stride = 0;  // bytes from one slice to the next
+  std::size_t count = 1;   // slices that fit in the buffers (at least 1)
+  std::size_t first = 0;   // the slice of the call's first iteration
+  std::size_t at(std::size_t slice) const { return slice % count * stride; }
+  std::size_t offset(std::size_t iteration) const { return at(first + iteration); }
+};
+// The arguments with both pointers moved by `offset` bytes.
+CollectiveArgs at_offset(const CollectiveArgs& args, std::size_t offset);
+
 struct TimingOptions {
   int iters = 1;
   bool blocking = false;    // wait for each collective before issuing the next (-z)
@@ -38,6 +51,8 @@ struct TimingOptions {
   // false: a host clock from the first issue to the last completion, as nccl-tests times
   // (launch and synchronisation latency included); true: CUDA events on the stream (nccl).
   bool device_timer = false;
+  // Each iteration's slice of the buffers; a CUDA graph captures each launch at its own.
+  BufferSlices slices{};
 };
 
 class Buffer {

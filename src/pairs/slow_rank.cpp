@@ -12,6 +12,7 @@ double SlowRankBackend::run(const CollectiveArgs& args, const TimingOptions& tim
   const auto start = Clock::now();
   for (int i = 0; i < timing.iters; ++i) {
     const auto t0 = Clock::now();
+    one.slices.first = timing.slices.first + static_cast<std::size_t>(i);  // iteration i's slice
     inner_.run(args, one, phase);
     std::this_thread::sleep_for((Clock::now() - t0) * (kSlowdown - 1));
   }

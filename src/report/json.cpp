@@ -150,6 +150,8 @@ Provenance provenance_from(const json& j) {
   p.mpi_version = j.at("mpi_version").get<std::string>();
   p.environment = j.at("environment").get<std::map<std::string, std::string>>();
   p.arguments = j.at("arguments").get<std::vector<std::string>>();
+  // Written by collective sweeps since --buffers; files from before it measured "warm".
+  if (j.contains("buffers")) p.buffers = j.at("buffers").get<std::string>();
   return p;
 }
 
@@ -224,20 +226,22 @@ json provenance_json(const Provenance& p) {
     gpus.push_back({{"rank", g.rank}, {"host", g.host}, {"device", g.device}, {"name", g.name},
                     {"pci_bus_id", g.pci_bus_id}});
   }
-  return json{{"commsweep_version", p.commsweep_version},
-              {"git_hash", p.git_hash},
-              {"started_at", p.started_at},
-              {"backend", p.backend},
-              {"ranks", p.ranks},
-              {"hosts", p.hosts},
-              {"gpus", gpus},
-              {"driver_version", p.driver_version},
-              {"cuda_version", p.cuda_version},
-              {"nccl_version", p.nccl_version},
-              {"nccl_headers_version", p.nccl_headers_version},
-              {"mpi_version", p.mpi_version},
-              {"environment", p.environment},
-              {"arguments", p.arguments}};
+  json doc{{"commsweep_version", p.commsweep_version},
+           {"git_hash", p.git_hash},
+           {"started_at", p.started_at},
+           {"backend", p.backend},
+           {"ranks", p.ranks},
+           {"hosts", p.hosts},
+           {"gpus", gpus},
+           {"driver_version", p.driver_version},
+           {"cuda_version", p.cuda_version},
+           {"nccl_version", p.nccl_version},
+           {"nccl_headers_version", p.nccl_headers_version},
+           {"mpi_version", p.mpi_version},
+           {"environment", p.environment},
+           {"arguments", p.arguments}};
+  if (!p.buffers.empty()) doc["buffers"] = p.buffers;
+  return doc;
 }
 
 json to_json(const Results& r) {

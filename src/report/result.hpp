@@ -85,6 +85,8 @@ struct Provenance {
   std::string mpi_version;
   std::map<std::string, std::string> environment;  // NCCL_* and UCX_*, secrets dropped
   std::vector<std::string> arguments;
+  // Collective sweeps: "cold" or "warm" (--buffers); "" elsewhere (not written: ep, pairs).
+  std::string buffers;
 };
 
 // The transport NCCL used, per rank, as its own INFO lines said at set-up (captured by

@@ -11,6 +11,13 @@ namespace commsweep {
 // How per-rank times combine into the printed time (nccl-tests' -a).
 enum class Average { Rank0 = 0, Mean = 1, Min = 2, Max = 3 };
 
+// Which bytes the iterations touch (--buffers). Cold, as nccl-tests: every warm-up, timed and
+// check iteration uses the next slice of buffers sized for -e, so a message that fits in the
+// GPU's L2 cache is not read back from it on the next iteration while the buffers hold more
+// than one slice of it. Warm: the same bytes every iteration (cache-resident up to L2's size).
+enum class Buffers { Cold = 0, Warm = 1 };
+const char* name_of(Buffers buffers);
+
 // Faults planted on purpose, for the tests that prove detection works (--fault, a test hook):
 // WrongElement flips one output element; NeverJoin stays away from the arrival barrier; Hang
 // arrives, then stops inside the timed iterations; Alloc makes the buffer allocation fail.
@@ -34,6 +41,7 @@ struct SweepConfig {
   bool blocking = false;
   int graph_launches = 0;
   bool device_timer = false;  // --timer device: CUDA events instead of nccl-tests' host clock
+  Buffers buffers = Buffers::Cold;
   Average average = Average::Mean;
   int cycles = 1;  // 0: until interrupted
   double timeout_s = 300;

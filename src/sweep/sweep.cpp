@@ -10,6 +10,7 @@
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
 #include "sweep/sizes.hpp"
+#include "sweep/slices.hpp"
 
 namespace commsweep {
 
@@ -112,8 +113,8 @@ void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,
                   ". Lower -e/--maxbytes or run fewer ranks per host; nothing was written");
 }
 
-report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& size, DataType type,
-                              RedOp op, bool in_place) {
+CollectiveArgs Sweep::collective_args(const CollectiveTest& test, const PlannedSize& size,
+                                     DataType type, RedOp op, bool in_place) {
   const int rank = world_.rank();
   const int nranks = world_.size();
   const std::size_t elem = element_size(type);
@@ -135,7 +136,56 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     args.recv = recv_base;
     args.send = send_base;
   }
-  void* send = const_cast<void*>(args.send);
+  return args;
+}
+
+std::uint64_t Sweep::check(const CollectiveArgs& args, const Counts& c, const Slicing& s,
+                           const std::string& label) {
+  const int rank = world_.rank();
+  const std::size_t elem = element_size(args.type);
+  std::uint64_t my_wrong = 0;
+  for (int i = 0; i < config_.check; ++i) {
+    const Phase p{label + " (check)", Deadline::after(config_.timeout_s)};
+    const auto guard = watchdog_.watch(p);
+    // Cold: each check runs on the slice after the last one used, poisoned and filled here,
+    // and every element of its output is verified, as with one slice. The backend moves the
+    // pointers itself, as in the timed iterations: a backend that ignored the slices would
+    // leave the poison there and be caught.
+    TimingOptions one{1, config_.blocking, 0, false, s.slices};
+    one.slices.first = s.check_first + static_cast<std::size_t>(i);
+    const CollectiveArgs a = at_offset(args, one.slices.offset(0));
+    if (s.output_checked) backend_.poison(a.recv, c.recv_count, s.expect);
+    // After the poison: in place they overlap.
+    backend_.fill(const_cast<void*>(a.send), c.send_count, s.spec, rank);
+    backend_.run(args, one, p);
+    if (config_.fault.kind == Fault::Kind::WrongElement && config_.fault.rank == rank &&
+        !fault_fired_ && s.output_checked && c.recv_count > 0) {
+      backend_.corrupt(a.recv, c.recv_count / 2, elem);
+      fault_fired_ = true;
+    }
+    if (!s.output_checked) continue;
+    const Mismatch m = backend_.verify(a.recv, c.recv_count, s.expect);
+    if (m.wrong > 0) {
+      std::fprintf(stderr,
+                   "commsweep: rank %d (%s): %llu wrong elements in %s; first at element %llu: "
+                   "expected 0x%llx, got 0x%llx\n",
+                   rank, world_.host().c_str(), static_cast<unsigned long long>(m.wrong),
+                   label.c_str(), static_cast<unsigned long long>(m.first_index),
+                   static_cast<unsigned long long>(m.expected),
+                   static_cast<unsigned long long>(m.got));
+      std::fflush(stderr);
+    }
+    my_wrong += m.wrong;
+  }
+  return my_wrong;
+}
+
+report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& size, DataType type,
+                              RedOp op, bool in_place) {
+  const int rank = world_.rank();
+  const int nranks = world_.size();
+  const Counts& c = size.counts;
+  const CollectiveArgs args = collective_args(test, size, type, op, in_place);
 
   std::ostringstream label;
   label << test.name << " " << size.bytes << " B " << name_of(type);
@@ -147,8 +197,11 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
 
   const pattern::Spec spec = make_spec(type, test.reduces ? op : RedOp::None, nranks, config_.seed);
   const bool checked = config_.check > 0 && (!in_place || test.in_place_checked);
-  const bool output_checked = test.output_checked(rank, config_.root);
-  const pattern::Expect expect = test.expect(spec, c, rank, nranks, config_.root);
+  // Warm-up iterations use slices 0, 1, ...; the timed ones go on from there, then the checks.
+  Slicing s{plan_slices(std::min(send_->bytes(), recv_->bytes()), size.bytes, config_.buffers),
+            static_cast<std::size_t>(config_.warmup) + static_cast<std::size_t>(config_.iters),
+            spec, test.expect(spec, c, rank, nranks, config_.root),
+            test.output_checked(rank, config_.root)};
 
   if (config_.fault.kind == Fault::Kind::NeverJoin && config_.fault.rank == rank) {
     inject_never_join(phase("timed iterations"));
@@ -158,12 +211,15 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   // connection set-up waits for the absent peer), out of reach of any polling wait.
   if (world_.sum(termination_requested() ? 1 : 0, phase("arrival")) > 0) throw Interrupted{};
 
-  backend_.fill(send, c.send_count, spec, rank);
-  const TimingOptions plain{1, config_.blocking, 0, false};
+  // The input of every slice the warm-up and timed iterations read holds the pattern (values
+  // do not change NCCL's speed, but uninitialised host memory could hold slow denormals).
+  for (std::size_t k = 0; k < std::min(s.slices.count, s.check_first); ++k) {
+    backend_.fill(const_cast<void*>(at_offset(args, s.slices.at(k)).send), c.send_count, spec, rank);
+  }
   if (config_.warmup > 0) {
     const Phase p = phase("warm-up");
     const auto guard = watchdog_.watch(p);
-    backend_.run(args, TimingOptions{config_.warmup, config_.blocking, 0, false}, p);
+    backend_.run(args, TimingOptions{config_.warmup, config_.blocking, 0, false, s.slices}, p);
   }
   double my_time_us = 0;
   {
@@ -174,42 +230,16 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     world_.barrier(p);
     if (config_.fault.kind == Fault::Kind::Hang && config_.fault.rank == rank) inject_hang(p);
     if (config_.fault.kind == Fault::Kind::AsyncError && config_.fault.rank == rank) inject_async_error(p);
+    BufferSlices timed = s.slices;
+    timed.first = static_cast<std::size_t>(config_.warmup);
     my_time_us = backend_.run(args,
-                              TimingOptions{config_.iters, config_.blocking,
-                                            config_.graph_launches, config_.device_timer},
+                              TimingOptions{config_.iters, config_.blocking, config_.graph_launches,
+                                            config_.device_timer, timed},
                               p);
   }
 
   std::optional<std::uint64_t> wrong;
-  if (checked) {
-    std::uint64_t my_wrong = 0;
-    for (int i = 0; i < config_.check; ++i) {
-      const Phase p = phase("check");
-      const auto guard = watchdog_.watch(p);
-      if (output_checked) backend_.poison(args.recv, c.recv_count, expect);
-      backend_.fill(send, c.send_count, spec, rank);  // after the poison: in place they overlap
-      backend_.run(args, plain, p);
-      if (config_.fault.kind == Fault::Kind::WrongElement && config_.fault.rank == rank &&
-          !fault_fired_ && output_checked && c.recv_count > 0) {
-        backend_.corrupt(args.recv, c.recv_count / 2, elem);
-        fault_fired_ = true;
-      }
-      if (!output_checked) continue;
-      const Mismatch m = backend_.verify(args.recv, c.recv_count, expect);
-      if (m.wrong > 0) {
-        std::fprintf(stderr,
-                     "commsweep: rank %d (%s): %llu wrong elements in %s; first at element %llu: "
-                     "expected 0x%llx, got 0x%llx\n",
-                     rank, world_.host().c_str(), static_cast<unsigned long long>(m.wrong),
-                     label.str().c_str(), static_cast<unsigned long long>(m.first_index),
-                     static_cast<unsigned long long>(m.expected),
-                     static_cast<unsigned long long>(m.got));
-        std::fflush(stderr);
-      }
-      my_wrong += m.wrong;
-    }
-    wrong = world_.sum(my_wrong, phase("wrong count"));
-  }
+  if (checked) wrong = world_.sum(check(args, c, s, label.str()), phase("wrong count"));
   const auto times = world_.gather(my_time_us, phase("time gather"));
   report::Timing t = combine_timing(times, config_.average, size.bytes, test.bus_factor(nranks));
   t.wrong = wrong;
@@ -231,7 +261,8 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
   try {
     for (DataType type : config_.types) {
       const auto planned = plan_sizes(test, sizes, type, nranks);
-      // Buffers for the largest size; reused across the sweep like nccl-tests does.
+      // Buffers for the largest size, reused across the sweep like nccl-tests does (cold: both
+      // as large as its larger side, so that every slice moves both pointers alike).
       std::size_t send_bytes = 0, recv_bytes = 0;
       int rounded = 0, into_blocks = 0, skipped = 0;
       const std::size_t elem = element_size(type);
@@ -258,8 +289,8 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
           if (sink.on_note) sink.on_note("skipping " + std::string(name_of(type)) + ": " + why);
           continue;
         }
-        // In place, one buffer holds both sides (reduce_scatter's input, all_gather's output).
-        allocate_buffers(send_bytes, std::max(send_bytes, recv_bytes),
+        const BufferBytes bytes = buffer_bytes(send_bytes, recv_bytes, config_.buffers);
+        allocate_buffers(bytes.send, bytes.recv,
                          std::string(test.name) + " " + std::string(name_of(type)) + " up to " +
                              compact_size(planned.empty() ? 0 : planned.back().bytes) + "B");
         for (const auto& p : planned) {

@@ -45,6 +45,19 @@ class Sweep {
   bool interrupted() const { return interrupted_; }
 
  private:
+  // One half of one size: where its iterations run and what its check expects.
+  struct Slicing {
+    BufferSlices slices;      // --buffers: the slices of the buffers, 1 when warm
+    std::size_t check_first;  // the slice of the first check: after warm-up and timed ones
+    pattern::Spec spec;
+    pattern::Expect expect;
+    bool output_checked;      // this rank's output is verified (the root's only, for reduce)
+  };
+  CollectiveArgs collective_args(const CollectiveTest& test, const PlannedSize& size, DataType type,
+                                 RedOp op, bool in_place);
+  // The -c check iterations on their slices: poison, fill, run, verify. This rank's wrong count.
+  std::uint64_t check(const CollectiveArgs& args, const Counts& c, const Slicing& s,
+                      const std::string& label);
   report::Timing measure(const CollectiveTest& test, const PlannedSize& size, DataType type,
                          RedOp op, bool in_place);
   void inject_never_join(const Phase& phase);

@@ -95,6 +95,7 @@ def flag_cases(opts, w):
     sweep("-G negative", {"--cudagraph": "-1"}, "-G/--cudagraph")
     sweep("-G with the mpi backend", {"--cudagraph": "2"}, "-G/--cudagraph", "mpi")
     sweep("average 4", {"--average": "4"}, "-a/--average")
+    sweep("--buffers unknown", {"--buffers": "hot"}, "--buffers", "hot")
     sweep("-N negative", {"--run_cycles": "-1"}, "-N/--run_cycles")
     sweep("-T 0", {"--timeout": "0"}, "-T/--timeout")
     sweep("-T above a week", {"--timeout": "1000000"}, "-T/--timeout")

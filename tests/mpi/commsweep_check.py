@@ -155,6 +155,9 @@ def check_ok_or_wrong(opts, sweep, nranks, args, rc, out, err, fail):
     fail.check(len(sections) > 0, "no table printed")
     for s in sections:
         check_section_layout(s, nranks, fail)
+        fail.check(" buffers: %s " % sweep.buffers in s.parameters,
+                   "%s: parameters line %r does not say 'buffers: %s'"
+                   % (s.test, s.parameters, sweep.buffers))
     check_rows_expected(sweep, sections, nranks, opts.expect, fail)
     if opts.expect == "wrong":
         failed = [s.oob[0] for s in sections if s.oob and s.oob[1] == "FAILED"]

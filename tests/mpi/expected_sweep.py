@@ -62,7 +62,7 @@ VALUE_FLAGS = {
     "--blocking": "blocking", "-G": "cudagraph", "--cudagraph": "cudagraph", "-a": "average",
     "--average": "average", "-N": "run_cycles", "--run_cycles": "run_cycles", "-T": "timeout",
     "--timeout": "timeout", "--backend": "backend", "--json": "json", "--seed": "seed",
-    "--fault": "fault",
+    "--fault": "fault", "--buffers": "buffers",
 }
 
 
@@ -138,6 +138,7 @@ class Sweep:
         self.average = int(flags.get("average", "1"))
         self.cycles = int(flags.get("run_cycles", "1"))
         self.backend = flags.get("backend", "auto")
+        self.buffers = flags.get("buffers", "cold")
 
     def sizes(self):
         sizes, size = [], self.min_bytes

@@ -133,6 +133,9 @@ def check_json(doc, schema, sections, sweep, nranks, args, fail):
     fail.check(doc.get("ep_rows") == [], "a collective sweep wrote ep_rows %r"
                % (doc.get("ep_rows"),))
     check_provenance(doc["provenance"], sections, sweep, nranks, args, fail)
+    fail.check(doc["provenance"].get("buffers") == sweep.buffers,
+               "provenance.buffers %r, asked for %r (--buffers, default cold)"
+               % (doc["provenance"].get("buffers"), sweep.buffers))
     printed = [(s, r) for s in sections for r in s.rows]
     if not all(well_formed(r) for _, r in printed):
         return True  # reported with the table; its rows cannot be paired with the records

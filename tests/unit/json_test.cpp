@@ -107,6 +107,17 @@ TEST(Json, RoundTripThroughTextKeepsEveryField) {
   EXPECT_FALSE(back.complete);
 }
 
+// --buffers travels with collective sweeps only; files without it (ep, pairs, older files)
+// read back as "" (measured warm, before the option existed).
+TEST(Json, BuffersIsWrittenOnlyWhenKnown) {
+  Results r = sample();
+  EXPECT_FALSE(to_json(r).at("provenance").contains("buffers"));
+  EXPECT_EQ(results_from_json(to_json(r)).provenance.buffers, "");
+  r.provenance.buffers = "cold";
+  EXPECT_EQ(to_json(r).at("provenance").at("buffers"), "cold");
+  EXPECT_EQ(results_from_json(json::parse(to_json(r).dump())).provenance.buffers, "cold");
+}
+
 TEST(Json, NumbersAreNumbersAndBooleansAreBooleans) {
   const json doc = to_json(sample());
   EXPECT_EQ(doc.at("schema"), "commsweep.results/1");

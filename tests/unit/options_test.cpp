@@ -249,6 +249,14 @@ TEST(Options, TimerRefusals) {
                                     {"--timer device", "nccl"}));
 }
 
+TEST(Options, BuffersDefaultToColdLikeNcclTests) {
+  EXPECT_EQ(parse({}).sweep.buffers, Buffers::Cold);
+  EXPECT_EQ(parse({"--buffers", "cold"}).sweep.buffers, Buffers::Cold);
+  EXPECT_EQ(parse({"--buffers", "warm", "--backend", "mpi"}).sweep.buffers, Buffers::Warm);
+  EXPECT_TRUE(throws_usage([] { parse({"--buffers", "hot"}); }, {"--buffers", "hot", "cold or warm"}));
+  EXPECT_NE(help_text().find("--buffers"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace commsweep
 

@@ -244,20 +244,20 @@ double MpiBackend::run(const CollectiveArgs& args, const TimingOptions& timing, 
   if (timing.graph_launches > 0) {
     throw Error(ErrorKind::Usage, "-G/--cudagraph needs the nccl backend");
   }
-  CollectiveArgs a = args;
+  // In place, sendrecv receives into a scratch buffer (see issue()); it stays at one address.
   std::vector<unsigned char> scratch;
-  if (a.kind == Collective::SendRecv && a.send == a.recv) {
-    scratch.resize(a.count * element_size(a.type));
-    a.recv = scratch.data();
-  }
+  const bool sendrecv_in_place = args.kind == Collective::SendRecv && args.send == args.recv;
+  if (sendrecv_in_place) scratch.resize(args.count * element_size(args.type));
   const bool in_place_rs =
-      a.kind == Collective::ReduceScatter &&
-      static_cast<const char*>(a.recv) ==
-          static_cast<const char*>(a.send) + world_.rank() * a.count * element_size(a.type);
+      args.kind == Collective::ReduceScatter &&
+      static_cast<const char*>(args.recv) ==
+          static_cast<const char*>(args.send) + world_.rank() * args.count * element_size(args.type);
   std::vector<MPI_Request> reqs;
   reqs.reserve(4);
   const double start = MPI_Wtime();
   for (int i = 0; i < timing.iters; ++i) {
+    CollectiveArgs a = at_offset(args, timing.slices.offset(static_cast<std::size_t>(i)));
+    if (sendrecv_in_place) a.recv = scratch.data();
     reqs.clear();
     issue(a, reqs);
     world_.wait_all(reqs, phase);

@@ -314,7 +314,9 @@ double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing,
     launches = timing.graph_launches;
     cudaGraph_t graph = nullptr;
     CS_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < timing.iters; ++i) issue(args, phase);
+    // The graph keeps each captured call's pointers: launch i reads and writes its own slice
+    // (--buffers cold), every replay the same sequence of slices.
+    for (int i = 0; i < timing.iters; ++i) issue(at_offset(args, timing.slices.offset(i)), phase);
     CS_CUDA(cudaStreamEndCapture(stream_, &graph));
     CS_CUDA(cudaGraphInstantiate(&exec, graph, 0));
     CS_CUDA(cudaGraphDestroy(graph));
@@ -325,7 +327,7 @@ double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing,
     for (int l = 0; l < launches; ++l) CS_CUDA(cudaGraphLaunch(exec, stream_));
   } else {
     for (int i = 0; i < timing.iters; ++i) {
-      issue(args, phase);
+      issue(at_offset(args, timing.slices.offset(i)), phase);
       if (timing.blocking) wait_stream(phase);
     }
   }
