@@ -192,18 +192,29 @@ __device__ CountMatrices exchange_counts(const ncclDevComm& comm, const LsaArgs&
 // node's destination starts in the records packed for the host to send.
 __device__ void counts_stage(const CountMatrices m, const LsaArgs& a, typename Scan::TempStorage& temp) {
   const int n = a.nranks, E = a.experts;
+  const int me = a.rank;
   for (int i = threadIdx.x; i < n * n; i += blockDim.x) a.counts_copy[i] = m.sends(i / n, i % n);
   if (threadIdx.x == 0) {
     int records = 0;
-    for (int s = 0; s < n; ++s) records += m.sends(s, a.rank);
+    for (int s = 0; s < n; ++s) records += m.sends(s, me);
     *a.records = records;
-    if (a.gathered != nullptr) {
-      int packed = 0;
-      for (int d = 0; d < n; ++d) {
-        a.remote_send_start[d] = packed;
-        if (a.lsa_peer[d] < 0) packed += m.sends(a.rank, d);
+  }
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {  // Starts (kernels/ep_lsa.hpp)
+    int from = 0, at = 0, partials_from = 0, partials_at = 0, remote_from = 0, remote_to = 0;
+    for (int k = 0; k < j; ++k) {
+      from += m.sends(k, me);
+      partials_from += m.sends(me, k);
+      if (a.lsa_peer[k] < 0) {
+        remote_from += m.sends(k, me);
+        remote_to += m.sends(me, k);
       }
     }
+    for (int k = 0; k < me; ++k) {
+      at += m.sends(k, j);
+      partials_at += m.sends(j, k);
+    }
+    const int values[kLsaStartKinds] = {from, at, partials_from, partials_at, remote_from, remote_to};
+    for (int kind = 0; kind < kLsaStartKinds; ++kind) a.starts[kind * n + j] = values[kind];
   }
   // Every expert's tokens from all ranks; their running sum over the experts (a block scan).
   const int per_rank = E / n;
@@ -237,12 +248,18 @@ __device__ void counts_stage(const CountMatrices m, const LsaArgs& a, typename S
   }
 }
 
-// Where this rank's records start in rank d's headers: after the lower sources' records.
-__device__ int segment_start(const int* counts, int n, int source, int d) {
-  int start = 0;
-  for (int s = 0; s < source; ++s) start += counts[s * n + d];
-  return start;
-}
+// The running sums of the counts (LsaArgs::starts), by what they locate.
+struct Starts {
+  const int* p;
+  int n;
+  __device__ int records_from(int j) const { return p[j]; }
+  __device__ int records_at(int j) const { return p[n + j]; }
+  __device__ int partials_from(int j) const { return p[2 * n + j]; }
+  __device__ int partials_at(int j) const { return p[3 * n + j]; }
+  __device__ int remote_records_from(int j) const { return p[4 * n + j]; }
+  __device__ int remote_records_to(int j) const { return p[5 * n + j]; }
+};
+__device__ Starts starts_of(const LsaArgs& a) { return {a.starts, a.nranks}; }
 
 // Stage 3: each (token, destination, payload segment) a warp, destinations fastest and
 // starting from this rank. The token goes to its first expert's place on the destination;
@@ -269,7 +286,7 @@ __device__ void send_stage(const LsaArgs& a) {
     const int peer = a.lsa_peer[d];
     char* packed = peer >= 0 ? nullptr
                              : reinterpret_cast<char*>(a.remote_send) +
-                                   static_cast<std::size_t>(a.remote_send_start[d] + s) * lsa_remote_record_bytes(a);
+                                   static_cast<std::size_t>(starts_of(a).remote_records_to(d) + s) * lsa_remote_record_bytes(a);
     char* payload = peer >= 0 ? peer_part(a, a.grouped_offset, peer) + static_cast<std::size_t>(place) * a.f.payload_stride
                               : packed + a.header_bytes;
     const std::uint32_t begin = g * kSegmentBytes;
@@ -278,7 +295,7 @@ __device__ void send_stage(const LsaArgs& a) {
                 begin, end, w.lane);
     if (g != 0) continue;
     const Header h = peer >= 0 ? header_at(peer_part(a, a.headers_offset, peer),
-                                           segment_start(a.counts_copy, n, a.rank, d) + s, a)
+                                           starts_of(a).records_at(d) + s, a)
                                : header_at(packed, 0, a);
     for (int j = w.lane; j < topk; j += 32) {
       const std::int32_t e = idx[j];
@@ -291,13 +308,12 @@ __device__ void send_stage(const LsaArgs& a) {
   }
 }
 
-// The source rank of received record r (records are by source ascending).
+// The source rank of received record r (records are by source ascending): the last whose
+// records start at or before r (a source with none shares its start with the next).
 __device__ int source_of(const LsaArgs& a, int r) {
-  int s = 0, end = a.counts_copy[a.rank];
-  while (r >= end && s + 1 < a.nranks) {
-    ++s;
-    end += a.counts_copy[s * a.nranks + a.rank];
-  }
+  const Starts st = starts_of(a);
+  int s = a.nranks - 1;
+  while (s > 0 && st.records_from(s) > r) --s;
   return s;
 }
 
@@ -374,9 +390,8 @@ __device__ void partials_stage(const LsaArgs& a) {
     const std::uint32_t g = static_cast<std::uint32_t>(p / n % nseg);
     const int i = static_cast<int>(p / n / nseg);  // among the source's records here
     if (i >= a.counts_copy[source * n + a.rank]) continue;
-    const int r = segment_start(a.counts_copy, n, source, a.rank) + i;
-    int at = i;  // its place at the source: after what the source sent to lower ranks
-    for (int d = 0; d < a.rank; ++d) at += a.counts_copy[source * n + d];
+    const int r = starts_of(a).records_from(source) + i;
+    const int at = starts_of(a).partials_at(source) + i;  // its place at the source
     // A source on this node: its partials buffer; on another node: by record here, for the
     // host to send.
     const int peer = a.lsa_peer[source];
@@ -441,9 +456,7 @@ __device__ void reduce_stage(const LsaArgs& a) {
         if (d0 + w.lane < n) {
           const int d = d0 + w.lane;
           const int s = a.slot[static_cast<std::size_t>(t) * n + d];
-          int start = 0;  // rank d's partials follow those from lower ranks
-          for (int e = 0; e < d; ++e) start += a.counts_copy[a.rank * n + e];
-          if (s >= 0) from = partials + static_cast<std::size_t>(start + s) * hidden;
+          if (s >= 0) from = partials + static_cast<std::size_t>(starts_of(a).partials_from(d) + s) * hidden;
         }
         const int ranks = min(32, n - d0);
         for (int d = 0; d < ranks; ++d) {
@@ -491,24 +504,16 @@ __device__ void unpack_remote_stage(const LsaArgs& a) {
   const Warp w = this_warp();
   const std::uint32_t nseg = segments(a.f.payload_stride, kSegmentBytes);
   const std::size_t stride = lsa_remote_record_bytes(a);
-  int remote = 0;  // records here from other nodes
-  for (int s = 0; s < n; ++s) {
-    if (a.lsa_peer[s] < 0) remote += a.counts_copy[s * n + a.rank];
-  }
+  const Starts st = starts_of(a);
+  const int last = n - 1;  // records here from other nodes: up to the last source's end
+  const int remote = st.remote_records_from(last) + (a.lsa_peer[last] < 0 ? a.counts_copy[last * n + a.rank] : 0);
   const long long pieces = static_cast<long long>(remote) * nseg;
   for (long long p = w.id; p < pieces; p += w.count) {
     const int q = static_cast<int>(p / nseg);  // among the records from other nodes
     const std::uint32_t g = static_cast<std::uint32_t>(p % nseg);
-    int s = 0, before = 0, record = 0;  // the source; its records from other nodes before it; all before it
-    for (;; ++s) {
-      const int c = a.counts_copy[s * n + a.rank];
-      if (a.lsa_peer[s] < 0) {
-        if (q < before + c) break;
-        before += c;
-      }
-      record += c;
-    }
-    record += q - before;
+    int s = last;  // its source: the last on another node whose records start at or before q
+    while (s > 0 && (a.lsa_peer[s] >= 0 || st.remote_records_from(s) > q)) --s;
+    const int record = st.records_from(s) + q - st.remote_records_from(s);
     const char* packed = reinterpret_cast<const char*>(a.remote_recv) + static_cast<std::size_t>(q) * stride;
     const Header h = header_at(const_cast<char*>(packed), 0, a);
     const std::uint32_t begin = g * kSegmentBytes;

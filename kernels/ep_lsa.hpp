@@ -52,7 +52,6 @@ struct LsaArgs {
   const int* gathered = nullptr;
   std::uint8_t* remote_send = nullptr;       // records for other nodes' ranks, by destination
   const std::uint8_t* remote_recv = nullptr; // records from other nodes' ranks, by source
-  int* remote_send_start = nullptr;          // nranks: where each destination's records start
   std::uint16_t* remote_partials = nullptr;  // per received record (all sources) x hidden
   // This rank's tokens.
   const std::uint8_t* input = nullptr;  // tokens x payload_stride
@@ -67,6 +66,7 @@ struct LsaArgs {
   int* expert_prefix = nullptr;   // experts: exclusive prefix of expert_total
   int* expert_start = nullptr;    // experts: where this rank's tokens to it start on its rank
   int* counts_copy = nullptr;     // nranks x nranks: the counts as every rank saw them this round
+  int* starts = nullptr;          // kLsaStartKinds x nranks: running sums of the counts (below)
   int* records = nullptr;         // 1: records received
   int* expert_counts = nullptr;   // local experts: entries in each segment
   int* expert_base = nullptr;     // local experts: where each segment starts
@@ -78,6 +78,14 @@ struct LsaArgs {
   unsigned long long* clock = nullptr;
 };
 inline constexpr int kLsaClockSlots = 10;
+// LsaArgs::starts, derived from the counts once per dispatch (row k x nranks + rank j):
+//   0 records_from:        where rank j's records start among those received here
+//   1 records_at:          where this rank's records start among those rank j receives
+//   2 partials_from:       where rank j's partials of this rank's tokens start here
+//   3 partials_at:         where this rank's partials of rank j's tokens start at rank j
+//   4 remote_records_from: where rank j's records start among those from other nodes here
+//   5 remote_records_to:   where rank j's records start among those packed for other nodes
+inline constexpr int kLsaStartKinds = 6;
 inline constexpr const char* kLsaDispatchStages[] = {"layout", "counts", "stores", "barrier", "duplicates"};
 inline constexpr const char* kLsaCombineStages[] = {"partials", "barrier", "reduction"};
 

@@ -65,7 +65,7 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
     named.push_back({impl, exchanges.back().get()});
   }
   // Nodes for --topk-groups: World's nodes (hosts, or NCCL_HOSTID groups).
-  ep::EpSweep sweep(world, named, watchdog, config, world.node_size());  // run() validates
+  ep::EpSweep sweep(world, named, watchdog, config, world.node_size());
 
   report::EpTablePrinter printer(out);
   if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});

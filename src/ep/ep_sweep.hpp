@@ -36,6 +36,7 @@ class EpSweep {
   // One exchange per implementation of config.impls, in that order.
   EpSweep(World& world, std::vector<NamedExchange> exchanges, Watchdog& watchdog,
           const EpConfig& config, int ranks_per_node);
+  // Every case, on every exchange; the caller has refused bad cases (validate_cases) first.
   std::vector<report::EpRow> run(const std::function<void(const report::EpRow&)>& on_row);
   bool interrupted() const { return interrupted_; }
 

@@ -8,6 +8,7 @@
 
 #include "ep/layout.hpp"
 #include "ep/device_result.hpp"
+#include "ep/grouped_send_recv.hpp"
 #include "ep/lsa_versions.hpp"
 #include "ep_kernels.hpp"
 #include "runtime/error.hpp"
@@ -28,16 +29,11 @@ constexpr std::size_t kWindowAlign = 4096;  // NCCL_WIN_REQUIRED_ALIGNMENT
 
 std::size_t aligned(std::size_t bytes) { return (bytes + kWindowAlign - 1) / kWindowAlign * kWindowAlign; }
 
-double elapsed_us(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 std::string lsa_unavailable() {
-  if (!kernels::lsa_available()) {
-    return "this build's NCCL headers (" + nccl_version_text(NCCL_VERSION_CODE) +
-           ") have no device API (nccl_device.h, NCCL 2.28 or later): rebuild against NCCL >= 2.28";
+  if (!kernels::lsa_available() && NCCL_VERSION_CODE >= 22800) {
+    return "this build's NCCL " + nccl_version_text(NCCL_VERSION_CODE) + " headers lack nccl_device.h: rebuild against a full NCCL install";
   }
   return lsa_version_problem(NCCL_VERSION_CODE, nccl_versions().library);
 }
@@ -133,7 +129,10 @@ LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup,
   for (int r = 0, index = 0; r < n; ++r) {
     if (world_.node_of(r) == world_.node_of(world_.rank())) lsa_peer_[r] = index++;
   }
-  if (world_.node_count() > 1) node_ = std::make_unique<NodeComm>(backend_, world_.node_of(world_.rank()), world_.rank(), setup);
+  if (world_.node_count() > 1) {
+    node_ = std::make_unique<NodeComm>(backend_, world_.node_of(world_.rank()), world_.rank(), setup);
+    graphs_work_ = false;  // the host posts the sends between the kernels
+  }
   CS_CUDA(cudaMemcpy(lsa_peer_dev_.grow<int>(n), lsa_peer_.data(), n * sizeof(int), cudaMemcpyHostToDevice));
   int device = 0;
   CS_CUDA(cudaGetDevice(&device));
@@ -293,6 +292,7 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   a.expert_prefix = expert_prefix_.grow<int>(c.experts);
   a.expert_start = expert_start_.grow<int>(c.experts);
   a.counts_copy = counts_copy_.grow<int>(static_cast<std::size_t>(n) * n);
+  a.starts = starts_.grow<int>(static_cast<std::size_t>(kernels::kLsaStartKinds) * n);
   a.records = records_.grow<int>(1);
   a.expert_counts = expert_counts_.grow<int>(a.local_experts);
   a.expert_base = expert_base_.grow<int>(a.local_experts);
@@ -307,7 +307,6 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
     a.gathered = gathered_.grow<int>(row * n);
     a.remote_send = remote_send_.grow<std::uint8_t>(records_max * kernels::lsa_remote_record_bytes(a));
     a.remote_recv = remote_recv_.grow<std::uint8_t>(records_max * kernels::lsa_remote_record_bytes(a));
-    a.remote_send_start = remote_send_start_.grow<int>(n);
     a.remote_partials = remote_partials_.grow<std::uint16_t>(records_max * c.hidden);
     if (host_gathered_count_ < row * n) {
       if (host_gathered_ != nullptr) CS_CUDA(cudaFreeHost(host_gathered_));
@@ -324,10 +323,8 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
               a.f, mine, seed, a.rank, stream);
 
 #if COMMSWEEP_NCCL_DEVICE_API
-  // The kernels' arguments are fixed for the case: capture each once, replay it every time
-  // (across nodes the host posts the sends between the kernels: no graphs).
+  // The kernels' arguments are fixed for the case: capture each once, replay it every time.
   graphs_.reset();
-  if (node_) graphs_work_ = false;
   if (graphs_work_) {
     auto graphs = std::make_unique<Graphs>();
     auto capture = [&](bool dispatch, cudaGraphExec_t* exec) {
@@ -384,8 +381,25 @@ double LsaExchange::record_stages(bool dispatch) {
   return clock[1] > clock[0] ? static_cast<double>(clock[1] - clock[0]) / 1000.0 : 0.0;
 }
 
-int LsaExchange::sends(int s, int d) const {
-  return host_gathered_[static_cast<std::size_t>(s) * (world_.size() + case_.experts) + d];
+// This rank's records by destination and by source, from the gathered counts on the host.
+void LsaExchange::read_host_counts() {
+  const int n = world_.size(), me = world_.rank();
+  const std::size_t row = static_cast<std::size_t>(n) + case_.experts;
+  records_to_.assign(n, 0);
+  records_from_.assign(n, 0);
+  for (int p = 0; p < n; ++p) {
+    records_to_[p] = host_gathered_[static_cast<std::size_t>(me) * row + p];
+    records_from_[p] = host_gathered_[static_cast<std::size_t>(p) * row + me];
+  }
+}
+
+// Only the pieces of ranks on other nodes (the node's go by stores).
+std::vector<int> LsaExchange::other_nodes(const std::vector<int>& counts) const {
+  std::vector<int> kept(counts.size(), 0);
+  for (std::size_t p = 0; p < counts.size(); ++p) {
+    if (lsa_peer_[p] < 0) kept[p] = counts[p];
+  }
+  return kept;
 }
 
 // The layout, the counts gathered over all ranks (ncclAllGather: every rank learns every
@@ -394,7 +408,7 @@ int LsaExchange::sends(int s, int d) const {
 // packed records by ncclSend / ncclRecv and their unpacking.
 double LsaExchange::dispatch_across_nodes(const Phase& phase) {
   const auto start = std::chrono::steady_clock::now();
-  const int n = world_.size(), me = world_.rank();
+  const int n = world_.size();
   const std::size_t row = static_cast<std::size_t>(n) + case_.experts;
   const cudaStream_t stream = backend_.stream();
   const ncclComm_t comm = backend_.comm();
@@ -404,21 +418,11 @@ double LsaExchange::dispatch_across_nodes(const Phase& phase) {
   CS_CUDA(cudaEventRecord(counts_ready_, stream));
   CS_CUDA(launch(true, stream));
   backend_.wait(counts_ready_, phase);
-  const std::size_t unit = kernels::lsa_remote_record_bytes(args_);
-  CS_LSA_NCCL(ncclGroupStart(), phase);
-  for (int p = 0, sent = 0, received = 0; p < n; ++p) {
-    if (lsa_peer_[p] >= 0) continue;
-    if (sends(me, p) > 0) {
-      CS_LSA_NCCL(ncclSend(args_.remote_send + sent * unit, sends(me, p) * unit, ncclUint8, p, comm, stream), phase);
-    }
-    if (sends(p, me) > 0) {
-      CS_LSA_NCCL(ncclRecv(const_cast<std::uint8_t*>(args_.remote_recv) + received * unit, sends(p, me) * unit,
-                           ncclUint8, p, comm, stream), phase);
-    }
-    sent += sends(me, p);
-    received += sends(p, me);
-  }
-  CS_LSA_NCCL(ncclGroupEnd(), phase);
+  read_host_counts();
+  // The packed records, back to back by peer on both sides (as the kernels laid them out).
+  grouped_send_recv(backend_, args_.remote_send, packed(other_nodes(records_to_)),
+                    const_cast<std::uint8_t*>(args_.remote_recv), packed(other_nodes(records_from_)),
+                    kernels::lsa_remote_record_bytes(args_), phase);
   CS_CUDA(kernels::lsa_unpack_remote(args_, launch_blocks_, stream));
   backend_.synchronize(phase);
   record_stages(true);
@@ -430,27 +434,15 @@ double LsaExchange::dispatch_across_nodes(const Phase& phase) {
 // buffer, then the reduction.
 double LsaExchange::combine_across_nodes(const Phase& phase) {
   const auto start = std::chrono::steady_clock::now();
-  const int n = world_.size(), me = world_.rank();
   const cudaStream_t stream = backend_.stream();
-  const ncclComm_t comm = backend_.comm();
   CS_CUDA(launch(false, stream));
-  const std::size_t unit = 2u * static_cast<std::size_t>(case_.hidden);
-  auto* partials = static_cast<std::uint8_t*>(window_->base) + args_.partials_offset;
-  CS_LSA_NCCL(ncclGroupStart(), phase);
-  for (int p = 0, records_before = 0, partials_before = 0; p < n; ++p) {
-    if (lsa_peer_[p] < 0) {
-      if (sends(p, me) > 0) {  // the partials of p's tokens that came here, by record
-        CS_LSA_NCCL(ncclSend(args_.remote_partials + static_cast<std::size_t>(records_before) * case_.hidden,
-                             sends(p, me) * unit, ncclUint8, p, comm, stream), phase);
-      }
-      if (sends(me, p) > 0) {  // p's partials of this rank's tokens, where the reduction reads them
-        CS_LSA_NCCL(ncclRecv(partials + partials_before * unit, sends(me, p) * unit, ncclUint8, p, comm, stream), phase);
-      }
-    }
-    records_before += sends(p, me);
-    partials_before += sends(me, p);
-  }
-  CS_LSA_NCCL(ncclGroupEnd(), phase);
+  // Sent: the partials of other nodes' tokens that came here, where their records are among all
+  // received. Received: straight into the window's partials buffer, where the reduction reads
+  // each rank's (ranks in order, every rank's place kept).
+  grouped_send_recv(backend_, args_.remote_partials, {other_nodes(records_from_), exclusive_prefix(records_from_)},
+                    static_cast<std::uint8_t*>(window_->base) + args_.partials_offset,
+                    {other_nodes(records_to_), exclusive_prefix(records_to_)}, 2u * static_cast<std::size_t>(case_.hidden),
+                    phase);
   CS_CUDA(kernels::lsa_reduce(args_, launch_blocks_, stream));
   backend_.synchronize(phase);
   record_stages(false);

@@ -53,7 +53,8 @@ class LsaExchange final : public EpExchange {
   double record_stages(bool dispatch);  // from the kernel's clock; returns its span (us)
   double dispatch_across_nodes(const Phase& phase);
   double combine_across_nodes(const Phase& phase);
-  int sends(int s, int d) const;  // across nodes: the last dispatch's counts, on the host
+  void read_host_counts();  // across nodes: records_to_ / records_from_ from host_gathered_
+  std::vector<int> other_nodes(const std::vector<int>& counts) const;
   cudaError_t launch(bool dispatch, cudaStream_t stream);
   std::uint8_t* grouped() const;  // this rank's expert-grouped buffer (in the window)
 
@@ -75,10 +76,11 @@ class LsaExchange final : public EpExchange {
   std::vector<std::vector<double>> stage_us_[2];  // per run of this case: dispatch, combine stages
   DeviceBuffer input_, idx_, weights_, slot_, send_counts_, rank_in_expert_, expert_total_,
       expert_prefix_, expert_start_, counts_copy_, records_, expert_counts_, expert_base_,
-      expert_output_, out_, lsa_peer_dev_;
+      expert_output_, out_, lsa_peer_dev_, starts_;
   // Across nodes: the gathered counts (and their host copy), the records and partials that
   // travel by ncclSend / ncclRecv.
-  DeviceBuffer gathered_, remote_send_, remote_recv_, remote_send_start_, remote_partials_;
+  DeviceBuffer gathered_, remote_send_, remote_recv_, remote_partials_;
+  std::vector<int> records_to_, records_from_;  // this rank's, per peer (last dispatch)
   int* host_gathered_ = nullptr;  // pinned
   std::size_t host_gathered_count_ = 0;
   cudaEvent_t counts_ready_ = nullptr;

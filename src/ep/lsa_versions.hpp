@@ -8,14 +8,14 @@
 
 #include <string>
 
+#include "comm/nccl_version.hpp"
+
 namespace commsweep::ep {
 
 // "" where a binary built against NCCL `headers` (NCCL_VERSION_CODE, e.g. 22809) can use the
 // device API of library `library`; else why not, for the user.
 inline std::string lsa_version_problem(int headers, int library) {
-  auto text = [](int code) {
-    return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
-  };
+  const auto text = nccl_version_text;
   if (headers < 22800) {
     return "this build's NCCL headers (" + text(headers) +
            ") have no device API (nccl_device.h, NCCL 2.28 or later): rebuild against NCCL >= 2.28";

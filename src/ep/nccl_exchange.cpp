@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ep/device_result.hpp"
+#include "ep/grouped_send_recv.hpp"
 #include "ep/layout.hpp"
 #include "ep_kernels.hpp"
 #include "runtime/cuda_check.hpp"
@@ -12,19 +13,6 @@
 #define CS_EP_NCCL(call, phase) backend_.check((call), #call, __FILE__, __LINE__, (phase))
 
 namespace commsweep::ep {
-namespace {
-
-std::vector<std::size_t> exclusive_prefix(const std::vector<int>& counts) {
-  std::vector<std::size_t> offsets(counts.size(), 0);
-  for (std::size_t i = 1; i < counts.size(); ++i) offsets[i] = offsets[i - 1] + counts[i - 1];
-  return offsets;
-}
-
-double elapsed_us(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 NcclExchange::NcclExchange(World& world, NcclBackend& backend) : world_(world), backend_(backend) {
   CS_CUDA(cudaMallocHost(reinterpret_cast<void**>(&host_counts_), 2 * sizeof(int) * world_.size()));
@@ -68,28 +56,6 @@ void NcclExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t s
               format_, mine, seed, world_.rank(), backend_.stream());
 }
 
-void NcclExchange::alltoallv(const void* send, const std::vector<int>& send_counts, void* recv,
-                             const std::vector<int>& recv_counts, std::size_t unit,
-                             const Phase& phase) {
-  const auto so = exclusive_prefix(send_counts);
-  const auto ro = exclusive_prefix(recv_counts);
-  const ncclComm_t comm = backend_.comm();
-  const cudaStream_t stream = backend_.stream();
-  CS_EP_NCCL(ncclGroupStart(), phase);
-  for (int p = 0; p < world_.size(); ++p) {
-    // Both sides know every count from the count exchange: zero-sized pairs are skipped on both.
-    if (send_counts[p] > 0) {
-      CS_EP_NCCL(ncclSend(static_cast<const char*>(send) + so[p] * unit, send_counts[p] * unit,
-                          ncclUint8, p, comm, stream), phase);
-    }
-    if (recv_counts[p] > 0) {
-      CS_EP_NCCL(ncclRecv(static_cast<char*>(recv) + ro[p] * unit, recv_counts[p] * unit,
-                          ncclUint8, p, comm, stream), phase);
-    }
-  }
-  CS_EP_NCCL(ncclGroupEnd(), phase);
-}
-
 double NcclExchange::dispatch(const Phase& phase) {
   const int n = world_.size();
   const cudaStream_t stream = backend_.stream();
@@ -121,7 +87,7 @@ double NcclExchange::dispatch(const Phase& phase) {
   records_ = 0;
   for (int c : recv_counts_) records_ += c;
 
-  alltoallv(send_.get(), send_counts_, recv_.get(), recv_counts_, format_.bytes, phase);
+  grouped_send_recv(backend_, send_.get(), packed(send_counts_), recv_.get(), packed(recv_counts_), format_.bytes, phase);
   auto* entry_pos = entry_pos_.get<int>();
   if (records_ > 0) {
     CS_CUDA(cudaMemsetAsync(entry_pos, 0xFF, static_cast<std::size_t>(records_) * case_.topk * sizeof(int), stream));
@@ -154,8 +120,8 @@ double NcclExchange::combine(const Phase& phase) {
                                 expert_base_.get<const int>(),
                                 expert_output_.get<const std::uint16_t>(),
                                 combine_send_.get<std::uint16_t>(), stream));
-  alltoallv(combine_send_.get(), recv_counts_, combine_recv_.get(), send_counts_,
-            2u * static_cast<std::size_t>(case_.hidden), phase);
+  grouped_send_recv(backend_, combine_send_.get(), packed(recv_counts_), combine_recv_.get(), packed(send_counts_),
+                    2u * static_cast<std::size_t>(case_.hidden), phase);
   CS_CUDA(kernels::combine_reduce(combine_recv_.get<const std::uint16_t>(), case_.tokens,
                                   world_.size(), case_.hidden, slot_.get<const int>(),
                                   send_offsets_.get<const int>(),

@@ -28,9 +28,6 @@ class NcclExchange final : public EpExchange {
   EpResult result() override;
 
  private:
-  void alltoallv(const void* send, const std::vector<int>& send_counts, void* recv,
-                 const std::vector<int>& recv_counts, std::size_t unit, const Phase& phase);
-
   World& world_;
   NcclBackend& backend_;
   EpCase case_;

@@ -79,12 +79,6 @@ NcclVersions nccl_versions() {
   return v;
 }
 
-std::string nccl_version_text(int code) {
-  if (code <= 0) return "unknown";
-  return std::to_string(code / 10000) + "." + std::to_string((code % 10000) / 100) + "." +
-         std::to_string(code % 100);
-}
-
 void require_nccl_library_not_older() {
   const NcclVersions v = nccl_versions();
   if (v.library < v.headers) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "comm/backend.hpp"
+#include "comm/nccl_version.hpp"
 #include "pattern_kernels.hpp"
 #include "runtime/gpu.hpp"
 
@@ -22,7 +23,6 @@ struct NcclVersions {
   int library = 0;  // ncclGetVersion() of the library loaded at run time
 };
 NcclVersions nccl_versions();
-std::string nccl_version_text(int code);  // 22809 -> "2.28.9"
 // Refuses a library older than the headers (symbols or semantics may be missing).
 void require_nccl_library_not_older();
 
