@@ -54,18 +54,20 @@ std::vector<std::string> gather_binding_lines(World& world, BindMode mode, const
   const auto all = world.gather(mine, Phase{"binding report", Deadline::after(timeout_s)});
   if (world.rank() != 0) return lines;
   // Per host, the ranks that got the same answer on one line: "ranks 0, 1: not bound: no GPU".
-  std::map<std::string, std::vector<std::pair<std::string, std::string>>> by_host;  // host -> (text, ranks)
+  std::map<std::string, std::vector<std::pair<std::string, std::vector<int>>>> by_host;  // host -> (text, ranks)
   for (size_t r = 0; r < all.size(); ++r) {
     auto& groups = by_host[world.hosts_by_rank()[r]];
     auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == all[r]; });
-    if (group == groups.end()) group = groups.insert(groups.end(), {all[r], ""});
-    group->second += (group->second.empty() ? "" : ", ") + std::to_string(r);
+    if (group == groups.end()) group = groups.insert(groups.end(), {all[r], {}});
+    group->second.push_back(static_cast<int>(r));
   }
   for (const auto& [host, groups] : by_host) {
     std::string line = "# Binding (--bind auto), host " + host + ":";
     for (size_t i = 0; i < groups.size(); ++i) {
-      const bool several = groups[i].second.find(',') != std::string::npos;
-      line += std::string(i ? ";" : "") + (several ? " ranks " : " rank ") + groups[i].second + ": " + groups[i].first;
+      const auto& [text, ranks] = groups[i];
+      line += std::string(i ? ";" : "") + (ranks.size() > 1 ? " ranks " : " rank ");
+      for (size_t k = 0; k < ranks.size(); ++k) line += (k ? ", " : "") + std::to_string(ranks[k]);
+      line += ": " + text;
     }
     lines.push_back(line);
   }

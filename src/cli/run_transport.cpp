@@ -68,10 +68,6 @@ std::string requirement_text(const FabricRunOptions& o) {
   return text;
 }
 
-}  // namespace
-
-namespace {
-
 // What the ranks sent, sorted out: their transports, and those that had none to send.
 struct Gathered {
   std::vector<fabric::RankTransport> ranks;

@@ -235,6 +235,17 @@ std::vector<Check> describe_locality(const LocalityMap& map) {
   return out;
 }
 
+namespace {
+// The process's binding, read through a topology already loaded: loading one costs more than
+// the binding itself (hwloc walks the whole machine).
+std::string cpu_binding(hwloc_topology_t topo) {
+  std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> set(hwloc_bitmap_alloc(), hwloc_bitmap_free);
+  if (hwloc_get_cpubind(topo, set.get(), HWLOC_CPUBIND_PROCESS) != 0)
+    throw std::runtime_error("hwloc_get_cpubind failed");
+  return bitmap_list(set.get());
+}
+}  // namespace
+
 std::string bind_to_numa_node(int node) {
   Topology t(false);
   hwloc_obj_t numa = hwloc_get_numanode_obj_by_os_index(t.topo, static_cast<unsigned>(node));
@@ -242,15 +253,12 @@ std::string bind_to_numa_node(int node) {
   if (hwloc_set_cpubind(t.topo, numa->cpuset, HWLOC_CPUBIND_PROCESS) != 0)
     throw std::runtime_error("hwloc_set_cpubind to NUMA node " + std::to_string(node) + " (CPUs " +
                              bitmap_list(numa->cpuset) + ") failed");
-  return current_cpu_binding();
+  return cpu_binding(t.topo);  // the topology just used: no second load
 }
 
 std::string current_cpu_binding() {
   Topology t(false);
-  std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> set(hwloc_bitmap_alloc(), hwloc_bitmap_free);
-  if (hwloc_get_cpubind(t.topo, set.get(), HWLOC_CPUBIND_PROCESS) != 0)
-    throw std::runtime_error("hwloc_get_cpubind failed");
-  return bitmap_list(set.get());
+  return cpu_binding(t.topo);
 }
 
 }  // namespace commsweep::fabric

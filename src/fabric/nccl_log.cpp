@@ -207,18 +207,27 @@ std::vector<std::string> judge_transport(const std::vector<RankTransport>& ranks
   return out;
 }
 
+std::string link_of(const RankTransport& r) { return r.roce() ? "RoCE" : r.ib() ? "IB" : ""; }
+
+std::string describe_network(const RankTransport& r, const std::vector<std::string>& devices,
+                             const std::string& no_network) {
+  std::ostringstream out;
+  out << "network " << (r.network.empty() ? no_network : r.network);
+  if (!devices.empty()) {
+    out << " [";
+    for (size_t i = 0; i < devices.size(); ++i) out << (i ? " " : "") << devices[i];
+    out << "]" << (link_of(r).empty() ? "" : " " + link_of(r));
+  }
+  out << ", GDR " << (r.gdr ? (*r.gdr ? "on" : "off") : "n/a") << (r.dmabuf ? " (DMA-BUF)" : "");
+  out << ", " << r.channels << " channels";
+  if (!r.graph_type.empty()) out << ", graph " << r.graph_type;
+  return out.str();
+}
+
 std::string render_transport(const std::vector<RankTransport>& ranks) {
   std::ostringstream out;
   for (const auto& r : ranks) {
-    out << who(r) << ": network " << (r.network.empty() ? "-" : r.network);
-    if (!r.hcas.empty()) {
-      out << " [";
-      for (size_t i = 0; i < r.hcas.size(); ++i) out << (i ? " " : "") << r.hcas[i];
-      out << "]" << (r.roce() ? " RoCE" : r.ib() ? " IB" : "");
-    }
-    out << ", GDR " << (r.gdr ? (*r.gdr ? "on" : "off") : "n/a") << (r.dmabuf ? " (DMA-BUF)" : "");
-    out << ", " << r.channels << " channels";
-    if (!r.graph_type.empty()) out << ", graph " << r.graph_type;
+    out << who(r) << ": " << describe_network(r, r.hcas, "-");
     if (!r.peer_transport.empty()) {
       out << ", peers";
       for (const auto& [peer, kind] : r.peer_transport) out << " " << peer << ":" << kind;

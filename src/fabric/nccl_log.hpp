@@ -42,6 +42,13 @@ RequiredTransport parse_required_transport(const std::string& text);  // throws 
 // The reasons each rank breaks the requirements; empty when none does.
 std::vector<std::string> judge_transport(const std::vector<RankTransport>& ranks, RequiredTransport required,
                                          bool require_gdr);
+// "IB", "RoCE" or "" (sockets, a mix, none listed).
+std::string link_of(const RankTransport& rank);
+// What a rank's line says before its peers: "network IB [mlx5_0:1/IB mlx5_3:1/IB] IB, GDR on
+// (DMA-BUF), 16 channels, graph NVL/PXB". `devices` stands in the brackets (the HCAs, or their
+// names without socket addresses); `no_network` where no "Using network" line was seen.
+std::string describe_network(const RankTransport& rank, const std::vector<std::string>& devices,
+                             const std::string& no_network);
 // One line per rank: "rank 0 (host vm, GPU 0): network Socket [eth0:...], GDR off, 24 channels, peers 1:P2P ..."
 std::string render_transport(const std::vector<RankTransport>& ranks);
 

@@ -2,7 +2,7 @@
 
 #include <set>
 #include <sstream>
-#include <tuple>
+#include <utility>
 
 namespace commsweep::fabric {
 
@@ -52,13 +52,7 @@ std::string device_name(const std::string& hca) {
   return hca.substr(0, hca.find(':'));
 }
 
-std::string link_of(const RankTransport& r) { return r.roce() ? "RoCE" : r.ib() ? "IB" : ""; }
-
 namespace {
-
-std::string gdr_text(const RankTransport& r) {
-  return std::string("GDR ") + (r.gdr ? (*r.gdr ? "on" : "off") : "n/a") + (r.dmabuf ? " (DMA-BUF)" : "");
-}
 
 std::set<std::string> peer_kinds(const RankTransport& r) {
   std::set<std::string> kinds;
@@ -74,23 +68,13 @@ std::vector<std::string> device_names(const RankTransport& r) {
 
 // What the one-line form shows: equal keys, one line.
 auto agreement_key(const RankTransport& r) {
-  return std::make_tuple(r.network, device_names(r), link_of(r), gdr_text(r), r.channels, r.graph_type,
-                         peer_kinds(r));
+  return std::make_pair(describe_network(r, device_names(r), "none seen"), peer_kinds(r));
 }
 
 std::string alike_line(const RankTransport& r, size_t count) {
+  const auto [network, kinds] = agreement_key(r);
   std::ostringstream out;
-  out << (count == 1 ? std::string("1 rank") : std::to_string(count) + " ranks alike") << ": network "
-      << (r.network.empty() ? "none seen" : r.network);
-  const auto names = device_names(r);
-  if (!names.empty()) {
-    out << " [";
-    for (size_t i = 0; i < names.size(); ++i) out << (i ? " " : "") << names[i];
-    out << "]" << (link_of(r).empty() ? "" : " " + link_of(r));
-  }
-  out << ", " << gdr_text(r) << ", " << r.channels << " channels";
-  if (!r.graph_type.empty()) out << ", graph " << r.graph_type;
-  const auto kinds = peer_kinds(r);
+  out << (count == 1 ? std::string("1 rank") : std::to_string(count) + " ranks alike") << ": " << network;
   out << ", peers via ";
   if (kinds.empty()) out << "none connected";
   size_t i = 0;
@@ -103,8 +87,9 @@ std::string alike_line(const RankTransport& r, size_t count) {
 std::vector<std::string> render_transport_summary(const std::vector<RankTransport>& ranks) {
   std::vector<std::string> lines;
   if (ranks.empty()) return lines;
+  const auto first = agreement_key(ranks.front());
   bool alike = true;
-  for (const auto& r : ranks) alike = alike && agreement_key(r) == agreement_key(ranks.front());
+  for (const auto& r : ranks) alike = alike && agreement_key(r) == first;
   if (alike) {
     lines.push_back(alike_line(ranks.front(), ranks.size()));
     return lines;

@@ -21,9 +21,6 @@ std::string to_string(RequiredTransport required);  // "any", "ib", "roce", "soc
 // "mlx5_0:1/IB" stays as it is.
 std::string device_name(const std::string& hca);
 
-// "IB", "RoCE" or "" (sockets, a mix, none listed).
-std::string link_of(const RankTransport& rank);
-
 // The report's lines (without '#'): when every rank shows the same network, devices, GDR,
 // channels, graph and kinds of peer connection,
 //   "4 ranks alike: network Socket [eth0], GDR off, 24 channels, graph NVL/PIX, peers via P2P"
