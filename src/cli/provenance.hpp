@@ -4,7 +4,6 @@
 #include <map>
 #include <string>
 
-#include "core/secrets.hpp"  // looks_secret, looks_secret_value
 #include "report/result.hpp"
 
 namespace commsweep {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/provenance.hpp"
+#include "core/secrets.hpp"
 
 namespace commsweep {
 namespace {
