@@ -27,6 +27,16 @@ std::vector<PlannedSize> plan_sizes(const CollectiveTest& test, const std::vecto
   return planned;
 }
 
+BufferBytes sweep_buffer_bytes(const std::vector<PlannedSize>& planned, DataType type, Buffers buffers) {
+  const std::size_t elem = element_size(type);
+  std::size_t send_bytes = 0, recv_bytes = 0;
+  for (const auto& p : planned) {
+    send_bytes = std::max(send_bytes, p.counts.send_count * elem);
+    recv_bytes = std::max(recv_bytes, p.counts.recv_count * elem);
+  }
+  return buffer_bytes(send_bytes, recv_bytes, buffers);
+}
+
 report::Timing combine_timing(const std::vector<double>& rank_time_us, Average average,
                               std::uint64_t bytes, double bus_factor) {
   report::Timing t;
@@ -263,12 +273,10 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
       const auto planned = plan_sizes(test, sizes, type, nranks);
       // Buffers for the largest size, reused across the sweep like nccl-tests does (cold: both
       // as large as its larger side, so that every slice moves both pointers alike).
-      std::size_t send_bytes = 0, recv_bytes = 0;
+      const BufferBytes bytes = sweep_buffer_bytes(planned, type, config_.buffers);
       int rounded = 0, into_blocks = 0, skipped = 0;
       const std::size_t elem = element_size(type);
       for (const auto& p : planned) {
-        send_bytes = std::max(send_bytes, p.counts.send_count * elem);
-        recv_bytes = std::max(recv_bytes, p.counts.recv_count * elem);
         if (p.bytes != p.requested_bytes) ++rounded;
         if (p.bytes != p.requested_bytes / elem * elem) ++into_blocks;
         if (p.counts.param_count == 0) ++skipped;
@@ -289,7 +297,6 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
           if (sink.on_note) sink.on_note("skipping " + std::string(name_of(type)) + ": " + why);
           continue;
         }
-        const BufferBytes bytes = buffer_bytes(send_bytes, recv_bytes, config_.buffers);
         allocate_buffers(bytes.send, bytes.recv,
                          std::string(test.name) + " " + std::string(name_of(type)) + " up to " +
                              compact_size(planned.empty() ? 0 : planned.back().bytes) + "B");

@@ -12,6 +12,7 @@
 #include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
 #include "sweep/config.hpp"
+#include "sweep/slices.hpp"
 
 namespace commsweep {
 
@@ -29,6 +30,9 @@ struct PlannedSize {
 };
 std::vector<PlannedSize> plan_sizes(const CollectiveTest& test, const std::vector<std::uint64_t>& sizes,
                                     DataType type, int nranks);
+// The two buffers a sweep of these sizes allocates: each side as large as its largest size,
+// laid out as --buffers says (buffer_bytes).
+BufferBytes sweep_buffer_bytes(const std::vector<PlannedSize>& planned, DataType type, Buffers buffers);
 
 // Combines per-rank times as -a says and fills the bandwidth figures.
 report::Timing combine_timing(const std::vector<double>& rank_time_us, Average average,
