@@ -13,6 +13,15 @@
 #include "sweep/slices.hpp"
 
 namespace commsweep {
+namespace {
+
+// Where a planted fault leaves its rank: alive and silent, as a hung process would be, until
+// the job is ended from outside (the stall protocol, the watchdog or the health probe).
+[[noreturn]] void stay_forever() {
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+}  // namespace
 
 std::vector<PlannedSize> plan_sizes(const CollectiveTest& test, const std::vector<std::uint64_t>& sizes,
                                     DataType type, int nranks) {
@@ -65,28 +74,28 @@ report::Timing combine_timing(const std::vector<double>& rank_time_us, Average a
 Sweep::Sweep(World& world, Backend& backend, Watchdog& watchdog, const SweepConfig& config)
     : world_(world), backend_(backend), watchdog_(watchdog), config_(config) {}
 
-void Sweep::inject_never_join(const Phase& phase) {
-  std::fprintf(stderr, "commsweep: rank %d: fault injection: not joining %s\n", world_.rank(),
+void Sweep::announce_fault(const char* what, const Phase& phase) const {
+  std::fprintf(stderr, "commsweep: rank %d: fault injection: %s %s\n", world_.rank(), what,
                phase.label.c_str());
   std::fflush(stderr);
+}
+
+void Sweep::inject_never_join(const Phase& phase) {
+  announce_fault("not joining", phase);
   const auto guard = watchdog_.watch(phase);
-  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  stay_forever();
 }
 
 void Sweep::inject_hang(const Phase& phase) {
-  std::fprintf(stderr, "commsweep: rank %d: fault injection: hanging in %s\n", world_.rank(),
-               phase.label.c_str());
-  std::fflush(stderr);
-  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  announce_fault("hanging in", phase);
+  stay_forever();
 }
 
 void Sweep::inject_async_error(const Phase& phase) {
-  std::fprintf(stderr, "commsweep: rank %d: fault injection: breaking the transport in %s\n",
-               world_.rank(), phase.label.c_str());
-  std::fflush(stderr);
+  announce_fault("breaking the transport in", phase);
   backend_.inject_asynchronous_error();
   // Stays, as a rank whose network failed would: the job must end through an error report.
-  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  stay_forever();
 }
 
 void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,

@@ -64,7 +64,9 @@ class Sweep {
                       const std::string& label);
   report::Timing measure(const CollectiveTest& test, const PlannedSize& size, DataType type,
                          RedOp op, bool in_place);
-  void inject_never_join(const Phase& phase);
+  // --fault: the line the tests read ("commsweep: rank R: fault injection: WHAT PHASE").
+  void announce_fault(const char* what, const Phase& phase) const;
+  [[noreturn]] void inject_never_join(const Phase& phase);
   [[noreturn]] void inject_hang(const Phase& phase);
   [[noreturn]] void inject_async_error(const Phase& phase);  // --fault async-error
   // Both buffers for the largest size, on every rank or on none: a rank whose allocation
