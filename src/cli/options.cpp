@@ -1,6 +1,8 @@
 #include "cli/options.hpp"
 
 #include <boost/program_options.hpp>
+#include <algorithm>
+#include <iterator>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -35,7 +37,29 @@ po::options_description sweep_flags() {
   return d;
 }
 
+// --fault's choices (test hooks, sweep/config.hpp), each given as NAME:RANK.
+struct FaultName {
+  const char* name;
+  Fault::Kind kind;
+};
+constexpr FaultName kFaults[] = {{"wrong-element", Fault::Kind::WrongElement},
+                                 {"never-join", Fault::Kind::NeverJoin},
+                                 {"hang", Fault::Kind::Hang},
+                                 {"alloc", Fault::Kind::Alloc},
+                                 {"async-error", Fault::Kind::AsyncError}};
+
+// "wrong-element:RANK, never-join:RANK, ... or async-error:RANK"
+std::string fault_choices() {
+  std::string out;
+  const std::size_t n = std::size(kFaults);
+  for (std::size_t i = 0; i < n; ++i) {
+    out += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + kFaults[i].name + ":RANK";
+  }
+  return out;
+}
+
 po::options_description commsweep_flags() {
+  const std::string fault_help = "testing only: " + fault_choices();
   po::options_description d("commsweep");
   d.add_options()
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
@@ -43,7 +67,7 @@ po::options_description commsweep_flags() {
       ("buffers", po::value<std::string>()->default_value("cold"), "cold: each iteration uses the next slice of buffers sized for -e, as nccl-tests (inputs not left in cache by the last iteration); warm: the same bytes every iteration (cache-resident where they fit)")
       ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
       ("seed", po::value<std::string>(), "seed of the data pattern")
-      ("fault", po::value<std::string>(), "testing only: wrong-element:RANK, never-join:RANK, hang:RANK, alloc:RANK or async-error:RANK")
+      ("fault", po::value<std::string>(), fault_help.c_str())
       ("shape", po::value<std::string>(), "the node shape (e.g. BM.GPU.H100.8; else COMMSWEEP_SHAPE or the node's instance-type label): NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node")
       ("force", "run with a topology file that does not match the node")
       ("help,h", "show this help")
@@ -100,21 +124,13 @@ std::vector<RedOp> parse_ops(const std::string& text) {
 Fault parse_fault(const std::string& text) {
   const auto colon = text.find(':');
   const std::string kind = text.substr(0, colon);
-  Fault f;
-  if (kind == "wrong-element") {
-    f.kind = Fault::Kind::WrongElement;
-  } else if (kind == "never-join") {
-    f.kind = Fault::Kind::NeverJoin;
-  } else if (kind == "hang") {
-    f.kind = Fault::Kind::Hang;
-  } else if (kind == "alloc") {
-    f.kind = Fault::Kind::Alloc;
-  } else if (kind == "async-error") {
-    f.kind = Fault::Kind::AsyncError;
-  } else {
-    throw_usage("--fault: unknown fault '" + kind +
-                "' (wrong-element:RANK, never-join:RANK, hang:RANK, alloc:RANK or async-error:RANK)");
+  const auto* known = std::find_if(std::begin(kFaults), std::end(kFaults),
+                                   [&](const FaultName& f) { return kind == f.name; });
+  if (known == std::end(kFaults)) {
+    throw_usage("--fault: unknown fault '" + kind + "' (" + fault_choices() + ")");
   }
+  Fault f;
+  f.kind = known->kind;
   if (colon == std::string::npos) throw_usage("--fault: give the rank, e.g. " + kind + ":1");
   try {
     f.rank = std::stoi(text.substr(colon + 1));

@@ -1,9 +1,6 @@
 #include "cli/suite_command.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <sstream>
 
 #include "cli/ep_command.hpp"

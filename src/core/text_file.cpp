@@ -29,6 +29,11 @@ class Descriptor {
   throw std::runtime_error(path + ": " + why);
 }
 
+// After a failed system call: "PATH: cannot read: <errno text>".
+[[noreturn]] void fail_reading(const std::string& path) {
+  fail(path, std::string("cannot read: ") + std::strerror(errno));
+}
+
 std::string mebibytes(std::size_t bytes) {
   return bytes % (std::size_t{1} << 20) == 0 ? std::to_string(bytes >> 20) + " MiB"
                                               : std::to_string(bytes) + " bytes";
@@ -41,21 +46,19 @@ std::string read_bounded_file(const std::string& path, std::size_t max_bytes) {
   // O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting forever;
   // cleared below so that a pipe whose writer is slow is still read to its end.
   Descriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (fd.get() < 0) fail(path, std::string("cannot read: ") + std::strerror(errno));
+  if (fd.get() < 0) fail_reading(path);
   struct stat st {};
-  if (fstat(fd.get(), &st) != 0) fail(path, std::string("cannot read: ") + std::strerror(errno));
+  if (fstat(fd.get(), &st) != 0) fail_reading(path);
   if (S_ISDIR(st.st_mode)) fail(path, "is a directory, not a file");
   const int flags = fcntl(fd.get(), F_GETFL);
-  if (flags < 0 || fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
-    fail(path, std::string("cannot read: ") + std::strerror(errno));
-  }
+  if (flags < 0 || fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) fail_reading(path);
   std::string text;
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = read(fd.get(), buffer, sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail(path, std::string("cannot read: ") + std::strerror(errno));
+      fail_reading(path);
     }
     if (n == 0) break;
     if (text.size() + static_cast<std::size_t>(n) > max_bytes) {

@@ -25,22 +25,20 @@ bool is_count(const json& v) {  // a document built in memory holds 0 as signed
   return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
 }
 
-std::uint64_t count_at(const json& j, const char* key) {
-  const json& v = j.at(key);
+// v, the value of `key` ("is") or one of its elements ("holds"), as a count.
+std::uint64_t checked_count(const json& v, const char* key, const char* relation) {
   if (!is_count(v)) {
-    throw std::runtime_error(std::string("\"") + key + "\" is " + v.dump() + ", not a whole number >= 0");
+    throw std::runtime_error(std::string("\"") + key + "\" " + relation + " " + v.dump() +
+                             ", not a whole number >= 0");
   }
   return v.get<std::uint64_t>();
 }
 
+std::uint64_t count_at(const json& j, const char* key) { return checked_count(j.at(key), key, "is"); }
+
 std::vector<std::uint64_t> counts_at(const json& j, const char* key) {
   std::vector<std::uint64_t> out;
-  for (const json& v : j.at(key)) {
-    if (!is_count(v)) {
-      throw std::runtime_error(std::string("\"") + key + "\" holds " + v.dump() + ", not a whole number >= 0");
-    }
-    out.push_back(v.get<std::uint64_t>());
-  }
+  for (const json& v : j.at(key)) out.push_back(checked_count(v, key, "holds"));
   return out;
 }
 
@@ -201,21 +199,33 @@ TransportReport transport_from(const json& j) {
   return t;
 }
 
-ResultRow row_from(const json& j, std::size_t index) {
-  try {
-    ResultRow row;
-    row.test = j.at("test").get<std::string>();
-    row.size_bytes = count_at(j, "size_bytes");
-    row.count = count_at(j, "count");
-    row.type = j.at("type").get<std::string>();
-    row.redop = j.at("redop").get<std::string>();
-    row.root = j.at("root").get<int>();
-    row.out_of_place = timing_from(j.at("out_of_place"));
-    row.in_place = timing_from(j.at("in_place"));
-    return row;
-  } catch (const std::exception& e) {  // a json::exception or a check above
-    throw std::runtime_error("rows[" + std::to_string(index) + "]: " + e.what());
+ResultRow row_from(const json& j) {
+  ResultRow row;
+  row.test = j.at("test").get<std::string>();
+  row.size_bytes = count_at(j, "size_bytes");
+  row.count = count_at(j, "count");
+  row.type = j.at("type").get<std::string>();
+  row.redop = j.at("redop").get<std::string>();
+  row.root = j.at("root").get<int>();
+  row.out_of_place = timing_from(j.at("out_of_place"));
+  row.in_place = timing_from(j.at("in_place"));
+  return row;
+}
+
+// The array doc[key], each element read by `parse`; an error names the element: "rows[3]: ...".
+template <typename Parse>
+auto rows_at(const json& doc, const char* key, Parse parse) {
+  const json& array = doc.at(key);
+  if (!array.is_array()) throw std::runtime_error(std::string("\"") + key + "\" is not an array");
+  std::vector<decltype(parse(array))> rows;
+  for (const json& j : array) {
+    try {
+      rows.push_back(parse(j));
+    } catch (const std::exception& e) {  // a json::exception or a check of the figures
+      throw std::runtime_error(key + ("[" + std::to_string(rows.size()) + "]: ") + e.what());
+    }
   }
+  return rows;
 }
 
 }  // namespace
@@ -285,21 +295,9 @@ Results results_from_json(const json& doc) {
   Results r;
   try {
     r.provenance = provenance_from(doc.at("provenance"));
-    if (!doc.at("rows").is_array()) throw std::runtime_error("\"rows\" is not an array");
-    for (const auto& j : doc.at("rows")) r.rows.push_back(row_from(j, r.rows.size()));
+    r.rows = rows_at(doc, "rows", row_from);
     // Files written before the EP sweep have no "ep_rows"; they are still schema 1.
-    if (doc.contains("ep_rows")) {
-      if (!doc.at("ep_rows").is_array()) {
-        throw std::runtime_error("\"ep_rows\" is not an array");
-      }
-      for (const auto& j : doc.at("ep_rows")) {
-        try {
-          r.ep_rows.push_back(ep_row_from(j));
-        } catch (const std::exception& e) {
-          throw std::runtime_error("ep_rows[" + std::to_string(r.ep_rows.size()) + "]: " + e.what());
-        }
-      }
-    }
+    if (doc.contains("ep_rows")) r.ep_rows = rows_at(doc, "ep_rows", ep_row_from);
     // Only nccl runs say which transport NCCL used; files from before it have none.
     if (doc.contains("transport")) r.transport = transport_from(doc.at("transport"));
     const auto& summary = doc.at("summary");
@@ -315,8 +313,13 @@ Results results_from_json(const json& doc) {
   return r;
 }
 
+namespace {
+// The temporary file beside `path` (mkstemp's template): written, then renamed onto path.
+std::string temporary_beside(const std::string& path) { return path + ".tmp.XXXXXX"; }
+}  // namespace
+
 void write_file_atomically(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp.XXXXXX";
+  std::string tmp = temporary_beside(path);
   const int fd = mkstemp(tmp.data());
   if (fd < 0) {
     throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
@@ -352,7 +355,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
 std::string cannot_write_reason(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "is a directory";
-  std::string probe = path + ".tmp.XXXXXX";
+  std::string probe = temporary_beside(path);  // where write_file_atomically creates its own
   const int fd = mkstemp(probe.data());
   if (fd < 0) return std::strerror(errno);
   close(fd);

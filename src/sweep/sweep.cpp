@@ -13,6 +13,15 @@
 #include "sweep/slices.hpp"
 
 namespace commsweep {
+namespace {
+
+// Where a planted fault leaves its rank: alive and silent, as a hung process would be, until
+// the job is ended from outside (the stall protocol, the watchdog or the health probe).
+[[noreturn]] void stay_forever() {
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+}  // namespace
 
 std::vector<PlannedSize> plan_sizes(const CollectiveTest& test, const std::vector<std::uint64_t>& sizes,
                                     DataType type, int nranks) {
@@ -25,6 +34,16 @@ std::vector<PlannedSize> plan_sizes(const CollectiveTest& test, const std::vecto
     planned.push_back({requested, c, bytes});
   }
   return planned;
+}
+
+BufferBytes sweep_buffer_bytes(const std::vector<PlannedSize>& planned, DataType type, Buffers buffers) {
+  const std::size_t elem = element_size(type);
+  std::size_t send_bytes = 0, recv_bytes = 0;
+  for (const auto& p : planned) {
+    send_bytes = std::max(send_bytes, p.counts.send_count * elem);
+    recv_bytes = std::max(recv_bytes, p.counts.recv_count * elem);
+  }
+  return buffer_bytes(send_bytes, recv_bytes, buffers);
 }
 
 report::Timing combine_timing(const std::vector<double>& rank_time_us, Average average,
@@ -55,28 +74,28 @@ report::Timing combine_timing(const std::vector<double>& rank_time_us, Average a
 Sweep::Sweep(World& world, Backend& backend, Watchdog& watchdog, const SweepConfig& config)
     : world_(world), backend_(backend), watchdog_(watchdog), config_(config) {}
 
-void Sweep::inject_never_join(const Phase& phase) {
-  std::fprintf(stderr, "commsweep: rank %d: fault injection: not joining %s\n", world_.rank(),
+void Sweep::announce_fault(const char* what, const Phase& phase) const {
+  std::fprintf(stderr, "commsweep: rank %d: fault injection: %s %s\n", world_.rank(), what,
                phase.label.c_str());
   std::fflush(stderr);
+}
+
+void Sweep::inject_never_join(const Phase& phase) {
+  announce_fault("not joining", phase);
   const auto guard = watchdog_.watch(phase);
-  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  stay_forever();
 }
 
 void Sweep::inject_hang(const Phase& phase) {
-  std::fprintf(stderr, "commsweep: rank %d: fault injection: hanging in %s\n", world_.rank(),
-               phase.label.c_str());
-  std::fflush(stderr);
-  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  announce_fault("hanging in", phase);
+  stay_forever();
 }
 
 void Sweep::inject_async_error(const Phase& phase) {
-  std::fprintf(stderr, "commsweep: rank %d: fault injection: breaking the transport in %s\n",
-               world_.rank(), phase.label.c_str());
-  std::fflush(stderr);
+  announce_fault("breaking the transport in", phase);
   backend_.inject_asynchronous_error();
   // Stays, as a rank whose network failed would: the job must end through an error report.
-  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  stay_forever();
 }
 
 void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,
@@ -263,12 +282,10 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
       const auto planned = plan_sizes(test, sizes, type, nranks);
       // Buffers for the largest size, reused across the sweep like nccl-tests does (cold: both
       // as large as its larger side, so that every slice moves both pointers alike).
-      std::size_t send_bytes = 0, recv_bytes = 0;
+      const BufferBytes bytes = sweep_buffer_bytes(planned, type, config_.buffers);
       int rounded = 0, into_blocks = 0, skipped = 0;
       const std::size_t elem = element_size(type);
       for (const auto& p : planned) {
-        send_bytes = std::max(send_bytes, p.counts.send_count * elem);
-        recv_bytes = std::max(recv_bytes, p.counts.recv_count * elem);
         if (p.bytes != p.requested_bytes) ++rounded;
         if (p.bytes != p.requested_bytes / elem * elem) ++into_blocks;
         if (p.counts.param_count == 0) ++skipped;
@@ -289,7 +306,6 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
           if (sink.on_note) sink.on_note("skipping " + std::string(name_of(type)) + ": " + why);
           continue;
         }
-        const BufferBytes bytes = buffer_bytes(send_bytes, recv_bytes, config_.buffers);
         allocate_buffers(bytes.send, bytes.recv,
                          std::string(test.name) + " " + std::string(name_of(type)) + " up to " +
                              compact_size(planned.empty() ? 0 : planned.back().bytes) + "B");

@@ -12,6 +12,7 @@
 #include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
 #include "sweep/config.hpp"
+#include "sweep/slices.hpp"
 
 namespace commsweep {
 
@@ -29,6 +30,9 @@ struct PlannedSize {
 };
 std::vector<PlannedSize> plan_sizes(const CollectiveTest& test, const std::vector<std::uint64_t>& sizes,
                                     DataType type, int nranks);
+// The two buffers a sweep of these sizes allocates: each side as large as its largest size,
+// laid out as --buffers says (buffer_bytes).
+BufferBytes sweep_buffer_bytes(const std::vector<PlannedSize>& planned, DataType type, Buffers buffers);
 
 // Combines per-rank times as -a says and fills the bandwidth figures.
 report::Timing combine_timing(const std::vector<double>& rank_time_us, Average average,
@@ -60,7 +64,9 @@ class Sweep {
                       const std::string& label);
   report::Timing measure(const CollectiveTest& test, const PlannedSize& size, DataType type,
                          RedOp op, bool in_place);
-  void inject_never_join(const Phase& phase);
+  // --fault: the line the tests read ("commsweep: rank R: fault injection: WHAT PHASE").
+  void announce_fault(const char* what, const Phase& phase) const;
+  [[noreturn]] void inject_never_join(const Phase& phase);
   [[noreturn]] void inject_hang(const Phase& phase);
   [[noreturn]] void inject_async_error(const Phase& phase);  // --fault async-error
   // Both buffers for the largest size, on every rank or on none: a rank whose allocation

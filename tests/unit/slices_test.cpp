@@ -122,12 +122,7 @@ TEST(Slices, EverySliceOfEverySweepFitsItsBuffers) {
       for (int n : {1, 2, 3, 4, 8}) {
         const std::size_t elem = element_size(type);
         const auto planned = plan_sizes(*test, sizes, type, n);
-        std::size_t send_max = 0, recv_max = 0;
-        for (const auto& p : planned) {
-          send_max = std::max<std::size_t>(send_max, p.counts.send_count * elem);
-          recv_max = std::max<std::size_t>(recv_max, p.counts.recv_count * elem);
-        }
-        const BufferBytes bytes = buffer_bytes(send_max, recv_max, Buffers::Cold);
+        const BufferBytes bytes = sweep_buffer_bytes(planned, type, Buffers::Cold);
         for (const auto& p : planned) {
           const Counts& c = p.counts;
           const BufferSlices s = plan_slices(std::min(bytes.send, bytes.recv), p.bytes, Buffers::Cold);
