@@ -107,7 +107,9 @@ def check_bad_inputs(c, bin_, night, p):
 def check_history(c, bin_, night, p):
     hist = fresh_dir(p("history"))
     rc, out, err = run([bin_, "compare", night, "--baseline", p("base.json"), "--history", hist, "--record", "--quiet"])
-    name = "20261121T152416Z-all_reduce.json"
+    # The history file is named after the run's start (provenance.started_at) and its tests.
+    stamp = load(night)["provenance"]["started_at"].replace("-", "").replace(":", "")
+    name = stamp + "-all_reduce.json"
     c.expect(rc == 0 and os.listdir(hist) == [name], f"--record adds {name}: {os.listdir(hist)} ({err.strip()})")
     rc, out, err = run([bin_, "compare", night, "--baseline", p("base.json"), "--history", hist, "--record"])
     c.expect(rc == 2 and "already recorded" in err, f"recording the same run twice: exit 2 ({rc}, {err.strip()!r})")
