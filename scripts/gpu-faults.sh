@@ -49,6 +49,9 @@ JOB_START=0
 JOB_BOUND=0
 RC=0
 TIMED_OUT=0
+ELAPSED=0
+SAW=""
+STATE=""
 FAILED=0
 declare -a ROWS=()
 
@@ -89,16 +92,24 @@ clean_up() {
 }
 trap clean_up EXIT
 
-# The pid of rank R: one of this run's processes whose environment names it.
-rank_pid() {
-  local rank=$1 pid
+# "RANK PID" for each rank of this run, the first process whose environment names the rank:
+# one pass over /proc for all of them (a pass per rank would signal the ranks seconds apart
+# on a loaded machine).
+rank_pids() {
+  local pid rank
+  local -A seen=()
   for pid in $(our_processes); do
-    if has_setting "$pid" "OMPI_COMM_WORLD_RANK=$rank"; then
-      echo "$pid"
-      return 0
-    fi
+    rank=$({ tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+    if [ -z "$rank" ] || [ -n "${seen[$rank]:-}" ]; then continue; fi
+    seen[$rank]=1
+    echo "$rank $pid"
   done
-  return 1
+  return 0
+}
+
+# The pid of rank R; 1 when no process of this run is that rank.
+rank_pid() {
+  rank_pids | awk -v r="$1" '$1 == r { print $2; found = 1 } END { exit !found }'
 }
 
 # Waits until the case's stdout holds a table row (a measured size); 1 when it never does.
@@ -117,8 +128,7 @@ wait_first_row() {
 # the signal). SigBlk/SigIgn/SigCgt are hex masks; SIGTERM is bit 15 (0x4000).
 record_signal_masks() {
   local file=$1 rank pid task
-  for rank in $(seq 0 $((NP - 1))); do
-    pid=$(rank_pid "$rank") || continue
+  rank_pids | sort -n | while read -r rank pid; do
     for task in /proc/"$pid"/task/*; do
       printf 'rank %s pid %s tid %s %s: %s\n' "$rank" "$pid" "${task##*/}" \
         "$(cat "$task/comm" 2>/dev/null)" "$(grep -E '^Sig(Blk|Ign|Cgt)' "$task/status" 2>/dev/null | tr '\n' ' ')"
@@ -195,14 +205,18 @@ start_case() {
   JOB=$!
 }
 
-# Waits for the case (not in a subshell: only this shell can wait for its job); sets RC and
+# Waits for case NAME (not in a subshell: only this shell can wait for its job); sets RC,
 # TIMED_OUT (the bound ran out: timeout's 124 or 137 cannot tell, mpirun itself exits 137
-# when a rank was killed).
+# when a rank was killed), ELAPSED, SAW (the first error line) and STATE (its results file's).
 finish_case() {
+  local name=$1
   RC=0
   wait "$JOB" || RC=$?
+  ELAPSED=$((SECONDS - JOB_START))
   TIMED_OUT=0
-  [ "$((SECONDS - JOB_START))" -lt "$JOB_BOUND" ] || TIMED_OUT=1
+  [ "$ELAPSED" -lt "$JOB_BOUND" ] || TIMED_OUT=1
+  SAW=$(first_error_line "$LOGS/$name.stderr")
+  STATE=$(results_state "$LOGS/$name/$RESULTS_NAME")
 }
 
 # A case that runs to its end by itself: name, bound, expected exit code, a text the first
@@ -213,17 +227,13 @@ plain_case() {
   local dir="$LOGS/$name"
   fresh_dir "$dir"
   start_case "$name" "$bound" "$@"
-  local rc seconds saw state verdict="PASS"
-  finish_case
-  rc=$RC
-  seconds=$((SECONDS - JOB_START))
-  saw=$(first_error_line "$LOGS/$name.stderr")
-  state=$(results_state "$dir/$RESULTS_NAME")
-  [ "$rc" = "$want_rc" ] || verdict="FAIL: exit $rc, expected $want_rc"
+  local verdict="PASS"
+  finish_case "$name"
+  [ "$RC" = "$want_rc" ] || verdict="FAIL: exit $RC, expected $want_rc"
   [ "$TIMED_OUT" = 0 ] || verdict="FAIL: still running at the bound ($bound s)"
-  [[ "$saw" == *"$want_text"* ]] || verdict="${verdict/#PASS/FAIL:} no '$want_text' in the message"
-  [ "$state" = "none" ] || verdict="${verdict/#PASS/FAIL:} results file: $state"
-  row "$name" "$*" "$rc" "$seconds" "$saw" "$state" "$verdict"
+  [[ "$SAW" == *"$want_text"* ]] || verdict="${verdict/#PASS/FAIL:} no '$want_text' in the message"
+  [ "$STATE" = "none" ] || verdict="${verdict/#PASS/FAIL:} results file: $STATE"
+  row "$name" "$*" "$RC" "$ELAPSED" "$SAW" "$STATE" "$verdict"
 }
 
 case_kill_rank() {
@@ -241,17 +251,15 @@ case_kill_rank() {
   else
     note="no row or no rank 1 found; "
   fi
-  local rc state saw verdict="PASS"
-  finish_case
-  rc=$RC
-  saw=$(first_error_line "$LOGS/kill-rank.stderr")
-  state=$(results_state "$dir/$RESULTS_NAME")
+  local verdict="PASS"
+  finish_case kill-rank
   [ -n "$victim" ] || verdict="FAIL: rank 1 was never killed"
-  [ "$rc" != 0 ] || verdict="FAIL: exit 0 after a rank was killed"
+  [ "$RC" != 0 ] || verdict="FAIL: exit 0 after a rank was killed"
   [ "$TIMED_OUT" = 0 ] || verdict="FAIL: still running at the bound ($JOB_BOUND s)"
-  [ "$((SECONDS - killed_at))" -le 30 ] || verdict="FAIL: ended $((SECONDS - killed_at)) s after the kill"
-  [ "$state" = "none" ] || verdict="FAIL: results file: $state"
-  row kill-rank "${note}${cmd[*]}" "$rc" "$((SECONDS - JOB_START))" "$saw" "$state" "$verdict"
+  [ "$((JOB_START + ELAPSED - killed_at))" -le 30 ] ||
+    verdict="FAIL: ended $((JOB_START + ELAPSED - killed_at)) s after the kill"
+  [ "$STATE" = "none" ] || verdict="FAIL: results file: $STATE"
+  row kill-rank "${note}${cmd[*]}" "$RC" "$ELAPSED" "$SAW" "$STATE" "$verdict"
 }
 
 case_hang() {
@@ -305,30 +313,26 @@ sigterm_case() {
       [ -n "$mpirun_pid" ] && kill -TERM "$mpirun_pid"
       note="SIGTERM to mpirun (pid ${mpirun_pid:-?}) at $((SECONDS - JOB_START)) s; "
     else
-      for rank in $(seq 0 $((NP - 1))); do
-        pid=$(rank_pid "$rank") && kill -TERM "$pid"
-      done
+      while read -r rank pid; do kill -TERM "$pid" || true; done < <(rank_pids)
       note="SIGTERM to every rank at $((SECONDS - JOB_START)) s; "
     fi
     signalled_at=$SECONDS
   else
     note="no row within ${FIRST_ROW_WAIT_S} s; "
   fi
-  local rc state saw verdict="PASS"
-  finish_case
-  rc=$RC
-  saw=$(first_error_line "$LOGS/$name.stderr")
-  state=$(results_state "$dir/$RESULTS_NAME")
+  local verdict="PASS" ended_after
+  finish_case "$name"
   if [ "$want_rc" = nonzero ]; then
-    [ "$rc" != 0 ] || verdict="FAIL: exit 0 for an interrupted run"
+    [ "$RC" != 0 ] || verdict="FAIL: exit 0 for an interrupted run"
   else
-    [ "$rc" = "$want_rc" ] || verdict="FAIL: exit $rc, expected $want_rc"
+    [ "$RC" = "$want_rc" ] || verdict="FAIL: exit $RC, expected $want_rc"
   fi
   [ "$TIMED_OUT" = 0 ] || verdict="FAIL: still running at the bound ($JOB_BOUND s)"
-  [ "$((SECONDS - signalled_at))" -le 30 ] || verdict="${verdict/#PASS/FAIL:} ended $((SECONDS - signalled_at)) s after the signal"
-  [[ "$state" == "incomplete (complete=false, interrupted_by=SIGTERM), "[1-9]* ]] ||
+  ended_after=$((JOB_START + ELAPSED - signalled_at))
+  [ "$ended_after" -le 30 ] || verdict="${verdict/#PASS/FAIL:} ended $ended_after s after the signal"
+  [[ "$STATE" == "incomplete (complete=false, interrupted_by=SIGTERM), "[1-9]* ]] ||
     verdict="${verdict/#PASS/FAIL:} results not written as incomplete"
-  row "$name" "${note}${cmd[*]}" "$rc" "$((SECONDS - JOB_START))" "$saw" "$state" "$verdict"
+  row "$name" "${note}${cmd[*]}" "$RC" "$ELAPSED" "$SAW" "$STATE" "$verdict"
 }
 
 case_sigterm_mpirun() { sigterm_case sigterm-mpirun mpirun nonzero; }
@@ -345,6 +349,11 @@ case_async_error() {
   plain_case async-error 60 3 "error" "${cmd[@]}"
 }
 
+table_header() {
+  echo "| case | command | exit | s | what the user saw | results file | verdict |"
+  echo "|---|---|---|---|---|---|---|"
+}
+
 main() {
   [ $# -ge 1 ] || die "usage: OUT=DIR scripts/gpu-faults.sh COMMSWEEP_BINARY [CASE...]"
   BIN=$(realpath "$1")
@@ -357,8 +366,7 @@ main() {
   local -a cases=(kill-rank hang alloc mpmd oom sigterm-mpirun sigterm-ranks async-error)
   [ $# -eq 0 ] || cases=("$@")
   say "backend $BACKEND, $NP ranks, logs in $LOGS"
-  echo "| case | command | exit | s | what the user saw | results file | verdict |"
-  echo "|---|---|---|---|---|---|---|"
+  table_header
   local name
   for name in "${cases[@]}"; do
     declare -F "case_${name//-/_}" >/dev/null || die "unknown case $name (${cases[*]})"
@@ -369,11 +377,7 @@ main() {
     "case_${name//-/_}"
     clean_up
   done
-  {
-    echo "| case | command | exit | s | what the user saw | results file | verdict |"
-    echo "|---|---|---|---|---|---|---|"
-    printf '%s\n' "${ROWS[@]}"
-  } >"$LOGS/gpu-faults.md"
+  { table_header; printf '%s\n' "${ROWS[@]}"; } >"$LOGS/gpu-faults.md"
   say "$((${#ROWS[@]} - FAILED)) of ${#ROWS[@]} cases passed in $((SECONDS - START)) s; table in $LOGS/gpu-faults.md"
   [ "$FAILED" -eq 0 ]
 }

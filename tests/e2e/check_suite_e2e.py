@@ -18,7 +18,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
-from commsweep_check import Failures  # noqa: E402
+from commsweep_check import Failures, verdict  # noqa: E402
 from suite_check import check_results, check_sweeps  # noqa: E402
 
 
@@ -62,13 +62,8 @@ def main():
                       len(doc["rows"]), len(doc["ep_rows"])))
         fail.check(all(r.get("file") == path and r.get("test_id") == opts.test_id for r in records),
                    "a JSON line without the file or test id")
-    if fail.messages:
-        print("FAILED (%d problems):" % len(fail.messages))
-        for m in fail.messages[:40]:
-            print("  - " + m)
-        return 1
-    print("PASSED: %d sweeps, %d rows, %d EP rows, %d JSON lines" % (len(sweeps), len(printed), len(printed_ep), len(records)))
-    return 0
+    return verdict(fail, "%d sweeps, %d rows, %d EP rows, %d JSON lines"
+                   % (len(sweeps), len(printed), len(printed_ep), len(records)), tables, "")
 
 
 if __name__ == "__main__":

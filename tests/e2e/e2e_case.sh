@@ -326,6 +326,29 @@ judge_copy() {
   expect "$what: exit $want (got $rc)" test "$rc" = "$want"
 }
 
+# A copy of the kept run doctored to plant one FAIL at $SIZE_COL, judged against BASE: the
+# exit code, that line the only FAIL, the table's last line.
+#   judge_planted NAME EXPECTED_RC BASE WHAT FAIL_REGEX LAST_LINE DOCTOR_ARGS...
+judge_planted() {
+  local name=$1 want=$2 base=$3 what=$4 fail_re=$5 last=$6
+  local txt="$E2E_WORK/compare/$name.txt"
+  shift 6
+  python3 "$here/doctor_results.py" --baseline "$base" "$@" "$NIGHT" "$E2E_WORK/compare/$name.json"
+  judge_copy "$name" "$want" "$base" "$E2E_WORK/compare/$name.json" "$what"
+  expect "the $SIZE_COL line FAILs: $fail_re" grep -qE \
+    "^FAIL +all_reduce .* $SIZE_COL +out_of_place .*$fail_re" "$txt"
+  expect "it is the only FAIL" test "$(grep -c '^FAIL ' "$txt")" = 1
+  expect "the table ends '$last'" grep -q "^$last" "$txt"
+}
+
+# `commsweep baseline` of the runs with a noise cap: make_baseline CAP_PCT OUT RUN...
+make_baseline() {
+  local cap=$1 out=$2
+  shift 2
+  expect "commsweep baseline from the two runs, noise cap $cap%" "$COMMSWEEP_BIN" baseline "$@" \
+    -o "$out" --mode tcp --max-noise-pct "$cap" --small-bytes 0 --note "e2e: two runs of the emulated Job"
+}
+
 case_nightly() {
   export COMMSWEEP_ARGS=$NIGHTLY_SWEEP
   SIZE_COL="$((NIGHTLY_CUT_SIZE >> 20))M"
@@ -340,12 +363,9 @@ case_nightly() {
   mapfile -t runs < <(find "$E2E_WORK/results" -name '*.json' | sort)
   expect "two results files from two runs (${#runs[@]})" test "${#runs[@]}" = 2
   [ "${#runs[@]}" = 2 ] || return 0
-  local nightly="$E2E_WORK/baseline-nightly.json" strict="$E2E_WORK/baseline-strict.json" cap
-  for cap in 90 15; do
-    expect "commsweep baseline from the two runs, noise cap $cap%" "$COMMSWEEP_BIN" baseline "${runs[@]}" \
-      -o "$([ "$cap" = 90 ] && echo "$nightly" || echo "$strict")" --mode tcp --max-noise-pct "$cap" \
-      --small-bytes 0 --note "e2e: two runs of the emulated Job"
-  done
+  local nightly="$E2E_WORK/baseline-nightly.json" strict="$E2E_WORK/baseline-strict.json"
+  make_baseline 90 "$nightly" "${runs[@]}"
+  make_baseline 15 "$strict" "${runs[@]}"
   NIGHT=""
   nightly_run "$nightly"
   [ -n "$NIGHT" ] || return 0
@@ -357,21 +377,10 @@ case_nightly() {
   judge_copy median 0 "$strict" "$copy/median.json" "the kept run on the baseline's medians"
   expect "no line FAILs or WARNs" bash -c "! grep -qE '^(FAIL|WARN) ' '$copy/median.txt'"
 
-  python3 "$here/doctor_results.py" --baseline "$strict" --cut-size "$NIGHTLY_CUT_SIZE" --pct 20 \
-    "$NIGHT" "$copy/cut20.json"
-  judge_copy cut20 1 "$strict" "$copy/cut20.json" "busbw 20% below the baseline at $SIZE_COL"
-  expect "the $SIZE_COL line FAILs: busbw 20.0% lower" grep -qE \
-    "^FAIL +all_reduce .* $SIZE_COL +out_of_place .*busbw 20\.0% lower \(fail band 10\.0%\)" "$copy/cut20.txt"
-  expect "it is the only FAIL" test "$(grep -c '^FAIL ' "$copy/cut20.txt")" = 1
-  expect "the table ends 'exit 1: regression'" grep -q "^exit 1: regression" "$copy/cut20.txt"
-
-  python3 "$here/doctor_results.py" --baseline "$strict" --wrong-size "$NIGHTLY_CUT_SIZE" --count 5 \
-    "$NIGHT" "$copy/wrong.json"
-  judge_copy wrong 3 "$strict" "$copy/wrong.json" "5 wrong elements at $SIZE_COL"
-  expect "the $SIZE_COL line FAILs: 5 wrong elements" grep -qE \
-    "^FAIL +all_reduce .* $SIZE_COL +out_of_place .*5 wrong elements" "$copy/wrong.txt"
-  expect "it is the only FAIL" test "$(grep -c '^FAIL ' "$copy/wrong.txt")" = 1
-  expect "the table ends 'exit 3: wrong results'" grep -q "^exit 3: wrong results" "$copy/wrong.txt"
+  judge_planted cut20 1 "$strict" "busbw 20% below the baseline at $SIZE_COL" \
+    "busbw 20\.0% lower \(fail band 10\.0%\)" "exit 1: regression" --cut-size "$NIGHTLY_CUT_SIZE" --pct 20
+  judge_planted wrong 3 "$strict" "5 wrong elements at $SIZE_COL" \
+    "5 wrong elements" "exit 3: wrong results" --wrong-size "$NIGHTLY_CUT_SIZE" --count 5
 }
 
 # `commsweep suite` through the master's COMMSWEEP_SUITE (the Job's env, no arguments):

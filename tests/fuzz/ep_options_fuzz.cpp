@@ -7,15 +7,12 @@
 #include "cli/ep_options.hpp"
 #include "ep/ep_config.hpp"
 #include "fuzz_input.hpp"
-#include "runtime/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const commsweep::fuzz::Argv args(data, size, {"ep"});
-  try {
+  commsweep::fuzz::usage_errors_only([&] {
     const auto options = commsweep::parse_ep_options(args.argc(), args.argv());
     (void)commsweep::ep::expand(options.config);
-  } catch (const commsweep::Error& e) {
-    if (e.kind() != commsweep::ErrorKind::Usage) throw;
-  }
+  });
   return 0;
 }

@@ -1,5 +1,6 @@
 // What the fuzz targets share: the fuzzer's bytes as a command line, or as a file that the
-// parser under test opens by name. Not a target itself (no _fuzz.cpp suffix).
+// parser under test opens by name; the rule that bad input may end only in a usage error.
+// Not a target itself (no _fuzz.cpp suffix).
 #pragma once
 
 #include <sys/mman.h>
@@ -11,7 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "runtime/error.hpp"
+
 namespace commsweep::fuzz {
+
+// Runs parse(): a usage commsweep::Error (exit code 2) is what bad input may end in; any
+// other error escapes, and libFuzzer reports it as a crash.
+template <class Parse>
+void usage_errors_only(Parse&& parse) {
+  try {
+    parse();
+  } catch (const commsweep::Error& e) {
+    if (e.kind() != commsweep::ErrorKind::Usage) throw;
+  }
+}
 
 // Arguments separated by newlines (the corpus files stay readable), argv[0] = "commsweep".
 class Argv {

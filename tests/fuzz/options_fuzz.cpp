@@ -7,16 +7,13 @@
 
 #include "cli/options.hpp"
 #include "fuzz_input.hpp"
-#include "runtime/error.hpp"
 #include "sweep/sizes.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const commsweep::fuzz::Argv args(data, size);
-  try {
+  commsweep::fuzz::usage_errors_only([&] {
     const auto options = commsweep::parse_options(args.argc(), args.argv());
     (void)commsweep::size_list(options.sweep);
-  } catch (const commsweep::Error& e) {
-    if (e.kind() != commsweep::ErrorKind::Usage) throw;  // a bad value is a usage error
-  }
+  });
   return 0;
 }

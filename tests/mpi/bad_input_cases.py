@@ -274,20 +274,17 @@ def hostfile_cases(opts, w):
            "COMMSWEEP_WAIT_WORKERS_S": "5"}
     prefix = r"(run-baremetal|commsweep-master): error: "
     out = []
-    for name, label, names in [
-            ("hf_shell", "a shell command as a host", ["hf_shell line 2", "'node2;touch"]),
-            ("hf_subst", "a command substitution", ["hf_subst line 2", "$(touch"]),
-            ("hf_dup", "a host twice", ["hf_dup line 2", "listed twice"]),
-            ("hf_slots", "slots=four", ["hf_slots line 1", "slots=four"]),
-            ("hf_empty", "only comments", ["hf_empty", "no host"]),
-            ("hf_nul", "NUL bytes", ["hf_nul", "NUL"]),
-            ("hf_big", "1.8 MB", ["hf_big", "bytes"])]:
-        out.append(Case("hostfile", "run-baremetal.sh: " + label,
-                        [opts.scripts + "/run-baremetal.sh", w + "/" + name, "all_reduce"], names,
-                        env=env, outputs=[results], prefix=prefix))
-    for path, label, names in [("/dev/zero", "/dev/zero", ["/dev/zero", "not a readable file"]),
-                               (w, "a folder", [w, "not a readable file"]),
-                               (w + "/absent.host", "missing", ["absent.host", "does not exist"])]:
+    for path, label, names in [
+            (w + "/hf_shell", "a shell command as a host", ["hf_shell line 2", "'node2;touch"]),
+            (w + "/hf_subst", "a command substitution", ["hf_subst line 2", "$(touch"]),
+            (w + "/hf_dup", "a host twice", ["hf_dup line 2", "listed twice"]),
+            (w + "/hf_slots", "slots=four", ["hf_slots line 1", "slots=four"]),
+            (w + "/hf_empty", "only comments", ["hf_empty", "no host"]),
+            (w + "/hf_nul", "NUL bytes", ["hf_nul", "NUL"]),
+            (w + "/hf_big", "1.8 MB", ["hf_big", "bytes"]),
+            ("/dev/zero", "/dev/zero", ["/dev/zero", "not a readable file"]),
+            (w, "a folder", [w, "not a readable file"]),
+            (w + "/absent.host", "missing", ["absent.host", "does not exist"])]:
         out.append(Case("hostfile", "run-baremetal.sh: " + label,
                         [opts.scripts + "/run-baremetal.sh", path, "all_reduce"], names,
                         env=env, outputs=[results], prefix=prefix))

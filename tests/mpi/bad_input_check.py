@@ -102,8 +102,9 @@ def run_case(opts, case, listener, fail):
     changed = [p for p in case.outputs if snapshot(p) != before[p]]
     if changed:
         problems.append("wrote or changed %s" % ", ".join(changed))
-    if leftovers(case.outputs):
-        problems.append("left %s" % ", ".join(leftovers(case.outputs)))
+    left = leftovers(case.outputs)
+    if left:
+        problems.append("left %s" % ", ".join(left))
     if case.secret and (case.secret in out or case.secret in err):
         problems.append("the file an external entity names was read")
     connections = pending_connections(listener)

@@ -4,7 +4,7 @@
   kill-rank: an endless sweep (-N 0) on 3 ranks; once rank 0 has printed a row, rank 1's
              process gets SIGKILL (as the OOM killer or a node failure would). The job must
              end, nonzero, within the bound; mpiexec names the rank and the signal; no results
-             file is left half-written (none at all, or a complete one) and no temporary file.
+             file is left (neither a half-written nor a complete one) and no temporary file.
   alloc:     --fault alloc:1 (a test hook: rank 1's buffer allocation throws): exit code 7,
              one message (rank 0's) naming rank 1 and its host, no results file.
   oom:       -e 1T on every rank, more than any CI host has: the mpi backend refuses the
@@ -31,13 +31,22 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from commsweep_check import SKIP_CODE, launcher, run_mode_checks  # noqa: E402
+from commsweep_check import SKIP_CODE, launcher, run, run_mode_checks  # noqa: E402
 
 BOUND_S = 60
 QUICK = ["--backend", "mpi", "-c", "1", "-w", "1", "-n", "2"]
 
 
+def fresh_results(workdir):
+    """The results path, no file there yet: an earlier run's must not count against this one."""
+    results = os.path.join(workdir, "results.json")
+    if os.path.exists(results):
+        os.remove(results)
+    return results
+
+
 def start(cmd, workdir):
+    """Starts the job with its output in files, which kill-rank reads while it runs."""
     print("running: " + " ".join(cmd), flush=True)
     out_f = open(os.path.join(workdir, "stdout.txt"), "w")
     err_f = open(os.path.join(workdir, "stderr.txt"), "w")
@@ -63,6 +72,25 @@ def finish(proc, files, workdir, started, problems):
     return proc.returncode, out, err
 
 
+def run_bounded(cmd, workdir, problems):
+    """A job that ends by itself: commsweep_check.run within BOUND_S. (rc, out, err, seconds)."""
+    print("running: " + " ".join(cmd), flush=True)
+    rc, out, err, elapsed, timed_out = run(cmd, BOUND_S, workdir)
+    if timed_out:
+        problems.append("still running after %d s: ended it" % BOUND_S)
+    print("exit code %s after %.1f s" % (rc, elapsed))
+    return rc, out, err, elapsed
+
+
+def parent_pid(pid):
+    """The parent of a process (None once it is gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def rank_pid(mpiexec_pid, rank):
     """The pid of a rank's process: a descendant of mpiexec whose environment says its rank."""
     for environ in glob.glob("/proc/[0-9]*/environ"):
@@ -70,41 +98,29 @@ def rank_pid(mpiexec_pid, rank):
         try:
             with open(environ, "rb") as f:
                 env = f.read().split(b"\0")
-            with open("/proc/%d/stat" % pid) as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
+        except OSError:
             continue
         if b"OMPI_COMM_WORLD_RANK=%d" % rank not in env:
             continue
-        while ppid > 1:  # a descendant of this mpiexec, not of another test's
+        ppid = parent_pid(pid)
+        while ppid is not None and ppid > 1:  # a descendant of this mpiexec, not of another test's
             if ppid == mpiexec_pid:
                 return pid
-            try:
-                with open("/proc/%d/stat" % ppid) as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                break
+            ppid = parent_pid(ppid)
     return None
 
 
-def check_no_partial_results(results, problems, allow_complete=False):
+def check_no_partial_results(results, problems):
+    """Neither a results file (whole or half-written) nor a temporary one beside it."""
     leftovers = glob.glob(results + ".tmp.*")
     if leftovers:
         problems.append("temporary results files left behind: %s" % leftovers)
     if os.path.exists(results):
-        if not allow_complete:
-            problems.append("a results file was written: %s" % results)
-            return
-        import json
-        try:
-            with open(results) as f:
-                json.load(f)
-        except ValueError as e:
-            problems.append("half-written results file: %s" % e)
+        problems.append("a results file was written: %s" % results)
 
 
 def check_kill_rank(opts):
-    results = os.path.join(opts.workdir, "results.json")
+    results = fresh_results(opts.workdir)
     cmd = launcher(opts.mpiexec, 3) + [opts.commsweep, "all_reduce", "-b", "8", "-e", "64K",
                                         "-N", "0", "--json", results, "-T", "20"] + QUICK
     started = time.monotonic()
@@ -130,20 +146,16 @@ def check_kill_rank(opts):
         problems.append("exit code 0 after a rank was killed")
     if victim is not None and not re.search(r"rank 1 .*signal 9|signal 9.*rank 1", err.replace("\n", " ")):
         problems.append("stderr does not name rank 1 and signal 9")
-    check_no_partial_results(results, problems, allow_complete=False)
+    check_no_partial_results(results, problems)
     return problems, out, err
 
 
 def check_out_of_memory(opts, np, args, ranks, wrapper=()):
-    results = os.path.join(opts.workdir, "results.json")
-    if os.path.exists(results):
-        os.remove(results)
+    results = fresh_results(opts.workdir)
     cmd = launcher(opts.mpiexec, np) + list(wrapper) + [opts.commsweep] + args + [
         "--json", results] + QUICK
-    started = time.monotonic()
-    proc, out_f, err_f = start(cmd, opts.workdir)
     problems = []
-    rc, out, err = finish(proc, (out_f, err_f), opts.workdir, started, problems)
+    rc, out, err, _ = run_bounded(cmd, opts.workdir, problems)
     if rc != 7:
         problems.append("exit code %s, expected 7 (out of memory)" % rc)
     messages = [l for l in err.splitlines() if l.startswith("commsweep:")]
@@ -184,19 +196,15 @@ def check_oom_ulimit(opts):
 
 
 def check_async_error(opts):
-    results = os.path.join(opts.workdir, "results.json")
-    if os.path.exists(results):
-        os.remove(results)
+    results = fresh_results(opts.workdir)
     cmd = launcher(opts.mpiexec, 3) + [opts.commsweep, "all_reduce", "-e", "64K", "-T", "20",
                                         "--fault", "async-error:1", "--json", results] + QUICK
-    started = time.monotonic()
-    proc, out_f, err_f = start(cmd, opts.workdir)
     problems = []
-    rc, out, err = finish(proc, (out_f, err_f), opts.workdir, started, problems)
+    rc, out, err, elapsed = run_bounded(cmd, opts.workdir, problems)
     if rc != 3:
         problems.append("exit code %s, expected 3 (a call failed)" % rc)
-    if time.monotonic() - started > 15:
-        problems.append("took %.0f s: the watchdog polls every 0.2 s, -T is 20 s" % (time.monotonic() - started))
+    if elapsed > 15:
+        problems.append("took %.0f s: the watchdog polls every 0.2 s, -T is 20 s" % elapsed)
     if not re.search(r"rank 1 \(.*watchdog: asynchronous error", err):
         problems.append("stderr does not name rank 1's asynchronous error")
     check_no_partial_results(results, problems)
