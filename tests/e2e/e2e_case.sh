@@ -273,11 +273,14 @@ assert s["complete"] is False and s["interrupted_by"] == "SIGTERM", s
 # Then doctored copies of it (tests/e2e/doctor_results.py: every size first put on the
 # baseline's median): unchanged exits 0, busbw 20% below the baseline at one size exits 1 with
 # that line the only FAIL, 5 wrong elements exit 3.
-# Two baselines from the same two runs, because a baseline's noise cap says how much run-to-run
-# spread may excuse: on a loaded 2-core machine the emulated Job's runs differ by up to twice
-# (more at small sizes), so the nightly's baseline caps the noise at 90% (the third run must
-# pass, as regress_check's does); a 20% cut is inside such noise, so the doctored copies are
-# judged against one capped at 15%, past which 20% fails.
+# Two baselines from the same two runs, because a baseline's bands say how much change is
+# noise: on a loaded 2-core machine the emulated Job's runs differ by up to twice (more at
+# small sizes), and two runs do not bound a third (CI saw a third run 22% under both at one
+# size, outside their 16.6% spread), so the nightly's baseline caps the noise at 90% and
+# warns from 50%, fails from 75% (the third run must pass, as regress_check's does: it
+# checks the plumbing, not this machine's speed); a 20% cut is inside such noise, so the
+# doctored copies are judged against the default bands (10% fails) with the noise capped at
+# 15%, past which 20% fails.
 # Sizes of MiB: each all_reduce takes milliseconds over the pods' TCP, so a loaded machine's
 # scheduling stalls weigh less than on small sizes (spreads of 600% between two runs were
 # measured at 256K, about 50% from 2M). -c 0: verifying MiB on the host costs more than the
@@ -341,12 +344,14 @@ judge_planted() {
   expect "the table ends '$last'" grep -q "^$last" "$txt"
 }
 
-# `commsweep baseline` of the runs with a noise cap: make_baseline CAP_PCT OUT RUN...
+# `commsweep baseline` of the runs with its bands:
+#   make_baseline CAP_PCT WARN_PCT FAIL_PCT OUT RUN...
 make_baseline() {
-  local cap=$1 out=$2
-  shift 2
-  expect "commsweep baseline from the two runs, noise cap $cap%" "$COMMSWEEP_BIN" baseline "$@" \
-    -o "$out" --mode tcp --max-noise-pct "$cap" --small-bytes 0 --note "e2e: two runs of the emulated Job"
+  local cap=$1 warn=$2 fail=$3 out=$4
+  shift 4
+  expect "commsweep baseline from the two runs, noise cap $cap%, WARN from $warn%, FAIL from $fail%" \
+    "$COMMSWEEP_BIN" baseline "$@" -o "$out" --mode tcp --max-noise-pct "$cap" --warn-pct "$warn" \
+    --fail-pct "$fail" --small-bytes 0 --note "e2e: two runs of the emulated Job"
 }
 
 case_nightly() {
@@ -364,8 +369,8 @@ case_nightly() {
   expect "two results files from two runs (${#runs[@]})" test "${#runs[@]}" = 2
   [ "${#runs[@]}" = 2 ] || return 0
   local nightly="$E2E_WORK/baseline-nightly.json" strict="$E2E_WORK/baseline-strict.json"
-  make_baseline 90 "$nightly" "${runs[@]}"
-  make_baseline 15 "$strict" "${runs[@]}"
+  make_baseline 90 50 75 "$nightly" "${runs[@]}"
+  make_baseline 15 5 10 "$strict" "${runs[@]}"
   NIGHT=""
   nightly_run "$nightly"
   [ -n "$NIGHT" ] || return 0
