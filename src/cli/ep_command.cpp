@@ -70,7 +70,10 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
   report::EpTablePrinter printer(out);
   if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});
   EpOutcome outcome;
-  outcome.rows = sweep.run([&](const report::EpRow& row) { printer.row(row); });
+  outcome.rows = sweep.run([&](const report::EpRow& row) {
+    printer.row(row);
+    if (run.keeper) run.keeper->add(row);
+  });
   for (const auto& r : outcome.rows) outcome.wrong += r.dispatch.wrong + r.combine.wrong;
   outcome.interrupted = sweep.interrupted();
   if (root && outcome.interrupted) printer.note(interrupted_note());
@@ -90,15 +93,16 @@ int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext
                            TopologyRequest{o.shape, o.force_topology}, o.fabric);
   print_preamble(world, run);
   if (run.transport_failed) return exit_code::kPreflightFailed;
-  EpOutcome outcome = run_ep_sweep(world, *run.backend.backend, watchdog, run, o.config, std::cout);
   report::Results results;
   results.provenance = run.provenance;
   results.transport = run.transport;
+  keep_results_of(world, run, o.json_path, results);
+  EpOutcome outcome = run_ep_sweep(world, *run.backend.backend, watchdog, run, o.config, std::cout);
   results.ep_rows = std::move(outcome.rows);
   results.wrong_total = outcome.wrong;
   results.complete = !outcome.interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
-  if (world.rank() == 0) write_results(o.json_path, results);
+  if (world.rank() == 0) finish_results(run, o.json_path, results);
   return exit_code_of(results);
 }
 

@@ -20,12 +20,10 @@
 
 namespace {
 
-void report_error(const commsweep::World& world, const commsweep::RankContext& ctx,
-                  const commsweep::Error& e) {
-  std::fprintf(stderr, "commsweep: rank %d (host %s, GPU %d): %s: %s%s%s\n", world.rank(),
-               world.host().c_str(), ctx.device, std::string(commsweep::name_of(e.kind())).c_str(),
-               e.what(), e.where().empty() ? "" : " at ", e.where().c_str());
-  std::fflush(stderr);
+// Ends the job for an error this rank alone met (World::fail: rank 0 keeps what was measured).
+[[noreturn]] void fail(commsweep::World& world, const commsweep::RankContext& ctx,
+                       const commsweep::Error& e) {
+  world.fail(commsweep::error_line(world.rank(), world.host(), ctx.device, e), e.what(), e.exit_code());
 }
 
 // Runs a command, turning every error into its message and exit code.
@@ -33,26 +31,28 @@ template <typename Command>
 int guarded(commsweep::World& world, commsweep::RankContext& context, Command command) {
   using namespace commsweep;
   try {
-    return command();
+    const int rc = command();
+    world.set_last_words(nullptr);
+    return rc;
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Usage || e.kind() == ErrorKind::OutOfMemory) {
       // Every rank reaches the same verdict (the same arguments; an allocation failure is
-      // agreed over MPI by the sweep): end normally, rank 0 says why.
+      // agreed over MPI by the sweep): end normally, rank 0 says why (and, out of memory,
+      // keeps the sizes measured before it).
       if (world.rank() == 0) {
         std::fprintf(stderr, "commsweep: %s%s\n",
                      e.kind() == ErrorKind::OutOfMemory ? "out of memory: " : "", e.what());
+        if (e.kind() == ErrorKind::OutOfMemory) world.say_last_words(std::string(name_of(e.kind())), e.what());
       }
+      world.set_last_words(nullptr);
       return e.exit_code();
     }
-    report_error(world, context, e);
-    world.abort(e.exit_code());
+    fail(world, context, e);
   } catch (const std::bad_alloc& e) {
     // An allocation outside the agreed buffer allocation: this rank alone knows; end the job.
-    report_error(world, context, Error(ErrorKind::OutOfMemory, e.what()));
-    world.abort(exit_code::kOutOfMemory);
+    fail(world, context, Error(ErrorKind::OutOfMemory, e.what()));
   } catch (const std::exception& e) {
-    report_error(world, context, Error(ErrorKind::Runtime, e.what()));
-    world.abort(exit_code::kRuntime);
+    fail(world, context, Error(ErrorKind::Runtime, e.what()));
   }
 }
 

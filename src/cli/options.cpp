@@ -59,7 +59,8 @@ std::string fault_choices() {
 }
 
 po::options_description commsweep_flags() {
-  const std::string fault_help = "testing only: " + fault_choices();
+  const std::string fault_help = "testing only: " + fault_choices() +
+                                 "; never-join, hang and async-error take @SIZE: from the first size of at least SIZE on";
   po::options_description d("commsweep");
   d.add_options()
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
@@ -132,10 +133,21 @@ Fault parse_fault(const std::string& text) {
   Fault f;
   f.kind = known->kind;
   if (colon == std::string::npos) throw_usage("--fault: give the rank, e.g. " + kind + ":1");
+  const std::string rest = text.substr(colon + 1);
+  const auto at = rest.find('@');
+  const std::string rank = rest.substr(0, at);
+  std::size_t used = 0;
   try {
-    f.rank = std::stoi(text.substr(colon + 1));
+    f.rank = std::stoi(rank, &used);
   } catch (const std::exception&) {
-    throw_usage("--fault: '" + text.substr(colon + 1) + "' is not a rank");
+    used = 0;
+  }
+  if (used == 0 || used != rank.size()) throw_usage("--fault: '" + rank + "' is not a rank");
+  if (at != std::string::npos) {
+    if (f.kind != Fault::Kind::NeverJoin && f.kind != Fault::Kind::Hang && f.kind != Fault::Kind::AsyncError) {
+      throw_usage("--fault " + text + ": @SIZE is for never-join, hang and async-error");
+    }
+    f.from_bytes = parse_size(rest.substr(at + 1), "--fault " + kind + ":RANK@SIZE");
   }
   return f;
 }

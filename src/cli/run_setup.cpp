@@ -72,6 +72,18 @@ void write_results(const std::string& path, const report::Results& results) {
   }
 }
 
+void keep_results_of(World& world, RunSetup& run, const std::string& path, report::Results header) {
+  run.keeper = keep_results(world, path, std::move(header));
+}
+
+void finish_results(const RunSetup& run, const std::string& path, const report::Results& results) {
+  if (run.keeper) {
+    run.keeper->write_final(results);
+  } else {
+    write_results(path, results);
+  }
+}
+
 std::string argument_mismatch(World& world, const std::vector<std::string>& arguments) {
   // FNV-1a over the arguments, each followed by a NUL: the same on every build and host.
   std::uint64_t hash = 0xcbf29ce484222325ull;

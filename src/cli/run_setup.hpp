@@ -2,12 +2,14 @@
 // rank's device, and (rank 0) assemble the provenance and the header lines of the tables.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/fabric_run_options.hpp"
 #include "cli/options.hpp"
+#include "cli/results_keeper.hpp"
 #include "cli/run_topology.hpp"
 #include "cli/sweep_command.hpp"
 #include "comm/make_backend.hpp"
@@ -30,7 +32,15 @@ struct RunSetup {
   // The watchdog polls the backend's asynchronous errors; declared after the backend so that
   // the polling stops before the backend goes.
   Watchdog::HealthCheck health_check;
+  // Rank 0 with --json (keep_results_of): every row the sweeps print, for a run ended early.
+  std::shared_ptr<ResultsKeeper> keeper;
 };
+
+// Rank 0 with --json: run.keeper, registered as the World's last words, with HEADER's
+// provenance and transport (see cli/results_keeper.hpp).
+void keep_results_of(World& world, RunSetup& run, const std::string& path, report::Results header);
+// Rank 0: the run's results to --json, through the keeper when there is one.
+void finish_results(const RunSetup& run, const std::string& path, const report::Results& results);
 
 // With a known shape, the topology file is checked and NCCL_TOPO_FILE set before NCCL starts
 // (see cli/run_topology.hpp). Before the backend is made, each rank is bound (--bind auto) and

@@ -104,6 +104,11 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
   report::Results results;
   results.provenance = run.provenance;
   results.transport = run.transport;
+  // Suite files have no buffers key: every collective sweep of a suite runs with the default.
+  for (const SuiteSweep& s : suite.sweeps) {
+    if (s.kind != SuiteSweep::Kind::Ep) results.provenance.buffers = name_of(s.collective.buffers);
+  }
+  keep_results_of(world, run, o.json_path, results);
   bool interrupted = false;
   for (std::size_t i = 0; i < suite.sweeps.size() && !interrupted; ++i) {
     const SuiteSweep& s = suite.sweeps[i];
@@ -114,8 +119,6 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
       interrupted = outcome.interrupted;
       for (auto& r : outcome.rows) results.ep_rows.push_back(std::move(r));
     } else {
-      // Suite files have no buffers key: every collective sweep of a suite runs with the default.
-      results.provenance.buffers = name_of(s.collective.buffers);
       CollectiveOutcome outcome =
           run_collective_sweep(world, backend, watchdog, run, s.tests, s.collective, std::cout);
       results.wrong_total += outcome.wrong;
@@ -130,7 +133,7 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
   results.avg_busbw_gbps = report::average_busbw(results.rows);
   results.complete = !interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
-  if (root) write_results(o.json_path, results);
+  if (root) finish_results(run, o.json_path, results);
   return exit_code_of(results);
 }
 

@@ -70,6 +70,7 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
                          progress.clear();
                          printer.row(row);
                          out.flush();
+                         if (run.keeper) run.keeper->add(row);
                          progress.step(row.test, row.size_bytes);
                        },
                        [&](const std::string& text) {
@@ -113,18 +114,19 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
                            TopologyRequest{o.shape, o.force_topology}, o.fabric);
   print_preamble(world, run);
   if (run.transport_failed) return exit_code::kPreflightFailed;
-  CollectiveOutcome outcome = run_collective_sweep(world, *run.backend.backend, watchdog, run,
-                                                   o.tests, o.sweep, std::cout);
   report::Results results;
   results.provenance = run.provenance;
   results.provenance.buffers = name_of(o.sweep.buffers);
   results.transport = run.transport;
+  keep_results_of(world, run, o.json_path, results);
+  CollectiveOutcome outcome = run_collective_sweep(world, *run.backend.backend, watchdog, run,
+                                                   o.tests, o.sweep, std::cout);
   results.rows = std::move(outcome.rows);
   results.wrong_total = outcome.wrong;
   results.avg_busbw_gbps = report::average_busbw(results.rows);
   results.complete = !outcome.interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
-  if (world.rank() == 0) write_results(o.json_path, results);
+  if (world.rank() == 0) finish_results(run, o.json_path, results);
   return exit_code_of(results);
 }
 

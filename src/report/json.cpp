@@ -274,6 +274,7 @@ json to_json(const Results& r) {
                 {"ok", r.wrong_total == 0 && r.complete},
                 {"complete", r.complete}};
   if (!r.interrupted_by.empty()) summary["interrupted_by"] = r.interrupted_by;
+  if (!r.failure.empty()) summary["failure"] = r.failure;
   json doc{{"schema", r.schema},
            {"provenance", provenance_json(r.provenance)},
            {"rows", rows},
@@ -307,6 +308,7 @@ Results results_from_json(const json& doc) {
     if (summary.contains("interrupted_by")) {
       r.interrupted_by = summary.at("interrupted_by").get<std::string>();
     }
+    if (summary.contains("failure")) r.failure = summary.at("failure").get<std::string>();
   } catch (const std::exception& e) {  // json::exception, or a check above naming the field
     throw std::runtime_error(std::string("malformed results document: ") + e.what());
   }

@@ -124,7 +124,10 @@ struct Results {
   double avg_busbw_gbps = 0;
   std::uint64_t wrong_total = 0;
   bool complete = true;
-  std::string interrupted_by;  // "SIGTERM" / "SIGINT" when !complete
+  // When !complete: the signal ("SIGTERM", "SIGINT"), or "timeout", "error", "out of memory"
+  // for a run ended early by a failure, which `failure` describes (the rank and what happened).
+  std::string interrupted_by;
+  std::string failure;
 };
 
 // nccl-tests' "Avg bus bandwidth": the mean busbw over every measured half of every row.

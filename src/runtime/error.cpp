@@ -31,6 +31,13 @@ std::string_view name_of(ErrorKind kind) {
   return "error";
 }
 
+std::string error_line(int rank, const std::string& host, int device, const Error& e) {
+  std::string line = "commsweep: rank " + std::to_string(rank) + " (host " + host + ", GPU " +
+                     std::to_string(device) + "): " + std::string(name_of(e.kind())) + ": " + e.what();
+  if (!e.where().empty()) line += " at " + e.where();
+  return line;
+}
+
 void throw_usage(const std::string& message) { throw Error(ErrorKind::Usage, message); }
 
 }  // namespace commsweep

@@ -1,6 +1,6 @@
 #include "runtime/watchdog.hpp"
 
-#include <cstdio>
+#include <sstream>
 
 #include "runtime/error.hpp"
 
@@ -37,33 +37,32 @@ void Watchdog::check_probe() {
   if (!probe_) return;
   const std::string problem = probe_();
   if (problem.empty()) return;
-  std::fprintf(stderr, "commsweep: rank %d (%s): watchdog: %s%s%s; ending the job\n", world_.rank(),
-               world_.host().c_str(), problem.c_str(), phase_ ? " during " : "",
-               phase_ ? phase_->label.c_str() : "");
-  std::fflush(stderr);
-  world_.abort(exit_code::kRuntime);
+  const std::string during = phase_ ? " during " + phase_->label : "";
+  world_.fail("commsweep: rank " + std::to_string(world_.rank()) + " (" + world_.host() +
+                  "): watchdog: " + problem + during + "; ending the job",
+              "watchdog: " + problem + during, exit_code::kRuntime);
 }
 
 // A rank whose main thread waited for its peers (World::stall) was left behind by rank 0,
 // which should have ended the job by now; one that never got to a wait is the late rank
 // itself: it names itself, as rank 0 could not.
-void Watchdog::report_overrun(double past_s) {
+[[noreturn]] void Watchdog::end_overrun(double past_s) {
   const Phase& phase = *phase_;
   const int rank = world_.rank();
-  const char* host = world_.host().c_str();
+  std::ostringstream what;
+  what.precision(0);
+  what << std::fixed;
   if (world_.stalled()) {
-    std::fprintf(stderr,
-                 "commsweep: rank %d (%s): watchdog: '%s' still running %.0f s past its %.0f s "
-                 "deadline (-T) and rank 0 did not end the job; ending it\n",
-                 rank, host, phase.label.c_str(), past_s, phase.deadline.budget_s());
+    what << "watchdog: '" << phase.label << "' still running " << past_s << " s past its "
+         << phase.deadline.budget_s() << " s deadline (-T) and rank 0 did not end the job";
   } else {
-    std::fprintf(stderr,
-                 "commsweep: rank %d (%s): watchdog: rank %d did not arrive: it was still in "
-                 "'%s' %.0f s past its %.0f s deadline (-T), never waiting for its peers (stuck "
-                 "in a call or in its own work); ending the job\n",
-                 rank, host, rank, phase.label.c_str(), past_s, phase.deadline.budget_s());
+    what << "watchdog: rank " << rank << " did not arrive: it was still in '" << phase.label << "' "
+         << past_s << " s past its " << phase.deadline.budget_s()
+         << " s deadline (-T), never waiting for its peers (stuck in a call or in its own work)";
   }
-  std::fflush(stderr);
+  world_.fail("commsweep: rank " + std::to_string(rank) + " (" + world_.host() + "): " + what.str() +
+                  "; ending the job",
+              what.str(), exit_code::kTimeout);
 }
 
 void Watchdog::leave() {
@@ -76,6 +75,7 @@ void Watchdog::run() {
   while (!stop_) {
     wake_.wait_for(lock, std::chrono::milliseconds(200));
     if (stop_) continue;
+    world_.poll_failure_reports();
     check_probe();
     if (!phase_) continue;
     // Past the polling waits' own attribution (one grace for rank 0's collection, two for
@@ -84,8 +84,7 @@ void Watchdog::run() {
     const auto limit = phase_->deadline.at() + std::chrono::duration_cast<Deadline::Clock::duration>(
                                                    std::chrono::duration<double>(4 * grace));
     if (Deadline::Clock::now() < limit) continue;
-    report_overrun(4 * grace);
-    world_.abort(exit_code::kTimeout);
+    end_overrun(4 * grace);
   }
 }
 

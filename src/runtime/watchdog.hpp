@@ -44,9 +44,10 @@ class Watchdog {
   [[nodiscard]] Guard watch(const Phase& phase);
 
   // A probe of the transport's health (Backend::asynchronous_error), polled with every tick
-  // (200 ms); a non-empty answer ends the job with exit code 3 and that message, even while
-  // the main thread is blocked inside a call. Cleared when the registration is destroyed:
-  // hold it no longer than what the probe looks at.
+  // (200 ms); a non-empty answer ends the job (World::fail) with exit code 3 and that message,
+  // even while the main thread is blocked inside a call. On rank 0 every tick also takes the
+  // failure reports of other ranks (World::poll_failure_reports). Cleared when the
+  // registration is destroyed: hold it no longer than what the probe looks at.
   class HealthCheck {
    public:
     explicit HealthCheck(Watchdog* dog = nullptr) : dog_(dog) {}
@@ -71,7 +72,7 @@ class Watchdog {
   void run();
   void set_probe(std::function<std::string()> probe);
   void check_probe();  // with mutex_ held
-  void report_overrun(double past_s);  // with mutex_ held and a phase
+  [[noreturn]] void end_overrun(double past_s);  // with mutex_ held and a phase
 
   World& world_;
   std::mutex mutex_;

@@ -19,6 +19,7 @@ namespace commsweep {
 namespace {
 
 constexpr int kStallTag = 7001;
+constexpr int kFailTag = 7002;  // a rank's failure report to rank 0: "CODE\nMESSAGE"
 constexpr int kHostNameBytes = 256;
 constexpr auto kPollInterval = std::chrono::microseconds(50);
 // Busy-poll (yielding) this long before sleeping between polls, as MPI_Wait itself spins:
@@ -93,6 +94,9 @@ MpiSession::~MpiSession() {
 
 World::World() {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  threads_multiple_ = provided == MPI_THREAD_MULTIPLE;
   CS_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm_));
   CS_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &control_));
   CS_MPI(MPI_Comm_rank(comm_, &rank_));
@@ -210,7 +214,57 @@ void World::end_job_on_timeout(const std::string& message) {
   std::fprintf(stderr, "commsweep: rank %d (host %s): %s: %s\n", rank_, host_.c_str(),
                std::string(name_of(ErrorKind::Timeout)).c_str(), message.c_str());
   std::fflush(stderr);
-  abort(exit_code::kTimeout);
+  abort(exit_code::kTimeout, std::string(name_of(ErrorKind::Timeout)),
+        "rank " + std::to_string(rank_) + " (" + host_ + "): " + message);
+}
+
+namespace {
+std::string cause_of(int code) {
+  if (code == exit_code::kTimeout) return std::string(name_of(ErrorKind::Timeout));
+  if (code == exit_code::kOutOfMemory) return std::string(name_of(ErrorKind::OutOfMemory));
+  return "error";
+}
+}  // namespace
+
+void World::fail(const std::string& line, const std::string& message, int code) {
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+  const std::string where = "rank " + std::to_string(rank_) + " (" + host_ + "): " + message;
+  if (rank_ == 0) abort(code, cause_of(code), where);
+  // Rank 0 keeps what was measured and ends the job; told over the control communicator.
+  const std::string report = std::to_string(code) + "\n" + where;
+  MPI_Request request;
+  if (threads_multiple_ && MPI_Isend(report.data(), static_cast<int>(report.size()), MPI_CHAR, 0,
+                                     kFailTag, control_, &request) == MPI_SUCCESS) {
+    const auto give_up = Deadline::after(kFailGraceS);
+    while (!give_up.passed()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::fprintf(stderr, "commsweep: rank %d (host %s): rank 0 did not end the job within %.0f s "
+                         "of this rank's report; ending it\n", rank_, host_.c_str(), kFailGraceS);
+    std::fflush(stderr);
+  }
+  abort(code);
+}
+
+void World::poll_failure_reports() {
+  if (rank_ != 0 || !threads_multiple_ || aborting_.load()) return;
+  int flag = 0;
+  MPI_Status status;
+  if (MPI_Iprobe(MPI_ANY_SOURCE, kFailTag, control_, &flag, &status) != MPI_SUCCESS || !flag) return;
+  int bytes = 0;
+  MPI_Get_count(&status, MPI_CHAR, &bytes);
+  std::string report(static_cast<std::size_t>(std::max(bytes, 0)), '\0');
+  MPI_Recv(report.data(), bytes, MPI_CHAR, status.MPI_SOURCE, kFailTag, control_, MPI_STATUS_IGNORE);
+  const auto newline = report.find('\n');
+  int code = exit_code::kRuntime;
+  try {
+    code = std::stoi(report.substr(0, newline));
+  } catch (const std::exception&) {
+  }
+  const std::string message = newline == std::string::npos ? report : report.substr(newline + 1);
+  std::fprintf(stderr, "commsweep: rank 0 (host %s): ending the job: %s\n", host_.c_str(),
+               message.c_str());
+  std::fflush(stderr);
+  abort(code, cause_of(code), message);
 }
 
 std::uint64_t World::sum(std::uint64_t value, const Phase& phase) {
@@ -262,22 +316,60 @@ void World::barrier(const Phase& phase) {
   wait(&req, phase);
 }
 
-void World::abort(int code) {
-  // The main thread and the watchdog may both end the job: the first runs the hook, the
+void World::set_abort_hook(std::function<void()> hook) {
+  const std::lock_guard<std::mutex> lock(hooks_mutex_);
+  abort_hook_ = std::move(hook);
+}
+
+void World::set_last_words(LastWords words) {
+  const std::lock_guard<std::mutex> lock(hooks_mutex_);
+  last_words_ = std::move(words);
+}
+
+void World::say_last_words(const std::string& cause, const std::string& message) {
+  LastWords words;
+  {
+    const std::lock_guard<std::mutex> lock(hooks_mutex_);
+    words = std::move(last_words_);
+    last_words_ = nullptr;
+  }
+  if (!words || rank_ != 0) return;
+  // A results file on a stuck file system must not keep the job alive either.
+  const auto say = [words = std::move(words), cause, message, host = host_] {
+    try {
+      words(cause, message);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "commsweep: rank 0 (host %s): could not keep the results measured so "
+                           "far: %s\n", host.c_str(), e.what());
+    }
+  };
+  if (!finishes_within(say, kLastWordsLimitS)) {
+    std::fprintf(stderr, "commsweep: rank 0 (host %s): writing the results measured so far did "
+                         "not finish within %.0f s; ending the job without them\n",
+                 host_.c_str(), kLastWordsLimitS);
+    std::fflush(stderr);
+  }
+}
+
+void World::abort(int code, const std::string& cause, const std::string& message) {
+  // The main thread and the watchdog may both end the job: the first runs the hooks, the
   // second waits for it to finish the process.
   if (aborting_.exchange(true)) {
     while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  if (abort_hook_) {
-    auto hook = std::move(abort_hook_);
+  if (!cause.empty()) say_last_words(cause, message);
+  std::function<void()> hook;
+  {
+    const std::lock_guard<std::mutex> lock(hooks_mutex_);
+    hook = std::move(abort_hook_);
     abort_hook_ = nullptr;
-    if (!finishes_within(std::move(hook), kAbortHookLimitS)) {
-      std::fprintf(stderr,
-                   "commsweep: rank %d (host %s): the transport's abort (ncclCommAbort) did not "
-                   "return within %.0f s; ending the job without it\n",
-                   rank_, host_.c_str(), kAbortHookLimitS);
-      std::fflush(stderr);
-    }
+  }
+  if (hook && !finishes_within(std::move(hook), kAbortHookLimitS)) {
+    std::fprintf(stderr,
+                 "commsweep: rank %d (host %s): the transport's abort (ncclCommAbort) did not "
+                 "return within %.0f s; ending the job without it\n",
+                 rank_, host_.c_str(), kAbortHookLimitS);
+    std::fflush(stderr);
   }
   MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);

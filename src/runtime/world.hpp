@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -84,15 +85,34 @@ class World {
   void barrier(const Phase& phase);
 
   // What to do before MPI_Abort when the job is ended (e.g. ncclCommAbort).
-  void set_abort_hook(std::function<void()> hook) { abort_hook_ = std::move(hook); }
-  // Runs the abort hook, for at most kAbortHookLimitS (a stuck transport must not keep the
-  // job alive), then MPI_Abort.
-  [[noreturn]] void abort(int code);
+  void set_abort_hook(std::function<void()> hook);
+  // What rank 0 says before it ends the job early: the results measured so far, written as
+  // an incomplete file (cli/results_keeper). CAUSE is "timeout", "error" or "out of memory";
+  // MESSAGE says what happened and where. Said at most once.
+  using LastWords = std::function<void(const std::string& cause, const std::string& message)>;
+  void set_last_words(LastWords words);
+  // Rank 0: says the last words now, if any are set (a run that stops cleanly on an error every
+  // rank agreed on, e.g. out of memory); for at most kLastWordsLimitS.
+  void say_last_words(const std::string& cause, const std::string& message);
+  // Rank 0 says its last words (when CAUSE is given), the abort hook runs, for at most
+  // kAbortHookLimitS (a stuck transport must not keep the job alive), then MPI_Abort.
+  [[noreturn]] void abort(int code, const std::string& cause = {}, const std::string& message = {});
   // Prints "commsweep: rank R (host H): timeout: MESSAGE" and ends the job with exit code 4.
   [[noreturn]] void end_job_on_timeout(const std::string& message);
+  // Ends the job for an error found on this rank (a failed call, an asynchronous error), where
+  // it stands: on a GPU, unwinding would free device buffers, and cudaFree waits for kernels
+  // that peers may never complete. Prints LINE. Rank 0 ends the job (its last words keep what
+  // was measured); another rank reports to rank 0, whose watchdog ends the job within a tick
+  // (poll_failure_reports), and ends it itself if rank 0 has not within kFailGraceS.
+  [[noreturn]] void fail(const std::string& line, const std::string& message, int code);
+  // Rank 0 (the watchdog's thread, every tick): a failure reported by another rank ends the job
+  // here, with rank 0's last words. Needs MPI_THREAD_MULTIPLE; a no-op without it.
+  void poll_failure_reports();
 
   static double grace_seconds(double budget);
   static constexpr double kAbortHookLimitS = 5;
+  static constexpr double kLastWordsLimitS = 10;
+  static constexpr double kFailGraceS = 5;
 
  private:
   void group_nodes();
@@ -109,7 +129,10 @@ class World {
   std::vector<int> node_of_rank_;
   std::string host_;
   std::vector<std::string> hosts_by_rank_;
+  std::mutex hooks_mutex_;  // the hooks are set by the main thread, run by either thread
   std::function<void()> abort_hook_;
+  LastWords last_words_;
+  bool threads_multiple_ = false;  // MPI_THREAD_MULTIPLE: the watchdog may call MPI
   std::atomic<bool> stalled_{false};
   std::atomic<bool> aborting_{false};
 };

@@ -21,10 +21,13 @@ const char* name_of(Buffers buffers);
 // Faults planted on purpose, for the tests that prove detection works (--fault, a test hook):
 // WrongElement flips one output element; NeverJoin stays away from the arrival barrier; Hang
 // arrives, then stops inside the timed iterations; Alloc makes the buffer allocation fail.
+// NAME:RANK@SIZE: never-join, hang and async-error wait for the first size of at least SIZE
+// bytes (the sizes before it are measured, as they would be before a real failure).
 struct Fault {
   enum class Kind { None, WrongElement, NeverJoin, Hang, Alloc, AsyncError };
   Kind kind = Kind::None;
   int rank = 0;
+  std::uint64_t from_bytes = 0;
 };
 
 struct SweepConfig {

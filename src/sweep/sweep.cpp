@@ -222,7 +222,10 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
             spec, test.expect(spec, c, rank, nranks, config_.root),
             test.output_checked(rank, config_.root)};
 
-  if (config_.fault.kind == Fault::Kind::NeverJoin && config_.fault.rank == rank) {
+  const auto fault_due = [&](Fault::Kind kind) {
+    return config_.fault.kind == kind && config_.fault.rank == rank && size.bytes >= config_.fault.from_bytes;
+  };
+  if (fault_due(Fault::Kind::NeverJoin)) {
     inject_never_join(phase("timed iterations"));
   }
   // Every rank arrives before any collective is issued: a rank that never comes is named
@@ -247,8 +250,8 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     // As nccl-tests: the ranks start the clock together, after a barrier.
     backend_.synchronize(p);
     world_.barrier(p);
-    if (config_.fault.kind == Fault::Kind::Hang && config_.fault.rank == rank) inject_hang(p);
-    if (config_.fault.kind == Fault::Kind::AsyncError && config_.fault.rank == rank) inject_async_error(p);
+    if (fault_due(Fault::Kind::Hang)) inject_hang(p);
+    if (fault_due(Fault::Kind::AsyncError)) inject_async_error(p);
     BufferSlices timed = s.slices;
     timed.first = static_cast<std::size_t>(config_.warmup);
     my_time_us = backend_.run(args,

@@ -114,6 +114,9 @@ def flag_cases(opts, w):
     sweep("--fault without rank", {"--fault": "hang"}, "--fault", "hang:1")
     sweep("--fault rank text", {"--fault": "alloc:x"}, "--fault", "'x'")
     sweep("--fault rank too large", {"--fault": "alloc:99999999999999"}, "--fault", "99999999999999")
+    sweep("--fault rank with trailing text", {"--fault": "hang:1x"}, "--fault", "'1x'")
+    sweep("--fault @SIZE not a size", {"--fault": "hang:1@lots"}, "--fault hang:RANK@SIZE", "lots")
+    sweep("--fault @SIZE on wrong-element", {"--fault": "wrong-element:1@4K"}, "--fault", "@SIZE is for")
     sweep("--shape a path", {"--shape": "../../tmp/x"}, "--shape ../../tmp/x", "not a shape name")
     sweep("COMMSWEEP_SHAPE with a space", {}, "COMMSWEEP_SHAPE=a b", "not a shape name",
           env={"COMMSWEEP_SHAPE": "a b"})

@@ -17,11 +17,19 @@
   async-error: --fault async-error:1 (a test hook: rank 1's backend reports an asynchronous
              error, as NCCL's would after a network failure, and the rank stays blocked): the
              watchdog's polling ends the job with exit code 3 within the bound, naming rank 1
-             and the error; no results file.
+             and the error; no results file (nothing was measured before it).
+  kept-error: the same error from the 16K size on (--fault async-error:1@16K, -b 1K -e 64K):
+             rank 1 reports it to rank 0, which ends the job (exit 3) and keeps the 4 rows
+             measured before it (1K to 8K) in --json: valid against results/schema, complete
+             false, interrupted_by "error", summary.failure naming rank 1 and the error, the
+             rows' sizes those printed, every element checked and right; no temporary file.
+  kept-timeout: rank 2 hangs from 16K on (--fault hang:2@16K -T 5): rank 0's verdict (exit 4,
+             rank 2 named) keeps the 4 rows the same way, interrupted_by "timeout".
 
     fault_check.py MODE --commsweep BIN --mpiexec MPIEXEC --workdir DIR
 """
 import glob
+import json
 import os
 import re
 import signal
@@ -32,6 +40,10 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from commsweep_check import SKIP_CODE, launcher, run, run_mode_checks  # noqa: E402
+from results_json import validate  # noqa: E402
+
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "schema",
+                      "commsweep.results.v1.schema.json")
 
 BOUND_S = 60
 QUICK = ["--backend", "mpi", "-c", "1", "-w", "1", "-n", "2"]
@@ -211,7 +223,58 @@ def check_async_error(opts):
     return problems, out, err
 
 
-CHECKS = {"async-error": check_async_error, "kill-rank": check_kill_rank, "alloc": check_alloc, "oom": check_oom,
+def check_kept(opts, fault, rc_want, cause, named):
+    """A fault from 16K on (-b 1K -e 64K): the rows of 1K to 8K kept, marked incomplete."""
+    results = fresh_results(opts.workdir)
+    cmd = launcher(opts.mpiexec, 3) + [opts.commsweep, "all_reduce", "-b", "1K", "-e", "64K", "-T", "5",
+                                        "--fault", fault, "--json", results] + QUICK
+    problems = []
+    rc, out, err, elapsed = run_bounded(cmd, opts.workdir, problems)
+    if rc != rc_want:
+        problems.append("exit code %s, expected %d" % (rc, rc_want))
+    if not re.search(named, err):
+        problems.append("stderr does not match %r" % named)
+    if not re.search(r"rank 0: the 4 row\(s\) measured before the %s are kept in %s \(complete: false\)"
+                     % (cause, re.escape(results)), err):
+        problems.append("rank 0 does not say it kept the 4 rows measured before the %s" % cause)
+    leftovers = glob.glob(results + ".tmp.*")
+    if leftovers:
+        problems.append("temporary results files left behind: %s" % leftovers)
+    if not os.path.exists(results):
+        return problems + ["no results file at %s" % results], out, err
+    with open(results) as f:
+        doc = json.load(f)
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    problems += ["schema: " + e for e in validate(doc, schema, schema)]
+    summary = doc["summary"]
+    want = {"complete": False, "ok": False, "interrupted_by": cause, "wrong_total": 0}
+    for key, value in want.items():
+        if summary.get(key) != value:
+            problems.append("summary.%s is %r, expected %r" % (key, summary.get(key), value))
+    if not re.search(named, summary.get("failure", "")):
+        problems.append("summary.failure %r does not match %r" % (summary.get("failure"), named))
+    sizes = [r["size_bytes"] for r in doc["rows"]]
+    printed = [int(m) for m in re.findall(r"^\s+(\d+)\s+\d+\s+float\s+sum", out, re.M)]
+    if sizes != [1024, 2048, 4096, 8192] or printed != sizes:
+        problems.append("rows kept for sizes %s, printed %s; expected 1K to 8K" % (sizes, printed))
+    for r in doc["rows"]:
+        for half in ("out_of_place", "in_place"):
+            if r[half]["wrong"] != 0 or not r[half]["busbw_gbps"] > 0:
+                problems.append("row %d %s: wrong %r, busbw %r" % (r["size_bytes"], half, r[half]["wrong"],
+                                                                   r[half]["busbw_gbps"]))
+    return problems, out, err
+
+
+def check_kept_error(opts):
+    return check_kept(opts, "async-error:1@16K", 3, "error", r"rank 1 \(.*\): watchdog: asynchronous error")
+
+
+def check_kept_timeout(opts):
+    return check_kept(opts, "hang:2@16K", 4, "timeout", r"ranks that did not arrive: 2 \(")
+
+
+CHECKS = {"async-error": check_async_error, "kept-error": check_kept_error, "kept-timeout": check_kept_timeout, "kill-rank": check_kill_rank, "alloc": check_alloc, "oom": check_oom,
           "oom-ulimit": check_oom_ulimit}
 
 

@@ -118,6 +118,23 @@ TEST(Json, BuffersIsWrittenOnlyWhenKnown) {
   EXPECT_EQ(results_from_json(json::parse(to_json(r).dump())).provenance.buffers, "cold");
 }
 
+// A run ended early by a failure (cli/results_keeper): the cause and what happened travel in
+// the summary; a complete run has neither.
+TEST(Json, FailureOfAnIncompleteRunRoundTrips) {
+  Results r = sample();
+  EXPECT_FALSE(to_json(r).at("summary").contains("failure"));
+  r.complete = false;
+  r.interrupted_by = "timeout";
+  r.failure = "rank 0 (vm): all_reduce 16384 B did not finish within 5 s (-T); ranks that did not arrive: 2 (vm)";
+  const json summary = to_json(r).at("summary");
+  EXPECT_EQ(summary.at("interrupted_by"), "timeout");
+  EXPECT_EQ(summary.at("failure"), r.failure);
+  EXPECT_FALSE(summary.at("ok").get<bool>());
+  const Results back = results_from_json(json::parse(to_json(r).dump()));
+  EXPECT_EQ(back.interrupted_by, "timeout");
+  EXPECT_EQ(back.failure, r.failure);
+}
+
 TEST(Json, NumbersAreNumbersAndBooleansAreBooleans) {
   const json doc = to_json(sample());
   EXPECT_EQ(doc.at("schema"), "commsweep.results/1");

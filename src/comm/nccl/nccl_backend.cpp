@@ -9,11 +9,11 @@
 namespace commsweep {
 namespace {
 
-[[noreturn]] void throw_nccl(ncclResult_t rc, const char* call, const char* file, int line) {
+Error nccl_error(ncclResult_t rc, const char* call, const char* file, int line) {
   std::string message = std::string(call) + " failed: " + ncclGetErrorString(rc);
   const char* last = ncclGetLastError(nullptr);
   if (last != nullptr && *last != '\0') message += " (NCCL: " + std::string(last) + ")";
-  throw Error(ErrorKind::Nccl, message, call, file, line);
+  return Error(ErrorKind::Nccl, message, call, file, line);
 }
 
 #define CS_NCCL(call, phase) settle((call), #call, __FILE__, __LINE__, (phase))
@@ -106,7 +106,7 @@ NcclBackend::NcclBackend(World& world, const GpuChoice& gpu, const Phase& init)
   ncclUniqueId id{};
   if (world_.rank() == 0) {
     const ncclResult_t rc = ncclGetUniqueId(&id);
-    if (rc != ncclSuccess) throw_nccl(rc, "ncclGetUniqueId(&id)", __FILE__, __LINE__);
+    if (rc != ncclSuccess) throw nccl_error(rc, "ncclGetUniqueId(&id)", __FILE__, __LINE__);
   }
   world_.broadcast(&id, sizeof(id), 0, init);  // doubles as the arrival check before set-up
 
@@ -161,7 +161,11 @@ void NcclBackend::settle(ncclResult_t rc, const char* call, const char* file, in
     std::this_thread::yield();
     if (ncclCommGetAsyncError(comm_, &rc) != ncclSuccess) break;
   }
-  if (rc != ncclSuccess) throw_nccl(rc, call, file, line);
+  if (rc != ncclSuccess) fail(nccl_error(rc, call, file, line));
+}
+
+void NcclBackend::fail(const Error& e) {
+  world_.fail(error_line(world_.rank(), world_.host(), device_, e), e.what(), e.exit_code());
 }
 
 std::string NcclBackend::asynchronous_error() {
@@ -189,7 +193,7 @@ void NcclBackend::check_async_error() {
   ncclResult_t state = ncclSuccess;
   ncclCommGetAsyncError(comm_, &state);
   if (state != ncclSuccess && state != ncclInProgress) {
-    throw_nccl(state, "ncclCommGetAsyncError (asynchronous error)", __FILE__, __LINE__);
+    fail(nccl_error(state, "ncclCommGetAsyncError (asynchronous error)", __FILE__, __LINE__));
   }
 }
 
@@ -197,7 +201,10 @@ void NcclBackend::wait_event(cudaEvent_t event, const Phase& phase) {
   for (unsigned spin = 0;; ++spin) {
     const cudaError_t rc = cudaEventQuery(event);
     if (rc == cudaSuccess) return;
-    if (rc != cudaErrorNotReady) CS_CUDA(rc);
+    if (rc != cudaErrorNotReady) {
+      fail(Error(ErrorKind::Cuda, std::string("cudaEventQuery failed: ") + cudaGetErrorString(rc),
+                 "cudaEventQuery", __FILE__, __LINE__));
+    }
     if ((spin & 1023u) == 0) {
       check_async_error();
       if (phase.deadline.passed()) world_.stall(phase);

@@ -14,6 +14,7 @@
 #include "comm/backend.hpp"
 #include "comm/nccl_version.hpp"
 #include "pattern_kernels.hpp"
+#include "runtime/error.hpp"
 #include "runtime/gpu.hpp"
 
 namespace commsweep {
@@ -53,7 +54,8 @@ class NcclBackend final : public Backend {
   cudaStream_t stream() const { return stream_; }
   // Waits for `event` on this rank's stream, polled against the deadline as every collective.
   void wait(cudaEvent_t event, const Phase& phase) { wait_event(event, phase); }
-  // Checks an NCCL call's result, waiting out ncclInProgress against the deadline.
+  // Checks an NCCL call's result, waiting out ncclInProgress against the deadline; a failure
+  // ends the job in place (fail below).
   void check(ncclResult_t rc, const char* call, const char* file, int line, const Phase& phase) {
     settle(rc, call, file, line, phase);
   }
@@ -64,6 +66,10 @@ class NcclBackend final : public Backend {
   void wait_event(cudaEvent_t event, const Phase& phase);
   void wait_stream(const Phase& phase);
   void check_async_error();
+  // An error of the data plane (a failed NCCL call, an asynchronous error, a failed wait) ends
+  // the job where it is found (World::fail), not by unwinding: kernels of this communicator
+  // may still be running, and the unwinding's cudaFree would wait for them.
+  [[noreturn]] void fail(const Error& e);
 
   World& world_;
   int device_;

@@ -1,0 +1,62 @@
+#include "cli/results_keeper.hpp"
+
+#include <cstdio>
+#include <utility>
+
+#include "cli/run_setup.hpp"
+#include "runtime/world.hpp"
+
+namespace commsweep {
+
+ResultsKeeper::ResultsKeeper(std::string path, report::Results header)
+    : path_(std::move(path)), kept_(std::move(header)) {
+  kept_.rows.clear();
+  kept_.ep_rows.clear();
+}
+
+void ResultsKeeper::add(const report::ResultRow& row) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  kept_.rows.push_back(row);
+}
+
+void ResultsKeeper::add(const report::EpRow& row) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  kept_.ep_rows.push_back(row);
+}
+
+void ResultsKeeper::write_final(const report::Results& results) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  written_ = true;
+  write_results(path_, results);
+}
+
+void ResultsKeeper::write_incomplete(const std::string& cause, const std::string& message) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (written_ || (kept_.rows.empty() && kept_.ep_rows.empty())) return;
+  written_ = true;
+  report::Results r = kept_;
+  r.complete = false;
+  r.interrupted_by = cause;
+  r.failure = message;
+  r.wrong_total = 0;
+  for (const auto& row : r.rows) r.wrong_total += row.out_of_place.wrong.value_or(0) + row.in_place.wrong.value_or(0);
+  for (const auto& row : r.ep_rows) r.wrong_total += row.dispatch.wrong + row.combine.wrong;
+  r.avg_busbw_gbps = report::average_busbw(r.rows);
+  write_results(path_, r);
+  std::fprintf(stderr,
+               "commsweep: rank 0: the %zu row(s) measured before the %s are kept in %s (complete: "
+               "false)\n",
+               r.rows.size() + r.ep_rows.size(), cause.c_str(), path_.c_str());
+  std::fflush(stderr);
+}
+
+std::shared_ptr<ResultsKeeper> keep_results(World& world, const std::string& path, report::Results header) {
+  if (world.rank() != 0 || path.empty()) return nullptr;
+  auto keeper = std::make_shared<ResultsKeeper>(path, std::move(header));
+  world.set_last_words([keeper](const std::string& cause, const std::string& message) {
+    keeper->write_incomplete(cause, message);
+  });
+  return keeper;
+}
+
+}  // namespace commsweep
