@@ -10,6 +10,10 @@
 #   sigterm-ranks   SIGTERM to every rank (a pod's processes): exit 5, results incomplete
 #   async-error     --fault async-error:1 over NET/Socket (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1):
 #                   rank 1 aborts its communicator; a peer's asynchronous error ends the job, exit 3
+#   hang-kept       --fault hang:2@64K: exit 4, rank 2 named, the sizes below 64K kept in the
+#                   results file (complete=false, interrupted_by=timeout)
+#   async-kept      --fault async-error:1@64K over NET/Socket: exit 3, the sizes below 64K kept
+#                   (interrupted_by=error): the peers end the job in place, not by unwinding
 # Prints one markdown row per case (case | command | exit | seconds | what the user saw |
 # results file | verdict) and writes the table, every case's output and, for the SIGTERM cases,
 # the ranks' per-thread signal masks under OUT. Runs in about two minutes; every case is under
@@ -26,8 +30,8 @@ readonly BACKEND=${FAULTS_BACKEND:-nccl}
 readonly NP=${FAULTS_NP:-4}
 LOGS=${OUT:-./gpu-faults-logs}  # made absolute in main
 # The cases left after this many seconds are skipped: with a case's own bound (60 s at most)
-# and the clean-up, the script ends inside 4 minutes even when every case hangs.
-readonly TOTAL_BOUND_S=170
+# and the clean-up, the script ends inside 5 minutes even when every case hangs.
+readonly TOTAL_BOUND_S=230
 readonly FIRST_ROW_WAIT_S=60    # NCCL set-up on 4 GPUs takes seconds; a minute is a failure
 readonly RESULTS_NAME=results.json
 # Every sweep: the backend, checked, short (a case is about the fault, not the figures).
@@ -220,9 +224,10 @@ finish_case() {
 }
 
 # A case that runs to its end by itself: name, bound, expected exit code, a text the first
-# error line must hold, then the command.
+# error line must hold, then the command. No results file is expected, unless WANT_STATE
+# names the start of its state (results_state).
 plain_case() {
-  local name=$1 bound=$2 want_rc=$3 want_text=$4
+  local name=$1 bound=$2 want_rc=$3 want_text=$4 want_state=${WANT_STATE:-none}
   shift 4
   local dir="$LOGS/$name"
   fresh_dir "$dir"
@@ -232,7 +237,7 @@ plain_case() {
   [ "$RC" = "$want_rc" ] || verdict="FAIL: exit $RC, expected $want_rc"
   [ "$TIMED_OUT" = 0 ] || verdict="FAIL: still running at the bound ($bound s)"
   [[ "$SAW" == *"$want_text"* ]] || verdict="${verdict/#PASS/FAIL:} no '$want_text' in the message"
-  [ "$STATE" = "none" ] || verdict="${verdict/#PASS/FAIL:} results file: $STATE"
+  [[ "$STATE" == "$want_state"* ]] || verdict="${verdict/#PASS/FAIL:} results file: $STATE"
   row "$name" "$*" "$RC" "$ELAPSED" "$SAW" "$STATE" "$verdict"
 }
 
@@ -349,6 +354,25 @@ case_async_error() {
   plain_case async-error 60 3 "error" "${cmd[@]}"
 }
 
+# The failures from 64K on, after the smaller sizes were measured: rank 0 keeps those rows.
+case_hang_kept() {
+  local -a cmd
+  mapfile -t cmd < <(mpirun_base)
+  cmd+=(-np "$NP" "$BIN" all_reduce -b 8 -e 1M -T 5 --fault hang:2@64K --json "$LOGS/hang-kept/$RESULTS_NAME"
+        "${SWEEP_ARGS[@]}")
+  WANT_STATE="incomplete (complete=false, interrupted_by=timeout), 13 rows" \
+    plain_case hang-kept 60 4 "ranks that did not arrive: 2" "${cmd[@]}"
+}
+
+case_async_kept() {
+  local -a cmd
+  mapfile -t cmd < <(mpirun_base)
+  cmd+=(-x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1 -x NCCL_DEBUG=WARN -np "$NP" "$BIN" all_reduce -b 8 -e 1M
+        -T 20 --fault async-error:1@64K --json "$LOGS/async-kept/$RESULTS_NAME" "${SWEEP_ARGS[@]}")
+  WANT_STATE="incomplete (complete=false, interrupted_by=error), 13 rows" \
+    plain_case async-kept 60 3 "error" "${cmd[@]}"
+}
+
 table_header() {
   echo "| case | command | exit | s | what the user saw | results file | verdict |"
   echo "|---|---|---|---|---|---|---|"
@@ -363,7 +387,7 @@ main() {
   command -v python3 >/dev/null || die "python3 not found (it reads the results files)"
   mkdir -p "$LOGS"
   LOGS=$(realpath "$LOGS")
-  local -a cases=(kill-rank hang alloc mpmd oom sigterm-mpirun sigterm-ranks async-error)
+  local -a cases=(kill-rank hang alloc mpmd oom sigterm-mpirun sigterm-ranks async-error hang-kept async-kept)
   [ $# -eq 0 ] || cases=("$@")
   say "backend $BACKEND, $NP ranks, logs in $LOGS"
   table_header
