@@ -3,7 +3,11 @@
 # entrypoints in network namespaces, mpirun over ssh between them, commsweep on the mpi
 # backend. Exit 0 when the case behaves as it must, 77 (skip) where the machine cannot emulate
 # pods, 1 otherwise. Everything it starts is ended on exit, also on failure.
-#   e2e_case.sh --case NAME --commsweep BIN --workdir DIR --schema SCHEMA [-- CASE ARGS]
+#   e2e_case.sh --case NAME --commsweep BIN --seccomp LAUNCHER|none --workdir DIR --schema SCHEMA
+#               [-- CASE ARGS]
+# LAUNCHER: tests/security's seccomp-runtime-default; every pod's processes run under the
+# seccomp filter the manifest's RuntimeDefault gives them. none: no launcher was built (not
+# x86_64 Linux): the pods run unfiltered and the seccomp checks are left out, said in the log.
 # Cases: ok, three_workers, worker_never_starts, worker_dies, bad_hostfile, sigterm, baremetal,
 # nightly, suite.
 set -euo pipefail
@@ -27,6 +31,7 @@ export COMMSWEEP_SSH_PORT=2222
 
 FAILURES=()
 CASE_ARGS=()
+SECCOMP_LAUNCHER=""
 expect() {
   local what=$1
   shift
@@ -55,19 +60,43 @@ create_job() {
   done
 }
 
-# The pod's privileges from the Job's securityContext (task mpimaster or mpiworker).
+# The pod's privileges from the Job's securityContext (task mpimaster or mpiworker): setpriv's
+# arguments, and the seccomp launcher's command line unless no launcher was built.
 pod_privileges() {
-  local out=$1 task=$2
-  python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" "$task" >"$out" ||
+  local dir=$1 task=$2
+  python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" "$task" >"$dir/setpriv" ||
     { log "cannot read $task's securityContext from volcano/base/job.yaml"; exit 1; }
+  [ "$SECCOMP_LAUNCHER" != none ] || return 0
+  python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" "$task" --seccomp \
+    "$SECCOMP_LAUNCHER" >"$dir/seccomp" ||
+    { log "cannot emulate $task's seccompProfile from volcano/base/job.yaml"; exit 1; }
+}
+
+# pod_security.py --check for the pods' processes: capabilities, no_new_privs, and seccomp
+# filter mode (Seccomp: 2) where the launcher was built.
+#   pods_hold TASK PID...
+pods_hold() {
+  local task=$1
+  shift
+  local -a without=()
+  [ "$SECCOMP_LAUNCHER" != none ] || without=(--without-seccomp)
+  python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" "$task" --check "${without[@]}" "$@"
+}
+
+# The pids of a pod's processes whose command is `comm` (e.g. commsweep: the ranks).
+#   pod_pids_named TAG COMM
+pod_pids_named() {
+  ip netns pids "$(pod_ns "$1")" | while read -r pid; do
+    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != "$2" ] || echo "$pid"
+  done
 }
 
 make_pod_dir() {
   local pod=$1 ip=$2 dns=$3 dir="$E2E_WORK/$1"
   mkdir -p "$dir"
   case "$pod" in
-    *-mpimaster-*) pod_privileges "$dir/setpriv" mpimaster ;;
-    *) pod_privileges "$dir/setpriv" mpiworker ;;
+    *-mpimaster-*) pod_privileges "$dir" mpimaster ;;
+    *) pod_privileges "$dir" mpiworker ;;
   esac
   make_etc_hosts "$dir/hosts" "$pod" "$ip" "$dns"
   cp -r "$E2E_WORK/secret" "$dir/ssh"
@@ -140,8 +169,8 @@ assert env.get("NCCL_E2E_MARKER") == env.get("UCX_E2E_MARKER") == "from-the-mast
   expect "worker 0's sshd offers public keys only" sshd_offers_keys_only 0
   local -a worker_pids
   mapfile -t worker_pids < <(ip netns pids "$(pod_ns w0)")
-  expect "worker 0's processes hold only the manifest's capabilities, no_new_privs" \
-    python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" mpiworker --check "${worker_pids[@]}"
+  expect "worker 0's processes hold only the manifest's capabilities, no_new_privs, seccomp filter" \
+    pods_hold mpiworker "${worker_pids[@]}"
 }
 
 # 3 workers, 2 ranks each, sshd on another port, the ssh plugin's files elsewhere
@@ -251,6 +280,15 @@ case_sigterm() {
     FAILURES+=("the sweep never printed a row")
     return 0
   fi
+  # The sweep runs: its ranks (and every other process of the pods) hold the manifest's
+  # privileges, under the RuntimeDefault seccomp filter.
+  local -a ranks master_pids
+  mapfile -t ranks < <(pod_pids_named w0 commsweep; pod_pids_named w1 commsweep)
+  expect "the ranks run in the worker pods (${#ranks[@]} commsweep processes)" test "${#ranks[@]}" -ge 2
+  expect "the ranks hold the worker's capabilities, no_new_privs, seccomp filter" pods_hold mpiworker "${ranks[@]}"
+  mapfile -t master_pids < <(ip netns pids "$(pod_ns m)")
+  expect "the master's processes (entrypoint, mpirun, ssh) hold no capability, seccomp filter" \
+    pods_hold mpimaster "${master_pids[@]}"
   sleep 1
   kill -TERM "$pid"
   wait_pod "$pid" 30
@@ -433,6 +471,7 @@ main() {
     case "$1" in
       --case) name=$2; shift 2 ;;
       --commsweep) commsweep=$2; shift 2 ;;
+      --seccomp) SECCOMP_LAUNCHER=$2; shift 2 ;;
       --workdir) E2E_WORK=$2; shift 2 ;;
       --schema) SCHEMA=$2; shift 2 ;;
       --) shift; CASE_ARGS=("$@"); break ;;
@@ -440,6 +479,13 @@ main() {
     esac
   done
   declare -F "case_$name" >/dev/null || { echo "e2e_case.sh: unknown case '$name'" >&2; exit 2; }
+  [ -n "$SECCOMP_LAUNCHER" ] || { echo "e2e_case.sh: --seccomp LAUNCHER|none is needed" >&2; exit 2; }
+  if [ "$SECCOMP_LAUNCHER" = none ]; then
+    log "no seccomp launcher built: the pods run without their RuntimeDefault seccomp filter"
+  elif [ ! -x "$SECCOMP_LAUNCHER" ]; then
+    echo "e2e_case.sh: --seccomp $SECCOMP_LAUNCHER is not an executable" >&2
+    exit 2
+  fi
   require_emulation
   remove_stale_namespaces
   rm -rf "$E2E_WORK"

@@ -3,8 +3,9 @@
 # container would see, then execs the pod's command.
 #   pod_init.sh POD_DIR POD_NAME COMMAND...
 # POD_DIR holds hosts (its /etc/hosts), ssh/ (the ssh plugin's Secret), volcano/ (the svc
-# plugin's ConfigMap) and setpriv (the container's capabilities and no_new_privs as setpriv
-# arguments, one a line: pod_security.py).
+# plugin's ConfigMap), setpriv (the container's capabilities and no_new_privs as setpriv
+# arguments, one a line: pod_security.py) and seccomp (the seccomp-runtime-default command line
+# that puts the container's RuntimeDefault filter on the pod's command, one word a line).
 set -euo pipefail
 
 dir=$1
@@ -49,8 +50,12 @@ case "$(cd "$(dirname "$0")" && pwd -P)/ $dir/ ${COMMSWEEP_BIN:-}" in
 esac
 # The container's privileges (volcano/base/job.yaml's securityContext): the pod's processes
 # keep only the capabilities the manifest gives, as under the container runtime.
+# Then the runtime's default seccomp filter for those capabilities, on the pod's command and
+# everything it starts (sshd's sessions, orted, the ranks), as the runtime puts it on a container.
+seccomp=()
+[ ! -f "$dir/seccomp" ] || mapfile -t seccomp <"$dir/seccomp"
 if [ -f "$dir/setpriv" ]; then
   mapfile -t privileges <"$dir/setpriv"
-  exec setpriv "${privileges[@]}" "$@"
+  exec setpriv "${privileges[@]}" "${seccomp[@]}" "$@"
 fi
-exec "$@"
+exec "${seccomp[@]}" "$@"

@@ -5,9 +5,19 @@ container runtime under volcano/base/job.yaml's securityContext: the capability 
 allowPrivilegeEscalation is false. A root process exec'd under a bounding set gets just those
 capabilities, as in the container.
 
+The container's seccomp profile is emulated with tests/security/seccomp-runtime-default
+(RuntimeDefault's filter for the container's capabilities); Unconfined needs nothing, Localhost
+(a node's file) cannot be emulated.
+
 Usage: pod_security.py JOB_YAML TASK               prints the arguments, one a line
-       pod_security.py JOB_YAML TASK --check PID...  exit 1 unless each live PID has exactly
-                                                     the task's capabilities (and no_new_privs)
+       pod_security.py JOB_YAML TASK --seccomp LAUNCHER
+                                  prints the launcher's command line for the task's container,
+                                  one word a line (nothing when it runs Unconfined)
+       pod_security.py JOB_YAML TASK --check [--without-seccomp] PID...
+                                  exit 1 unless each live PID has exactly the task's
+                                  capabilities (and no_new_privs), and runs in seccomp filter
+                                  mode (Seccomp: 2) where the task's profile is RuntimeDefault
+                                  (unless --without-seccomp: no launcher was built)
 """
 import sys
 
@@ -19,11 +29,35 @@ RUNTIME_DEFAULT = ["CHOWN", "DAC_OVERRIDE", "FSETID", "FOWNER", "MKNOD", "NET_RA
                    "AUDIT_WRITE"]
 
 
+def task_pod(job, task_name):
+    return next(t for t in job["spec"]["tasks"] if t["name"] == task_name)["template"]["spec"]
+
+
+def task_seccomp(job, task_name):
+    """The seccomp profile type of the task's container: its own, else the pod's (Kubernetes'
+    rule); unset means the kubelet's default, Unconfined."""
+    pod = task_pod(job, task_name)
+    own = (pod["containers"][0].get("securityContext") or {}).get("seccompProfile")
+    profile = own if own is not None else (pod.get("securityContext") or {}).get("seccompProfile")
+    return (profile or {}).get("type", "Unconfined")
+
+
+def seccomp_args(job, task_name, launcher):
+    kind = task_seccomp(job, task_name)
+    if kind == "Unconfined":
+        return []
+    if kind != "RuntimeDefault":
+        sys.exit("pod_security: %s's seccompProfile %s cannot be emulated here" % (task_name, kind))
+    caps, _ = task_privileges(job, task_name)
+    if caps is None:
+        return []  # privileged containers run Unconfined whatever the profile says
+    return [launcher, "--caps", ",".join(sorted(caps)), "--"]
+
+
 def task_privileges(job, task_name):
     """(capabilities, no_new_privs) of the task's container; capabilities None when it is
     privileged (everything)."""
-    task = next(t for t in job["spec"]["tasks"] if t["name"] == task_name)
-    sc = task["template"]["spec"]["containers"][0].get("securityContext") or {}
+    sc = task_pod(job, task_name)["containers"][0].get("securityContext") or {}
     if sc.get("privileged"):
         return None, False
     caps = sc.get("capabilities") or {}
@@ -57,8 +91,9 @@ def capability_names(mask):
     return {name for i, name in enumerate(CAP_NUMBERS) if mask >> i & 1}
 
 
-def check_pids(want, no_new_privs, pids):
-    """Each PID's bounding set (what any of its children can ever have) and no_new_privs."""
+def check_pids(want, no_new_privs, seccomp, pids):
+    """Each PID's bounding set (what any of its children can ever have), no_new_privs and,
+    when `seccomp`, the filter mode (2) seccomp-runtime-default put it in."""
     if want is None:
         want = set(CAP_NUMBERS)  # privileged: every capability
     problems, checked = [], 0
@@ -76,6 +111,9 @@ def check_pids(want, no_new_privs, pids):
             problems.append("pid %s (%s): capabilities %s, expected %s" % (pid, comm, sorted(have), sorted(want)))
         if no_new_privs and status.get("NoNewPrivs", "0").strip() != "1":
             problems.append("pid %s (%s): no_new_privs is not set" % (pid, comm))
+        if seccomp and status.get("Seccomp", "0").strip() != "2":
+            problems.append("pid %s (%s): Seccomp is %s, expected 2 (the RuntimeDefault filter)"
+                            % (pid, comm, status.get("Seccomp", "absent").strip()))
     if checked == 0:
         problems.append("none of the processes %s could be read" % pids)
     for p in problems:
@@ -84,14 +122,22 @@ def check_pids(want, no_new_privs, pids):
 
 
 def main():
-    if len(sys.argv) < 3 or (len(sys.argv) > 3 and sys.argv[3] != "--check"):
+    args = sys.argv[1:]
+    if len(args) < 2 or (len(args) > 2 and args[2] not in ("--check", "--seccomp")) or \
+            (len(args) > 2 and args[2] == "--seccomp" and len(args) != 4):
         sys.exit(__doc__)
-    with open(sys.argv[1]) as f:
+    with open(args[0]) as f:
         job = yaml.safe_load(f)
-    caps, no_new_privs = task_privileges(job, sys.argv[2])
-    if len(sys.argv) > 3:
-        sys.exit(check_pids(caps, no_new_privs, sys.argv[4:]))
-    print("\n".join(setpriv_args(caps, no_new_privs)))
+    caps, no_new_privs = task_privileges(job, args[1])
+    if len(args) > 2 and args[2] == "--seccomp":
+        print("\n".join(seccomp_args(job, args[1], args[3])))
+    elif len(args) > 2:
+        pids = args[3:]
+        without = bool(pids) and pids[0] == "--without-seccomp"
+        seccomp = not without and task_seccomp(job, args[1]) == "RuntimeDefault" and caps is not None
+        sys.exit(check_pids(caps, no_new_privs, seccomp, pids[1:] if without else pids))
+    else:
+        print("\n".join(setpriv_args(caps, no_new_privs)))
 
 
 if __name__ == "__main__":

@@ -88,6 +88,15 @@ SECURITY_MUTATIONS = {
     "svc NetworkPolicy off": lambda j, d: j["spec"]["plugins"].update(svc=["--disable-network-policy=true"]),
     "own NetworkPolicy": lambda j, d: d.append({"kind": "NetworkPolicy", "metadata": {"name": "open"}}),
     "own Secret": lambda j, d: d.append({"kind": "Secret", "metadata": {"name": "keys"}}),
+    "worker seccompProfile removed": lambda j, d: pod_of(j, 1).setdefault("securityContext", {})
+                                                  .pop("seccompProfile", None),
+    "master pod securityContext removed": lambda j, d: pod_of(j, 0).pop("securityContext", None),
+    "master seccomp Unconfined": lambda j, d: pod_of(j, 0).setdefault("securityContext", {}).update(
+        seccompProfile={"type": "Unconfined"}),
+    "worker seccomp Localhost": lambda j, d: pod_of(j, 1).setdefault("securityContext", {}).update(
+        seccompProfile={"type": "Localhost", "localhostProfile": "profiles/commsweep.json"}),
+    "worker container overrides Unconfined": lambda j, d: worker(j)["securityContext"].update(
+        seccompProfile={"type": "Unconfined"}),
 }
 
 
@@ -99,14 +108,18 @@ def worker(job):
     return pod_of(job, 1)["containers"][0]
 
 
+ROW = "%-10s %-9s %-38s %-11s %-10s %-12s %-7s %s"
+
+
 def security_row(mode, pod_spec, task):
     c = pod_spec["containers"][0]
     sc = c.get("securityContext", {})
     caps = security.effective_capabilities(c)
-    return "%-10s %-9s %-38s %-11s %-10s %-12s %s" % (
+    seccomp = (security.seccomp_profile(pod_spec, c) or {}).get("type", "unset")
+    return ROW % (
         mode, task, "(runtime default)" if caps is None else ",".join(caps) or "none",
         bool(sc.get("privileged")), bool(pod_spec.get("hostNetwork")),
-        sc.get("allowPrivilegeEscalation"), pod_spec.get("automountServiceAccountToken"))
+        sc.get("allowPrivilegeEscalation"), pod_spec.get("automountServiceAccountToken"), seccomp)
 
 
 def cmd_security(args, stage, failures):
@@ -114,8 +127,8 @@ def cmd_security(args, stage, failures):
     security.POLICY (printed as a table), then each SECURITY_MUTATIONS case must be caught.
     Every other shape gets the same security checks from `modes` (rules.check_job and
     security.check_rendering on every shape x mode): rendered once there, not again here."""
-    print("%-10s %-9s %-38s %-11s %-10s %-12s %s" % ("mode", "pod", "capabilities (drop ALL, add)",
-                                                     "privileged", "hostNet", "escalation", "token"))
+    print(ROW % ("mode", "pod", "capabilities (drop ALL, add)", "privileged", "hostNet", "escalation",
+                 "token", "seccomp"))
     first = None
     shape = DEFAULT_SHAPE
     for mode in MODES:

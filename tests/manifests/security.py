@@ -5,7 +5,8 @@ the capabilities each container adds after dropping ALL, and why. Nothing runs p
 the host's network, PID or IPC namespace, with host paths, with a service account token, or
 able to gain privileges (setuid binaries); the svc plugin's NetworkPolicy stays on and the
 rendering brings no NetworkPolicy or Secret of its own (the ssh plugin's Secret is the only
-credential). check_pod_security and check_rendering return messages (empty: kept).
+credential). Every container runs under the runtime's default seccomp profile (RuntimeDefault),
+set on the pod or on each container, and no container overrides it. check_pod_security and check_rendering return messages (empty: kept).
 """
 
 POLICY = {
@@ -19,6 +20,11 @@ POLICY = {
 FORBIDDEN_CAPS = {"SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "SYS_RAWIO", "NET_ADMIN", "SYS_RESOURCE",
                   "DAC_READ_SEARCH", "BPF", "PERFMON", "ALL"}
 HOST_NAMESPACES = ("hostNetwork", "hostPID", "hostIPC")
+# The one seccomp profile allowed. Unconfined lifts every syscall filter. Localhost is a file
+# on each node, outside this repository: nothing here can review or test it (tests/e2e and
+# scripts/gpu-seccomp.sh run under RuntimeDefault's filter), and a node without the file fails
+# the pod at start. So RuntimeDefault only.
+SECCOMP_TYPE = "RuntimeDefault"
 
 
 def check_pod_security(task, pod, add=None):
@@ -38,6 +44,25 @@ def check_pod_security(task, pod, add=None):
     want = POLICY.get(task, {}).get("add", set()) if add is None else add
     for c in pod.get("initContainers", []) + pod.get("containers", []):
         problems.extend(check_container(task, c, want))
+    problems.extend(check_seccomp(task, pod))
+    return problems
+
+
+def seccomp_profile(pod, container):
+    """The profile the container runs under: its own securityContext's, else the pod's."""
+    own = (container.get("securityContext") or {}).get("seccompProfile")
+    return own if own is not None else (pod.get("securityContext") or {}).get("seccompProfile")
+
+
+def check_seccomp(task, pod):
+    problems = []
+    for c in pod.get("initContainers", []) + pod.get("containers", []):
+        profile = seccomp_profile(pod, c) or {}
+        if profile.get("type") != SECCOMP_TYPE:
+            problems.append("security: %s container %s runs with seccompProfile %s, expected type %s "
+                            "(set on the pod's securityContext; Unconfined and Localhost are not allowed)"
+                            % (task, c.get("name"), profile or "unset (the kubelet's default: Unconfined)",
+                               SECCOMP_TYPE))
     return problems
 
 
@@ -103,6 +128,7 @@ def check_runner(pod):
         if sc.get("runAsNonRoot") is not True:
             problems.append("security: the nightly runner %s may run as root" % c.get("name"))
         problems.extend(check_container("nightly runner", c, set()))
+    problems.extend(check_seccomp("nightly runner", pod))
     return problems
 
 
