@@ -227,6 +227,11 @@ std::string cause_of(int code) {
 }  // namespace
 
 void World::fail(const std::string& line, const std::string& message, int code) {
+  // The main thread and the watchdog may both find the failure (an asynchronous error): the
+  // first reports it, the second waits for it to end the job.
+  if (failing_.exchange(true)) {
+    while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
   std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
   const std::string where = "rank " + std::to_string(rank_) + " (" + host_ + "): " + message;

@@ -135,6 +135,7 @@ class World {
   bool threads_multiple_ = false;  // MPI_THREAD_MULTIPLE: the watchdog may call MPI
   std::atomic<bool> stalled_{false};
   std::atomic<bool> aborting_{false};
+  std::atomic<bool> failing_{false};
 };
 
 }  // namespace commsweep
