@@ -1,5 +1,7 @@
 #include "core/secrets.hpp"
 
+#include "core/strings.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -7,12 +9,6 @@
 namespace commsweep {
 
 namespace {
-
-std::string upper_case(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return text;
-}
 
 bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 

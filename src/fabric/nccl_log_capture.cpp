@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/strings.hpp"
+
 namespace commsweep::fabric {
 
 namespace fs = std::filesystem;
@@ -21,15 +23,10 @@ std::optional<std::string> env(const char* name) {
   return v ? std::optional<std::string>(v) : std::nullopt;
 }
 
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
-
 // NCCL_DEBUG_SUBSYS without INIT (or with ^INIT) loses the lines that name the rank and its
 // connections.
 bool subsys_has_init(const std::string& subsys) {
-  const std::string s = upper(subsys);
+  const std::string s = upper_case(subsys);
   if (s.rfind('^', 0) == 0) return s.find("INIT") == std::string::npos;
   return s.find("INIT") != std::string::npos || s.find("ALL") != std::string::npos;
 }
@@ -40,9 +37,7 @@ constexpr const char* kHowToCapture =
 }  // namespace
 
 std::string nccl_log_host_name() {
-  char name[1024] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
-  std::string host(name);
+  std::string host = system_host_name();
   host = host.substr(0, host.find('.'));
   std::replace(host.begin(), host.end(), '%', '-');
   std::replace(host.begin(), host.end(), '/', '-');
@@ -75,7 +70,7 @@ NcclLogCapture::NcclLogCapture() {
   const auto debug = env("NCCL_DEBUG");
   const auto file = env("NCCL_DEBUG_FILE");
   if (debug || file) {
-    const std::string level = upper(debug.value_or(""));
+    const std::string level = upper_case(debug.value_or(""));
     if ((level == "INFO" || level == "TRACE") && file) {
       mode_ = Mode::UserFile;
       user_file_ = expand_nccl_debug_file(*file, nccl_log_host_name(), static_cast<int>(getpid()));

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/strings.hpp"
 #include "runtime/error.hpp"
 #include "runtime/mpi_check.hpp"
 
@@ -19,8 +20,8 @@ namespace commsweep {
 namespace {
 
 constexpr int kStallTag = 7001;
+constexpr int kHostNameBytes = 256;  // each rank's node name in the host gather
 constexpr int kFailTag = 7002;  // a rank's failure report to rank 0: "CODE\nMESSAGE"
-constexpr int kHostNameBytes = 256;
 constexpr auto kPollInterval = std::chrono::microseconds(50);
 // Busy-poll (yielding) this long before sleeping between polls, as MPI_Wait itself spins:
 // short collectives are timed without a sleep's latency, long hangs cost no CPU.
@@ -56,12 +57,6 @@ std::string attendance(const std::vector<bool>& waiting, const std::vector<std::
     return "; every rank arrived and waited: the operation itself hung (fabric, driver or NCCL)";
   }
   return "; ranks that did not arrive: " + missing.str() + "; ranks waiting: " + present.str();
-}
-
-std::string local_host_name() {
-  std::array<char, kHostNameBytes> name{};
-  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
-  return name.data();
 }
 
 // Runs `work` on a thread of its own and waits for it at most `seconds`; false if it is still
@@ -107,7 +102,7 @@ World::World() {
   CS_MPI(MPI_Comm_size(local, &local_size_));
   MPI_Comm_free(&local);
 
-  host_ = node_name(local_host_name(), std::getenv("NCCL_HOSTID"));
+  host_ = node_name(system_host_name(), std::getenv("NCCL_HOSTID"));
   std::vector<char> all(static_cast<std::size_t>(kHostNameBytes) * size_);
   std::array<char, kHostNameBytes> mine{};
   std::strncpy(mine.data(), host_.c_str(), mine.size() - 1);
