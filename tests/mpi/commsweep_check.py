@@ -121,6 +121,33 @@ def launcher(mpiexec, np):
     return cmd
 
 
+def start_job(cmd, workdir):
+    """Starts cmd in a process group of its own, its output in workdir/stdout.txt and
+    stderr.txt (files, not pipes: a pipe nobody reads while the job runs fills up and blocks
+    mpirun), for a checker that acts on the job while it runs. (proc, files)."""
+    print("running: " + " ".join(cmd), flush=True)
+    files = (open(os.path.join(workdir, "stdout.txt"), "w"), open(os.path.join(workdir, "stderr.txt"), "w"))
+    return subprocess.Popen(cmd, stdout=files[0], stderr=files[1], start_new_session=True), files
+
+
+def finish_job(proc, files, workdir, until, problems, overdue):
+    """Waits for a start_job job until `until` (time.monotonic()); past it ends its process group
+    and adds `overdue` to problems. (returncode, stdout, stderr)."""
+    try:
+        proc.wait(timeout=max(1.0, until - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        problems.append(overdue)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    for f in files:
+        f.close()
+    with open(os.path.join(workdir, "stdout.txt")) as f:
+        out = f.read()
+    with open(os.path.join(workdir, "stderr.txt")) as f:
+        err = f.read()
+    return proc.returncode, out, err
+
+
 def run(cmd, bound, workdir):
     """Runs cmd in its own process group; ends the group if it outlives `bound` seconds."""
     start = time.monotonic()

@@ -33,13 +33,12 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from commsweep_check import SKIP_CODE, launcher, run, run_mode_checks  # noqa: E402
+from commsweep_check import SKIP_CODE, finish_job, launcher, run, run_mode_checks, start_job  # noqa: E402
 from results_json import validate  # noqa: E402
 
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "schema",
@@ -55,33 +54,6 @@ def fresh_results(workdir):
     if os.path.exists(results):
         os.remove(results)
     return results
-
-
-def start(cmd, workdir):
-    """Starts the job with its output in files, which kill-rank reads while it runs."""
-    print("running: " + " ".join(cmd), flush=True)
-    out_f = open(os.path.join(workdir, "stdout.txt"), "w")
-    err_f = open(os.path.join(workdir, "stderr.txt"), "w")
-    proc = subprocess.Popen(cmd, stdout=out_f, stderr=err_f, start_new_session=True)
-    return proc, out_f, err_f
-
-
-def finish(proc, files, workdir, started, problems):
-    """Waits for the job up to BOUND_S from its start, ends its process group past that."""
-    try:
-        proc.wait(timeout=max(1.0, BOUND_S - (time.monotonic() - started)))
-    except subprocess.TimeoutExpired:
-        problems.append("still running after %d s: ended it" % BOUND_S)
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    for f in files:
-        f.close()
-    print("exit code %s after %.1f s" % (proc.returncode, time.monotonic() - started))
-    with open(os.path.join(workdir, "stdout.txt")) as f:
-        out = f.read()
-    with open(os.path.join(workdir, "stderr.txt")) as f:
-        err = f.read()
-    return proc.returncode, out, err
 
 
 def run_bounded(cmd, workdir, problems):
@@ -136,7 +108,7 @@ def check_kill_rank(opts):
     cmd = launcher(opts.mpiexec, 3) + [opts.commsweep, "all_reduce", "-b", "8", "-e", "64K",
                                         "-N", "0", "--json", results, "-T", "20"] + QUICK
     started = time.monotonic()
-    proc, out_f, err_f = start(cmd, opts.workdir)
+    proc, files = start_job(cmd, opts.workdir)
     problems = []
     victim = None
     while time.monotonic() - started < 30 and proc.poll() is None:
@@ -152,7 +124,9 @@ def check_kill_rank(opts):
         print("SIGKILL to rank 1 (pid %d) %.1f s after start" % (victim, time.monotonic() - started))
         os.kill(victim, signal.SIGKILL)
     killed_at = time.monotonic()
-    rc, out, err = finish(proc, (out_f, err_f), opts.workdir, started, problems)
+    rc, out, err = finish_job(proc, files, opts.workdir, started + BOUND_S, problems,
+                              "still running after %d s: ended it" % BOUND_S)
+    print("exit code %s after %.1f s" % (rc, time.monotonic() - started))
     print("the job ended %.1f s after the kill" % (time.monotonic() - killed_at))
     if rc == 0:
         problems.append("exit code 0 after a rank was killed")

@@ -22,7 +22,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from commsweep_check import launcher, run_mode_checks  # noqa: E402
+from commsweep_check import finish_job, launcher, run_mode_checks, start_job  # noqa: E402
 
 BOUND_S = 60  # the whole job, start to end
 
@@ -43,34 +43,21 @@ def check_mismatch(opts):
 
 
 def run_and_signal(cmd, workdir, after_s):
-    """Starts cmd with its output in files (a pipe nobody reads during the wait would fill up
-    and block mpirun itself), sends SIGTERM after `after_s` seconds, waits up to BOUND_S.
+    """Starts cmd, sends SIGTERM after `after_s` seconds, waits up to BOUND_S.
     Returns (problems, out, err, returncode)."""
-    print("running: " + " ".join(cmd), flush=True)
-    out_path = os.path.join(workdir, "stdout.txt")
-    err_path = os.path.join(workdir, "stderr.txt")
     start = time.monotonic()
     problems = []
-    with open(out_path, "w") as out_f, open(err_path, "w") as err_f:
-        p = subprocess.Popen(cmd, stdout=out_f, stderr=err_f, start_new_session=True)
-        time.sleep(after_s)
-        p.send_signal(signal.SIGTERM)
-        signalled = time.monotonic()
-        try:
-            p.wait(timeout=BOUND_S)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-            problems.append("still running %d s after SIGTERM" % BOUND_S)
-    with open(out_path) as f:
-        out = f.read()
-    with open(err_path) as f:
-        err = f.read()
+    p, files = start_job(cmd, workdir)
+    time.sleep(after_s)
+    p.send_signal(signal.SIGTERM)
+    signalled = time.monotonic()
+    rc, out, err = finish_job(p, files, workdir, signalled + BOUND_S, problems,
+                              "still running %d s after SIGTERM" % BOUND_S)
     print("ended %.1f s after SIGTERM (sent %.0f s after start), exit code %d"
-          % (time.monotonic() - signalled, signalled - start, p.returncode))
-    if p.returncode == 0:
+          % (time.monotonic() - signalled, signalled - start, rc))
+    if rc == 0:
         problems.append("exit code 0 for an interrupted run")
-    return problems, out, err, p.returncode
+    return problems, out, err, rc
 
 
 def check_interrupted_json(results):
