@@ -13,13 +13,12 @@ Standard library only.
 import argparse
 import json
 import os
-import shlex
 import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
 from commsweep_check import Failures, verdict  # noqa: E402
-from suite_check import check_results, check_sweeps  # noqa: E402
+from suite_check import check_results, check_sweeps, parse_sweeps  # noqa: E402
 
 
 def main():
@@ -29,11 +28,7 @@ def main():
     p.add_argument("--np", type=int, required=True)
     p.add_argument("--sweep", action="append", default=[])
     opts = p.parse_args()
-    sweeps = []
-    for spec in opts.sweep:
-        kind, _, rest = spec.partition(":")
-        name, _, args = rest.partition("=")
-        sweeps.append((name, kind, shlex.split(args) + ["--backend", "mpi"]))
+    sweeps = parse_sweeps(p, opts.sweep)
     fail = Failures()
     with open(opts.stdout) as f:
         lines = f.read().splitlines()

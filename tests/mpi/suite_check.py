@@ -47,6 +47,18 @@ def split_by_banner(stdout, fail):
     return [(name, "\n".join(lines)) for name, lines in chunks]
 
 
+def parse_sweeps(parser, specs):
+    """The --sweep KIND:NAME=FLAGS specs as (name, kind, flags + --backend mpi), in order."""
+    sweeps = []
+    for spec in specs:
+        kind, _, rest = spec.partition(":")
+        name, _, args = rest.partition("=")
+        if kind not in ("collective", "ep") or not name:
+            parser.error("--sweep %r: expected collective:NAME=FLAGS or ep:NAME=FLAGS" % spec)
+        sweeps.append((name, kind, shlex.split(args) + ["--backend", "mpi"]))
+    return sweeps
+
+
 def check_sweeps(opts, sweeps, nranks, out, fail):
     """The tables under each banner; returns the printed collective rows and EP rows."""
     chunks = split_by_banner(out, fail)
@@ -113,13 +125,7 @@ def main():
                         "ep:NAME=flags of commsweep ep")
     p.add_argument("rest", nargs="*", help="further flags of commsweep suite (after --)")
     opts = p.parse_args()
-    sweeps = []
-    for spec in opts.sweep:
-        kind, _, rest = spec.partition(":")
-        name, _, args = rest.partition("=")
-        if kind not in ("collective", "ep") or not name:
-            p.error("--sweep %r: expected collective:NAME=FLAGS or ep:NAME=FLAGS" % spec)
-        sweeps.append((name, kind, shlex.split(args) + ["--backend", "mpi"]))
+    sweeps = parse_sweeps(p, opts.sweep)
 
     os.makedirs(opts.workdir, exist_ok=True)
     results = os.path.join(opts.workdir, "results.json")
