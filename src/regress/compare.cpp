@@ -136,6 +136,14 @@ const char* name_of(Metric m) {
   return "?";
 }
 
+std::string ending_of(const report::Results& r) {
+  if (r.complete) return "";
+  if (r.failure.empty()) return r.interrupted_by.empty() ? "interrupted" : "interrupted by " + r.interrupted_by;
+  const std::string& cause = r.interrupted_by;
+  const char* article = cause == "timeout" ? "a " : cause == "error" ? "an " : "";
+  return "ended early by " + std::string(article) + (cause.empty() ? "a failure" : cause) + ": " + r.failure;
+}
+
 Comparison compare(const report::Results& results, const Baseline& baseline) {
   Comparison c;
   c.shape = baseline.shape;
@@ -144,6 +152,7 @@ Comparison compare(const report::Results& results, const Baseline& baseline) {
   c.started_at = results.provenance.started_at;
   c.hosts = results.provenance.hosts;
   c.complete = results.complete;
+  c.ended_by = ending_of(results);
   const auto observed = observe(results);
   std::map<Key, const BaselineEntry*> expected;
   for (const auto& e : baseline.entries) expected[e.key] = &e;

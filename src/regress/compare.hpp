@@ -60,6 +60,9 @@ struct Comparison {
   std::string started_at;
   std::vector<std::string> hosts;
   bool complete = true;
+  // Why an incomplete run ended: "interrupted by SIGTERM", or "ended early by a timeout: rank 0
+  // (host): ..." (the results' interrupted_by and summary.failure); "" when complete.
+  std::string ended_by;
   Rules rules;
   std::vector<Judgement> judgements;  // in key order
   std::vector<Straggler> stragglers;

@@ -78,6 +78,10 @@ report::Results merge_runs(const std::vector<report::Results>& runs, const std::
     merged.rows.insert(merged.rows.end(), r.rows.begin(), r.rows.end());
     merged.ep_rows.insert(merged.ep_rows.end(), r.ep_rows.begin(), r.ep_rows.end());
     merged.wrong_total += r.wrong_total;
+    if (merged.complete && !r.complete) {  // the first incomplete run says why
+      merged.interrupted_by = r.interrupted_by;
+      merged.failure = r.failure;
+    }
     merged.complete = merged.complete && r.complete;
   }
   return merged;

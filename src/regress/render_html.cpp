@@ -99,6 +99,9 @@ void summary(std::ostringstream& out, const Comparison& c, const Baseline& b) {
       << "<li>verdicts: " << c.counts[3] << " FAIL, " << c.counts[2] << " WARN, " << c.counts[1] << " PASS, "
       << c.counts[0] << " SAME; wrong elements: " << c.wrong_total << "; exit code " << c.exit_code << " ("
       << exit_meaning(c.exit_code) << ")</li>\n";
+  if (!c.complete) {
+    out << "<li class='FAIL'>the run is incomplete (" << xml_escape(c.ended_by) << "): its missing sizes fail</li>\n";
+  }
   if (c.stragglers.empty()) out << "<li>stragglers: none</li>\n";
   for (const auto& s : c.stragglers) {
     out << "<li class='WARN'>straggler: rank " << s.rank << " on host <b>" << xml_escape(s.host) << "</b> (GPU "

@@ -32,7 +32,7 @@ nlohmann::json comparison_json(const Comparison& c) {
   }
   return json{{"schema", "commsweep.compare/1"}, {"results", c.results_file}, {"baseline", c.baseline_file},
               {"shape", c.shape}, {"mode", c.mode}, {"started_at", c.started_at},
-              {"complete", c.complete}, {"exit_code", c.exit_code}, {"counts", counts},
+              {"complete", c.complete}, {"ended_by", c.ended_by}, {"exit_code", c.exit_code}, {"counts", counts},
               {"wrong_total", c.wrong_total}, {"stragglers", stragglers}, {"judgements", judgements}};
 }
 

@@ -14,7 +14,7 @@ std::string render_markdown(const Comparison& c) {
   out << "- verdicts: " << c.counts[3] << " FAIL, " << c.counts[2] << " WARN, " << c.counts[1]
       << " PASS, " << c.counts[0] << " SAME; wrong elements: " << c.wrong_total << "\n";
   out << "- exit code " << c.exit_code << " (" << exit_meaning(c.exit_code) << ")\n";
-  if (!c.complete) out << "- the run is **incomplete** (interrupted)\n";
+  if (!c.complete) out << "- the run is **incomplete** (" << c.ended_by << "): its missing sizes fail\n";
   out << "\n";
   bool header = false;
   for (const auto& line : group_lines(c)) {

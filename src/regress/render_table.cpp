@@ -51,7 +51,7 @@ std::string render_table(const Comparison& c) {
       << c.shape << ", " << c.mode << ")\n";
   print_aligned(out, table_cells(c));
   out << "\n";
-  if (!c.complete) out << "The run is incomplete (interrupted): its missing sizes fail.\n";
+  if (!c.complete) out << "The run is incomplete (" << c.ended_by << "): its missing sizes fail.\n";
   for (const auto& s : c.stragglers) {
     out << "straggler: rank " << s.rank << " (host " << s.host << ", GPU " << s.gpu << ") slower than the ranks' median in "
         << s.outlier_samples << " of " << s.samples << " samples, worst +" << fixed(s.worst_slower_pct, 1)

@@ -98,5 +98,45 @@ TEST_F(RegressRender, JsonCarriesTheVerdicts) {
   EXPECT_EQ(j.at("stragglers").at(0).at("host"), "node-b");
 }
 
+// A run ended early says why in every report: a signal, or the failure the results file names.
+TEST(RegressIncomplete, EveryReportSaysWhyTheRunEnded) {
+  const Baseline b = testing::baseline_of({testing::run_at(400), testing::run_at(400)});
+  report::Results run = testing::run_at(400, 1.0, {1 << 20});
+  run.complete = false;
+  run.interrupted_by = "timeout";
+  run.failure = "rank 0 (node-a): all_reduce 2097152 B did not finish within 5 s (-T); ranks that did not arrive: 2 (node-b)";
+  const Comparison c = compare(run, b);
+  const std::string why = "ended early by a timeout: " + run.failure;
+  EXPECT_EQ(c.ended_by, why);
+  EXPECT_NE(render_table(c).find("The run is incomplete (" + why + "): its missing sizes fail."), std::string::npos);
+  EXPECT_NE(render_markdown(c).find("- the run is **incomplete** (" + why + ")"), std::string::npos);
+  EXPECT_NE(render_html(c, b, {}).find("ranks that did not arrive: 2 (node-b)): its missing sizes fail</li>"),
+            std::string::npos);
+  EXPECT_EQ(comparison_json(c).at("ended_by"), why);
+  EXPECT_EQ(c.exit_code, compare_exit::kRegression);  // 2M, 4M and 8M are missing
+
+  run.failure.clear();
+  run.interrupted_by = "SIGTERM";
+  EXPECT_EQ(compare(run, b).ended_by, "interrupted by SIGTERM");
+  run.interrupted_by = "error";
+  run.failure = "rank 1 (node-a): watchdog: NCCL asynchronous error";
+  EXPECT_EQ(compare(run, b).ended_by, "ended early by an error: rank 1 (node-a): watchdog: NCCL asynchronous error");
+  EXPECT_EQ(comparison_json(compare(testing::run_at(400), b)).at("ended_by"), "");
+}
+
+// Runs judged together (the collectives' file and the EP file of one night): the first
+// incomplete one says why.
+TEST(RegressIncomplete, MergedRunsKeepTheFirstEnding) {
+  report::Results whole = testing::run_at(400);
+  report::Results cut = testing::run_at(400);
+  cut.complete = false;
+  cut.interrupted_by = "out of memory";
+  cut.failure = "rank 0 (node-a): cannot allocate the buffers";
+  const report::Results merged = merge_runs({whole, cut}, {"a.json", "b.json"});
+  EXPECT_FALSE(merged.complete);
+  EXPECT_EQ(merged.interrupted_by, "out of memory");
+  EXPECT_EQ(merged.failure, cut.failure);
+}
+
 }  // namespace
 }  // namespace commsweep::regress
