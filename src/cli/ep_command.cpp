@@ -74,7 +74,7 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
     printer.row(row);
     if (run.keeper) run.keeper->add(row);
   });
-  for (const auto& r : outcome.rows) outcome.wrong += r.dispatch.wrong + r.combine.wrong;
+  outcome.wrong = report::wrong_elements(outcome.rows);
   outcome.interrupted = sweep.interrupted();
   if (root && outcome.interrupted) printer.note(interrupted_note());
   for (const auto& x : exchanges) {  // after the rows: how each ran is known once it has
@@ -96,13 +96,13 @@ int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext
   report::Results results;
   results.provenance = run.provenance;
   results.transport = run.transport;
-  keep_results_of(world, run, o.json_path, results);
+  run.keeper = keep_results(world, o.json_path, results);
   EpOutcome outcome = run_ep_sweep(world, *run.backend.backend, watchdog, run, o.config, std::cout);
   results.ep_rows = std::move(outcome.rows);
   results.wrong_total = outcome.wrong;
   results.complete = !outcome.interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
-  if (world.rank() == 0) finish_results(run, o.json_path, results);
+  if (run.keeper) run.keeper->write_final(results);
   return exit_code_of(results);
 }
 

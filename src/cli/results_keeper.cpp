@@ -1,12 +1,28 @@
 #include "cli/results_keeper.hpp"
 
 #include <cstdio>
+#include <iostream>
+#include <stdexcept>
 #include <utility>
 
-#include "cli/run_setup.hpp"
+#include "report/json.hpp"
+#include "runtime/error.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep {
+namespace {
+
+// Atomically, and said on stdout.
+void write_results(const std::string& path, const report::Results& results) {
+  try {
+    report::write_file_atomically(path, report::to_json(results).dump(2) + "\n");
+    std::cout << "# Results written to " << path << "\n";
+  } catch (const std::runtime_error& e) {
+    throw Error(ErrorKind::Runtime, std::string("--json: ") + e.what());
+  }
+}
+
+}  // namespace
 
 ResultsKeeper::ResultsKeeper(std::string path, report::Results header)
     : path_(std::move(path)), kept_(std::move(header)) {
@@ -38,9 +54,7 @@ void ResultsKeeper::write_incomplete(const std::string& cause, const std::string
   r.complete = false;
   r.interrupted_by = cause;
   r.failure = message;
-  r.wrong_total = 0;
-  for (const auto& row : r.rows) r.wrong_total += row.out_of_place.wrong.value_or(0) + row.in_place.wrong.value_or(0);
-  for (const auto& row : r.ep_rows) r.wrong_total += row.dispatch.wrong + row.combine.wrong;
+  r.wrong_total = report::wrong_elements(r.rows) + report::wrong_elements(r.ep_rows);
   r.avg_busbw_gbps = report::average_busbw(r.rows);
   write_results(path_, r);
   std::fprintf(stderr,

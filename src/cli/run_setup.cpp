@@ -62,28 +62,6 @@ void require_writable_results(World& world, const std::string& path, double time
   }
 }
 
-void write_results(const std::string& path, const report::Results& results) {
-  if (path.empty()) return;
-  try {
-    report::write_file_atomically(path, report::to_json(results).dump(2) + "\n");
-    std::cout << "# Results written to " << path << "\n";
-  } catch (const std::runtime_error& e) {
-    throw Error(ErrorKind::Runtime, std::string("--json: ") + e.what());
-  }
-}
-
-void keep_results_of(World& world, RunSetup& run, const std::string& path, report::Results header) {
-  run.keeper = keep_results(world, path, std::move(header));
-}
-
-void finish_results(const RunSetup& run, const std::string& path, const report::Results& results) {
-  if (run.keeper) {
-    run.keeper->write_final(results);
-  } else {
-    write_results(path, results);
-  }
-}
-
 std::string argument_mismatch(World& world, const std::vector<std::string>& arguments) {
   // FNV-1a over the arguments, each followed by a NUL: the same on every build and host.
   std::uint64_t hash = 0xcbf29ce484222325ull;

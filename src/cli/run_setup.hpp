@@ -32,15 +32,10 @@ struct RunSetup {
   // The watchdog polls the backend's asynchronous errors; declared after the backend so that
   // the polling stops before the backend goes.
   Watchdog::HealthCheck health_check;
-  // Rank 0 with --json (keep_results_of): every row the sweeps print, for a run ended early.
+  // Rank 0 with --json (keep_results): every row the sweeps print, for a run ended early; the
+  // run's results go to --json through it (write_final).
   std::shared_ptr<ResultsKeeper> keeper;
 };
-
-// Rank 0 with --json: run.keeper, registered as the World's last words, with HEADER's
-// provenance and transport (see cli/results_keeper.hpp).
-void keep_results_of(World& world, RunSetup& run, const std::string& path, report::Results header);
-// Rank 0: the run's results to --json, through the keeper when there is one.
-void finish_results(const RunSetup& run, const std::string& path, const report::Results& results);
 
 // With a known shape, the topology file is checked and NCCL_TOPO_FILE set before NCCL starts
 // (see cli/run_topology.hpp). Before the backend is made, each rank is bound (--bind auto) and
@@ -62,9 +57,6 @@ std::string argument_mismatch(World& world, const std::vector<std::string>& argu
 // --json given a path rank 0 cannot write (no such folder, a directory, no permission): a usage
 // Error on every rank, before anything is measured. Nothing when path is empty.
 void require_writable_results(World& world, const std::string& path, double timeout_s);
-
-// --json: writes the results atomically (rank 0) and says so; nothing when path is empty.
-void write_results(const std::string& path, const report::Results& results);
 
 // 0, 1 for wrong elements (which outrank an interruption), 5 for an incomplete run.
 int exit_code_of(const report::Results& results);

@@ -108,7 +108,7 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
   for (const SuiteSweep& s : suite.sweeps) {
     if (s.kind != SuiteSweep::Kind::Ep) results.provenance.buffers = name_of(s.collective.buffers);
   }
-  keep_results_of(world, run, o.json_path, results);
+  run.keeper = keep_results(world, o.json_path, results);
   bool interrupted = false;
   for (std::size_t i = 0; i < suite.sweeps.size() && !interrupted; ++i) {
     const SuiteSweep& s = suite.sweeps[i];
@@ -133,7 +133,7 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
   results.avg_busbw_gbps = report::average_busbw(results.rows);
   results.complete = !interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
-  if (root) finish_results(run, o.json_path, results);
+  if (run.keeper) run.keeper->write_final(results);
   return exit_code_of(results);
 }
 

@@ -89,10 +89,7 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
         printer.header(header);
       }
       auto rows = sweep.run(test, sink);
-      std::uint64_t wrong = 0;
-      for (const auto& r : rows) {
-        wrong += r.out_of_place.wrong.value_or(0) + r.in_place.wrong.value_or(0);
-      }
+      const std::uint64_t wrong = report::wrong_elements(rows);
       progress.clear();
       if (root && sweep.interrupted()) printer.note(interrupted_note());
       if (root) printer.footer(std::string(test.name), wrong, report::average_busbw(rows));
@@ -118,7 +115,7 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
   results.provenance = run.provenance;
   results.provenance.buffers = name_of(o.sweep.buffers);
   results.transport = run.transport;
-  keep_results_of(world, run, o.json_path, results);
+  run.keeper = keep_results(world, o.json_path, results);
   CollectiveOutcome outcome = run_collective_sweep(world, *run.backend.backend, watchdog, run,
                                                    o.tests, o.sweep, std::cout);
   results.rows = std::move(outcome.rows);
@@ -126,7 +123,7 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
   results.avg_busbw_gbps = report::average_busbw(results.rows);
   results.complete = !outcome.interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
-  if (world.rank() == 0) finish_results(run, o.json_path, results);
+  if (run.keeper) run.keeper->write_final(results);
   return exit_code_of(results);
 }
 

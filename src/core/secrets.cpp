@@ -1,10 +1,10 @@
 #include "core/secrets.hpp"
 
-#include "core/strings.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <set>
+
+#include "core/strings.hpp"
 
 namespace commsweep {
 

@@ -12,4 +12,16 @@ double average_busbw(const std::vector<ResultRow>& rows) {
   return n == 0 ? 0.0 : sum / n;
 }
 
+std::uint64_t wrong_elements(const std::vector<ResultRow>& rows) {
+  std::uint64_t wrong = 0;
+  for (const auto& r : rows) wrong += r.out_of_place.wrong.value_or(0) + r.in_place.wrong.value_or(0);
+  return wrong;
+}
+
+std::uint64_t wrong_elements(const std::vector<EpRow>& rows) {
+  std::uint64_t wrong = 0;
+  for (const auto& r : rows) wrong += r.dispatch.wrong + r.combine.wrong;
+  return wrong;
+}
+
 }  // namespace commsweep::report

@@ -132,5 +132,8 @@ struct Results {
 
 // nccl-tests' "Avg bus bandwidth": the mean busbw over every measured half of every row.
 double average_busbw(const std::vector<ResultRow>& rows);
+// Wrong elements over every row: both halves (unchecked ones count 0); dispatch and combine.
+std::uint64_t wrong_elements(const std::vector<ResultRow>& rows);
+std::uint64_t wrong_elements(const std::vector<EpRow>& rows);
 
 }  // namespace commsweep::report

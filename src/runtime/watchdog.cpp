@@ -37,10 +37,13 @@ void Watchdog::check_probe() {
   if (!probe_) return;
   const std::string problem = probe_();
   if (problem.empty()) return;
-  const std::string during = phase_ ? " during " + phase_->label : "";
-  world_.fail("commsweep: rank " + std::to_string(world_.rank()) + " (" + world_.host() +
-                  "): watchdog: " + problem + during + "; ending the job",
-              "watchdog: " + problem + during, exit_code::kRuntime);
+  end_job("watchdog: " + problem + (phase_ ? " during " + phase_->label : ""), exit_code::kRuntime);
+}
+
+void Watchdog::end_job(const std::string& what, int code) {
+  world_.fail("commsweep: rank " + std::to_string(world_.rank()) + " (" + world_.host() + "): " + what +
+                  "; ending the job",
+              what, code);
 }
 
 // A rank whose main thread waited for its peers (World::stall) was left behind by rank 0,
@@ -60,9 +63,7 @@ void Watchdog::check_probe() {
          << past_s << " s past its " << phase.deadline.budget_s()
          << " s deadline (-T), never waiting for its peers (stuck in a call or in its own work)";
   }
-  world_.fail("commsweep: rank " + std::to_string(rank) + " (" + world_.host() + "): " + what.str() +
-                  "; ending the job",
-              what.str(), exit_code::kTimeout);
+  end_job(what.str(), exit_code::kTimeout);
 }
 
 void Watchdog::leave() {

@@ -73,6 +73,8 @@ class Watchdog {
   void set_probe(std::function<std::string()> probe);
   void check_probe();  // with mutex_ held
   [[noreturn]] void end_overrun(double past_s);  // with mutex_ held and a phase
+  // "commsweep: rank R (host): WHAT; ending the job", then World::fail with CODE.
+  [[noreturn]] void end_job(const std::string& what, int code);
 
   World& world_;
   std::mutex mutex_;

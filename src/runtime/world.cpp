@@ -1,7 +1,5 @@
 #include "runtime/world.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
