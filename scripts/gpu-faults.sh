@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Faults on the GPU machine (nccl backend, one host, mpirun -np 4), one bounded run each:
 #   kill-rank       kill -9 of rank 1 mid-sweep: the job ends, nonzero, no half-written results
-#   hang            --fault hang:2: exit 4 within the bound, rank 2 named
+#   hang            --fault hang:2: exit 4 within the bound, rank 2 named (with FAULTS_NP=2 the
+#                   hanging rank is 1, here and in hang-kept)
 #   alloc           --fault alloc:1: exit 7 (out of memory), rank 1 named, no results file
 #   mpmd            ranks started with different arguments (mpirun's ':'): exit 2 at start
 #   oom             all_gather -e 200G (more than an H200's 141 GB): exit 7, no crash
@@ -23,11 +24,18 @@
 #   scripts/gpu-faults.sh BIN [CASE...]          only those cases
 # Settings: OUT (default ./gpu-faults-logs), FAULTS_BACKEND (nccl; mpi tries the script on a
 # machine without GPUs), FAULTS_NP (4), FAULTS_MPIRUN_ARGS (more mpirun arguments, split at
-# spaces, e.g. --oversubscribe). Exit code: 0 when every case passed, 1 otherwise.
+# spaces, e.g. --oversubscribe). Exit code: 0 when every case passed, 1 otherwise, 2 for a bad
+# setting.
 set -euo pipefail
 
 readonly BACKEND=${FAULTS_BACKEND:-nccl}
 readonly NP=${FAULTS_NP:-4}
+if ! [[ "$NP" =~ ^[0-9]+$ ]] || [ "$NP" -lt 2 ]; then
+  echo "gpu-faults.sh: FAULTS_NP must be a whole number of 2 or more (got '$NP'): every fault needs a peer" >&2
+  exit 2
+fi
+# The rank that hangs: 2, or the last rank of a smaller job (nvidia-h200-x2 has two GPUs).
+readonly HANG_RANK=$((NP > 2 ? 2 : NP - 1))
 LOGS=${OUT:-./gpu-faults-logs}  # made absolute in main
 # The cases left after this many seconds are skipped: with a case's own bound (60 s at most)
 # and the clean-up, the script ends inside 5 minutes even when every case hangs.
@@ -270,8 +278,8 @@ case_kill_rank() {
 case_hang() {
   local -a cmd
   mapfile -t cmd < <(mpirun_base)
-  cmd+=(-np "$NP" "$BIN" all_reduce -e 1M -T 5 --fault hang:2 --json "$LOGS/hang/$RESULTS_NAME" "${SWEEP_ARGS[@]}")
-  plain_case hang 60 4 "ranks that did not arrive: 2" "${cmd[@]}"
+  cmd+=(-np "$NP" "$BIN" all_reduce -e 1M -T 5 --fault "hang:$HANG_RANK" --json "$LOGS/hang/$RESULTS_NAME" "${SWEEP_ARGS[@]}")
+  plain_case hang 60 4 "ranks that did not arrive: $HANG_RANK" "${cmd[@]}"
 }
 
 case_alloc() {
@@ -358,10 +366,10 @@ case_async_error() {
 case_hang_kept() {
   local -a cmd
   mapfile -t cmd < <(mpirun_base)
-  cmd+=(-np "$NP" "$BIN" all_reduce -b 8 -e 1M -T 5 --fault hang:2@64K --json "$LOGS/hang-kept/$RESULTS_NAME"
+  cmd+=(-np "$NP" "$BIN" all_reduce -b 8 -e 1M -T 5 --fault "hang:$HANG_RANK@64K" --json "$LOGS/hang-kept/$RESULTS_NAME"
         "${SWEEP_ARGS[@]}")
   WANT_STATE="incomplete (complete=false, interrupted_by=timeout), 13 rows" \
-    plain_case hang-kept 60 4 "ranks that did not arrive: 2" "${cmd[@]}"
+    plain_case hang-kept 60 4 "ranks that did not arrive: $HANG_RANK" "${cmd[@]}"
 }
 
 case_async_kept() {
