@@ -13,9 +13,9 @@
 #   d_ep         ep --ep-impl alltoallv,lsa --tokens 128,4096 -c 1 -n 5 -w 2: exit 0 (lsa: NCCL
 #                symmetric windows, cuMem IPC between processes: what pidfd_getfd could serve,
 #                which the profile denies without CAP_SYS_PTRACE)
-#   e_bind_auto  all_reduce --bind auto -b 1M -e 64M -c 1 (hwloc; a memory binding needs mbind or
-#                set_mempolicy, denied without CAP_SYS_NICE): what happens is recorded, a
-#                failure reported as FAIL with its lines
+#   e_bind_auto  all_reduce --bind auto -b 1M -e 64M -c 1 (hwloc_set_cpubind: commsweep binds
+#                CPUs, never memory; a memory binding would need mbind or set_mempolicy, denied
+#                without CAP_SYS_NICE, and would show in the lines recorded): a failure is FAIL
 #   f_unfiltered b_allreduce's sweep without the launcher (nor setpriv): busbw at 64M and 1G of
 #                both side by side
 # stdout: one summary line per case: PASS|FAIL case exit=N seconds=S key figures. Logs (each

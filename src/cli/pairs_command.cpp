@@ -1,17 +1,19 @@
 #include "cli/pairs_command.hpp"
 
+#include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <thread>
 
+#include "cli/pairs_keeper.hpp"
 #include "cli/pairs_options.hpp"
 #include "cli/run_setup.hpp"
 #include "pairs/exchange.hpp"
 #include "pairs/outliers.hpp"
-#include "pairs/pairs_json.hpp"
 #include "pairs/render.hpp"
 #include "pairs/slow_rank.hpp"
-#include "report/json.hpp"
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
 #include "runtime/world.hpp"
@@ -84,10 +86,20 @@ int exit_code_of(const pairs::PairsRun& run, const pairs::Analysis& a) {
   return a.slow.empty() ? exit_code::kOk : kSlowPair;
 }
 
-// Every round on every rank; rank 0 collects the rails and prints a line per round. A SIGTERM
-// ends the rounds (run.complete false) with those measured kept.
+// --fault hang:R@ROUND: rank R stays alive and silent from that round on, as a hung process
+// would, until the job is ended by its peers' -T.
+void hang_if_planted(const World& world, const PairsOptions& o, int round) {
+  if (world.rank() != o.hang_rank || round + 1 < o.hang_round) return;
+  std::fprintf(stderr, "commsweep: rank %d: fault injection: hanging in pairs round %d\n", world.rank(), round + 1);
+  std::fflush(stderr);
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+// Every round on every rank; rank 0 collects the rails, prints a line per round and hands the
+// run to the keeper. A SIGTERM ends the rounds (run.complete false) with those measured kept; a
+// timeout or an error ends the job, and the keeper's last words keep them.
 void measure_rounds(World& world, Backend& backend, Watchdog& watchdog, const PairsOptions& o,
-                    pairs::PairsRun& run) {
+                    pairs::PairsRun& run, PairsKeeper* keeper) {
   pairs::ExchangeConfig config;
   config.count = run.settings.count;
   config.iters = o.iters;
@@ -101,6 +113,7 @@ void measure_rounds(World& world, Backend& backend, Watchdog& watchdog, const Pa
   try {
     for (int r = 0; r < static_cast<int>(run.rounds.size()); ++r) {
       const std::string label = "pairs round " + std::to_string(r + 1);
+      hang_if_planted(world, o, r);
       const int partner = pairs::partner_of(world.rank(), run.rounds[r], by_node, node_of);
       const pairs::RankRound mine = exchange.run_round(partner, label);
       std::ostringstream report;
@@ -109,6 +122,7 @@ void measure_rounds(World& world, Backend& backend, Watchdog& watchdog, const Pa
       const auto reports = world.gather(report.str(), Phase{label + " (gather)", Deadline::after(o.timeout_s)});
       if (world.rank() != 0) continue;
       add_round(run, r, reports, o.check > 0);
+      if (keeper) keeper->keep(run);
       std::cout << pairs::render_round(run, r) << std::flush;
     }
   } catch (const Interrupted&) {
@@ -117,19 +131,28 @@ void measure_rounds(World& world, Backend& backend, Watchdog& watchdog, const Pa
   }
 }
 
-// Rank 0: the matrix and findings, the JSON; the exit code.
-int report_run(const pairs::PairsRun& run, const std::string& json_path) {
+// Rank 0: the matrix and findings, the JSON (through the keeper); the exit code.
+int report_run(const pairs::PairsRun& run, PairsKeeper* keeper) {
   const pairs::Analysis analysis = pairs::analyse(run);
   std::cout << pairs::render_report(run, analysis) << std::flush;
-  if (!json_path.empty()) {
-    try {
-      report::write_file_atomically(json_path, pairs::to_json(run, analysis).dump(2) + "\n");
-      std::cout << "# Results written to " << json_path << "\n" << std::flush;
-    } catch (const std::runtime_error& e) {
-      throw Error(ErrorKind::Runtime, std::string("--json: ") + e.what());
-    }
-  }
+  if (keeper) keeper->write_final(run);
+  std::cout << std::flush;
   return exit_code_of(run, analysis);
+}
+
+// The testing-only faults name ranks of this job, and a hang a round it has.
+void require_planted_faults_fit(const World& world, const PairsOptions& o, int rounds) {
+  if (o.slow_rank >= world.size()) {
+    throw_usage("pairs: --fault slow-rank:" + std::to_string(o.slow_rank) + " is not a rank of this job");
+  }
+  if (o.hang_rank >= world.size()) {
+    throw_usage("pairs: --fault hang:" + std::to_string(o.hang_rank) + "@" + std::to_string(o.hang_round) +
+                " is not a rank of this job");
+  }
+  if (o.hang_rank >= 0 && o.hang_round > rounds) {
+    throw_usage("pairs: --fault hang:" + std::to_string(o.hang_rank) + "@" + std::to_string(o.hang_round) +
+                ": this job has " + std::to_string(rounds) + " round(s)");
+  }
 }
 
 }  // namespace
@@ -142,9 +165,7 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
     return exit_code::kOk;
   }
   require_nodes(world);
-  if (o.slow_rank >= world.size()) {
-    throw_usage("pairs: --fault slow-rank:" + std::to_string(o.slow_rank) + " is not a rank of this job");
-  }
+  require_planted_faults_fit(world, o, static_cast<int>(pairs::round_robin(world.node_count()).size()));
 
   RankContext context;
   Watchdog watchdog(world);
@@ -163,8 +184,9 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
               << "\n" << pairs::render_header(run) << std::flush;
   }
 
-  measure_rounds(world, backend, watchdog, o, run);
-  int code = root ? report_run(run, o.json_path) : exit_code::kOk;
+  const std::shared_ptr<PairsKeeper> keeper = keep_pairs(world, o.json_path);
+  measure_rounds(world, backend, watchdog, o, run, keeper.get());
+  int code = root ? report_run(run, keeper.get()) : exit_code::kOk;
   world.broadcast(&code, sizeof code, 0, Phase{"pairs verdict", Deadline::after(o.timeout_s)});
   return code;
 }

@@ -29,26 +29,34 @@ po::options_description visible_flags() {
 
 po::options_description hidden_flags() {
   po::options_description d;
-  // Testing only: rank R sleeps after each exchange (pairs/slow_rank.hpp), a planted slow rail.
+  // Testing only: slow-rank:R sleeps after each exchange (pairs/slow_rank.hpp), a planted slow
+  // rail; hang:R@ROUND stays silent from that round on.
   d.add_options()("fault", po::value<std::string>());
   return d;
 }
 
-int parse_slow_rank(const std::string& text) {
-  const std::string kind = "slow-rank:";
-  std::size_t used = 0;
-  int rank = -1;
-  if (text.rfind(kind, 0) == 0) {
-    try {
-      rank = std::stoi(text.substr(kind.size()), &used);
-    } catch (const std::exception&) {
-      used = 0;
+// A whole number of TEXT from FROM to its end (or to STOP), or -1.
+int whole_number(const std::string& text, std::size_t from, std::size_t stop = std::string::npos) {
+  const std::string digits = text.substr(from, stop == std::string::npos ? stop : stop - from);
+  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(digits);
+}
+
+void parse_fault(const std::string& text, PairsOptions& o) {
+  const std::string slow = "slow-rank:", hang = "hang:";
+  if (text.rfind(slow, 0) == 0) o.slow_rank = whole_number(text, slow.size());
+  if (text.rfind(hang, 0) == 0) {
+    const std::size_t at = text.find('@');
+    if (at != std::string::npos) {
+      o.hang_rank = whole_number(text, hang.size(), at);
+      o.hang_round = whole_number(text, at + 1);
     }
   }
-  if (used == 0 || kind.size() + used != text.size() || rank < 0) {
-    throw_usage("pairs: --fault: '" + text + "' is not slow-rank:RANK");
+  const bool slow_ok = o.slow_rank >= 0;
+  const bool hang_ok = o.hang_rank >= 0 && o.hang_round >= 1;
+  if (!slow_ok && !hang_ok) {
+    throw_usage("pairs: --fault: '" + text + "' is not slow-rank:RANK or hang:RANK@ROUND (ROUND counted from 1)");
   }
-  return rank;
 }
 
 template <typename T>
@@ -88,7 +96,7 @@ PairsOptions parse_pairs_options(int argc, const char* const* argv) {
   o.timeout_s = in_range(vm, "timeout", "-T/--timeout", 1.0, 7 * 24 * 3600.0);
   if (vm.count("json")) o.json_path = vm["json"].as<std::string>();
   if (vm.count("seed")) o.seed = vm["seed"].as<std::uint64_t>();
-  if (vm.count("fault")) o.slow_rank = parse_slow_rank(vm["fault"].as<std::string>());
+  if (vm.count("fault")) parse_fault(vm["fault"].as<std::string>(), o);
   return o;
 }
 

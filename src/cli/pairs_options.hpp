@@ -20,7 +20,12 @@ struct PairsOptions {
   double timeout_s = 300;
   std::string json_path;
   std::uint64_t seed = 0x636f6d6d73776570ull;
-  int slow_rank = -1;  // --fault slow-rank:R (testing only; not in --help)
+  // Testing only, not in --help: --fault slow-rank:R (a slow rail), or --fault hang:R@ROUND
+  // (rank R stays silent from round ROUND on, counted from 1: the job ends by -T, keeping the
+  // rounds before it).
+  int slow_rank = -1;
+  int hang_rank = -1;
+  int hang_round = 0;
   std::vector<std::string> arguments;  // argv after the program name, for provenance
 };
 

@@ -10,19 +10,21 @@
 #include "runtime/world.hpp"
 
 namespace commsweep {
-namespace {
 
-// Atomically, and said on stdout.
-void write_results(const std::string& path, const report::Results& results) {
+void write_json_file(const std::string& path, const nlohmann::json& doc) {
   try {
-    report::write_file_atomically(path, report::to_json(results).dump(2) + "\n");
+    report::write_file_atomically(path, doc.dump(2) + "\n");
     std::cout << "# Results written to " << path << "\n";
   } catch (const std::runtime_error& e) {
     throw Error(ErrorKind::Runtime, std::string("--json: ") + e.what());
   }
 }
 
-}  // namespace
+void say_kept(std::size_t measured, const char* what, const std::string& cause, const std::string& path) {
+  std::fprintf(stderr, "commsweep: rank 0: the %zu %s measured before the %s are kept in %s (complete: false)\n",
+               measured, what, cause.c_str(), path.c_str());
+  std::fflush(stderr);
+}
 
 ResultsKeeper::ResultsKeeper(std::string path, report::Results header)
     : path_(std::move(path)), kept_(std::move(header)) {
@@ -43,7 +45,7 @@ void ResultsKeeper::add(const report::EpRow& row) {
 void ResultsKeeper::write_final(const report::Results& results) {
   const std::lock_guard<std::mutex> lock(mutex_);
   written_ = true;
-  write_results(path_, results);
+  write_json_file(path_, report::to_json(results));
 }
 
 void ResultsKeeper::write_incomplete(const std::string& cause, const std::string& message) {
@@ -56,12 +58,8 @@ void ResultsKeeper::write_incomplete(const std::string& cause, const std::string
   r.failure = message;
   r.wrong_total = report::wrong_elements(r.rows) + report::wrong_elements(r.ep_rows);
   r.avg_busbw_gbps = report::average_busbw(r.rows);
-  write_results(path_, r);
-  std::fprintf(stderr,
-               "commsweep: rank 0: the %zu row(s) measured before the %s are kept in %s (complete: "
-               "false)\n",
-               r.rows.size() + r.ep_rows.size(), cause.c_str(), path_.c_str());
-  std::fflush(stderr);
+  write_json_file(path_, report::to_json(r));
+  say_kept(r.rows.size() + r.ep_rows.size(), "row(s)", cause, path_);
 }
 
 std::shared_ptr<ResultsKeeper> keep_results(World& world, const std::string& path, report::Results header) {

@@ -7,9 +7,12 @@
 // go through the keeper too, after which its last words say nothing.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "report/result.hpp"
 
@@ -38,5 +41,11 @@ class ResultsKeeper {
 // Rank 0 with --json: a keeper for this run, registered as the World's last words (main's
 // guard clears them when the command returns). Null on other ranks and without --json.
 std::shared_ptr<ResultsKeeper> keep_results(World& world, const std::string& path, report::Results header);
+
+// For the keepers: DOC to PATH atomically, said on stdout ("# Results written to PATH"); a
+// failure is a runtime Error naming --json.
+void write_json_file(const std::string& path, const nlohmann::json& doc);
+// On stderr: "commsweep: rank 0: the N WHAT measured before the CAUSE are kept in PATH ...".
+void say_kept(std::size_t measured, const char* what, const std::string& cause, const std::string& path);
 
 }  // namespace commsweep

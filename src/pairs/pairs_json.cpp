@@ -44,7 +44,7 @@ json summary_json(const PairsRun& run, const Analysis& a) {
                         {"pci_bus_id", s.pci_bus_id}});
   }
   const bool checked = run.settings.check > 0;
-  return json{{"median_gbps", a.median_gbps},
+  json summary{{"median_gbps", a.median_gbps},
               {"slow_below_gbps", a.slow_below_gbps},
               {"rails", a.rails},
               {"slow_pairs", slow},
@@ -53,6 +53,8 @@ json summary_json(const PairsRun& run, const Analysis& a) {
               {"complete", run.complete},
               {"interrupted_by", run.complete ? json(nullptr) : json(run.interrupted_by)},
               {"ok", run.complete && a.wrong_total == 0 && a.slow.empty()}};
+  if (!run.failure.empty()) summary["failure"] = run.failure;
+  return summary;
 }
 
 }  // namespace

@@ -55,7 +55,8 @@ struct PairsRun {
   std::vector<Round> rounds;
   std::vector<PairMeasurement> pairs;  // in the order measured
   bool complete = true;
-  std::string interrupted_by;          // "SIGTERM" when !complete
+  std::string interrupted_by;          // when !complete: "SIGTERM", "SIGINT", "timeout" or "error"
+  std::string failure;                 // a run ended by a failure: the rank and what happened
 };
 
 }  // namespace commsweep::pairs

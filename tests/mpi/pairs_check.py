@@ -2,8 +2,8 @@
 """Runs `commsweep pairs` under mpiexec on emulated nodes and checks what it did.
 
     pairs_check.py --commsweep BIN --mpiexec MPIEXEC --np N --per-node P --schema PAIRS_SCHEMA \
-        --results-schema RESULTS_SCHEMA --workdir DIR --expect ok|slow|usage [--slow-rank R] \
-        [--flag TEXT]... -- pairs ARGS
+        --results-schema RESULTS_SCHEMA --workdir DIR --expect ok|slow|kept|usage|help \
+        [--slow-rank R] [--hang-rank R --hang-round K] [--flag TEXT]... -- pairs ARGS
 
 Each rank runs under scripts/emulate-nodes.sh with COMMSWEEP_RANKS_PER_NODE=P, so rank r is on
 node r // P. --expect:
@@ -13,6 +13,11 @@ node r // P. --expect:
   slow   exit 6 and the same checks; the pairs of the node of --slow-rank R are slow on R's rail
          and no other pair is; with 3 nodes or more that node is named as the likely bad node
          (host, rank R, its GPU); with 2 nodes no node is named and the output says why.
+  kept   the job is ended by a timeout in round K (--fault hang:R@K, with --hang-rank R and
+         --hang-round K): exit 4 within the bound; rank 0's message names the round and rank R;
+         the JSON holds the rounds before K only, valid, marked incomplete (complete false,
+         interrupted_by "timeout", summary.failure naming the round), null in the matrix for the
+         pairs not measured; stderr says how many pairs were kept.
   usage  exit 2; one message (rank 0's) naming every --flag; no matrix.
   help   exit 0; the help once, teaching the schedule, the rails, the outlier rule, the exit codes.
 Standard library only.
@@ -29,6 +34,7 @@ from commsweep_check import REPO, Failures, launcher, run, verdict  # noqa: E402
 from results_json import validate  # noqa: E402
 
 SLOW_PAIR_EXIT = 6
+TIMEOUT_EXIT = 4
 
 
 def node_ranks(np, per_node):
@@ -160,11 +166,10 @@ def check_slow(opts, out, doc, nodes, fail):
     fail.check(doc["summary"]["ok"] is False, "summary.ok is not false")
 
 
-def check_run(opts, rc, out, doc_path, fail):
-    want_rc = 0 if opts.expect == "ok" else SLOW_PAIR_EXIT
-    fail.check(rc == want_rc, "exit code %s, expected %d" % (rc, want_rc))
+def read_valid_doc(opts, doc_path, fail):
+    """The JSON, valid against the pairs schema and its provenance against the results schema; None otherwise."""
     if not fail.check(os.path.exists(doc_path), "no JSON at %s" % doc_path):
-        return
+        return None
     with open(doc_path) as f:
         doc = json.load(f)
     errors = []
@@ -176,7 +181,42 @@ def check_run(opts, rc, out, doc_path, fail):
         errors += ["%s: %s" % (what, e) for e in validate(part, target, schema)[:20]]
     for e in errors:
         fail.check(False, e)
-    if errors:
+    return None if errors else doc
+
+
+def check_kept(opts, rc, err, doc_path, fail):
+    fail.check(rc == TIMEOUT_EXIT, "exit code %s, expected %d (timeout)" % (rc, TIMEOUT_EXIT))
+    label = "pairs round %d" % opts.hang_round
+    lines = [l for l in err.splitlines() if l.startswith("commsweep: rank 0") and ": timeout: " in l]
+    fail.check(len(lines) == 1 and label in lines[0] and "did not arrive: %d " % opts.hang_rank in lines[0],
+               "rank 0's timeout line naming %s and rank %d: %s" % (label, opts.hang_rank, lines))
+    doc = read_valid_doc(opts, doc_path, fail)
+    if doc is None:
+        return
+    nodes = node_ranks(opts.np, opts.per_node)
+    before = [tuple(p) for rnd in doc["rounds"][:opts.hang_round - 1] for p in rnd["pairs"]]
+    measured = [(p["node_a"], p["node_b"]) for p in doc["pairs"]]
+    fail.check(before and measured == before, "pairs kept %s, expected those of rounds 1-%d: %s"
+               % (measured, opts.hang_round - 1, before))
+    fail.check(re.search(r"^commsweep: rank 0: the %d pair\(s\) measured before the timeout are kept in " % len(before),
+                         err, re.M), "no line saying the %d pairs were kept" % len(before))
+    s = doc["summary"]
+    fail.check(s["complete"] is False and s["interrupted_by"] == "timeout" and s["ok"] is False,
+               "summary complete/interrupted_by/ok: %s %s %s" % (s["complete"], s["interrupted_by"], s["ok"]))
+    fail.check(label in s.get("failure", ""), "summary.failure does not name %s: %s" % (label, s.get("failure")))
+    m = doc["matrix_gbps"]
+    for a in range(len(nodes)):
+        for b in range(len(nodes)):
+            kept = (min(a, b), max(a, b)) in before
+            fail.check((m[a][b] is not None) == kept, "matrix %d,%d: %s (measured: %s)" % (a, b, m[a][b], kept))
+    check_rails(doc, nodes, doc["settings"], fail)
+
+
+def check_run(opts, rc, out, doc_path, fail):
+    want_rc = 0 if opts.expect == "ok" else SLOW_PAIR_EXIT
+    fail.check(rc == want_rc, "exit code %s, expected %d" % (rc, want_rc))
+    doc = read_valid_doc(opts, doc_path, fail)
+    if doc is None:
         return
     nodes = node_ranks(opts.np, opts.per_node)
     n = len(nodes)
@@ -220,8 +260,10 @@ def main():
     p.add_argument("--schema", required=True)
     p.add_argument("--results-schema", required=True)
     p.add_argument("--workdir", required=True)
-    p.add_argument("--expect", choices=["ok", "slow", "usage", "help"], default="ok")
+    p.add_argument("--expect", choices=["ok", "slow", "kept", "usage", "help"], default="ok")
     p.add_argument("--slow-rank", type=int, default=-1)
+    p.add_argument("--hang-rank", type=int, default=-1)
+    p.add_argument("--hang-round", type=int, default=0)
     p.add_argument("--flag", action="append", default=[])
     p.add_argument("--bound", type=float, default=150)
     p.add_argument("args", nargs=argparse.REMAINDER)
@@ -231,7 +273,7 @@ def main():
     doc_path = os.path.join(opts.workdir, "pairs.json")
     if os.path.exists(doc_path):
         os.remove(doc_path)
-    if opts.expect in ("ok", "slow"):
+    if opts.expect in ("ok", "slow", "kept"):
         args = args + ["--json", doc_path]
     os.environ["COMMSWEEP_RANKS_PER_NODE"] = str(opts.per_node)
     cmd = launcher(opts.mpiexec, opts.np) + [os.path.join(REPO, "scripts", "emulate-nodes.sh"), opts.commsweep] + args
@@ -245,6 +287,8 @@ def main():
         check_usage(opts, rc, out, err, fail)
     elif opts.expect == "help":
         check_help(rc, out, fail)
+    elif opts.expect == "kept":
+        check_kept(opts, rc, err, doc_path, fail)
     else:
         check_run(opts, rc, out, doc_path, fail)
     return verdict(fail, "pairs %s" % opts.expect, out, err)
