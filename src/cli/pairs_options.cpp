@@ -126,7 +126,8 @@ std::string pairs_help_text() {
          "  mpirun -np 6 scripts/emulate-nodes.sh commsweep pairs --backend mpi -s 1M  # 3 emulated nodes\n\n"
       << visible_flags()
       << "\nExit codes: 0 no slow pair, every element right; 1 wrong elements (outranks the others);\n"
-         "2 bad flags, or fewer than 2 nodes; 3 a CUDA, NCCL or MPI call failed; 4 timeout (hang);\n"
+         "2 bad flags, or fewer than 2 nodes; 3 a CUDA, NCCL or MPI call failed; 4 timeout (hang)\n"
+         "(for 3 and 4 the rounds measured so far are written to --json, marked incomplete);\n"
          "5 interrupted by SIGTERM or SIGINT (the rounds measured so far are printed and written);\n"
          "6 a slow pair was found (a fabric check failed, as in commsweep preflight).\n";
   return out.str();
