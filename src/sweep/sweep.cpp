@@ -170,7 +170,9 @@ std::uint64_t Sweep::check(const CollectiveArgs& args, const Counts& c, const Sl
     // and every element of its output is verified, as with one slice. The backend moves the
     // pointers itself, as in the timed iterations: a backend that ignored the slices would
     // leave the poison there and be caught.
-    TimingOptions one{1, config_.blocking, 0, false, s.slices};
+    // With -G the check's collective is captured and launched as a graph too: what is verified
+    // is what a graph launch wrote, not only what an eager call would have.
+    TimingOptions one{1, config_.blocking, config_.graph_launches > 0 ? 1 : 0, false, s.slices};
     one.slices.first = s.check_first + static_cast<std::size_t>(i);
     const CollectiveArgs a = at_offset(args, one.slices.offset(0));
     if (s.output_checked) backend_.poison(a.recv, c.recv_count, s.expect);
