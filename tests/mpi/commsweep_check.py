@@ -205,10 +205,25 @@ def check_ok_or_wrong(opts, sweep, nranks, args, rc, out, err, fail):
         return
     if opts.expect == "wrong":
         fail.check(doc["summary"]["ok"] is False, "summary.ok is not false")
+    check_git_hash(doc["provenance"]["git_hash"], fail)
     if opts.gpus:
         check_gpus(doc, opts.one_gpu_per_rank, fail)
     if opts.nodes:
         check_nodes(opts.nodes, nranks, out, doc, fail)
+
+
+def check_git_hash(recorded, fail):
+    """The commit the binary was built from is the one checked out (cmake/WriteVersion.cmake
+    writes it at every build): HEAD's 12 digits, perhaps with -dirty; "unknown" outside git."""
+    try:
+        head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return  # no git here: nothing to compare with
+    want = head.stdout.strip() if head.returncode == 0 else "unknown"
+    fail.check(recorded in (want, want + "-dirty"),
+               "provenance.git_hash %r, but %s is checked out (the binary is older than the "
+               "checkout, or the version header was not rewritten at build time)" % (recorded, want))
 
 
 def check_nodes(nodes, nranks, out, doc, fail):
