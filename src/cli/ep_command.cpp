@@ -96,7 +96,7 @@ int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext
   report::Results results;
   results.provenance = run.provenance;
   results.transport = run.transport;
-  run.keeper = keep_results(world, o.json_path, results);
+  run.keeper = make_keeper<ResultsKeeper>(world, o.json_path, results);
   EpOutcome outcome = run_ep_sweep(world, *run.backend.backend, watchdog, run, o.config, std::cout);
   results.ep_rows = std::move(outcome.rows);
   results.wrong_total = outcome.wrong;

@@ -1,11 +1,11 @@
 #include "cli/pairs_command.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <sstream>
-#include <thread>
+#include <utility>
+#include <vector>
 
 #include "cli/pairs_keeper.hpp"
 #include "cli/pairs_options.hpp"
@@ -92,7 +92,7 @@ void hang_if_planted(const World& world, const PairsOptions& o, int round) {
   if (world.rank() != o.hang_rank || round + 1 < o.hang_round) return;
   std::fprintf(stderr, "commsweep: rank %d: fault injection: hanging in pairs round %d\n", world.rank(), round + 1);
   std::fflush(stderr);
-  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  stay_until_the_end();
 }
 
 // Every round on every rank; rank 0 collects the rails, prints a line per round and hands the
@@ -135,7 +135,7 @@ void measure_rounds(World& world, Backend& backend, Watchdog& watchdog, const Pa
 int report_run(const pairs::PairsRun& run, PairsKeeper* keeper) {
   const pairs::Analysis analysis = pairs::analyse(run);
   std::cout << pairs::render_report(run, analysis) << std::flush;
-  if (keeper) keeper->write_final(run);
+  if (keeper) keeper->write_final(run, analysis);
   std::cout << std::flush;
   return exit_code_of(run, analysis);
 }
@@ -165,7 +165,8 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
     return exit_code::kOk;
   }
   require_nodes(world);
-  require_planted_faults_fit(world, o, static_cast<int>(pairs::round_robin(world.node_count()).size()));
+  std::vector<pairs::Round> rounds = pairs::round_robin(world.node_count());
+  require_planted_faults_fit(world, o, static_cast<int>(rounds.size()));
 
   RankContext context;
   Watchdog watchdog(world);
@@ -178,13 +179,13 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
   run.provenance = setup.provenance;
   run.settings = {o.bytes / 4 * 4, o.bytes / 4, "float", o.iters, o.warmup, o.check, o.slow_fraction};
   run.nodes = describe_nodes(world, setup.provenance);
-  run.rounds = pairs::round_robin(world.node_count());
+  run.rounds = std::move(rounds);
   if (root) {
     std::cout << "# " << world_summary(world) << "\n# " << setup.backend.note << "\n# " << setup.version_line
               << "\n" << pairs::render_header(run) << std::flush;
   }
 
-  const std::shared_ptr<PairsKeeper> keeper = keep_pairs(world, o.json_path);
+  const std::shared_ptr<PairsKeeper> keeper = make_keeper<PairsKeeper>(world, o.json_path);
   measure_rounds(world, backend, watchdog, o, run, keeper.get());
   int code = root ? report_run(run, keeper.get()) : exit_code::kOk;
   world.broadcast(&code, sizeof code, 0, Phase{"pairs verdict", Deadline::after(o.timeout_s)});

@@ -1,16 +1,20 @@
-// What rank 0 has measured, kept for a run that ends early. The sweeps add each row as they
-// print it; when the job is ended by a timeout verdict, by an error on any rank or by the
-// watchdog (World::abort), or stops on an out-of-memory every rank agreed on, World says the
-// keeper's last words: the rows so far go to --json as an incomplete results file (complete:
-// false, interrupted_by "timeout" / "error" / "out of memory", summary.failure saying what
-// happened and on which rank). Nothing is written when no row was measured. The final results
-// go through the keeper too, after which its last words say nothing.
+// What rank 0 has measured, kept for a run that ends early. The commands hand each measurement
+// to their keeper as they print it; when the job is ended by a timeout verdict, by an error on
+// any rank or by the watchdog (World::abort), or stops on an out-of-memory every rank agreed on,
+// World says the keeper's last words: what was kept goes to --json as an incomplete file
+// (complete: false, interrupted_by "timeout" / "error" / "out of memory", summary.failure
+// saying what happened and on which rank). Nothing is written when nothing was measured. The
+// final file goes through the keeper too, after which its last words say nothing.
+//   Keeper         the mechanism: the lock, the once-only write, the last words
+//   ResultsKeeper  the sweeps, ep and suite (commsweep.results/1 rows)
+//   PairsKeeper    commsweep pairs (cli/pairs_keeper.hpp)
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -20,32 +24,63 @@ namespace commsweep {
 
 class World;
 
-class ResultsKeeper {
+class Keeper {
+ public:
+  explicit Keeper(std::string path) : path_(std::move(path)) {}
+  virtual ~Keeper() = default;
+  Keeper(const Keeper&) = delete;
+  Keeper& operator=(const Keeper&) = delete;
+
+  // The last words: what was kept so far, marked incomplete, written atomically and said on
+  // stderr. Once, and never after the final file.
+  void write_incomplete(const std::string& cause, const std::string& message);
+
+ protected:
+  // With mutex_ held: DOC to the path atomically, said on stdout ("# Results written to
+  // PATH"), after which the last words say nothing; a failure is a runtime Error naming --json.
+  void write(const nlohmann::json& doc);
+  std::mutex mutex_;  // the main thread keeps; the last words may come from the watchdog's
+
+ private:
+  // With mutex_ held: how many measurements are kept, what they are ("row(s)"), and the
+  // document that says they are all there is.
+  virtual std::size_t measured() const = 0;
+  virtual const char* unit() const = 0;
+  virtual nlohmann::json incomplete(const std::string& cause, const std::string& message) const = 0;
+
+  std::string path_;
+  bool written_ = false;
+};
+
+// Whether this rank keeps what is measured: rank 0, with --json PATH.
+bool keeps_results(const World& world, const std::string& path);
+// Registers KEEPER's write_incomplete as WORLD's last words (main's guard clears them when the
+// command returns).
+void register_last_words(World& world, const std::shared_ptr<Keeper>& keeper);
+
+// Rank 0 with --json: a K (ResultsKeeper, PairsKeeper) for this run, made of PATH and ARGS and
+// registered as the World's last words. Null on other ranks and without --json.
+template <typename K, typename... Args>
+std::shared_ptr<K> make_keeper(World& world, const std::string& path, Args&&... args) {
+  if (!keeps_results(world, path)) return nullptr;
+  auto keeper = std::make_shared<K>(path, std::forward<Args>(args)...);
+  register_last_words(world, keeper);
+  return keeper;
+}
+
+class ResultsKeeper final : public Keeper {
  public:
   // HEADER: the provenance and transport of the run, written with the rows.
   ResultsKeeper(std::string path, report::Results header);
   void add(const report::ResultRow& row);
   void add(const report::EpRow& row);
-  // The run's own results, written (atomically) as every run writes them.
   void write_final(const report::Results& results);
-  // The last words: the rows kept so far, marked incomplete. Once, and never after write_final.
-  void write_incomplete(const std::string& cause, const std::string& message);
 
  private:
-  std::mutex mutex_;  // rows are added by the main thread; the last words may come from the watchdog's
-  std::string path_;
+  std::size_t measured() const override { return kept_.rows.size() + kept_.ep_rows.size(); }
+  const char* unit() const override { return "row(s)"; }
+  nlohmann::json incomplete(const std::string& cause, const std::string& message) const override;
   report::Results kept_;
-  bool written_ = false;
 };
-
-// Rank 0 with --json: a keeper for this run, registered as the World's last words (main's
-// guard clears them when the command returns). Null on other ranks and without --json.
-std::shared_ptr<ResultsKeeper> keep_results(World& world, const std::string& path, report::Results header);
-
-// For the keepers: DOC to PATH atomically, said on stdout ("# Results written to PATH"); a
-// failure is a runtime Error naming --json.
-void write_json_file(const std::string& path, const nlohmann::json& doc);
-// On stderr: "commsweep: rank 0: the N WHAT measured before the CAUSE are kept in PATH ...".
-void say_kept(std::size_t measured, const char* what, const std::string& cause, const std::string& path);
 
 }  // namespace commsweep

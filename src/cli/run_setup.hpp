@@ -32,7 +32,7 @@ struct RunSetup {
   // The watchdog polls the backend's asynchronous errors; declared after the backend so that
   // the polling stops before the backend goes.
   Watchdog::HealthCheck health_check;
-  // Rank 0 with --json (keep_results): every row the sweeps print, for a run ended early; the
+  // Rank 0 with --json (make_keeper): every row the sweeps print, for a run ended early; the
   // run's results go to --json through it (write_final).
   std::shared_ptr<ResultsKeeper> keeper;
 };

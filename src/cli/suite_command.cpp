@@ -108,7 +108,7 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
   for (const SuiteSweep& s : suite.sweeps) {
     if (s.kind != SuiteSweep::Kind::Ep) results.provenance.buffers = name_of(s.collective.buffers);
   }
-  run.keeper = keep_results(world, o.json_path, results);
+  run.keeper = make_keeper<ResultsKeeper>(world, o.json_path, results);
   bool interrupted = false;
   for (std::size_t i = 0; i < suite.sweeps.size() && !interrupted; ++i) {
     const SuiteSweep& s = suite.sweeps[i];

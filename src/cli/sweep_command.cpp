@@ -115,7 +115,7 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
   results.provenance = run.provenance;
   results.provenance.buffers = name_of(o.sweep.buffers);
   results.transport = run.transport;
-  run.keeper = keep_results(world, o.json_path, results);
+  run.keeper = make_keeper<ResultsKeeper>(world, o.json_path, results);
   CollectiveOutcome outcome = run_collective_sweep(world, *run.backend.backend, watchdog, run,
                                                    o.tests, o.sweep, std::cout);
   results.rows = std::move(outcome.rows);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <initializer_list>
 #include <thread>
@@ -118,6 +119,10 @@ const char* termination_signal_name() {
     case SIGINT: return "SIGINT";
     default: return "a signal";
   }
+}
+
+void stay_until_the_end() {
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
 }  // namespace commsweep

@@ -20,6 +20,10 @@ bool termination_requested();
 // The signal's name, for the message ("SIGTERM").
 const char* termination_signal_name();
 
+// The calling thread stays here, alive and silent, until the process is ended: the second of
+// two threads that both end the job, or a rank a planted fault (--fault hang) leaves hanging.
+[[noreturn]] void stay_until_the_end();
+
 // Thrown by a sweep when the ranks agree to stop; carries nothing, the sweep keeps its rows.
 struct Interrupted {};
 

@@ -13,6 +13,7 @@
 #include "core/strings.hpp"
 #include "runtime/error.hpp"
 #include "runtime/mpi_check.hpp"
+#include "runtime/termination.hpp"
 
 namespace commsweep {
 namespace {
@@ -223,7 +224,7 @@ void World::fail(const std::string& line, const std::string& message, int code) 
   // The main thread and the watchdog may both find the failure (an asynchronous error): the
   // first reports it, the second waits for it to end the job.
   if (failing_.exchange(true)) {
-    while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+    stay_until_the_end();
   }
   std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
@@ -353,7 +354,7 @@ void World::abort(int code, const std::string& cause, const std::string& message
   // The main thread and the watchdog may both end the job: the first runs the hooks, the
   // second waits for it to finish the process.
   if (aborting_.exchange(true)) {
-    while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+    stay_until_the_end();
   }
   if (!cause.empty()) say_last_words(cause, message);
   std::function<void()> hook;

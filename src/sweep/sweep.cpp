@@ -5,7 +5,6 @@
 #include <new>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
@@ -13,15 +12,6 @@
 #include "sweep/slices.hpp"
 
 namespace commsweep {
-namespace {
-
-// Where a planted fault leaves its rank: alive and silent, as a hung process would be, until
-// the job is ended from outside (the stall protocol, the watchdog or the health probe).
-[[noreturn]] void stay_forever() {
-  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
-}
-
-}  // namespace
 
 std::vector<PlannedSize> plan_sizes(const CollectiveTest& test, const std::vector<std::uint64_t>& sizes,
                                     DataType type, int nranks) {
@@ -83,19 +73,19 @@ void Sweep::announce_fault(const char* what, const Phase& phase) const {
 void Sweep::inject_never_join(const Phase& phase) {
   announce_fault("not joining", phase);
   const auto guard = watchdog_.watch(phase);
-  stay_forever();
+  stay_until_the_end();
 }
 
 void Sweep::inject_hang(const Phase& phase) {
   announce_fault("hanging in", phase);
-  stay_forever();
+  stay_until_the_end();
 }
 
 void Sweep::inject_async_error(const Phase& phase) {
   announce_fault("breaking the transport in", phase);
   backend_.inject_asynchronous_error();
   // Stays, as a rank whose network failed would: the job must end through an error report.
-  stay_forever();
+  stay_until_the_end();
 }
 
 void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,
