@@ -216,8 +216,14 @@ def tail(text):
     return "\n".join("    | " + l for l in lines[-OUTPUT_TAIL_LINES:])
 
 
+# Open MPI's settings for root and oversubscription: dropped from the inherited environment, so
+# that the README's own exports (or their absence) decide, as on a fresh shell.
+OPEN_MPI_PERMISSIONS = ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM",
+                        "OMPI_MCA_rmaps_base_oversubscribe")
+
+
 def base_env(scratch):
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k not in OPEN_MPI_PERMISSIONS}
     env["PATH"] = os.path.join(scratch, "build") + os.pathsep + env.get("PATH", "")
     env["CUDA_VISIBLE_DEVICES"] = ""  # no GPU visible: --backend auto picks mpi
     return env

@@ -122,6 +122,20 @@ class CheckDocsTest(unittest.TestCase):
         self.assertEqual(code, 1, out)
         self.assertIn("README.md:2: still running after 1.0 s", out)
 
+    @unittest.skipUnless(os.geteuid() == 0, "Open MPI refuses root only when run as root")
+    def test_open_mpi_permissions_come_from_the_readme_alone(self):
+        # The inherited OMPI_ALLOW_RUN_AS_ROOT* are dropped: without the README's exports, mpirun
+        # as root fails, so the check proves that the README's lines are what make it work.
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        with tempfile.TemporaryDirectory() as repo:
+            with open(os.path.join(repo, "README.md"), "w") as f:
+                f.write("```sh\nmpirun -np 1 build/commsweep --version\n```\n")
+            proc = subprocess.run([sys.executable, CHECKER, "--repo", repo,
+                                   "--commsweep", COMMSWEEP], capture_output=True, text=True,
+                                  env=env, timeout=60)
+            self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+            self.assertIn("README.md:2: exit 1, expected 0", proc.stderr)
+
     def test_nothing_in_the_checkout_is_written(self):
         with tempfile.TemporaryDirectory() as repo:
             with open(os.path.join(repo, "README.md"), "w") as f:
