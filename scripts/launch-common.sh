@@ -8,7 +8,7 @@
 LAUNCH_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly LAUNCH_REPO
 
-# Exit codes: commsweep's own (README, "Hangs, the watchdog, and exit codes").
+# Exit codes: commsweep's own (docs/failures.md, "Exit codes").
 readonly EXIT_USAGE=2        # bad input: a hostfile, a setting
 readonly EXIT_CALL_FAILED=3  # ssh to a worker failed
 readonly EXIT_TIMEOUT=4      # the workers did not come up within the deadline

@@ -16,7 +16,7 @@ namespace commsweep::regress {
 enum class Verdict { Same, Pass, Warn, Fail };
 const char* name_of(Verdict v);
 
-// Exit codes of `commsweep compare` (README "Nightly regressions", `compare --help`).
+// Exit codes of `commsweep compare` (docs/regressions.md, `compare --help`).
 namespace compare_exit {
 constexpr int kPass = 0;        // PASS and SAME everywhere, WARN allowed
 constexpr int kRegression = 1;  // a FAIL: worse than the fail band, below a floor, or missing

@@ -9,7 +9,7 @@ namespace commsweep {
 
 enum class ErrorKind { Usage, Cuda, Nccl, Mpi, Timeout, WrongResults, Runtime, OutOfMemory };
 
-// Exit codes of the sweep commands (documented in README.md and --help).
+// Exit codes of the sweep commands (documented in docs/failures.md and --help).
 namespace exit_code {
 constexpr int kOk = 0;
 constexpr int kWrongResults = 1;  // a sweep finished and found wrong elements

@@ -262,7 +262,7 @@ TEST(Options, BuffersDefaultToColdLikeNcclTests) {
 
 namespace {
 
-// The exit codes are an interface (scripts, Kubernetes, the README table): each means one thing.
+// The exit codes are an interface (scripts, Kubernetes, the table in docs/failures.md): each means one thing.
 TEST(ExitCodes, DistinctAndAsDocumented) {
   namespace x = commsweep::exit_code;
   const int codes[] = {x::kOk, x::kWrongResults, x::kUsage, x::kRuntime, x::kTimeout,

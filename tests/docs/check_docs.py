@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""The docs check: every command shown in README.md and docs/*.md is run, or marked as not runnable.
+
+Convention (docs/testing.md, "The docs check"):
+  ```sh             each line is a command (a trailing backslash continues it; # lines are comments)
+  ```console        lines starting with "$ " are commands; the other lines are their output
+  ```sh gpu         needs a GPU (the nccl backend): shown, not run here
+  ```sh cluster     needs several nodes, a hostfile or a Kubernetes cluster: shown, not run
+  ```sh long        runs here but takes minutes (a build, the test suite): shown, not run
+  (the same marks after ```console)
+A command's trailing comment may name its expected exit code with the words "exits N"
+("# exits 6: a FAIL row"); without them, 0 is expected.
+A line that looks like a command (mpirun, commsweep, build/, scripts/, kubectl, ctest, cmake, "$ ")
+in any other code block, fenced (```text, ```, ```bash) or indented, is an error: every
+command shown is run or marked.
+
+How the commands run: the commands of one file in order (a later one may read what an earlier
+one wrote), in a fresh copy of the repository's sources in a temporary folder (so nothing in
+the checkout is written), with build/commsweep the binary under test (also first on PATH),
+CUDA_VISIBLE_DEVICES empty (no GPU is visible: --backend auto picks the mpi backend), each
+command under `bash -c` in its own process group, ended after --timeout seconds. A line
+`export NAME=VALUE ...` sets the environment of the file's later commands; the README's exports
+(the Open MPI settings for root and for more ranks than cores) apply before every docs/ page.
+
+Exit status: 0 when every runnable command ended with its expected code, 1 otherwise; each
+failure is printed as FILE:LINE: reason, then the command and the tail of its output.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+RUN_LANGS = ("sh", "console")
+MARKS = {
+    "gpu": "needs a GPU",
+    "cluster": "needs several nodes, a hostfile or a cluster",
+    "long": "takes minutes",
+}
+# What a command looks like, to find commands hiding in blocks the check would not run.
+COMMAND_LIKE = re.compile(
+    r"^\s*(\$ |mpirun\b|mpiexec\b|commsweep |build/commsweep\b|scripts/\S|kubectl |ctest\b|"
+    r"cmake\b|\S+=\S+ (mpirun|mpiexec)\b)")
+EXPECTED_EXIT = re.compile(r"\bexits (\d+)\b")
+FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`]*)$")
+OUTPUT_TAIL_LINES = 15
+# Top-level entries never copied into the scratch folder (build trees, VCS, the lead's shared/).
+SKIP_TOP = re.compile(r"^(\.git|build.*|shared|\.cache)$")
+
+
+@dataclass
+class Command:
+    path: str  # as given (relative to the repository when found there)
+    line: int  # 1-based line of its first line
+    text: str  # the command, continuations joined
+    mark: str = ""  # "" runnable, else a key of MARKS
+    expected: int = 0
+
+
+@dataclass
+class Page:
+    path: str
+    commands: list = field(default_factory=list)
+    errors: list = field(default_factory=list)  # "FILE:LINE: reason"
+
+
+def trailing_comment(cmd):
+    """The comment after an unquoted ' #' in a shell command line, or ''."""
+    quote, i = None, 0
+    while i < len(cmd):
+        ch = cmd[i]
+        if ch == "\\" and quote != "'":
+            i += 2  # an escaped character, outside quotes or inside double quotes
+            continue
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or cmd[i - 1].isspace()):
+            return cmd[i + 1:]
+        i += 1
+    return ""
+
+
+def parse_info(info):
+    """(language, mark, problem) of a fence's info string."""
+    words = info.split()
+    lang = words[0].lower() if words else ""
+    marks = words[1:]
+    if lang not in RUN_LANGS:
+        return lang, "", None
+    if not marks:
+        return lang, "", None
+    if len(marks) > 1 or marks[0] not in MARKS:
+        return lang, "", (f"unknown mark '{' '.join(marks)}' after ```{lang}: "
+                          f"the marks are {', '.join(MARKS)}")
+    return lang, marks[0], None
+
+
+def add_command(page, start, text, mark):
+    comment = trailing_comment(text)
+    m = EXPECTED_EXIT.search(comment)
+    page.commands.append(Command(page.path, start, text.strip(), mark,
+                                 int(m.group(1)) if m else 0))
+
+
+def scan_block(page, lang, mark, body):
+    """Commands of one ```sh or ```console block; body is [(line number, text)]."""
+    pending, start = None, 0
+    for number, raw in body:
+        line = raw.rstrip()
+        if pending is None:
+            if lang == "console":
+                if not line.startswith("$ "):
+                    continue  # output
+                line = line[2:]
+            elif not line.strip() or line.lstrip().startswith("#"):
+                continue
+            pending, start = "", number
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        add_command(page, start, pending + line, mark)
+        pending = None
+    if pending is not None:
+        page.errors.append(f"{page.path}:{start}: the command's last line ends with a backslash")
+
+
+def parse(path, shown_as):
+    page = Page(shown_as)
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    fence, info, body, opened = None, "", [], 0
+    for number, line in enumerate(lines, 1):
+        m = FENCE.match(line)
+        if fence is None:
+            if m:
+                fence, info, body, opened = m.group(2), m.group(3).strip(), [], number
+                continue
+            if line.startswith("    ") and COMMAND_LIKE.match(line):
+                page.errors.append(
+                    f"{shown_as}:{number}: a command in an indented code block: show it in a "
+                    f"```sh block (marked gpu, cluster or long if the docs check cannot run it)")
+            continue
+        if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= len(fence) \
+                and not m.group(3).strip():
+            lang, mark, problem = parse_info(info)
+            if problem:
+                page.errors.append(f"{shown_as}:{opened}: {problem}")
+            elif lang in RUN_LANGS:
+                scan_block(page, lang, mark, body)
+            else:
+                for n, text in body:
+                    if COMMAND_LIKE.match(text):
+                        page.errors.append(
+                            f"{shown_as}:{n}: a command in a ```{info or ''} block: show it in a "
+                            f"```sh block (or as \"$ \" lines of a ```console block), marked "
+                            f"gpu, cluster or long if the docs check cannot run it")
+            fence = None
+            continue
+        body.append((number, line))
+    if fence is not None:
+        page.errors.append(f"{shown_as}:{opened}: code block never closed")
+    return page
+
+
+def make_scratch(repo, commsweep):
+    """A copy of the repository's sources with build/commsweep the binary under test."""
+    scratch = tempfile.mkdtemp(prefix="commsweep-docs-")
+    for entry in sorted(os.listdir(repo)):
+        if SKIP_TOP.match(entry):
+            continue
+        src, dst = os.path.join(repo, entry), os.path.join(scratch, entry)
+        if os.path.isdir(src):
+            shutil.copytree(src, dst, symlinks=True,
+                            ignore=shutil.ignore_patterns("__pycache__", ".git"))
+        elif os.path.isfile(src):
+            shutil.copy2(src, dst)
+    os.makedirs(os.path.join(scratch, "build"))
+    os.symlink(os.path.abspath(commsweep), os.path.join(scratch, "build", "commsweep"))
+    return scratch
+
+
+def run_export(cmd, env, cwd):
+    """The environment after an `export ...` line."""
+    out = subprocess.run(["bash", "-c", f"{cmd}\nenv -0"], env=env, cwd=cwd,
+                         capture_output=True, timeout=10, check=True).stdout
+    return dict(item.split("=", 1) for item in out.decode().split("\0") if "=" in item)
+
+
+def run_command(cmd, env, cwd, timeout):
+    """(exit code or None on timeout, seconds, output)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(["bash", "-c", cmd.text], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        code = proc.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the whole group: mpirun and its ranks
+        out, _ = proc.communicate()
+        code = None
+    return code, time.monotonic() - start, out.decode(errors="replace")
+
+
+def tail(text):
+    lines = text.rstrip("\n").split("\n")
+    return "\n".join("    | " + l for l in lines[-OUTPUT_TAIL_LINES:])
+
+
+# Open MPI's settings for root and oversubscription: dropped from the inherited environment, so
+# that the README's own exports (or their absence) decide, as on a fresh shell.
+OPEN_MPI_PERMISSIONS = ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM",
+                        "OMPI_MCA_rmaps_base_oversubscribe")
+
+
+def base_env(scratch):
+    env = {k: v for k, v in os.environ.items() if k not in OPEN_MPI_PERMISSIONS}
+    env["PATH"] = os.path.join(scratch, "build") + os.pathsep + env.get("PATH", "")
+    env["CUDA_VISIBLE_DEVICES"] = ""  # no GPU visible: --backend auto picks mpi
+    return env
+
+
+def check_page(page, scratch, env, timeout, verbose):
+    """Runs a page's runnable commands; returns the failures."""
+    failures = []
+    for cmd in page.commands:
+        if cmd.mark:
+            if verbose:
+                print(f"  not run ({cmd.mark}: {MARKS[cmd.mark]}) {cmd.path}:{cmd.line}: {cmd.text}")
+            continue
+        if re.match(r"^export\s", cmd.text):
+            try:
+                env = run_export(cmd.text, env, scratch)
+            except subprocess.SubprocessError as e:
+                failures.append(f"{cmd.path}:{cmd.line}: the export failed ({e}): {cmd.text}")
+            continue
+        code, seconds, out = run_command(cmd, env, scratch, timeout)
+        if code is None:
+            failures.append(f"{cmd.path}:{cmd.line}: still running after {timeout} s (the docs "
+                            f"check's bound; keep examples small, e.g. -e 1M, or mark the block "
+                            f"long): {cmd.text}\n{tail(out)}")
+        elif code != cmd.expected:
+            hint = " (not found here: mark the block gpu, cluster or long if it cannot run " \
+                   "here)" if code == 127 else ""
+            failures.append(f"{cmd.path}:{cmd.line}: exit {code}, expected {cmd.expected}"
+                            f"{hint}: {cmd.text}\n{tail(out)}")
+        elif verbose:
+            print(f"  ok ({seconds:.1f} s, exit {code}) {cmd.path}:{cmd.line}: {cmd.text}")
+    return failures, env
+
+
+def default_files(repo):
+    files = [os.path.join(repo, "README.md")]
+    docs = os.path.join(repo, "docs")
+    if os.path.isdir(docs):
+        files += sorted(os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md"))
+    return [f for f in files if os.path.isfile(f)]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog="The convention is in this file's docstring and "
+                                        "docs/testing.md.")
+    ap.add_argument("--repo", required=True, help="repository root (sources copied from here)")
+    ap.add_argument("--commsweep", help="the built binary (build/commsweep in the commands)")
+    ap.add_argument("--timeout", type=float, default=60, help="seconds per command (60)")
+    ap.add_argument("--list", action="store_true", help="list the commands, run nothing")
+    ap.add_argument("-v", "--verbose", action="store_true", help="a line per command")
+    ap.add_argument("files", nargs="*", help="markdown files (default: README.md, docs/*.md)")
+    args = ap.parse_args()
+
+    repo = os.path.abspath(args.repo)
+    files = [os.path.abspath(f) for f in args.files] or default_files(repo)
+    readme = os.path.join(repo, "README.md")
+    pages = [parse(f, os.path.relpath(f, repo) if f.startswith(repo + os.sep) else f)
+             for f in files]
+    errors = [e for p in pages for e in p.errors]
+
+    if args.list:
+        for p in pages:
+            for c in p.commands:
+                state = f"not run ({c.mark})" if c.mark else f"run, exit {c.expected}"
+                print(f"{c.path}:{c.line}: [{state}] {c.text}")
+        for e in errors:
+            print(e)
+        return 1 if errors else 0
+
+    if not args.commsweep or not os.access(args.commsweep, os.X_OK):
+        print(f"check_docs: --commsweep {args.commsweep!r} is not an executable: build the "
+              f"commsweep target first", file=sys.stderr)
+        return 2
+
+    # The README's exports (Open MPI's settings for root and oversubscription) apply before
+    # every other page, as docs/README.md tells its reader.
+    readme_exports = []
+    if os.path.isfile(readme):
+        readme_exports = [c for c in parse(readme, "README.md").commands
+                          if not c.mark and re.match(r"^export\s", c.text)]
+
+    failures, ran, marked = list(errors), 0, 0
+    started = time.monotonic()
+    for page in pages:
+        runnable = [c for c in page.commands if not c.mark]
+        marked += len(page.commands) - len(runnable)
+        ran += len([c for c in runnable if not re.match(r"^export\s", c.text)])
+        if args.verbose:
+            print(f"{page.path}: {len(runnable)} to run, {len(page.commands) - len(runnable)} "
+                  f"marked")
+        if not runnable:
+            continue
+        scratch = make_scratch(repo, args.commsweep)
+        try:
+            env = base_env(scratch)
+            if page.path != "README.md":
+                env = check_page(Page(page.path, readme_exports), scratch, env, args.timeout,
+                                 False)[1]
+            page_failures, _ = check_page(page, scratch, env, args.timeout, args.verbose)
+            failures += page_failures
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    for f in failures:
+        print(f, file=sys.stderr)
+    print(f"docs check: {len(pages)} files, {ran} commands run, {marked} marked not runnable "
+          f"here (gpu, cluster, long); "
+          f"{len(failures)} failures; {time.monotonic() - started:.0f} s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""The docs check's own test: planted pages it must pass, and planted mistakes it must catch,
+each named by file and line (a checker that passes everything would pass the real docs too).
+
+Usage: check_docs_test.py CHECK_DOCS_PY COMMSWEEP_BIN
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+CHECKER = COMMSWEEP = None
+
+
+def run_checker(pages, *extra):
+    """Writes pages {relative path: text} into a scratch repository; runs the checker on it."""
+    with tempfile.TemporaryDirectory(prefix="check-docs-test-") as repo:
+        for rel, text in pages.items():
+            path = os.path.join(repo, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(textwrap.dedent(text).lstrip("\n"))
+        proc = subprocess.run(
+            [sys.executable, CHECKER, "--repo", repo, "--commsweep", COMMSWEEP, *extra],
+            capture_output=True, text=True, timeout=120)
+        return proc.returncode, proc.stdout + proc.stderr
+
+
+class CheckDocsTest(unittest.TestCase):
+    def test_good_pages_pass(self):
+        code, out = run_checker({
+            "README.md": """
+                # x
+                ```sh
+                export DOCS_CHECK_SETTING=from-readme
+                build/commsweep --version
+                commsweep list      # bare commsweep is the built binary too
+                ```
+                ```console
+                $ echo one > made.txt
+                output line, not a command
+                $ test "$(cat made.txt)" = one   # a later command sees an earlier one's file
+                ```
+                """,
+            "docs/page.md": """
+                ```sh
+                test "$DOCS_CHECK_SETTING" = from-readme   # the README's exports apply here
+                test -f suites/ci.yaml && test ! -e made.txt
+                sh -c 'exit 3'   # exits 3: an expected failure
+                echo "a # inside quotes" | \\
+                  grep -q inside
+                ```
+                ```sh gpu
+                false
+                ```
+                ```sh cluster
+                false
+                ```
+                ```text
+                plain output, no command here
+                ```
+                """,
+            "suites/ci.yaml": "x: 1\n",
+        }, "-v")
+        self.assertEqual(code, 0, out)
+        self.assertIn("not run (gpu", out)
+        self.assertIn("not run (cluster", out)
+        self.assertRegex(out, r"docs check: 2 files, 8 commands run, 2 marked")
+
+    def test_planted_bad_command_fails_with_its_line(self):
+        code, out = run_checker({"docs/planted.md": """
+            # planted
+            ```sh
+            build/commsweep --version
+            build/commsweep -e 12Q
+            ```
+            """})
+        self.assertEqual(code, 1, out)
+        self.assertIn("docs/planted.md:4: exit 2, expected 0", out)
+        self.assertIn("12Q", out)  # the tail of commsweep's own message
+
+    def test_wrong_expected_exit_fails(self):
+        code, out = run_checker({"README.md": "```sh\ntrue   # exits 2\n```\n"})
+        self.assertEqual(code, 1, out)
+        self.assertIn("README.md:2: exit 0, expected 2", out)
+
+    def test_unmarked_command_it_cannot_run_fails(self):
+        code, out = run_checker({"README.md": "```sh\nno-such-program-here --x\n```\n"})
+        self.assertEqual(code, 1, out)
+        self.assertIn("README.md:2: exit 127", out)
+        self.assertIn("mark the block gpu, cluster or long", out)
+
+    def test_command_in_an_unrunnable_block_fails(self):
+        code, out = run_checker({"docs/a.md": """
+            text
+            ```
+            mpirun -np 4 build/commsweep
+            ```
+            ```bash
+            true
+            scripts/run.sh
+            ```
+            An indented one:
+
+                commsweep compare r.json --baseline b.json
+            """})
+        self.assertEqual(code, 1, out)
+        self.assertIn("docs/a.md:3: a command in a ``` block", out)
+        self.assertIn("docs/a.md:7: a command in a ```bash block", out)
+        self.assertIn("docs/a.md:11: a command in an indented code block", out)
+
+    def test_unknown_mark_fails(self):
+        code, out = run_checker({"README.md": "```sh gpus\nfalse\n```\n"})
+        self.assertEqual(code, 1, out)
+        self.assertIn("README.md:1: unknown mark 'gpus'", out)
+
+    def test_a_hanging_command_is_ended(self):
+        code, out = run_checker({"README.md": "```sh\nsleep 30\n```\n"}, "--timeout", "1")
+        self.assertEqual(code, 1, out)
+        self.assertIn("README.md:2: still running after 1.0 s", out)
+
+    @unittest.skipUnless(os.geteuid() == 0, "Open MPI refuses root only when run as root")
+    def test_open_mpi_permissions_come_from_the_readme_alone(self):
+        # The inherited OMPI_ALLOW_RUN_AS_ROOT* are dropped: without the README's exports, mpirun
+        # as root fails, so the check proves that the README's lines are what make it work.
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        with tempfile.TemporaryDirectory() as repo:
+            with open(os.path.join(repo, "README.md"), "w") as f:
+                f.write("```sh\nmpirun -np 1 build/commsweep --version\n```\n")
+            proc = subprocess.run([sys.executable, CHECKER, "--repo", repo,
+                                   "--commsweep", COMMSWEEP], capture_output=True, text=True,
+                                  env=env, timeout=60)
+            self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+            self.assertIn("README.md:2: exit 1, expected 0", proc.stderr)
+
+    def test_nothing_in_the_checkout_is_written(self):
+        with tempfile.TemporaryDirectory() as repo:
+            with open(os.path.join(repo, "README.md"), "w") as f:
+                f.write("```sh\necho changed > README.md\nrm -rf suites\n```\n")
+            os.makedirs(os.path.join(repo, "suites"))
+            proc = subprocess.run([sys.executable, CHECKER, "--repo", repo,
+                                   "--commsweep", COMMSWEEP], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            with open(os.path.join(repo, "README.md")) as f:
+                self.assertIn("```sh", f.read())
+            self.assertTrue(os.path.isdir(os.path.join(repo, "suites")))
+
+
+if __name__ == "__main__":
+    CHECKER, COMMSWEEP = sys.argv[1], sys.argv[2]
+    unittest.main(argv=sys.argv[:1] + sys.argv[3:], verbosity=2)
