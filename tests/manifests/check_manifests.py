@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The manifest tests (ctest label `manifests`): real `kubectl kustomize` renderings of volcano/
-checked against the project's rules (rules.py) and Volcano's CRD schemas (crd_schema.py).
+checked against the project's rules (rules.py) and the CRD schemas (crd_schema.py): Volcano's
+Job, and the MPIJob for Kueue (volcano/kueue, kueue_checks.py).
 
 Usage: check_manifests.py COMMAND --repo DIR --workdir DIR [--kubectl PATH] [--shared DIR]
                           [--build DIR]
-Commands: overlays, modes, nightly, schema, generated, helper, image, security.
+Commands: overlays, modes, nightly, schema, generated, helper, image, security, kueue,
+kueue_schema.
 Exit codes: 0 passed, 1 a rule failed (each failure printed), 77 skipped (the reason printed
 as "SKIP: ...").
 """
@@ -100,7 +102,14 @@ SECURITY_MUTATIONS = {
 }
 
 
+# Mutations of the Volcano Job's own fields (its plugins), which an MPIJob does not have.
+VOLCANO_ONLY_MUTATIONS = {"svc NetworkPolicy off"}
+
+
 def pod_of(job, task):
+    """Task 0 (mpimaster, the MPIJob's Launcher) or 1 (mpiworker, its Workers): the pod spec."""
+    if job.get("kind") == "MPIJob":
+        return job["spec"]["mpiReplicaSpecs"][("Launcher", "Worker")[task]]["template"]["spec"]
     return job["spec"]["tasks"][task]["template"]["spec"]
 
 
@@ -285,7 +294,7 @@ def cmd_schema(args, stage, failures):
         for doc in stage.render(where):
             problems = crd_schema.validate(validators, doc)
             failures.extend_with(where, problems)
-            count += doc.get("kind") in crd_schema.CRD_FILES and doc["apiVersion"].startswith("batch.volcano.sh/")
+            count += crd_schema.covers(validators, doc)
     for mode in MODES:
         proc = helper(stage, "render", "--shape", DEFAULT_SHAPE, "--mode", mode, "--nodes", "3",
                       "--test-id", "s1", "--namespace", "ns1", "--", "all_reduce", "-e", "1G")
@@ -328,7 +337,8 @@ def check_shape_nccl_env(repo, shape, failures):
 
 def cmd_generated(args, stage, failures):
     pairs = [("volcano/volcano-job.yaml", "volcano/overlays/" + DEFAULT_SHAPE),
-             ("volcano/nightly/kubernetes/job.yaml", "volcano/nightly/kubernetes/job")]
+             ("volcano/nightly/kubernetes/job.yaml", "volcano/nightly/kubernetes/job"),
+             ("volcano/kueue/mpijob.yaml", "volcano/kueue/overlays/" + DEFAULT_SHAPE)]
     for generated, source in pairs:
         path = os.path.join(args.repo, generated)
         if not os.path.exists(path):
@@ -364,7 +374,9 @@ def main():
         print("SKIP: kubectl not found: the manifests cannot be rendered here")
         return SKIP_CODE
     import helper_checks
-    commands = {"overlays": cmd_overlays, "modes": cmd_modes, "nightly": cmd_nightly,
+    import kueue_checks
+    commands = {"kueue": kueue_checks.cmd_kueue, "kueue_schema": kueue_checks.cmd_kueue_schema,
+                "overlays": cmd_overlays, "modes": cmd_modes, "nightly": cmd_nightly,
                 "schema": cmd_schema, "generated": cmd_generated, "security": cmd_security,
                 "helper": helper_checks.cmd_helper, "image": helper_checks.cmd_image}
     if args.command not in commands:
