@@ -306,6 +306,7 @@ def cmd_kueue_schema(args, stage, failures):
         renderings["render --scheduler kueue --mode " + mode] = helper(
             stage, "render", "--scheduler", "kueue", "--mode", mode, "--nodes", "3", "--test-id", "s1",
             "--namespace", "ns1", "--topology", "required", "--", "all_reduce", "-e", "1G").stdout
+    renderings["volcano/kueue/nightly/job"] = stage.render_text("volcano/kueue/nightly/job")
     renderings[SAMPLES] = stage.render_text(SAMPLES)
     for where, text in renderings.items():
         for doc in docs_of(text):
