@@ -10,7 +10,7 @@
 # x86_64 Linux): the pods run unfiltered and the seccomp checks are left out, said in the log.
 # Cases: ok, three_workers, worker_never_starts, worker_dies, bad_hostfile, sigterm, baremetal,
 # nightly, suite; and an MPIJob's (mpi-operator v2, pods.sh): mpijob_ok, mpijob_worker_never_starts,
-# mpijob_worker_dies, mpijob_bad_hostfile.
+# mpijob_worker_dies, mpijob_bad_hostfile, mpijob_nightly.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -534,6 +534,13 @@ case_mpijob_worker_never_starts() {
 # A worker's pod dies in the middle of the sweep: the launcher ends nonzero, nothing is left.
 case_mpijob_worker_dies() {
   case_worker_dies
+}
+
+# The nightly through an MPIJob's launcher (volcano/kueue/nightly: the same master env as the
+# Volcano nightly's): baselines from two runs, the third judged by commsweep compare and kept in
+# the history, doctored copies failing as they must.
+case_mpijob_nightly() {
+  case_nightly
 }
 
 # mpi-operator's hostfile gone wrong: uneven slots, slots that contradict COMMSWEEP_GPUS_PER_NODE,
