@@ -42,9 +42,9 @@ def mpijobs(docs):
 
 def one_mpijob(docs, where, failures):
     jobs = mpijobs(docs)
-    others = [d["kind"] for d in docs if d.get("kind") not in ("MPIJob", "ConfigMap")]
+    others = [d["kind"] for d in docs if d.get("kind") not in ("MPIJob", "ConfigMap", "NetworkPolicy")]
     if len(jobs) != 1 or others:
-        failures.append("%s: expected one MPIJob and its ConfigMaps, got MPIJobs %d and %s"
+        failures.append("%s: expected one MPIJob, its ConfigMaps and NetworkPolicy, got MPIJobs %d and %s"
                         % (where, len(jobs), others))
         return None
     return jobs[0]
@@ -209,7 +209,8 @@ def check_helper_kueue(stage, failures):
         if message not in proc.stderr:
             failures.append("commsweep-k8s %s: stderr %r lacks %r" % (" ".join(argv), proc.stderr.strip(), message))
     proc = helper(stage, "cleanup", "--scheduler", "kueue", "--test-id", "q1", "--namespace", "gpu", "--dry-run")
-    want = "would run kubectl -n gpu delete mpijobs.kubeflow.org,configmaps -l app.kubernetes.io/instance=q1"
+    want = ("would run kubectl -n gpu delete mpijobs.kubeflow.org,networkpolicies,configmaps "
+            "-l app.kubernetes.io/instance=q1")
     if want not in proc.stderr:
         failures.append("cleanup --scheduler kueue --dry-run printed %r, expected %r" % (proc.stderr.strip(), want))
     text = helper(stage, "--help").stdout
@@ -246,6 +247,24 @@ MPIJOB_MUTATIONS = {
 }
 
 
+def policy_of(docs):
+    return next(d for d in docs if d.get("kind") == "NetworkPolicy")
+
+
+# Ways the MPIJob's NetworkPolicy could open the workers' sshd: security.check_rendering must
+# name every one.
+POLICY_MUTATIONS = {
+    "no NetworkPolicy": lambda d: d.remove(policy_of(d)),
+    "admits every pod": lambda d: policy_of(d)["spec"]["ingress"][0]["from"][0]["podSelector"].update(matchLabels={}),
+    "admits a namespace": lambda d: policy_of(d)["spec"]["ingress"][0]["from"].append({"namespaceSelector": {}}),
+    "admits an address block": lambda d: policy_of(d)["spec"]["ingress"].append(
+        {"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}),
+    "selects another run's pods": lambda d: policy_of(d)["spec"]["podSelector"]["matchLabels"].update(
+        {rules.TEST_ID_LABEL: "other"}),
+    "no ingress rule": lambda d: policy_of(d)["spec"].update(policyTypes=["Egress"]),
+}
+
+
 def check_mpijob_mutations(stage, failures):
     docs = stage.render("volcano/kueue/overlays/" + DEFAULT_SHAPE)
     job = mpijobs(docs)[0]
@@ -259,6 +278,16 @@ def check_mpijob_mutations(stage, failures):
         found = rules.check_job(docs, bad, expect)
         if not found:
             failures.append("MPIJob self-test: '%s' passed the rules" % name)
+        else:
+            print("caught: %-40s %s" % (name, found[0]))
+    if security.check_rendering(docs):
+        failures.append("NetworkPolicy self-test: the unchanged rendering fails: %s" % security.check_rendering(docs))
+    for name, mutate in POLICY_MUTATIONS.items():
+        bad_docs = copy.deepcopy(docs)
+        mutate(bad_docs)
+        found = security.check_rendering(bad_docs)
+        if not found:
+            failures.append("NetworkPolicy self-test: '%s' passed the rules" % name)
         else:
             print("caught: %-40s %s" % (name, found[0]))
 
