@@ -122,6 +122,7 @@ def cmd_kueue(args, stage, failures):
             if job is not None:
                 check_same_pods(where, job, volcano, failures)
     check_helper_kueue(stage, failures)
+    check_helper_cluster_commands(stage, args.workdir, failures)
     check_mpijob_mutations(stage, failures)
     check_security_mutations(stage, failures)
     print("ok: %d Kueue overlays, %d shapes x %d modes rendered as MPIJobs and checked"
@@ -290,6 +291,70 @@ def check_mpijob_mutations(stage, failures):
             failures.append("NetworkPolicy self-test: '%s' passed the rules" % name)
         else:
             print("caught: %-40s %s" % (name, found[0]))
+
+
+# A kubectl that answers the helper's cluster calls as a cluster with the run would (and records
+# them), handing `kubectl kustomize` to the real one.
+FAKE_KUBECTL = r"""#!/usr/bin/env bash
+set -euo pipefail
+echo "$*" >>"$FAKE_KUBECTL_LOG"
+[ "${1:-}" != kustomize ] || exec "$REAL_KUBECTL" "$@"
+args=" $* "
+case "$args" in
+  *" logs "*) echo '{"schema": "commsweep.results/1", "summary": {}}' ;;
+  *"get pods "*"-o jsonpath="*) echo -n "commsweep-q1-launcher-x7k2p" ;;
+  *"slotsPerWorker"*|*"COMMSWEEP_GPUS_PER_NODE"*) echo -n 8 ;;
+  *"get workloads.kueue.x-k8s.io"*) printf 'NAME QUEUE\nmpijob-commsweep-q1-3f2a1 commsweep\nmpijob-commsweep-q10-1b2c3 commsweep\n' ;;
+esac
+"""
+
+# (helper arguments, a kubectl call it must make, a line its output must hold or None)
+CLUSTER_CALLS = [
+    (["logs", "--test-id", "q1"], "logs -f commsweep-q1-mpimaster-0", None),
+    (["logs", "--test-id", "q1", "--rank", "9"], "logs -f commsweep-q1-mpiworker-1", None),
+    (["logs", "--scheduler", "kueue", "--test-id", "q1"], "logs -f commsweep-q1-launcher-x7k2p", None),
+    (["logs", "--scheduler", "kueue", "--test-id", "q1"],
+     "get pods -l app.kubernetes.io/instance=q1,app.kubernetes.io/component=mpimaster", None),
+    (["logs", "--scheduler", "kueue", "--test-id", "q1", "--rank", "9"],
+     "logs -f commsweep-q1-worker-1", None),
+    (["logs", "--scheduler", "kueue", "--test-id", "q1", "--rank", "9"],
+     "get mpijobs.kubeflow.org/commsweep-q1 -o jsonpath={.spec.slotsPerWorker}", None),
+    (["status", "--scheduler", "kueue", "--test-id", "q1", "-n", "gpu"],
+     "-n gpu get mpijobs.kubeflow.org,pods -o wide -l app.kubernetes.io/instance=q1",
+     "mpijob-commsweep-q1-3f2a1 commsweep"),
+    (["results", "--scheduler", "kueue", "--test-id", "q1"], "logs commsweep-q1-launcher-x7k2p", None),
+]
+
+
+def check_helper_cluster_commands(stage, workdir, failures):
+    import shutil
+    import subprocess
+    fake_dir = os.path.join(workdir, "fake-kubectl")
+    os.makedirs(fake_dir, exist_ok=True)
+    fake = os.path.join(fake_dir, "kubectl")
+    with open(fake, "w") as f:
+        f.write(FAKE_KUBECTL)
+    os.chmod(fake, 0o755)
+    log = os.path.join(workdir, "kubectl-calls.log")
+    env = dict(os.environ, PATH=fake_dir + os.pathsep + os.environ["PATH"], FAKE_KUBECTL_LOG=log,
+               REAL_KUBECTL=stage.kubectl if os.path.isabs(stage.kubectl) else shutil.which(stage.kubectl))
+    for argv, call, line in CLUSTER_CALLS:
+        open(log, "w").close()
+        proc = subprocess.run([stage.path("scripts", "commsweep-k8s")] + argv, capture_output=True, text=True,
+                              timeout=60, env=env, cwd=workdir)
+        with open(log) as f:
+            calls = f.read()
+        where = "commsweep-k8s " + " ".join(argv)
+        if proc.returncode != 0:
+            failures.append("%s: exit %d: %s" % (where, proc.returncode, proc.stderr.strip()))
+        elif call not in calls:
+            failures.append("%s: no kubectl %s among its calls: %s" % (where, call, calls.strip().splitlines()))
+        elif line is not None and (line not in proc.stdout or "q10" in proc.stdout):
+            failures.append("%s: output lacks %r (or names another run): %r" % (where, line, proc.stdout))
+    results = os.path.join(workdir, "results-q1", "results-1.json")
+    if not os.path.isfile(results):
+        failures.append("results --scheduler kueue wrote no %s" % results)
+    print("ok: %d cluster commands of the helper checked against a recording kubectl" % len(CLUSTER_CALLS))
 
 
 # The pod-level widenings of check_manifests' SECURITY_MUTATIONS apply to the MPIJob's pods too
