@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The mpimaster pod's entrypoint: waits for the workers, runs commsweep on them with mpirun,
-# stores the results. See --help.
+# The mpimaster pod's entrypoint (a Volcano Job's mpimaster, an MPIJob's launcher): waits for
+# the workers, runs commsweep on them with mpirun, stores the results. See --help.
 set -euo pipefail
 
 readonly LAUNCH_NAME=commsweep-master
@@ -11,12 +11,15 @@ usage() {
   cat <<EOF
 Usage: entrypoint-master.sh [COMMSWEEP ARGUMENTS...]
 
-The entrypoint of a commsweep Volcano Job's mpimaster pod (no GPU). In order:
+The entrypoint of a commsweep Volcano Job's mpimaster pod, or of an MPIJob's launcher pod
+(mpi-operator v2; no GPU). In order:
   1. reads the workers from COMMSWEEP_HOSTFILE (Volcano's svc plugin writes one pod name a
-     line, without a newline after the last);
+     line, without a newline after the last; mpi-operator one pod FQDN a line with
+     slots=<slotsPerWorker>, which must then equal COMMSWEEP_GPUS_PER_NODE where that is set);
   2. waits until every worker's name resolves and its sshd answers, for at most
      COMMSWEEP_WAIT_WORKERS_S seconds; then names the missing workers and exits 4;
-  3. logs in once to each worker with the ssh plugin's key (a failure is named, exit 3);
+  3. logs in once to each worker with the job's key (Volcano's ssh plugin's, or mpi-operator's
+     Secret at the MPIJob's sshAuthMountPath; a failure is named, exit 3);
   4. runs mpirun: ranks = workers x GPUs per node, --map-by ppr:G:node, ssh on
      COMMSWEEP_SSH_PORT, every NCCL_* and UCX_* variable of this pod passed to the ranks (-x);
      SIGTERM (Kubernetes at activeDeadlineSeconds) is passed on to mpirun, and commsweep writes
@@ -46,12 +49,16 @@ What commsweep runs, first match:
 --json is added by this script (do not give it).
 
 Settings (environment):
-  COMMSWEEP_HOSTFILE         workers (default /etc/volcano/mpiworker.host)
+  COMMSWEEP_HOSTFILE         workers (default /etc/volcano/mpiworker.host, else /etc/mpi/hostfile
+                             where only that exists)
   COMMSWEEP_WAIT_WORKERS_S   deadline for the workers' sshd (default 600: image pulls on GPU
                              nodes take minutes)
   COMMSWEEP_SSH_PORT         the workers' sshd port (default 22)
-  COMMSWEEP_SSH_DIR          the ssh plugin's files (default \$HOME/.ssh)
-  COMMSWEEP_GPUS_PER_NODE    ranks per worker (default auto: nvidia-smi -L on the first worker)
+  COMMSWEEP_SSH_DIR          the ssh plugin's files, or the MPIJob's sshAuthMountPath (default
+                             \$HOME/.ssh); without a config file there, host keys are not checked
+                             (the workers make theirs at start)
+  COMMSWEEP_GPUS_PER_NODE    ranks per worker (default auto: the hostfile's slots=, else
+                             nvidia-smi -L on the first worker)
   COMMSWEEP_RESULTS_DIR      where results are stored (default /results, the PVC)
   COMMSWEEP_TEST_ID          names the results file (default commsweep)
   COMMSWEEP_SIGKILL_TIMEOUT_S  Open MPI's odls_base_sigkill_timeout (default 10 s)
@@ -68,21 +75,24 @@ main() {
   case "${1:-}" in -h | --help) usage; return 0 ;; esac
   # Until mpirun runs, a signal ends the wait (as PID 1 it would otherwise be ignored).
   trap 'die "$EXIT_INTERRUPTED" "interrupted before the run started"' TERM INT
-  local hostfile=${COMMSWEEP_HOSTFILE:-/etc/volcano/mpiworker.host}
+  local hostfile
+  hostfile=$(default_hostfile)
   local deadline=${COMMSWEEP_WAIT_WORKERS_S:-600}
   require_number COMMSWEEP_WAIT_WORKERS_S "$deadline"
   require_number COMMSWEEP_SSH_PORT "${COMMSWEEP_SSH_PORT:-22}" 1
-  local text
+  local text slots
   local -a workers args
   text=$(read_hostfile "$hostfile") || exit $?
   mapfile -t workers <<<"$text"
+  slots=$(hostfile_slots "$hostfile") || exit $?
+  check_gpus_setting "$slots" "$hostfile"
   text=$(commsweep_arguments "$@") || exit $?
   mapfile -t args <<<"$text"
   say "${#workers[@]} worker(s) in $hostfile: ${workers[*]}"
   wait_for_sshd "$deadline" "${workers[@]}"
   check_ssh_logins "${workers[@]}"
   local gpus
-  gpus=$(gpus_per_node "${workers[0]}") || exit $?
+  gpus=$(gpus_per_node "${workers[0]}" "$slots") || exit $?
   launch_sweep "$gpus" "${workers[@]}" -- "${args[@]}"
 }
 

@@ -11,12 +11,14 @@ usage() {
   cat <<EOF
 Usage: entrypoint-worker.sh [--help]
 
-The entrypoint of a commsweep Volcano Job's mpiworker pods (and of any node that mpirun
-reaches over ssh). In order:
+The entrypoint of a commsweep Volcano Job's mpiworker pods, of an MPIJob's worker pods
+(mpi-operator v2), and of any node that mpirun reaches over ssh. In order:
   1. creates the sshd host keys (ed25519, ecdsa) that are missing in COMMSWEEP_SSHD_KEY_DIR
      (a container image should not carry them: every pod would share them);
-  2. checks the Volcano ssh plugin's files (id_rsa, id_rsa.pub, authorized_keys, config, mounted
-     from the Job's <job>-ssh Secret at COMMSWEEP_SSH_DIR) and points sshd at authorized_keys;
+  2. checks the job's ssh files (Volcano's ssh plugin: id_rsa, id_rsa.pub, authorized_keys,
+     config from the Job's <job>-ssh Secret; mpi-operator: id_rsa, id_rsa.pub, authorized_keys
+     from the MPIJob's <job>-ssh Secret at its sshAuthMountPath), mounted at COMMSWEEP_SSH_DIR,
+     and points sshd at authorized_keys;
   3. raises the locked-memory limit to unlimited (RDMA registers GPU and host buffers), or says
      which limit stays when the container may not (give it the IPC_LOCK capability);
   4. applies \`commsweep env\` (the SR-IOV / RDMA autodetect: NCCL_IB_HCA, ...) when this build
@@ -26,7 +28,8 @@ reaches over ssh). In order:
 Settings (environment):
   COMMSWEEP_SSH_PORT       sshd port (default 22, what the ssh plugin's config implies)
   COMMSWEEP_SSH_DIR        the ssh plugin's files (default \$HOME/.ssh: the plugin's default
-                           /root/.ssh for root; set it with the plugin's --ssh-key-file-path)
+                           /root/.ssh for root; set it with the plugin's --ssh-key-file-path,
+                           or to the MPIJob's sshAuthMountPath)
   COMMSWEEP_SSHD_KEY_DIR   host keys, created where missing (default /etc/ssh)
   COMMSWEEP_APPLY_ENV      1 (default): apply \`commsweep env\`; 0: do not
   COMMSWEEP_BIN            the commsweep binary (default: on PATH, else <repo>/build/commsweep)
@@ -60,7 +63,7 @@ check_ssh_plugin_files() {
   local dir=$1 f
   if [ ! -f "$dir/authorized_keys" ]; then
     say "warning: no $dir/authorized_keys: mpirun on the master will not be able to log in" \
-        "(is 'ssh' in the Job's plugins? is COMMSWEEP_SSH_DIR right?)"
+        "(is 'ssh' in the Volcano Job's plugins, or COMMSWEEP_SSH_DIR the MPIJob's sshAuthMountPath?)"
     return 0
   fi
   for f in authorized_keys id_rsa; do
@@ -69,7 +72,7 @@ check_ssh_plugin_files() {
       say "warning: $dir/$f is writable by group or others: sshd (StrictModes) will refuse it"
     fi
   done
-  say "ssh plugin files in $dir: $(find "$dir" -maxdepth 1 -type f -printf '%f\n' | sort | tr '\n' ' ')"
+  say "ssh files in $dir: $(find "$dir" -maxdepth 1 -type f -printf '%f\n' | sort | tr '\n' ' ')"
 }
 
 # True when this process holds CAP_IPC_LOCK (bit 14 of CapEff), which ignores RLIMIT_MEMLOCK.

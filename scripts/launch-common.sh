@@ -16,6 +16,11 @@ readonly EXIT_INTERRUPTED=5  # SIGTERM (Kubernetes at activeDeadlineSeconds)
 
 # 1 MiB: ~40,000 pod FQDNs, far more nodes than one job has.
 readonly HOSTFILE_MAX_BYTES=1048576
+# Where the launchers write the workers: Volcano's svc plugin (one pod FQDN a line, no newline
+# after the last) and mpi-operator v2 (its ConfigMap <job>-config in the launcher: one
+# <pod>.<job>.<namespace>.svc a line with slots=<slotsPerWorker>).
+readonly VOLCANO_HOSTFILE=/etc/volcano/mpiworker.host
+readonly MPI_OPERATOR_HOSTFILE=/etc/mpi/hostfile
 
 say() { echo "${LAUNCH_NAME:-commsweep}: $*" >&2; }
 die() {
@@ -48,6 +53,18 @@ find_commsweep() {
 
 # --- hostfile -------------------------------------------------------------------------------
 
+# The workers' file: COMMSWEEP_HOSTFILE, else the launcher's own that exists (Volcano's, then
+# mpi-operator's), else Volcano's (read_hostfile then says that it is missing, naming both).
+default_hostfile() {
+  if [ -n "${COMMSWEEP_HOSTFILE:-}" ]; then
+    echo "$COMMSWEEP_HOSTFILE"
+  elif [ ! -e "$VOLCANO_HOSTFILE" ] && [ -e "$MPI_OPERATOR_HOSTFILE" ]; then
+    echo "$MPI_OPERATOR_HOSTFILE"
+  else
+    echo "$VOLCANO_HOSTFILE"
+  fi
+}
+
 # Prints the hosts of a hostfile, one per line. Accepts Volcano's svc plugin file (one name a
 # line, and no newline after the last: `read` alone would drop that host) and Open MPI's
 # hostfile syntax (`host slots=N ...`: the words after the name are ignored; comments after #).
@@ -55,7 +72,8 @@ find_commsweep() {
 read_hostfile() {
   local file=$1
   [ -e "$file" ] || die "$EXIT_USAGE" "hostfile $file does not exist" \
-    "(in a Volcano Job the svc plugin writes /etc/volcano/mpiworker.host: is 'svc' in the Job's plugins?)"
+    "(in a Volcano Job the svc plugin writes $VOLCANO_HOSTFILE: is 'svc' in the Job's plugins?" \
+    "in an MPIJob mpi-operator writes $MPI_OPERATOR_HOSTFILE into the launcher)"
   if ! [ -f "$file" ] || ! [ -r "$file" ]; then
     die "$EXIT_USAGE" "hostfile $file is not a readable file"
   fi
@@ -96,6 +114,36 @@ read_hostfile() {
   printf '%s\n' "${hosts[@]}"
 }
 
+# The slots every host of a hostfile has (mpi-operator writes slots=<slotsPerWorker> on each
+# line); nothing when no line has slots (Volcano's file). Exits EXIT_USAGE naming the file and
+# line when hosts differ, or some have slots and others not: ranks are placed ppr:G:node, the
+# same number on every node. Call after read_hostfile (the file is known to be sane).
+hostfile_slots() {
+  local file=$1 line n=0 slots first="" first_line=0 without=0
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    line=${line%%#*}
+    [[ "$line" =~ [^[:space:]] ]] || continue
+    slots=""
+    [[ "$line" =~ [[:space:]]slots=([0-9]+) ]] && slots=${BASH_REMATCH[1]}
+    if [ -z "$slots" ]; then
+      without=$n
+    elif [ -z "$first" ]; then
+      first=$slots first_line=$n
+    elif [ "$slots" != "$first" ]; then
+      die "$EXIT_USAGE" "hostfile $file line $n: slots=$slots, but line $first_line has slots=$first" \
+        "(every node runs the same number of ranks)"
+    fi
+  done <"$file"
+  if [ -n "$first" ] && [ "$without" -gt 0 ]; then
+    die "$EXIT_USAGE" "hostfile $file line $without has no slots=, line $first_line has slots=$first"
+  fi
+  if [ -n "$first" ]; then
+    [ "$first" -ge 1 ] || die "$EXIT_USAGE" "hostfile $file line $first_line: slots=$first, expected 1 or more"
+    echo "$first"
+  fi
+}
+
 # --- ssh ------------------------------------------------------------------------------------
 
 # ssh options for mpirun's launcher and our own checks. BatchMode: a missing key fails at
@@ -108,10 +156,18 @@ ssh_options() {
                  -o LogLevel=ERROR)
   local dir=${COMMSWEEP_SSH_DIR:-$HOME/.ssh}
   # The ssh plugin's config (StrictHostKeyChecking no: worker host keys are made at start)
-  # and key, where the plugin was told to put them elsewhere (its --ssh-key-file-path).
+  # and key, where the plugin was told to put them elsewhere (its --ssh-key-file-path), or
+  # where an MPIJob's sshAuthMountPath put mpi-operator's key.
   if [ "$dir" != "$HOME/.ssh" ]; then
     [ -f "$dir/config" ] && opts+=(-F "$dir/config")
     [ -f "$dir/id_rsa" ] && opts+=(-i "$dir/id_rsa")
+  fi
+  # mpi-operator's Secret has no config (id_rsa, id_rsa.pub, authorized_keys only): say what
+  # Volcano's config says. The workers make their host keys at start, so no known_hosts could
+  # hold them; the job's own key pair is what authenticates, in both directions of trust that
+  # matter here (only this job's launcher holds the private key the workers accept).
+  if [ ! -f "$dir/config" ]; then
+    opts+=(-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null)
   fi
   printf '%s\n' "${opts[@]}"
 }
@@ -177,13 +233,32 @@ check_ssh_logins() {
   done
 }
 
-# GPUs on one node: COMMSWEEP_GPUS_PER_NODE, or with `auto` what `nvidia-smi -L` lists on
-# the first host (over ssh unless it is this one).
+# A COMMSWEEP_GPUS_PER_NODE that contradicts the hostfile's slots (an MPIJob's slotsPerWorker)
+# is a mistake in the job: named before anything waits.
+#   check_gpus_setting SLOTS HOSTFILE
+check_gpus_setting() {
+  local setting=${COMMSWEEP_GPUS_PER_NODE:-auto} slots=$1 hostfile=$2
+  [ "$setting" != auto ] || return 0
+  require_number COMMSWEEP_GPUS_PER_NODE "$setting" 1
+  if [ -n "$slots" ] && [ "$slots" != "$setting" ]; then
+    die "$EXIT_USAGE" "COMMSWEEP_GPUS_PER_NODE=$setting, but $hostfile gives each worker" \
+      "slots=$slots (the MPIJob's slotsPerWorker): make them equal"
+  fi
+}
+
+# GPUs on one node: COMMSWEEP_GPUS_PER_NODE; else the hostfile's slots (an MPIJob's
+# slotsPerWorker); else with `auto` what `nvidia-smi -L` lists on the first host (over ssh
+# unless it is this one).
+#   gpus_per_node HOST [SLOTS]
 gpus_per_node() {
-  local setting=${COMMSWEEP_GPUS_PER_NODE:-auto} host=$1 count
+  local setting=${COMMSWEEP_GPUS_PER_NODE:-auto} host=$1 slots=${2:-} count
   if [ "$setting" != auto ]; then
     require_number COMMSWEEP_GPUS_PER_NODE "$setting" 1
     echo "$setting"
+    return 0
+  fi
+  if [ -n "$slots" ]; then
+    echo "$slots"
     return 0
   fi
   local -a opts
@@ -234,6 +309,11 @@ mpirun_line() {
   # writes its partial JSON on SIGTERM, so it needs one period; 2 x 10 s plus the fetch of
   # the results fits Kubernetes' default terminationGracePeriodSeconds of 30 s.
   cmd+=(--mca odls_base_sigkill_timeout "${COMMSWEEP_SIGKILL_TIMEOUT_S:-10}")
+  # The hosts as the hostfile names them, which is what wait_for_sshd found resolving: Open MPI
+  # 4.1 would cut a name at its first dot, and <pod> alone resolves only through Volcano's ssh
+  # config (its Host aliases), never for mpi-operator's <pod>.<job>.<namespace>.svc (the
+  # operator sets OMPI_MCA_orte_keep_fqdn_hostnames for its launcher for the same reason).
+  cmd+=(--mca orte_keep_fqdn_hostnames 1)
   local name
   for name in PATH LD_LIBRARY_PATH $(fabric_variables); do
     [ -z "${!name+set}" ] || cmd+=(-x "$name")

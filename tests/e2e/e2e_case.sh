@@ -9,12 +9,26 @@
 # seccomp filter the manifest's RuntimeDefault gives them. none: no launcher was built (not
 # x86_64 Linux): the pods run unfiltered and the seccomp checks are left out, said in the log.
 # Cases: ok, three_workers, worker_never_starts, worker_dies, bad_hostfile, sigterm, baremetal,
-# nightly, suite.
+# nightly, suite; and an MPIJob's (mpi-operator v2, pods.sh): mpijob_ok, mpijob_worker_never_starts,
+# mpijob_worker_dies, mpijob_bad_hostfile, mpijob_nightly.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-E2E_PREFIX="cse2e$$"
+# The mpijob_* cases emulate an MPIJob's pods (pods.sh), in namespaces (csmpi<pid>...) and
+# addresses of their own: both wrappers' cases may run at once.
+E2E_WRAPPER=volcano
+E2E_PREFIX_BASE=cse2e
+for arg in "$@"; do
+  case "$arg" in mpijob_*) E2E_WRAPPER=mpijob E2E_PREFIX_BASE=csmpi ;; esac
+done
+# The pods' manifest: their securityContext is emulated from it.
+JOB_MANIFEST="$repo/volcano/base/job.yaml"
+[ "$E2E_WRAPPER" = volcano ] || JOB_MANIFEST="$repo/volcano/kueue/mpijob.yaml"
+readonly E2E_WRAPPER E2E_PREFIX_BASE JOB_MANIFEST
+# mpi-operator's slots= per worker (the MPIJob's slotsPerWorker; 8 GPUs in the manifests).
+readonly E2E_SLOTS=2
+E2E_PREFIX="$E2E_PREFIX_BASE$$"
 # shellcheck source=tests/e2e/pods.sh
 source "$here/pods.sh"
 
@@ -46,30 +60,37 @@ create_job() {
   create_switch
   make_ssh_secret "$E2E_WORK/secret" "$listed"
   make_svc_configmap "$E2E_WORK/configmap" "$listed"
-  dns+="$(master_pod).$E2E_JOB $E2E_MASTER_IP"$'\n'
-  for ((i = 0; i < with_ns; i++)); do dns+="$(worker_pod "$i").$E2E_JOB $(worker_ip "$i")"$'\n'; done
+  dns+="$(master_pod).$E2E_DOMAIN $E2E_MASTER_IP"$'\n'
+  for ((i = 0; i < with_ns; i++)); do dns+="$(worker_fqdn "$i") $(worker_ip "$i")"$'\n'; done
   create_pod_network m "$E2E_MASTER_IP"
   make_pod_dir "$(master_pod)" "$E2E_MASTER_IP" "$dns"
   for ((i = 0; i < with_ns; i++)); do
     create_pod_network "w$i" "$(worker_ip "$i")"
     make_pod_dir "$(worker_pod "$i")" "$(worker_ip "$i")" "$dns"
   done
-  for ((i = 0; i < started; i++)); do
+  start_workers 0 "$started"
+}
+
+# Starts the worker entrypoint in workers FIRST..LAST-1 (their pods made by create_job).
+start_workers() {
+  local i
+  for ((i = $1; i < $2; i++)); do
     start_pod "w$i" "$(worker_pod "$i")" "$E2E_WORK/$(worker_pod "$i")" \
       "$repo/scripts/entrypoint-worker.sh"
   done
 }
 
-# The pod's privileges from the Job's securityContext (task mpimaster or mpiworker): setpriv's
-# arguments, and the seccomp launcher's command line unless no launcher was built.
+# The pod's privileges from the Job's (or MPIJob's) securityContext (task mpimaster or
+# mpiworker): setpriv's arguments, and the seccomp launcher's command line unless no launcher
+# was built.
 pod_privileges() {
   local dir=$1 task=$2
-  python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" "$task" >"$dir/setpriv" ||
-    { log "cannot read $task's securityContext from volcano/base/job.yaml"; exit 1; }
+  python3 "$here/pod_security.py" "$JOB_MANIFEST" "$task" >"$dir/setpriv" ||
+    { log "cannot read $task's securityContext from ${JOB_MANIFEST#"$repo"/}"; exit 1; }
   [ "$SECCOMP_LAUNCHER" != none ] || return 0
-  python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" "$task" --seccomp \
+  python3 "$here/pod_security.py" "$JOB_MANIFEST" "$task" --seccomp \
     "$SECCOMP_LAUNCHER" >"$dir/seccomp" ||
-    { log "cannot emulate $task's seccompProfile from volcano/base/job.yaml"; exit 1; }
+    { log "cannot emulate $task's seccompProfile from ${JOB_MANIFEST#"$repo"/}"; exit 1; }
 }
 
 # pod_security.py --check for the pods' processes: capabilities, no_new_privs, and seccomp
@@ -80,7 +101,7 @@ pods_hold() {
   shift
   local -a without=()
   [ "$SECCOMP_LAUNCHER" != none ] || without=(--without-seccomp)
-  python3 "$here/pod_security.py" "$repo/volcano/base/job.yaml" "$task" --check "${without[@]}" "$@"
+  python3 "$here/pod_security.py" "$JOB_MANIFEST" "$task" --check "${without[@]}" "$@"
 }
 
 # The pids of a pod's processes whose command is `comm` (e.g. commsweep: the ranks).
@@ -94,14 +115,21 @@ pod_pids_named() {
 make_pod_dir() {
   local pod=$1 ip=$2 dns=$3 dir="$E2E_WORK/$1"
   mkdir -p "$dir"
-  case "$pod" in
-    *-mpimaster-*) pod_privileges "$dir" mpimaster ;;
-    *) pod_privileges "$dir" mpiworker ;;
-  esac
+  if [ "$pod" = "$(master_pod)" ]; then
+    pod_privileges "$dir" mpimaster
+  else
+    pod_privileges "$dir" mpiworker
+  fi
   make_etc_hosts "$dir/hosts" "$pod" "$ip" "$dns"
   cp -r "$E2E_WORK/secret" "$dir/ssh"
   chmod 0700 "$dir/ssh"
-  cp -r "$E2E_WORK/configmap" "$dir/volcano"
+  if [ "$E2E_WRAPPER" = volcano ]; then
+    # The svc plugin's ConfigMap is mounted in every pod of the Job.
+    cp -r "$E2E_WORK/configmap" "$dir/volcano"
+  elif [ "$pod" = "$(master_pod)" ]; then
+    # mpi-operator's <job>-config only in the launcher.
+    cp -r "$E2E_WORK/configmap" "$dir/mpi"
+  fi
 }
 
 start_master() {
@@ -198,7 +226,7 @@ case_worker_never_starts() {
   # but its entrypoint never ran (resolves, no sshd).
   create_job 1 3 1
   create_pod_network w2 "$(worker_ip 2)"
-  sed -i "\$a $(worker_ip 2)\t$(worker_pod 2).$E2E_JOB" "$E2E_WORK/$(master_pod)/hosts"
+  sed -i "\$a $(worker_ip 2)\t$(worker_fqdn 2)" "$E2E_WORK/$(master_pod)/hosts"
   local pid
   start_master
   pid=$POD_PID
@@ -207,9 +235,9 @@ case_worker_never_starts() {
   err=$(master_err)
   expect "master exits 4 (timeout) (got $POD_RC after $POD_ELAPSED s)" test "$POD_RC" = 4
   expect "master gives up at its deadline (6 s; took $POD_ELAPSED s)" test "$POD_ELAPSED" -le 20
-  expect "names worker 1 as not resolving" grep -q "$(worker_pod 1).$E2E_JOB (does not resolve" <<<"$err"
-  expect "names worker 2 as not answering" grep -q "$(worker_pod 2).$E2E_JOB (no sshd answers" <<<"$err"
-  expect "does not name worker 0" bash -c "! grep -q '$(worker_pod 0).$E2E_JOB (' <<<\"\$1\"" _ "$err"
+  expect "names worker 1 as not resolving" grep -q "$(worker_fqdn 1) (does not resolve" <<<"$err"
+  expect "names worker 2 as not answering" grep -q "$(worker_fqdn 2) (no sshd answers" <<<"$err"
+  expect "does not name worker 0" bash -c "! grep -q '$(worker_fqdn 0) (' <<<\"\$1\"" _ "$err"
   expect "no mpirun started" bash -c "! grep -q 'running: mpirun' <<<\"\$1\"" _ "$err"
 }
 
@@ -465,6 +493,85 @@ case_baremetal() {
     "$(worker_pod 0),$(worker_pod 1)"
 }
 
+# --- the MPIJob (mpi-operator v2) ---------------------------------------------------------------
+
+# The launcher starts before its workers (as with launcherCreationPolicy AtStartup, or a worker
+# restarted meanwhile), waits for them, reads mpi-operator's hostfile (found without
+# COMMSWEEP_HOSTFILE: nothing of Volcano is in the pod), takes the ranks per worker from its
+# slots=, logs in with mpi-operator's ECDSA key (no ssh config), runs the sweep.
+case_mpijob_ok() {
+  unset COMMSWEEP_GPUS_PER_NODE COMMSWEEP_HOSTFILE
+  create_job 0 2 2
+  local pid
+  start_master
+  pid=$POD_PID
+  local err="$E2E_WORK/$E2E_MASTER_POD/stderr"
+  expect "the launcher waits for the workers" wait_for_line "$err" "waiting up to" 20
+  sleep 2
+  log "starting the workers after the launcher"
+  start_workers 0 2
+  wait_pod "$pid" "$MASTER_BOUND_S"
+  expect "launcher exits 0 (got $POD_RC after $POD_ELAPSED s)" test "$POD_RC" = 0
+  expect "it read mpi-operator's hostfile" grep -q "2 worker(s) in /etc/mpi/hostfile: $(worker_fqdn 0) $(worker_fqdn 1)" "$err"
+  expect "it waited for the workers started after it" grep -qE "every worker answers after [1-9][0-9]* s" "$err"
+  expect "$E2E_SLOTS ranks per worker from the hostfile's slots=" grep -q "2 node(s) x $E2E_SLOTS rank(s)" "$err"
+  local w0 w1
+  w0=$(worker_pod 0) w1=$(worker_pod 1)
+  expect "tables, results file and JSON lines agree (4 ranks)" check_results 4 "$w0,$w0,$w1,$w1"
+  expect "worker 0's sshd offers public keys only" sshd_offers_keys_only 0
+  local -a worker_pids
+  mapfile -t worker_pids < <(ip netns pids "$(pod_ns w0)")
+  expect "worker 0's processes hold only the MPIJob's worker capabilities, no_new_privs, seccomp filter" \
+    pods_hold mpiworker "${worker_pids[@]}"
+}
+
+# Worker 1 never gets a pod, worker 2's pod never runs its entrypoint: both named, exit 4.
+case_mpijob_worker_never_starts() {
+  export COMMSWEEP_HOSTFILE=/etc/mpi/hostfile   # as the MPIJob's launcher env sets it
+  case_worker_never_starts
+}
+
+# A worker's pod dies in the middle of the sweep: the launcher ends nonzero, nothing is left.
+case_mpijob_worker_dies() {
+  case_worker_dies
+}
+
+# The nightly through an MPIJob's launcher (volcano/kueue/nightly: the same master env as the
+# Volcano nightly's): baselines from two runs, the third judged by commsweep compare and kept in
+# the history, doctored copies failing as they must.
+case_mpijob_nightly() {
+  case_nightly
+}
+
+# mpi-operator's hostfile gone wrong: uneven slots, slots that contradict COMMSWEEP_GPUS_PER_NODE,
+# no hostfile at all. Each exit 2, the file, line or setting named.
+case_mpijob_bad_hostfile() {
+  export COMMSWEEP_WAIT_WORKERS_S=5
+  unset COMMSWEEP_HOSTFILE
+  create_job 0 2 0
+  local file="$E2E_WORK/$E2E_MASTER_POD/mpi/hostfile" err="$E2E_WORK/$E2E_MASTER_POD/stderr"
+  printf '%s slots=2\n%s slots=4\n' "$(worker_fqdn 0)" "$(worker_fqdn 1)" >"$file"
+  start_master
+  wait_pod "$POD_PID" 20
+  expect "uneven slots: exit 2 (got $POD_RC)" test "$POD_RC" = 2
+  expect "uneven slots: line named" grep -q "/etc/mpi/hostfile line 2: slots=4, but line 1 has slots=2" "$err"
+  printf '%s slots=2\n%s slots=2\n' "$(worker_fqdn 0)" "$(worker_fqdn 1)" >"$file"
+  export COMMSWEEP_GPUS_PER_NODE=8
+  start_master
+  wait_pod "$POD_PID" 20
+  export COMMSWEEP_GPUS_PER_NODE=$E2E_SLOTS
+  expect "slots against COMMSWEEP_GPUS_PER_NODE: exit 2 (got $POD_RC)" test "$POD_RC" = 2
+  expect "slots against COMMSWEEP_GPUS_PER_NODE: named" grep -q \
+    "COMMSWEEP_GPUS_PER_NODE=8, but /etc/mpi/hostfile gives each worker slots=2" "$err"
+  expect "... before waiting for any worker" bash -c "! grep -q 'waiting up to' '$err'"
+  rm "$file"
+  start_master
+  wait_pod "$POD_PID" 20
+  expect "no hostfile: exit 2 (got $POD_RC)" test "$POD_RC" = 2
+  expect "no hostfile: both launchers' files named" grep -q \
+    "hostfile /etc/volcano/mpiworker.host does not exist.*mpi-operator writes /etc/mpi/hostfile" "$err"
+}
+
 main() {
   local name="" commsweep=""
   while [ $# -gt 0 ]; do
@@ -496,6 +603,8 @@ main() {
   export COMMSWEEP_BIN=$commsweep COMMSWEEP_GPUS_PER_NODE=1 COMMSWEEP_WAIT_WORKERS_S=30
   export COMMSWEEP_RESULTS_DIR="$E2E_WORK/results" COMMSWEEP_TEST_ID="e2e-$name"
   export COMMSWEEP_ARGS=$SHORT_SWEEP COMMSWEEP_SIGKILL_TIMEOUT_S=2
+  # An MPIJob's launcher has COMMSWEEP_GPUS_PER_NODE equal to slotsPerWorker (the shape's GPUs).
+  [ "$E2E_WRAPPER" = volcano ] || export COMMSWEEP_GPUS_PER_NODE=$E2E_SLOTS
   local start=$SECONDS
   "case_$name"
   log "case $name took $((SECONDS - start)) s"

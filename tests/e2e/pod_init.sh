@@ -2,9 +2,10 @@
 # Runs inside a pod's fresh mount and UTS namespaces (see pods.sh): sets up what the
 # container would see, then execs the pod's command.
 #   pod_init.sh POD_DIR POD_NAME COMMAND...
-# POD_DIR holds hosts (its /etc/hosts), ssh/ (the ssh plugin's Secret), volcano/ (the svc
-# plugin's ConfigMap), setpriv (the container's capabilities and no_new_privs as setpriv
-# arguments, one a line: pod_security.py) and seccomp (the seccomp-runtime-default command line
+# POD_DIR holds hosts (its /etc/hosts), ssh/ (the ssh plugin's Secret, or mpi-operator's),
+# volcano/ (the svc plugin's ConfigMap) or mpi/ (an MPIJob launcher's /etc/mpi), setpriv (the
+# container's capabilities and no_new_privs as setpriv arguments, one a line: pod_security.py)
+# and seccomp (the seccomp-runtime-default command line
 # that puts the container's RuntimeDefault filter on the pod's command, one word a line).
 set -euo pipefail
 
@@ -36,6 +37,8 @@ mount_read_only() {
   mount -o remount,bind,ro "$2"
 }
 [ ! -d "$dir/volcano" ] || mount_read_only "$dir/volcano" /etc/volcano
+# An MPIJob's launcher: mpi-operator's ConfigMap <job>-config (the hostfile).
+[ ! -d "$dir/mpi" ] || mount_read_only "$dir/mpi" /etc/mpi
 # POD_SSH_DIR: where the ssh plugin mounts its Secret (its --ssh-key-file-path).
 if [ -d "$dir/ssh" ]; then
   ssh_dir=${POD_SSH_DIR:-/root/.ssh}

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The setpriv(1) arguments that give a process what a task's container gets from the
-container runtime under volcano/base/job.yaml's securityContext: the capability bounding set
+container runtime under volcano/base/job.yaml's securityContext (or an MPIJob's: volcano/kueue/
+mpijob.yaml, where task mpimaster is the Launcher and mpiworker the Worker): the capability bounding set
 (drop, then add, from the runtime's default set) and no_new_privs where
 allowPrivilegeEscalation is false. A root process exec'd under a bounding set gets just those
 capabilities, as in the container.
@@ -29,8 +30,20 @@ RUNTIME_DEFAULT = ["CHOWN", "DAC_OVERRIDE", "FSETID", "FOWNER", "MKNOD", "NET_RA
                    "AUDIT_WRITE"]
 
 
+# An MPIJob's replica types by the Volcano task they stand for (volcano/kueue: the same pods).
+MPIJOB_REPLICAS = {"mpimaster": "Launcher", "mpiworker": "Worker"}
+
+
 def task_pod(job, task_name):
+    if job["kind"] == "MPIJob":
+        return job["spec"]["mpiReplicaSpecs"][MPIJOB_REPLICAS[task_name]]["template"]["spec"]
     return next(t for t in job["spec"]["tasks"] if t["name"] == task_name)["template"]["spec"]
+
+
+def load_job(path):
+    """The Volcano Job or MPIJob of a manifest file (a rendering holds its ConfigMaps too)."""
+    with open(path) as f:
+        return next(d for d in yaml.safe_load_all(f) if d and d.get("kind") in ("Job", "MPIJob"))
 
 
 def task_seccomp(job, task_name):
@@ -126,8 +139,7 @@ def main():
     if len(args) < 2 or (len(args) > 2 and args[2] not in ("--check", "--seccomp")) or \
             (len(args) > 2 and args[2] == "--seccomp" and len(args) != 4):
         sys.exit(__doc__)
-    with open(args[0]) as f:
-        job = yaml.safe_load(f)
+    job = load_job(args[0])
     caps, no_new_privs = task_privileges(job, args[1])
     if len(args) > 2 and args[2] == "--seccomp":
         print("\n".join(seccomp_args(job, args[1], args[3])))

@@ -10,20 +10,44 @@
 #     Host/HostName pair per pod), mounted read-only at /root/.ssh with mode 0600;
 #   svc plugin: /etc/volcano/<task>.host (one FQDN a line, no newline after the last) and
 #     VC_<TASK>_HOSTS / VC_<TASK>_NUM; cluster DNS for <pod>.<job> as /etc/hosts lines.
-# Sourced by e2e_case.sh. Uses E2E_WORK (a directory) and E2E_PREFIX (namespace names);
-# sets for it POD_PID (start_pod), POD_RC and POD_ELAPSED (wait_pod) and the names below.
+# An MPIJob (mpi-operator v2, E2E_WRAPPER=mpijob) is emulated as mpi-operator makes it:
+#   its Secret <job>-ssh: an ECDSA P-521 key in PEM as id_rsa, id_rsa.pub, authorized_keys (the
+#     same public key), no config, mounted read-only at sshAuthMountPath (/root/.ssh);
+#   its ConfigMap <job>-config in the launcher at /etc/mpi: hostfile, one
+#     <pod>.<job>.<namespace>.svc slots=<slotsPerWorker> a line; no /etc/volcano, no VC_* env;
+#   pods <job>-launcher-<suffix> (a batch Job's pod) and <job>-worker-<i>, with a headless
+#   Service <job> (the DNS names above).
+# Its pods get addresses and namespace names of their own (198.18.17.0/24, csmpi<pid>...), so
+# that both wrappers' cases can run at once.
+# Sourced by e2e_case.sh. Uses E2E_WORK (a directory), E2E_WRAPPER (volcano or mpijob) and
+# E2E_PREFIX (namespace names: E2E_PREFIX_BASE<pid>); sets for it POD_PID (start_pod), POD_RC
+# and POD_ELAPSED (wait_pod) and the names below.
 # shellcheck disable=SC2034 # the variables are the sourcing script's
 
 readonly E2E_JOB=commsweep-e2e
-readonly E2E_SUBNET=198.18.0
+if [ "${E2E_WRAPPER:-volcano}" = mpijob ]; then
+  readonly E2E_SUBNET=198.18.17
+  # mpi-operator's headless Service and namespace: the hostfile's names are FQDNs.
+  readonly E2E_DOMAIN=$E2E_JOB.default.svc
+  # The launcher is a batch Job's pod: <job>-launcher-<5 random characters>.
+  readonly E2E_MASTER_POD=$E2E_JOB-launcher-e2e17
+  readonly E2E_WORKER_INFIX=-worker-
+else
+  readonly E2E_SUBNET=198.18.0
+  readonly E2E_DOMAIN=$E2E_JOB
+  readonly E2E_MASTER_POD=$E2E_JOB-mpimaster-0
+  readonly E2E_WORKER_INFIX=-mpiworker-
+fi
 readonly E2E_MASTER_IP=$E2E_SUBNET.10
 E2E_POD_INIT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/pod_init.sh"
 readonly E2E_POD_INIT
 
 log() { echo "e2e: $*"; }
 
-master_pod() { echo "$E2E_JOB-mpimaster-0"; }
-worker_pod() { echo "$E2E_JOB-mpiworker-$1"; }
+master_pod() { echo "$E2E_MASTER_POD"; }
+worker_pod() { echo "$E2E_JOB$E2E_WORKER_INFIX$1"; }
+# The name the launcher's file gives a worker (what cluster DNS resolves).
+worker_fqdn() { echo "$(worker_pod "$1").$E2E_DOMAIN"; }
 worker_ip() { echo "$E2E_SUBNET.$((20 + $1))"; }
 pod_ns() { echo "${E2E_PREFIX}$1"; }  # $1: m, w0, w1, ...
 
@@ -54,8 +78,8 @@ require_emulation() {
 # those whose owner process is gone.
 remove_stale_namespaces() {
   local ns pid
-  for ns in $(ip netns list | awk '{print $1}' | grep -E '^cse2e[0-9]+' || true); do
-    pid=${ns#cse2e}
+  for ns in $(ip netns list | awk '{print $1}' | grep -E "^${E2E_PREFIX_BASE}[0-9]+" || true); do
+    pid=${ns#"$E2E_PREFIX_BASE"}
     pid=${pid%%[!0-9]*}
     kill -0 "$pid" 2>/dev/null && continue
     log "removing namespace $ns left by a killed run (pid $pid)"
@@ -114,10 +138,17 @@ create_pod_network() {
   ip -n "$ns" link set lo up
 }
 
-# The ssh plugin's Secret, once per job.
+# The ssh plugin's Secret (or mpi-operator's), once per job.
 make_ssh_secret() {
   local dir=$1 workers=$2 i pod
   mkdir -p "$dir"
+  if [ "${E2E_WRAPPER:-volcano}" = mpijob ]; then
+    # mpi-operator: ecdsa.GenerateKey(elliptic.P521()), PEM, in a file named id_rsa.
+    ssh-keygen -q -t ecdsa -b 521 -m PEM -N '' -C "" -f "$dir/id_rsa"
+    cp "$dir/id_rsa.pub" "$dir/authorized_keys"
+    chmod 0600 "$dir"/*
+    return 0
+  fi
   ssh-keygen -q -t rsa -b 2048 -m PEM -N '' -C "" -f "$dir/id_rsa"
   cp "$dir/id_rsa.pub" "$dir/authorized_keys"
   {
@@ -129,12 +160,20 @@ make_ssh_secret() {
   chmod 0600 "$dir"/*
 }
 
-# The svc plugin's ConfigMap, once per job: mpiworker.host lists `listed` workers.
+# The svc plugin's ConfigMap, once per job: mpiworker.host lists `listed` workers. For an
+# MPIJob: mpi-operator's <job>-config, whose hostfile lists them with slots=E2E_SLOTS.
 make_svc_configmap() {
   local dir=$1 listed=$2 i
   local -a workers=()
-  for ((i = 0; i < listed; i++)); do workers+=("$(worker_pod "$i").$E2E_JOB"); done
+  for ((i = 0; i < listed; i++)); do workers+=("$(worker_fqdn "$i")"); done
   mkdir -p "$dir"
+  if [ "${E2E_WRAPPER:-volcano}" = mpijob ]; then
+    : >"$dir/hostfile"
+    for ((i = 0; i < listed; i++)); do
+      printf '%s slots=%s\n' "${workers[$i]}" "$E2E_SLOTS" >>"$dir/hostfile"
+    done
+    return 0
+  fi
   printf '%s' "$(master_pod).$E2E_JOB" >"$dir/mpimaster.host"
   printf '%s' "$(IFS=$'\n'; echo "${workers[*]}")" >"$dir/mpiworker.host"
   printf '%s' "$(master_pod).$E2E_JOB" >"$dir/VC_MPIMASTER_HOSTS"

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The manifest tests (ctest label `manifests`): real `kubectl kustomize` renderings of volcano/
-checked against the project's rules (rules.py) and Volcano's CRD schemas (crd_schema.py).
+checked against the project's rules (rules.py) and the CRD schemas (crd_schema.py): Volcano's
+Job, and the MPIJob for Kueue (volcano/kueue, kueue_checks.py).
 
 Usage: check_manifests.py COMMAND --repo DIR --workdir DIR [--kubectl PATH] [--shared DIR]
                           [--build DIR]
-Commands: overlays, modes, nightly, schema, generated, helper, image, security.
+Commands: overlays, modes, nightly, schema, generated, helper, image, security, kueue,
+kueue_schema.
 Exit codes: 0 passed, 1 a rule failed (each failure printed), 77 skipped (the reason printed
 as "SKIP: ...").
 """
@@ -100,7 +102,14 @@ SECURITY_MUTATIONS = {
 }
 
 
+# Mutations of the Volcano Job's own fields (its plugins), which an MPIJob does not have.
+VOLCANO_ONLY_MUTATIONS = {"svc NetworkPolicy off"}
+
+
 def pod_of(job, task):
+    """Task 0 (mpimaster, the MPIJob's Launcher) or 1 (mpiworker, its Workers): the pod spec."""
+    if job.get("kind") == "MPIJob":
+        return job["spec"]["mpiReplicaSpecs"][("Launcher", "Worker")[task]]["template"]["spec"]
     return job["spec"]["tasks"][task]["template"]["spec"]
 
 
@@ -176,8 +185,13 @@ def check_cron_fields(where, spec, failures):
             failures.append("%s: %s not set" % (where, field))
 
 
+# Each night's test id: the name of the night's job, from the label its launcher puts on the
+# master's pod (Volcano's CronJob names each night's Job <cronjob>-<time>).
+NIGHT_NAME_LABEL = {"Job": "volcano.sh/job-name", "MPIJob": "training.kubeflow.org/job-name"}
+
+
 def check_nightly_master(where, docs, job, failures):
-    master = job["spec"]["tasks"][0]["template"]["spec"]
+    master = pod_of(job, 0)
     c = master["containers"][0]
     env = rules.env_of(c)
     for name in ("COMMSWEEP_BASELINE", "COMMSWEEP_HISTORY_DIR", "COMMSWEEP_RESULTS_DIR"):
@@ -198,7 +212,7 @@ def check_nightly_master(where, docs, job, failures):
         failures.append("%s: results dir %s is not on a PVC of the rendering (claim %r, PVCs %s)"
                         % (where, results_dir, claim, pvcs))
     test_id = env.get("COMMSWEEP_TEST_ID", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
-    if test_id != "metadata.labels['volcano.sh/job-name']":
+    if test_id != "metadata.labels['%s']" % NIGHT_NAME_LABEL[job["kind"]]:
         failures.append("%s: each night needs its own test id (the Job's name), got %r" % (where, test_id))
 
 
@@ -225,18 +239,32 @@ def cmd_nightly(args, stage, failures):
     failures.extend_with(where, rules.check_no_passwords(text))
     failures.extend_with(where, security.check_rendering(docs))
     check_kubernetes_cron(where, docs, expect, failures)
+    # Kueue: a plain CronJob whose runner creates the MPIJob.
+    where = "volcano/kueue/nightly"
+    text = stage.render_text(where)
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    failures.extend_with(where, rules.check_no_passwords(text))
+    failures.extend_with(where, security.check_rendering(docs))
+    kueue_expect = rules.Expect(DEFAULT_SHAPE, NATURAL_MODE, home=home, queue="commsweep")
+    check_kubernetes_cron(where, docs, kueue_expect, failures, kind="MPIJob")
     print("ok: nightly renderings checked")
 
 
-def check_kubernetes_cron(where, docs, expect, failures):
+# The job each plain-Kubernetes nightly's runner creates, and what its Role must allow for it.
+RUNNER_JOBS = {"Job": ("batch.volcano.sh", "jobs"), "MPIJob": ("kubeflow.org", "mpijobs")}
+
+
+def check_kubernetes_cron(where, docs, expect, failures, kind="Job"):
+    """A batch/v1 CronJob whose runner creates the night's `kind` (a Volcano Job, or an MPIJob:
+    volcano/kueue/nightly) from job.yaml in its ConfigMap."""
     crons = [d for d in docs if d.get("kind") == "CronJob" and d["apiVersion"] == "batch/v1"]
-    if len(crons) != 1 or volcano_jobs(docs):
-        failures.append("%s: expected one batch/v1 CronJob and no Volcano Job" % where)
+    if len(crons) != 1 or volcano_jobs(docs) or any(d.get("kind") == "MPIJob" for d in docs):
+        failures.append("%s: expected one batch/v1 CronJob and no Volcano Job or MPIJob" % where)
         return
     cron = crons[0]
     check_cron_fields(where, cron["spec"], failures)
     pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
-    check_rbac(where, docs, pod.get("serviceAccountName"), failures)
+    check_rbac(where, docs, pod.get("serviceAccountName"), failures, RUNNER_JOBS[kind])
     failures.extend_with(where, security.check_runner(pod))
     cms = rules.configmaps(docs)
     runner_cm = next((v["configMap"]["name"] for v in pod.get("volumes", []) if "configMap" in v), None)
@@ -248,13 +276,20 @@ def check_kubernetes_cron(where, docs, expect, failures):
         failures.append("%s: runner ConfigMap lacks run-nightly.sh or job.yaml" % where)
         return
     job_docs = [d for d in yaml.safe_load_all(data["job.yaml"]) if d]
-    job = one_job(job_docs, where + " job.yaml", failures)
+    jobs = [d for d in job_docs if d.get("kind") == kind]
+    if kind == "Job":
+        job = one_job(job_docs, where + " job.yaml", failures)
+    elif len(jobs) == 1 and not volcano_jobs(job_docs):
+        job = jobs[0]
+    else:
+        failures.append("%s job.yaml: expected one %s and no Volcano Job" % (where, kind))
+        job = None
     if job is not None:
         failures.extend_with(where + " job.yaml", rules.check_job(docs + job_docs, job, expect))
         check_nightly_master(where + " job.yaml", docs, job, failures)
 
 
-def check_rbac(where, docs, account, failures):
+def check_rbac(where, docs, account, failures, job_kind=RUNNER_JOBS["Job"]):
     by_kind = {}
     for d in docs:
         by_kind.setdefault(d["kind"], {})[d["metadata"]["name"]] = d
@@ -262,12 +297,17 @@ def check_rbac(where, docs, account, failures):
         failures.append("%s: ServiceAccount %r not in the rendering" % (where, account))
     bound = [b["roleRef"]["name"] for b in by_kind.get("RoleBinding", {}).values()
              if any(s.get("name") == account for s in b.get("subjects", []))]
-    can_create = any(
-        "batch.volcano.sh" in r.get("apiGroups", []) and "jobs" in r.get("resources", [])
-        and "create" in r.get("verbs", [])
-        for name in bound for r in by_kind.get("Role", {}).get(name, {}).get("rules", []))
-    if not can_create:
-        failures.append("%s: %r may not create batch.volcano.sh jobs (bound roles %s)" % (where, account, bound))
+    group, resource = job_kind
+    rules_of = [r for name in bound for r in by_kind.get("Role", {}).get(name, {}).get("rules", [])]
+    can = lambda verb, g, res: any(g in r.get("apiGroups", []) and res in r.get("resources", [])
+                                   and verb in r.get("verbs", []) for r in rules_of)
+    for verb in ("create", "get", "delete"):
+        if not can(verb, group, resource):
+            failures.append("%s: %r may not %s %s %s (bound roles %s)" % (where, account, verb, group, resource, bound))
+    # Least privilege: the other nightly's kind is not this runner's business.
+    for other in RUNNER_JOBS.values():
+        if other != job_kind and can("create", *other):
+            failures.append("%s: %r may create %s %s too" % (where, account, *other))
 
 
 def cmd_schema(args, stage, failures):
@@ -285,7 +325,7 @@ def cmd_schema(args, stage, failures):
         for doc in stage.render(where):
             problems = crd_schema.validate(validators, doc)
             failures.extend_with(where, problems)
-            count += doc.get("kind") in crd_schema.CRD_FILES and doc["apiVersion"].startswith("batch.volcano.sh/")
+            count += crd_schema.covers(validators, doc)
     for mode in MODES:
         proc = helper(stage, "render", "--shape", DEFAULT_SHAPE, "--mode", mode, "--nodes", "3",
                       "--test-id", "s1", "--namespace", "ns1", "--", "all_reduce", "-e", "1G")
@@ -328,7 +368,9 @@ def check_shape_nccl_env(repo, shape, failures):
 
 def cmd_generated(args, stage, failures):
     pairs = [("volcano/volcano-job.yaml", "volcano/overlays/" + DEFAULT_SHAPE),
-             ("volcano/nightly/kubernetes/job.yaml", "volcano/nightly/kubernetes/job")]
+             ("volcano/nightly/kubernetes/job.yaml", "volcano/nightly/kubernetes/job"),
+             ("volcano/kueue/mpijob.yaml", "volcano/kueue/overlays/" + DEFAULT_SHAPE),
+             ("volcano/kueue/nightly/job.yaml", "volcano/kueue/nightly/job")]
     for generated, source in pairs:
         path = os.path.join(args.repo, generated)
         if not os.path.exists(path):
@@ -364,7 +406,9 @@ def main():
         print("SKIP: kubectl not found: the manifests cannot be rendered here")
         return SKIP_CODE
     import helper_checks
-    commands = {"overlays": cmd_overlays, "modes": cmd_modes, "nightly": cmd_nightly,
+    import kueue_checks
+    commands = {"kueue": kueue_checks.cmd_kueue, "kueue_schema": kueue_checks.cmd_kueue_schema,
+                "overlays": cmd_overlays, "modes": cmd_modes, "nightly": cmd_nightly,
                 "schema": cmd_schema, "generated": cmd_generated, "security": cmd_security,
                 "helper": helper_checks.cmd_helper, "image": helper_checks.cmd_image}
     if args.command not in commands:

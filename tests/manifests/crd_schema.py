@@ -1,6 +1,7 @@
-"""Validation of rendered Volcano objects against Volcano's CustomResourceDefinitions.
+"""Validation of rendered objects against their CustomResourceDefinitions: Volcano's Job and
+CronJob, mpi-operator's MPIJob, Kueue's ClusterQueue, LocalQueue, ResourceFlavor and Topology.
 
-The CRDs (../shared/reference/volcano-crd) are read, never copied. Their openAPIV3Schema is a
+The CRDs (../shared/reference/<set>) are read, never copied. Their openAPIV3Schema is a
 structural schema: the API server silently prunes fields it does not describe, so a typo in a
 manifest (activeDeadlineSeconds at the Job's level, say) would be lost without an error. To
 catch that, every object schema that lists properties and does not preserve unknown fields is
@@ -12,10 +13,23 @@ import os
 import jsonschema
 import yaml
 
-CRD_FILES = {
-    "Job": "batch.volcano.sh_jobs.yaml",
-    "CronJob": "batch.volcano.sh_cronjobs.yaml",
+# The CRD files of each reference folder, by the kind they define.
+CRD_SETS = {
+    "volcano-crd": {
+        "Job": "batch.volcano.sh_jobs.yaml",
+        "CronJob": "batch.volcano.sh_cronjobs.yaml",
+    },
+    "mpi-operator-crd": {
+        "MPIJob": "kubeflow.org_mpijobs.yaml",
+    },
+    "kueue-crd": {
+        "ClusterQueue": "kueue.x-k8s.io_clusterqueues.yaml",
+        "LocalQueue": "kueue.x-k8s.io_localqueues.yaml",
+        "ResourceFlavor": "kueue.x-k8s.io_resourceflavors.yaml",
+        "Topology": "kueue.x-k8s.io_topologies.yaml",
+    },
 }
+CRD_FILES = CRD_SETS["volcano-crd"]
 
 
 def close_objects(node):
@@ -31,24 +45,32 @@ def close_objects(node):
     return node
 
 
-def load_validators(crd_dir):
+def load_validators(crd_dir, files=None):
+    """Validators keyed by (apiVersion, kind), one for every version each CRD serves."""
     validators = {}
-    for kind, name in CRD_FILES.items():
+    for kind, name in (files or CRD_FILES).items():
         with open(os.path.join(crd_dir, name)) as f:
             crd = yaml.safe_load(f)
-        version = crd["spec"]["versions"][0]
-        schema = close_objects(copy.deepcopy(version["schema"]["openAPIV3Schema"]))
-        validators[kind] = (crd["spec"]["group"] + "/" + version["name"],
-                            jsonschema.Draft7Validator(schema))
+        for version in crd["spec"]["versions"]:
+            if not version.get("served", True):
+                continue
+            schema = close_objects(copy.deepcopy(version["schema"]["openAPIV3Schema"]))
+            validators[(crd["spec"]["group"] + "/" + version["name"], kind)] = \
+                jsonschema.Draft7Validator(schema)
     return validators
 
 
+def covers(validators, doc):
+    """True when the object is of a kind and version these validators check."""
+    return (doc.get("apiVersion"), doc.get("kind")) in validators
+
+
 def validate(validators, doc):
-    """Messages for one rendered object (empty: valid); objects of other groups are skipped."""
-    kind = doc.get("kind")
-    if kind not in validators or validators[kind][0] != doc.get("apiVersion"):
+    """Messages for one rendered object (empty: valid); objects of other kinds are skipped."""
+    if not covers(validators, doc):
         return []
-    errors = sorted(validators[kind][1].iter_errors(doc), key=lambda e: list(e.path))
-    return ["%s %s: %s: %s" % (kind, doc["metadata"].get("name"),
+    validator = validators[(doc["apiVersion"], doc["kind"])]
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+    return ["%s %s: %s: %s" % (doc["kind"], doc["metadata"].get("name"),
                                "/".join(str(p) for p in e.path) or "(top)", e.message)
             for e in errors]

@@ -133,7 +133,7 @@ def cmd_helper(args, stage, failures):
 
 
 SHELL_SCRIPTS = ["scripts/commsweep-k8s", "scripts/build.sh", "scripts/install-prefix.sh",
-                 "volcano/nightly/kubernetes/run-nightly.sh"]
+                 "volcano/nightly/runner/run-nightly.sh"]
 
 
 def install_env_home(repo):

@@ -101,13 +101,46 @@ def check_job_plugins(spec):
     return problems
 
 
-def check_rendering(docs):
-    """A whole rendering: no NetworkPolicy of ours (the svc plugin's, admitting only the job's
-    own pods, is the one), no Secret (ssh keys come only from the plugin's <job>-ssh)."""
+# The labels that name a job's pods (and only them): what its NetworkPolicy selects and admits.
+JOB_LABELS = ("app.kubernetes.io/name", "app.kubernetes.io/instance")
+
+
+def check_job_network_policy(policy, job):
+    """An MPIJob's own NetworkPolicy (mpi-operator makes none; Volcano's svc plugin makes this one
+    for a Volcano Job): it selects the job's pods and admits only the job's pods."""
+    labels = job.get("metadata", {}).get("labels", {})
+    want = {k: labels.get(k) for k in JOB_LABELS}
+    spec = policy.get("spec") or {}
+    name = policy.get("metadata", {}).get("name")
     problems = []
+    fail = lambda message: problems.append("security: NetworkPolicy %s %s" % (name, message))
+    if (spec.get("podSelector") or {}).get("matchLabels") != want:
+        fail("selects %r, not the job's pods %r" % ((spec.get("podSelector") or {}).get("matchLabels"), want))
+    if "Ingress" not in (spec.get("policyTypes") or []):
+        fail("does not restrict ingress (policyTypes %r)" % spec.get("policyTypes"))
+    rules = spec.get("ingress") or []
+    peers = [peer for rule in rules for peer in rule.get("from") or [{}]]
+    if len(rules) != 1 or peers != [{"podSelector": {"matchLabels": want}}]:
+        fail("admits %r: only the job's own pods (podSelector %r, no namespaceSelector or ipBlock) may "
+             "reach the workers' sshd" % (rules, want))
+    return problems
+
+
+def check_rendering(docs):
+    """A whole rendering: no NetworkPolicy of ours for a Volcano Job (the svc plugin's, admitting
+    only the job's own pods, is the one), for an MPIJob exactly that policy of its own; no Secret
+    (ssh keys come only from the plugin's <job>-ssh, or mpi-operator's)."""
+    problems = []
+    mpijobs = [d for d in docs if d.get("kind") == "MPIJob"]
+    policies = [d for d in docs if d.get("kind") == "NetworkPolicy"]
+    if mpijobs and len(policies) != 1:
+        problems.append("security: an MPIJob's rendering needs one NetworkPolicy admitting only its "
+                        "pods (mpi-operator makes none), has %d" % len(policies))
     for d in docs:
         kind, name = d.get("kind"), d.get("metadata", {}).get("name")
-        if kind == "NetworkPolicy":
+        if kind == "NetworkPolicy" and mpijobs:
+            problems.extend(check_job_network_policy(d, mpijobs[0]))
+        elif kind == "NetworkPolicy":
             problems.append("security: the rendering carries NetworkPolicy %s; the svc plugin's "
                             "is the job's policy" % name)
         if kind == "Secret":
