@@ -12,10 +12,11 @@ namespace commsweep::topology {
 namespace {
 
 // pugixml keeps a DOCTYPE, CDATA, comments and PIs as nodes (so that they can be refused or
-// skipped by position); attribute values and text stay as written (no escapes, no whitespace
-// conversion): the references are checked here, then expanded by the predefined table below.
+// skipped by position) and expands references (parse_escapes); an unknown entity it would keep
+// as text, so every reference is checked first, in the text as written.
 constexpr unsigned kParseOptions = pugi::parse_doctype | pugi::parse_cdata | pugi::parse_pi |
-                                   pugi::parse_declaration | pugi::parse_comments;
+                                   pugi::parse_declaration | pugi::parse_comments |
+                                   pugi::parse_escapes;
 
 class Document {
  public:
@@ -222,8 +223,9 @@ class Document {
   bool self_closing(const pugi::xml_node& e) const {
     std::size_t from = offset_of(e.name()) + std::string_view(e.name()).size();
     for (pugi::xml_attribute a = e.last_attribute(); a; a = a.previous_attribute()) {
-      if (in_buffer(a.value())) {
-        from = offset_of(a.value()) + std::string_view(a.value()).size() + 1;
+      if (in_buffer(a.value())) {  // past its closing quote, in the text as written
+        const std::size_t start = offset_of(a.value());
+        from = std::min(text_.size(), text_.find(start > 0 ? text_[start - 1] : '"', start)) + 1;
         break;
       }
     }
@@ -264,7 +266,8 @@ class Document {
       if (e.attribute(a.name()) != nullptr) {
         throw XmlError(e.line, "attribute '" + std::string(a.name()) + "' repeated in <" + e.name + ">");
       }
-      e.attributes.emplace_back(a.name(), expand(a.value()));
+      check_references(a.value(), '\'');
+      e.attributes.emplace_back(a.name(), a.value());
     }
     for (const pugi::xml_node& child : node.children()) {
       switch (child.type()) {
@@ -272,7 +275,7 @@ class Document {
           e.children.push_back(convert(child));
           break;
         case pugi::node_pcdata:  // text is ignored, but its references are checked
-          expand(child.value());
+          check_references(child.value(), '<');
           break;
         case pugi::node_cdata:
           throw XmlError(line_of(child), "CDATA section refused: a topology file holds no text");
@@ -286,34 +289,30 @@ class Document {
   }
 
   // &lt; &gt; &amp; &quot; &apos; and &#N; / &#xH; only: no other entity exists here.
-  // `value` is as written (no escapes parsed), in the buffer: its offset names the line.
-  std::string expand(const char* value) const {
-    const int line = line_at(offset_of(value));
-    const std::string_view raw(value);
-    std::string out;
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] != '&') {
-        out += raw[i];
-        continue;
-      }
+  // `value` starts where it was written (in-place parsing keeps its start); the text as
+  // written runs to its closing quote (an attribute) or to the next '<' (text).
+  void check_references(const char* value, char until) const {
+    if (!in_buffer(value)) return;  // pugixml's own empty string
+    const std::size_t start = offset_of(value);
+    const char quote = start > 0 ? text_[start - 1] : '"';
+    const std::size_t end = std::min(text_.size(), text_.find(until == '<' ? '<' : quote, start));
+    const std::string_view raw = text_.substr(start, end - start);
+    const int line = line_at(start);
+    for (std::size_t i = raw.find('&'); i != std::string_view::npos; i = raw.find('&', i + 1)) {
       const std::size_t semi = raw.find(';', i);
       if (semi == std::string_view::npos || semi - i > 12) {
         throw XmlError(line, "'&' that starts no reference (write &amp;)");
       }
       const std::string_view ref = raw.substr(i + 1, semi - i - 1);
-      if (ref == "lt") out += '<';
-      else if (ref == "gt") out += '>';
-      else if (ref == "amp") out += '&';
-      else if (ref == "quot") out += '"';
-      else if (ref == "apos") out += '\'';
-      else if (ref.size() > 1 && ref[0] == '#') append_utf8(out, code_point(ref, line));
-      else throw XmlError(line, "unknown entity '&" + std::string(ref) + ";' (entities are not expanded)");
-      i = semi;
+      if (ref == "lt" || ref == "gt" || ref == "amp" || ref == "quot" || ref == "apos") continue;
+      if (ref.size() < 2 || ref[0] != '#') {
+        throw XmlError(line, "unknown entity '&" + std::string(ref) + ";' (entities are not expanded)");
+      }
+      check_code_point(ref, line);
     }
-    return out;
   }
 
-  static std::uint32_t code_point(std::string_view ref, int line) {
+  static void check_code_point(std::string_view ref, int line) {
     const bool hex = ref[1] == 'x';
     const std::string_view digits = ref.substr(hex ? 2 : 1);
     if (digits.empty()) throw XmlError(line, "empty character reference");
@@ -329,25 +328,6 @@ class Document {
     }
     if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF)) {
       throw XmlError(line, "character reference to an invalid character");
-    }
-    return cp;
-  }
-
-  static void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
     }
   }
 
