@@ -86,7 +86,7 @@ class Builder : public YAML::EventHandler {
       return;
     }
     // yaml-cpp starts another document where the first one's top level ends.
-    if (text_.compare(line_starts_[static_cast<std::size_t>(mark.line)], 3, "---") == 0) {
+    if (text_.compare(offset(line_mark(mark.line)), 3, "---") == 0) {
       fail(mark, "a second document (---) in one file is not supported");
     }
     if (indent(mark) < first_indent_) fail(mark, "indented less than the document's first line");
