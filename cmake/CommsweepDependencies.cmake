@@ -49,6 +49,15 @@ if(IBVERBS_LIBRARY AND IBVERBS_INCLUDE_DIR)
 endif()
 commsweep_require(IBVERBS_FOUND "libibverbs (rdma-core)" "libibverbs-dev")
 
+# The readers of the files users hand in: pugixml for topology XML (src/topology/xml.cpp keeps
+# the policy: no DOCTYPE, no entities), yaml-cpp for suite files (src/suite/yaml_subset.cpp).
+pkg_check_modules(PUGIXML IMPORTED_TARGET pugixml)
+commsweep_require(PUGIXML_FOUND "pugixml" "libpugixml-dev")
+pkg_check_modules(YAMLCPP IMPORTED_TARGET yaml-cpp)
+commsweep_require(YAMLCPP_FOUND "yaml-cpp" "libyaml-cpp-dev")
+# libseccomp builds the runtime-default filter of tests/security (the tests only).
+pkg_check_modules(LIBSECCOMP IMPORTED_TARGET libseccomp)
+
 # UCX is optional: the GPU machines have no UCX headers.
 pkg_check_modules(UCX IMPORTED_TARGET ucx)
 if(UCX_FOUND)

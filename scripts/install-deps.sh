@@ -14,6 +14,8 @@ readonly PACKAGES=(
   libibverbs-dev ibverbs-providers
   libucx-dev
   nlohmann-json3-dev
+  # Suite files (yaml-cpp), topology XML (pugixml), the seccomp filter of tests/security.
+  libyaml-cpp-dev libpugixml-dev libseccomp-dev
   libgtest-dev
   python3
   # The pods' sshd and ssh (volcano/Dockerfile: mpirun launches ranks over ssh; tests/e2e

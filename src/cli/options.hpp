@@ -6,11 +6,10 @@
 #include <vector>
 
 #include "cli/fabric_run_options.hpp"
+#include "comm/make_backend.hpp"
 #include "sweep/config.hpp"
 
 namespace commsweep {
-
-enum class BackendChoice { Auto, Nccl, Mpi };
 
 struct CliOptions {
   enum class Action { Sweep, Help, Version, List };

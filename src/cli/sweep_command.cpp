@@ -9,6 +9,7 @@
 #include "cli/fabric_commands.hpp"
 #include "cli/progress.hpp"
 #include "cli/run_setup.hpp"
+#include "collectives/collective_test.hpp"
 #include "report/json.hpp"
 #include "report/table.hpp"
 #include "runtime/error.hpp"

@@ -4,12 +4,14 @@
 #include <memory>
 #include <string>
 
-#include "cli/options.hpp"
 #include "comm/backend.hpp"
 #include "report/result.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep {
+
+// --backend: the CLI parses it; the choice belongs here, beside what it chooses.
+enum class BackendChoice { Auto, Nccl, Mpi };
 
 struct BackendSetup {
   std::unique_ptr<Backend> backend;

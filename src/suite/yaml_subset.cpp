@@ -1,74 +1,28 @@
 #include "suite/yaml_subset.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
+
 #include <cerrno>
 #include <cmath>
-#include <cstdint>
 #include <cstdlib>
+#include <map>
+#include <sstream>
 #include <vector>
 
+// The reading is yaml-cpp's (its event parser, so that nothing is resolved before it is
+// checked); what stays here is the suite files' policy: which YAML constructs a suite may use,
+// the typing of plain scalars, duplicate keys, the depth, and the line of every value.
 namespace commsweep::suite {
 namespace {
 
 using nlohmann::json;
 
-// One line that holds something: its number, its indentation (spaces) and the rest.
-struct Line {
-  int number;
-  int indent;
-  std::string text;
-};
-
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
-
-// "- x" or a lone "-": a block sequence item ("-5" is a scalar).
-bool is_item(const std::string& text) {
-  return text == "-" || (text.size() > 1 && text[0] == '-' && is_blank(text[1]));
-}
-
-// Where a value that ended at `pos` may be followed by nothing but a comment.
-bool only_comment_after(const std::string& text, std::size_t pos) {
-  const std::size_t start = pos;
-  while (pos < text.size() && is_blank(text[pos])) ++pos;
-  return pos == text.size() || (text[pos] == '#' && (pos > start || pos == 0));
-}
-
-std::string trim_right(std::string s) {
-  while (!s.empty() && is_blank(s.back())) s.pop_back();
-  return s;
-}
-
-void append_utf8(std::string& out, unsigned code) {
-  if (code < 0x80) {
-    out += static_cast<char>(code);
-  } else if (code < 0x800) {
-    out += static_cast<char>(0xC0 | (code >> 6));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else {
-    out += static_cast<char>(0xE0 | (code >> 12));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  }
-}
-
-// The constructs of full YAML this subset refuses, by their first character.
-const char* refused_construct(const std::string& text, std::size_t pos) {
-  const char c = text[pos];
-  const bool spaced = pos + 1 == text.size() || is_blank(text[pos + 1]);
-  switch (c) {
-    case '&': return "anchors (&) are not supported: write the value out";
-    case '*': return "aliases (*) are not supported: write the value out";
-    case '!': return "tags (!) are not supported";
-    case '{': return "flow mappings ({ }) are not supported: use one 'key: value' per line";
-    case '|':
-    case '>': return "block scalars (| >) are not supported: write the value on one line";
-    case '%': return "directives (%) are not supported";
-    case '@':
-    case '`': return "'@' and '`' are reserved in YAML: quote the value";
-    case '?': return spaced ? "complex keys (?) are not supported" : nullptr;
-    default: return nullptr;
-  }
-}
-
+// Plain scalars as YAML 1.2's core schema types them (without hex, octal, .inf or .nan, which
+// a suite never needs): null, booleans, decimal integers within 64 bits, decimals; anything
+// else is text (a size like 64K, or an integer past 64 bits, which the reader refuses by name).
 json typed_plain(const std::string& s) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
@@ -86,7 +40,7 @@ json typed_plain(const std::string& s) {
       const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
       if (errno == 0) return v;
     }
-    return s;  // past 64 bits: left as text for the reader to refuse by name
+    return s;
   }
   std::size_t frac_digits = 0;
   if (i < s.size() && s[i] == '.') {
@@ -106,320 +60,328 @@ json typed_plain(const std::string& s) {
   return std::isfinite(v) ? json(v) : json(s);
 }
 
-class Parser {
- public:
-  explicit Parser(std::vector<Line> lines) : lines_(std::move(lines)) {}
+// yaml-cpp's tag of an untagged node: "?" for a plain scalar or any collection, "!" for a
+// quoted (or block) scalar. Anything else was written as a tag.
+constexpr const char* kPlain = "?";
+constexpr const char* kNonPlain = "!";
 
-  Document run() {
-    if (lines_.empty()) fail(1, "the document is empty");
-    doc_.value = block(lines_[0].indent, "", 0);
-    if (pos_ < lines_.size() && lines_[pos_].indent < lines_[0].indent) {
-      fail(lines_[pos_].number, "indented less than the document's first line");
+// Builds the JSON value from yaml-cpp's events, refusing what a suite file does not use.
+class Builder : public YAML::EventHandler {
+ public:
+  Builder(const std::string& text, Document& doc) : text_(text), doc_(doc) {
+    std::size_t start = 0;
+    for (;;) {
+      line_starts_.push_back(start);
+      const auto nl = text.find('\n', start);
+      if (nl == std::string::npos) break;
+      start = nl + 1;
     }
-    if (pos_ < lines_.size()) {
-      fail(lines_[pos_].number, "does not continue the document's top level (sequence items "
-                                "and mapping keys cannot share a level)");
-    }
-    return std::move(doc_);
   }
+
+  int documents() const { return documents_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ == 1) {
+      first_indent_ = indent(mark);
+      return;
+    }
+    // yaml-cpp starts another document where the first one's top level ends.
+    if (text_.compare(offset(line_mark(mark.line)), 3, "---") == 0) {
+      fail(mark, "a second document (---) in one file is not supported");
+    }
+    if (indent(mark) < first_indent_) fail(mark, "indented less than the document's first line");
+    fail(mark, "does not continue the document's top level (sequence items and keys cannot mix there)");
+  }
+  void OnDocumentEnd() override {}
+
+  void OnAnchor(const YAML::Mark& mark, const std::string&) override {
+    fail(mark, "anchors (&) are not supported: write the value out");
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    fail(mark, "aliases (*) are not supported: write the value out");
+  }
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    check_anchor(mark, anchor);
+    if (at_key()) fail(mark, "a key is empty");
+    if (!stack_.empty() && stack_.back().flow && (at(mark) == ',' || at(mark) == ']')) {
+      fail(mark, "an empty item in a flow sequence");
+    }
+    add(mark, nullptr);
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    check_anchor(mark, anchor);
+    check_tag(mark, tag);
+    const char first = at(mark);
+    if (tag == kNonPlain && (first == '|' || first == '>')) {
+      fail(mark, "block scalars (| >) are not supported: write the value on one line");
+    }
+    if (tag == kPlain && text_.compare(offset(mark), value.size(), value) != 0) {
+      fail(mark.line + 2, "unexpected indentation: a plain value continued on the next line is "
+                          "not supported (quote it, put it on one line, or line up the keys)");
+    }
+    if (value.find('\0') != std::string::npos) {
+      fail(mark, "'\\u0000' (a NUL character) is not allowed");
+    }
+    if ((first == '\'' || first == '"') && !closed_quote(offset(mark))) {
+      fail(mark, "a quoted string is not closed");
+    }
+    if (at_key()) {
+      if (before(mark) == '?') fail(mark, "complex keys (?) are not supported");
+      if (tag == kPlain && after(offset(mark) + value.size()) != ':') {
+        fail(mark, "expected 'key: value' (a mapping's entry) but found '" + value + "'");
+      }
+      key(mark, value);
+      return;
+    }
+    add(mark, tag == kPlain ? typed_plain(value) : json(value));
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value style) override {
+    open(mark, tag, anchor, json::array());
+    stack_.back().flow = style == YAML::EmitterStyle::Flow;
+  }
+  void OnSequenceEnd() override { close(); }
+
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value style) override {
+    if (style == YAML::EmitterStyle::Flow && at(mark) == '{') {
+      fail(mark, "flow mappings ({ }) are not supported: use one 'key: value' per line");
+    }
+    if (style == YAML::EmitterStyle::Flow) {  // what yaml-cpp takes for a pair inside [ ]
+      fail(mark, "a 'key: value' pair inside a flow sequence (flow mappings are not supported), "
+                 "or a '[' never closed: quote the value, or close the ']'");
+    }
+    open(mark, tag, anchor, json::object());
+  }
+  void OnMapEnd() override { close(); }
 
  private:
-  [[noreturn]] static void fail(int line, const std::string& reason) { throw SyntaxError(line, reason); }
-
-  static void check_depth(int line, int depth) {
-    if (depth > kMaxDepth) fail(line, "nested deeper than " + std::to_string(kMaxDepth) + " levels");
-  }
-
-  // The value whose first line is lines_[pos_], indented by `indent`.
-  json block(int indent, const std::string& pointer, int depth) {
-    const Line& line = lines_[pos_];
-    check_depth(line.number, depth);
-    doc_.lines.emplace(pointer, line.number);
-    if (is_item(line.text)) return sequence(indent, pointer, depth);
-    if (key_colon(line.text, line.number) != std::string::npos) return mapping(indent, pointer, depth);
-    json value = inline_value(line.text, line.number, pointer, depth);
-    ++pos_;
-    if (pos_ < lines_.size() && lines_[pos_].indent >= indent) {
-      fail(lines_[pos_].number, "a plain value continued on the next line is not supported: "
-                                "write it on one line, or quote it");
-    }
-    return value;
-  }
-
-  json sequence(int indent, const std::string& pointer, int depth) {
-    json items = json::array();
-    while (pos_ < lines_.size() && lines_[pos_].indent >= indent) {
-      Line& line = lines_[pos_];
-      if (line.indent > indent) fail(line.number, "unexpected indentation");
-      if (!is_item(line.text)) break;  // the key after a sequence written at its key's indent
-      const std::string child = pointer + "/" + std::to_string(items.size());
-      doc_.lines[child] = line.number;
-      std::size_t from = 1;
-      while (from < line.text.size() && is_blank(line.text[from])) ++from;
-      if (only_comment_after(line.text, 1)) {
-        ++pos_;
-        const bool nested = pos_ < lines_.size() && lines_[pos_].indent > indent;
-        items.push_back(nested ? block(lines_[pos_].indent, child, depth + 1) : json(nullptr));
-      } else if (is_item(line.text.substr(from)) ||
-                 key_colon(line.text.substr(from), line.number) != std::string::npos) {
-        // "- key: value" or "- - x": the rest of the line is the first line of a block
-        // indented to where it starts, as YAML reads it.
-        line.indent += static_cast<int>(from);
-        line.text.erase(0, from);
-        items.push_back(block(line.indent, child, depth + 1));
-      } else {
-        items.push_back(inline_value(line.text.substr(from), line.number, child, depth + 1));
-        ++pos_;
-      }
-    }
-    return items;
-  }
-
-  json mapping(int indent, const std::string& pointer, int depth) {
-    json object = json::object();
-    while (pos_ < lines_.size() && lines_[pos_].indent >= indent) {
-      const Line line = lines_[pos_];
-      if (line.indent > indent) fail(line.number, "unexpected indentation");
-      if (is_item(line.text)) fail(line.number, "a sequence item (-) among the keys of a mapping");
-      const std::size_t colon = key_colon(line.text, line.number);
-      if (colon == std::string::npos) {
-        fail(line.number, "expected 'key: value' (a mapping's entry) but found '" + line.text + "'");
-      }
-      const std::string key = parse_key(line.text.substr(0, colon), line.number);
-      if (object.contains(key)) {
-        fail(line.number, "duplicate key '" + key + "' (first on line " +
-                              std::to_string(doc_.lines[pointer_child(pointer, key)]) + ")");
-      }
-      const std::string child = pointer_child(pointer, key);
-      doc_.lines[child] = line.number;
-      if (only_comment_after(line.text, colon + 1)) {
-        ++pos_;
-        if (pos_ < lines_.size() && lines_[pos_].indent > indent) {
-          object[key] = block(lines_[pos_].indent, child, depth + 1);
-        } else if (pos_ < lines_.size() && lines_[pos_].indent == indent && is_item(lines_[pos_].text)) {
-          check_depth(lines_[pos_].number, depth + 1);
-          object[key] = sequence(indent, child, depth + 1);
-        } else {
-          object[key] = nullptr;
-        }
-      } else {
-        std::size_t from = colon + 1;
-        while (is_blank(line.text[from])) ++from;
-        object[key] = inline_value(line.text.substr(from), line.number, child, depth + 1);
-        ++pos_;
-      }
-    }
-    return object;
-  }
-
-  // Where the ':' that ends a key is ("key: value", "key:"), or npos for no key.
-  static std::size_t key_colon(const std::string& text, int line) {
-    std::size_t i = 0;
-    if (text[0] == '"' || text[0] == '\'') {
-      quoted(text, i, line);
-      while (i < text.size() && is_blank(text[i])) ++i;
-      const bool ends = i < text.size() && text[i] == ':' && (i + 1 == text.size() || is_blank(text[i + 1]));
-      return ends ? i : std::string::npos;
-    }
-    if (text[0] == '[') return std::string::npos;
-    for (; i < text.size(); ++i) {
-      if (text[i] == '#' && i > 0 && is_blank(text[i - 1])) return std::string::npos;
-      if (text[i] == ':' && (i + 1 == text.size() || is_blank(text[i + 1]))) return i;
-    }
-    return std::string::npos;
-  }
-
-  static std::string parse_key(const std::string& raw, int line) {
-    const std::string text = trim_right(raw);
-    if (text.empty()) fail(line, "a key is empty");
-    if (const char* why = refused_construct(text, 0)) fail(line, why);
-    if (text[0] == '{' || text[0] == '[') fail(line, "complex keys are not supported");
-    if (text[0] == '"' || text[0] == '\'') {
-      std::size_t i = 0;
-      std::string key = quoted(text, i, line);
-      if (i != text.size()) fail(line, "unexpected text after the quoted key");
-      return key;
-    }
-    return text;
-  }
-
-  // A quoted string starting at text[i]; leaves i after the closing quote.
-  static std::string quoted(const std::string& text, std::size_t& i, int line) {
-    const char quote = text[i++];
-    std::string out;
-    for (;;) {
-      if (i >= text.size()) {
-        fail(line, "a quoted string is not closed on its line (multi-line strings are not supported)");
-      }
-      const char c = text[i++];
-      if (c == quote) {
-        if (quote == '\'' && i < text.size() && text[i] == '\'') {
-          out += '\'';
-          ++i;
-          continue;
-        }
-        return out;
-      }
-      if (c == '\\' && quote == '"') {
-        out += escape(text, i, line);
-        continue;
-      }
-      out += c;
-    }
-  }
-
-  static std::string escape(const std::string& text, std::size_t& i, int line) {
-    if (i >= text.size()) fail(line, "a quoted string is not closed on its line");
-    const char c = text[i++];
-    switch (c) {
-      case '"': return "\"";
-      case '\\': return "\\";
-      case '/': return "/";
-      case 'n': return "\n";
-      case 't': return "\t";
-      case 'r': return "\r";
-      case 'b': return "\b";
-      case 'f': return "\f";
-      case 'u': break;
-      default: fail(line, std::string("unknown escape '\\") + c + "' in a double-quoted string");
-    }
-    unsigned code = 0;
-    for (int k = 0; k < 4; ++k, ++i) {
-      const char h = i < text.size() ? text[i] : 'x';
-      const int digit = h >= '0' && h <= '9'   ? h - '0'
-                        : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                        : h >= 'A' && h <= 'F' ? h - 'A' + 10
-                                               : -1;
-      if (digit < 0) fail(line, "'\\u' needs four hex digits");
-      code = code * 16 + static_cast<unsigned>(digit);
-    }
-    if (code >= 0xD800 && code <= 0xDFFF) fail(line, "'\\u' of a surrogate is not supported");
-    if (code == 0) fail(line, "'\\u0000' (a NUL character) is not allowed");
-    std::string out;
-    append_utf8(out, code);
-    return out;
-  }
-
-  // A value that begins and ends on this line: quoted, a flow sequence, or plain.
-  json inline_value(const std::string& text, int line, const std::string& pointer, int depth) {
-    check_depth(line, depth);
-    if (const char* why = refused_construct(text, 0)) fail(line, why);
-    std::size_t i = 0;
+  // An open mapping or sequence: its value, its pointer, and for a mapping the key waiting for
+  // its value and the line of every key (for duplicates).
+  struct Frame {
     json value;
-    if (text[0] == '"' || text[0] == '\'') {
-      value = quoted(text, i, line);
-    } else if (text[0] == '[') {
-      value = flow_sequence(text, i, line, pointer, depth);
+    std::string pointer;
+    bool flow = false;  // a [ ] sequence
+    bool has_key = false;
+    std::string key;
+    int key_line = 0;
+    std::map<std::string, int> key_lines;
+  };
+
+  [[noreturn]] static void fail(int line, const std::string& reason) { throw SyntaxError(line, reason); }
+  [[noreturn]] static void fail(const YAML::Mark& mark, const std::string& reason) {
+    fail(mark.line + 1, reason);
+  }
+
+  std::size_t offset(const YAML::Mark& mark) const {
+    const auto line = static_cast<std::size_t>(mark.line);
+    if (mark.line < 0 || line >= line_starts_.size()) return text_.size();
+    return std::min(text_.size(), line_starts_[line] + static_cast<std::size_t>(mark.column));
+  }
+  // The indentation of the mark's line.
+  int indent(const YAML::Mark& mark) const {
+    const std::size_t start = offset(line_mark(mark.line));
+    const std::size_t content = text_.find_first_not_of(' ', start);
+    return static_cast<int>((content == std::string::npos ? text_.size() : content) - start);
+  }
+  static YAML::Mark line_mark(int line) {
+    YAML::Mark m;
+    m.line = line;
+    return m;
+  }
+  // The character before the mark on its line, spaces skipped ('\0' at the line's start).
+  char before(const YAML::Mark& mark) const {
+    std::size_t i = offset(mark);
+    const std::size_t start = offset(line_mark(mark.line));
+    while (i > start && text_[i - 1] == ' ') --i;
+    return i > start ? text_[i - 1] : '\0';
+  }
+  // The first character at or after `i` that is not a space.
+  char after(std::size_t i) const {
+    while (i < text_.size() && text_[i] == ' ') ++i;
+    return i < text_.size() ? text_[i] : '\0';
+  }
+  // Whether the quoted scalar that opens at `i` closes ('' and \" do not close it).
+  bool closed_quote(std::size_t i) const {
+    const char quote = text_[i];
+    for (++i; i < text_.size(); ++i) {
+      if (quote == '"' && text_[i] == '\\') {
+        ++i;
+      } else if (text_[i] == quote) {
+        if (quote == '\'' && i + 1 < text_.size() && text_[i + 1] == '\'') {
+          ++i;
+        } else {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  char at(const YAML::Mark& mark) const {
+    const std::size_t i = offset(mark);
+    return i < text_.size() ? text_[i] : '\0';
+  }
+
+  static void check_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (anchor != YAML::NullAnchor) fail(mark, "anchors (&) are not supported: write the value out");
+  }
+  static void check_tag(const YAML::Mark& mark, const std::string& tag) {
+    if (tag != kPlain && tag != kNonPlain && !tag.empty()) fail(mark, "tags (!) are not supported");
+  }
+
+  bool at_key() const {
+    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().has_key;
+  }
+
+  void key(const YAML::Mark& mark, const std::string& name) {
+    Frame& f = stack_.back();
+    const auto [it, fresh] = f.key_lines.emplace(name, mark.line + 1);
+    if (!fresh) {
+      fail(mark, "duplicate key '" + name + "' (first on line " + std::to_string(it->second) + ")");
+    }
+    f.has_key = true;
+    f.key = name;
+    f.key_line = mark.line + 1;
+  }
+
+  // Where the next value goes: its pointer and its line (a mapping's value takes its key's line).
+  std::string place(const YAML::Mark& mark, int& line) const {
+    line = mark.line + 1;
+    if (stack_.empty()) return "";
+    const Frame& f = stack_.back();
+    if (f.value.is_object()) {
+      line = f.key_line;
+      return pointer_child(f.pointer, f.key);
+    }
+    return f.pointer + "/" + std::to_string(f.value.size());
+  }
+
+  void add(const YAML::Mark& mark, json value) {
+    int line = 0;
+    const std::string pointer = place(mark, line);
+    doc_.lines.emplace(pointer, line);
+    store(std::move(value));
+  }
+
+  void store(json value) {
+    if (stack_.empty()) {
+      doc_.value = std::move(value);
+      return;
+    }
+    Frame& f = stack_.back();
+    if (f.value.is_object()) {
+      f.value[f.key] = std::move(value);
+      f.has_key = false;
     } else {
-      return plain(text, line);
-    }
-    if (!only_comment_after(text, i)) {
-      fail(line, "unexpected text after the value: '" + text.substr(i) + "'");
-    }
-    return value;
-  }
-
-  static json plain(const std::string& text, int line) {
-    if (is_item(text)) fail(line, "a sequence item (-) must begin its own line");
-    std::size_t end = 0;
-    while (end < text.size() && !(text[end] == '#' && end > 0 && is_blank(text[end - 1]))) ++end;
-    const std::string value = trim_right(text.substr(0, end));
-    for (std::size_t i = 0; i < value.size(); ++i) {
-      if (value[i] == ':' && (i + 1 == value.size() || is_blank(value[i + 1]))) {
-        fail(line, "': ' inside a value (a mapping cannot start here): quote the value");
-      }
-    }
-    return typed_plain(value);
-  }
-
-  json flow_sequence(const std::string& text, std::size_t& i, int line, const std::string& pointer,
-                     int depth) {
-    check_depth(line, depth);
-    ++i;  // '['
-    json items = json::array();
-    for (;;) {
-      while (i < text.size() && is_blank(text[i])) ++i;
-      if (i >= text.size() || text[i] == '#') {
-        fail(line, "a flow sequence is not closed on its line ('[' ... ']' must share a line)");
-      }
-      if (text[i] == ']') {
-        ++i;
-        return items;
-      }
-      const std::string child = pointer + "/" + std::to_string(items.size());
-      doc_.lines[child] = line;
-      if (const char* why = refused_construct(text, i)) fail(line, why);
-      if (text[i] == '[') {
-        items.push_back(flow_sequence(text, i, line, child, depth + 1));
-      } else if (text[i] == '"' || text[i] == '\'') {
-        items.push_back(quoted(text, i, line));
-      } else {
-        items.push_back(flow_plain(text, i, line));
-      }
-      while (i < text.size() && is_blank(text[i])) ++i;
-      if (i < text.size() && text[i] == ',') {
-        ++i;
-      } else if (i >= text.size() || text[i] == '#') {
-        fail(line, "a flow sequence is not closed on its line ('[' ... ']' must share a line)");
-      } else if (text[i] != ']') {
-        fail(line, "expected ',' or ']' in a flow sequence");
-      }
+      f.value.push_back(std::move(value));
     }
   }
 
-  static json flow_plain(const std::string& text, std::size_t& i, int line) {
-    const std::size_t from = i;
-    while (i < text.size() && text[i] != ',' && text[i] != ']' && text[i] != '[' &&
-           text[i] != '{' && text[i] != '}' && !(text[i] == '#' && is_blank(text[i - 1]))) {
-      if (text[i] == ':' && (i + 1 == text.size() || is_blank(text[i + 1]))) {
-        fail(line, "': ' inside a flow sequence (flow mappings are not supported): quote the value");
-      }
-      ++i;
+  void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, json empty) {
+    check_anchor(mark, anchor);
+    check_tag(mark, tag);
+    if (at_key()) fail(mark, "complex keys are not supported");
+    if (static_cast<int>(stack_.size()) >= kMaxDepth) {
+      fail(mark, "nested deeper than " + std::to_string(kMaxDepth) + " levels");
     }
-    const std::string value = trim_right(text.substr(from, i - from));
-    if (value.empty()) fail(line, "an empty item in a flow sequence");
-    return typed_plain(value);
+    int line = 0;
+    Frame f;
+    f.pointer = place(mark, line);
+    f.value = std::move(empty);
+    doc_.lines.emplace(f.pointer, line);
+    stack_.push_back(std::move(f));
   }
 
-  std::vector<Line> lines_;
-  std::size_t pos_ = 0;
-  Document doc_;
+  void close() {
+    json value = std::move(stack_.back().value);
+    stack_.pop_back();
+    store(std::move(value));
+  }
+
+  const std::string& text_;
+  Document& doc_;
+  std::vector<std::size_t> line_starts_;
+  std::vector<Frame> stack_;
+  int documents_ = 0;
+  int first_indent_ = 0;
 };
 
-// The lines that hold something; the document markers and directives dealt with.
-std::vector<Line> content_lines(const std::string& text) {
-  std::vector<Line> lines;
-  std::size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // a byte-order mark
-  for (int number = 1; start <= text.size(); ++number) {
-    std::size_t end = text.find('\n', start);
+// What yaml-cpp reads without an event to refuse it by: directives, the document end marker,
+// and tabs in the indentation (YAML indents with spaces only).
+void check_lines(const std::string& text) {
+  int line = 1;
+  for (std::size_t start = 0; start < text.size(); ++line) {
+    auto end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
-    std::string raw = text.substr(start, end - start);
-    start = end + 1;
-    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
-    std::size_t indent = 0;
-    while (indent < raw.size() && raw[indent] == ' ') ++indent;
-    std::size_t body = indent;
-    while (body < raw.size() && is_blank(raw[body])) ++body;
-    if (body == raw.size() || raw[body] == '#') continue;  // blank or a comment
-    if (body != indent) throw SyntaxError(number, "a tab in the indentation (YAML allows spaces only)");
-    std::string content = trim_right(raw.substr(indent));
-    if (indent == 0 && content[0] == '%') throw SyntaxError(number, "directives (%) are not supported");
-    const bool marker = indent == 0 && (content == "---" || content.compare(0, 4, "--- ") == 0);
-    if (marker && lines.empty() && only_comment_after(content, 3)) continue;
-    if (marker) throw SyntaxError(number, "a second document ('---'): a suite file holds one");
-    if (indent == 0 && (content == "..." || content.compare(0, 4, "... ") == 0)) {
-      throw SyntaxError(number, "document end markers ('...') are not supported");
+    const std::string_view l(text.data() + start, end - start);
+    if (!l.empty() && l[0] == '%') throw SyntaxError(line, "directives (%) are not supported");
+    if (l.substr(0, 3) == "..." && (l.size() == 3 || l[3] == ' ' || l[3] == '\r')) {
+      throw SyntaxError(line, "document end markers (...) are not supported");
     }
-    lines.push_back(Line{number, static_cast<int>(indent), std::move(content)});
+    const auto content = l.find_first_not_of(" \t");
+    if (l.substr(0, content).find('\t') != std::string_view::npos &&
+        content != std::string_view::npos && l[content] != '#' && l[content] != '\r') {
+      throw SyntaxError(line, "a tab in the indentation (YAML indents with spaces)");
+    }
+    start = end + 1;
   }
-  return lines;
+}
+
+// yaml-cpp's message, with what it most often means in a suite file.
+std::string explain(const std::string& text, const YAML::ParserException& e) {
+  const std::string& msg = e.msg;
+  std::string hint;
+  if (msg.find("anchor") != std::string::npos) {
+    hint = "aliases (*) are not supported: write the value out";
+  } else if (msg.find("illegal map value") != std::string::npos) {
+    hint = "': ' inside a value (a mapping cannot start here): quote the value";
+  } else if (msg.find("unknown escape") != std::string::npos) {
+    hint = "unknown escape in a double-quoted string";
+  } else if (msg.find("end of map not found") != std::string::npos && !e.mark.is_null()) {
+    // Where the next key was expected: the start of a line, or text after a value.
+    std::size_t start = 0;
+    for (int l = 0; l < e.mark.line && start != std::string::npos; ++l) {
+      start = text.find('\n', start);
+      if (start != std::string::npos) ++start;
+    }
+    const std::size_t at = start == std::string::npos ? text.size() : start + static_cast<std::size_t>(e.mark.column);
+    const std::size_t content = start == std::string::npos ? text.size() : text.find_first_not_of(' ', start);
+    if (at != content) {
+      hint = "unexpected text after the value";
+    } else if (at < text.size() && text[at] == '-') {
+      hint = "a sequence item (-) among the keys of a mapping";
+    } else {
+      hint = "unexpected indentation (the keys of a mapping line up)";
+    }
+  }
+  return hint.empty() ? "not valid YAML: " + msg : hint + " (yaml-cpp: " + msg + ")";
 }
 
 }  // namespace
 
-Document parse_yaml_subset(const std::string& text) {
-  check_text(text);
-  return Parser(content_lines(text)).run();
+Document parse_yaml_subset(const std::string& input) {
+  check_text(input);
+  // A UTF-8 byte order mark is dropped here, so that yaml-cpp's columns are this text's bytes.
+  const std::string text = input.compare(0, 3, "\xEF\xBB\xBF") == 0 ? input.substr(3) : input;
+  check_lines(text);
+  Document doc;
+  Builder builder(text, doc);
+  try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(builder)) {
+    }
+  } catch (const YAML::ParserException& e) {
+    throw SyntaxError(e.mark.is_null() ? 0 : e.mark.line + 1, explain(text, e));
+  } catch (const YAML::Exception& e) {  // anything else yaml-cpp throws is still bad input
+    throw SyntaxError(e.mark.is_null() ? 0 : e.mark.line + 1, "not valid YAML: " + e.msg);
+  }
+  if (builder.documents() == 0) throw SyntaxError(1, "the document is empty");
+  return doc;
 }
 
 }  // namespace commsweep::suite

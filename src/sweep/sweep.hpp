@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "collectives/collective_test.hpp"
 #include "comm/backend.hpp"
 #include "report/result.hpp"
 #include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
 #include "sweep/config.hpp"
 #include "sweep/slices.hpp"
+#include "sweep/sweep_test.hpp"
 
 namespace commsweep {
 

@@ -1,6 +1,6 @@
 // The container runtime's default seccomp profile (Kubernetes `seccompProfile: RuntimeDefault`)
 // as facts about x86_64 syscalls: which ones it never allows, which only with a capability,
-// and the few it judges by argument. seccomp_filter.cpp turns them into a BPF filter.
+// and the few it judges by argument. seccomp_filter.cpp turns them into a libseccomp filter.
 #pragma once
 
 #include <set>

@@ -1,31 +1,20 @@
 #include "seccomp_filter.hpp"
 
-#include <linux/audit.h>
-#include <linux/seccomp.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include <cerrno>
-#include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <system_error>
 
-#include "bpf_program.hpp"
 #include "runtime_default_profile.hpp"
 
 namespace seccomp_launcher {
 namespace {
 
-// Syscall numbers with the x32 ABI's bit set are another ABI's (x32 shares x86_64's arch token).
-constexpr uint32_t kX32SyscallBit = 0x40000000u;
-constexpr uint32_t kNrOffset = offsetof(struct seccomp_data, nr);
-constexpr uint32_t kArchOffset = offsetof(struct seccomp_data, arch);
-// Arguments are 64-bit; x86_64 is little-endian, so the low word comes first.
-constexpr uint32_t kArg0Low = offsetof(struct seccomp_data, args);
-constexpr uint32_t kArg0High = kArg0Low + 4;
-
-uint32_t errno_action(int error) { return SECCOMP_RET_ERRNO | (static_cast<uint32_t>(error) & SECCOMP_RET_DATA); }
+// x86_64's syscall numbers end below this (arch/x86/entry/syscalls/syscall_64.tbl: < 512).
+constexpr int kMaxSyscallNr = 1024;
 
 std::string hex(unsigned value) {
   char text[16];
@@ -62,39 +51,40 @@ void add_argument_denials(const std::set<std::string>& capabilities, std::vector
                  "persona not one of " + allowed});
 }
 
-// Each block below tests the syscall number (in A) and, when it matches, returns; a block that
-// loads an argument does so only after its number matched, so A holds the number for the next.
-void emit_denial(BpfProgram& bpf, const Denial& d) {
-  const auto skip = bpf.new_label(), deny = bpf.new_label(), allow = bpf.new_label();
-  bpf.jump_if_equal(static_cast<uint32_t>(d.nr), BpfProgram::kNext, skip);
+// libseccomp answers -errno; a failure names the call and the syscall it was about.
+void check(int rc, const std::string& call) {
+  if (rc < 0) throw std::system_error(-rc, std::generic_category(), call);
+}
+
+void allow(scmp_filter_ctx ctx, long nr, const std::string& name, std::vector<scmp_arg_cmp> args = {}) {
+  check(seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, static_cast<int>(nr),
+                               static_cast<unsigned>(args.size()), args.data()),
+        "seccomp_rule_add(ALLOW, " + name + ")");
+}
+
+// A syscall the profile judges by its first argument: allowed when the argument passes. One
+// comparison per rule (libseccomp's limit per argument), so a set is several ALLOW rules.
+void allow_when(scmp_filter_ctx ctx, const Denial& d) {
   switch (d.when) {
     case Denial::When::kAlways:
-      bpf.ret(errno_action(d.error));
-      bpf.bind(skip);
+      if (d.error != EPERM) {  // EPERM is the default action; another errno needs its rule
+        check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(static_cast<uint32_t>(d.error)), static_cast<int>(d.nr), 0),
+              "seccomp_rule_add(ERRNO, " + d.syscall + ")");
+      }
       return;
     case Denial::When::kCloneNamespaceFlags:  // the flags are clone's first argument on x86_64
-      bpf.load(kArg0Low);
-      bpf.jump_if_any_bit(kCloneNamespaceFlags, deny, allow);
-      break;
+      allow(ctx, d.nr, d.syscall, {SCMP_A0(SCMP_CMP_MASKED_EQ, kCloneNamespaceFlags, 0)});
+      return;
     case Denial::When::kSocketFamily:  // compared as 64-bit values, as the profile does
-      bpf.load(kArg0High);
-      bpf.jump_if_equal(0, BpfProgram::kNext, allow);
-      bpf.load(kArg0Low);
-      bpf.jump_if_equal(kAfAlg, deny, BpfProgram::kNext);
-      bpf.jump_if_equal(kAfVsock, deny, allow);
-      break;
+      static_assert(kAfVsock == kAfAlg + 2, "the families between and around the two refused ones");
+      allow(ctx, d.nr, d.syscall, {SCMP_A0(SCMP_CMP_LT, kAfAlg)});
+      allow(ctx, d.nr, d.syscall, {SCMP_A0(SCMP_CMP_EQ, kAfAlg + 1)});
+      allow(ctx, d.nr, d.syscall, {SCMP_A0(SCMP_CMP_GT, kAfVsock)});
+      return;
     case Denial::When::kPersonality:
-      bpf.load(kArg0High);
-      bpf.jump_if_equal(0, BpfProgram::kNext, deny);
-      bpf.load(kArg0Low);
-      for (unsigned p : allowed_personalities()) bpf.jump_if_equal(p, allow, BpfProgram::kNext);
-      break;
+      for (unsigned p : allowed_personalities()) allow(ctx, d.nr, d.syscall, {SCMP_A0(SCMP_CMP_EQ, p)});
+      return;
   }
-  bpf.bind(deny);
-  bpf.ret(errno_action(d.error));
-  bpf.bind(allow);
-  bpf.ret(SECCOMP_RET_ALLOW);
-  bpf.bind(skip);
 }
 
 }  // namespace
@@ -107,34 +97,37 @@ std::vector<Denial> denials_for(const std::set<std::string>& capabilities) {
   return out;
 }
 
-std::vector<sock_filter> build_filter(const std::set<std::string>& capabilities) {
-  BpfProgram bpf;
-  // The profile's x86_64 numbers mean nothing under another ABI (i386, x32): refuse those
-  // outright. (The real profile maps them; nothing in a commsweep pod uses them.)
-  const auto native = bpf.new_label(), not_x32 = bpf.new_label();
-  bpf.load(kArchOffset);
-  bpf.jump_if_equal(AUDIT_ARCH_X86_64, native, BpfProgram::kNext);
-  bpf.ret(errno_action(EPERM));
-  bpf.bind(native);
-  bpf.load(kNrOffset);
-  bpf.jump_if_any_bit(kX32SyscallBit, BpfProgram::kNext, not_x32);
-  bpf.ret(errno_action(EPERM));
-  bpf.bind(not_x32);
-  for (const Denial& d : denials_for(capabilities)) emit_denial(bpf, d);
-  bpf.ret(SECCOMP_RET_ALLOW);
-  return bpf.assemble();
+Filter build_filter(const std::set<std::string>& capabilities) {
+  // Everything not allowed below is EPERM, as in the profile; so are other ABIs (i386, x32),
+  // whose numbers the profile's x86_64 facts do not describe.
+  Filter filter(seccomp_init(SCMP_ACT_ERRNO(EPERM)));
+  if (!filter) throw std::system_error(ENOMEM, std::generic_category(), "seccomp_init");
+  scmp_filter_ctx ctx = filter.get();
+  check(seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM)), "seccomp_attr_set(ACT_BADARCH)");
+  std::map<long, const Denial*> denied;
+  const std::vector<Denial> denials = denials_for(capabilities);
+  for (const Denial& d : denials) denied[d.nr] = &d;
+  // Every syscall number libseccomp names on x86_64 (the table ends below 1024).
+  for (int nr = 0; nr < kMaxSyscallNr; ++nr) {
+    char* name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+    if (name == nullptr) continue;
+    const std::string syscall(name);
+    std::free(name);
+    const auto it = denied.find(nr);
+    if (it == denied.end()) {
+      allow(ctx, nr, syscall);
+    } else {
+      allow_when(ctx, *it->second);
+    }
+  }
+  return filter;
 }
 
-void install_filter(const std::vector<sock_filter>& program) {
+void install_filter(const Filter& filter) {
   // Without CAP_SYS_ADMIN the kernel takes a filter only from a process that can no longer
-  // gain privileges; a container under allowPrivilegeEscalation: false has this set anyway.
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    throw std::system_error(errno, std::generic_category(), "prctl(PR_SET_NO_NEW_PRIVS)");
-  }
-  sock_fprog fprog{static_cast<unsigned short>(program.size()), const_cast<sock_filter*>(program.data())};
-  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) {
-    throw std::system_error(errno, std::generic_category(), "prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER)");
-  }
+  // gain privileges (libseccomp sets PR_SET_NO_NEW_PRIVS: SCMP_FLTATR_CTL_NNP is on by default);
+  // a container under allowPrivilegeEscalation: false has this set anyway.
+  check(seccomp_load(filter.get()), "seccomp_load");
 }
 
 }  // namespace seccomp_launcher
