@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "cli/ep_command.hpp"
+#include "runtime/error.hpp"
+
 namespace commsweep::nccl_policy {
 namespace {
 
@@ -214,3 +220,41 @@ TEST(NcclPolicy, VersionText) {
 
 }  // namespace
 }  // namespace commsweep::nccl_policy
+
+// What `commsweep ep` does with an lsa the policy refused (cli/ep_command): never a silent
+// fallback.
+namespace commsweep {
+namespace {
+
+TEST(NcclPolicyEp, LsaAloneRefusedIsAnErrorOfExitCode3) {
+  ep::EpConfig config;
+  config.impls = {ep::EpImpl::Lsa};
+  try {
+    leave_out_refused_lsa(config, "built against NCCL 2.32.3 headers but the library in use is 2.28.9, older");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), exit_code::kRuntime);
+    EXPECT_EQ(std::string(e.what()), "--ep-impl lsa: built against NCCL 2.32.3 headers but the library in use is 2.28.9, older");
+  }
+}
+
+TEST(NcclPolicyEp, BesideAlltoallvLsaIsLeftOutWithANote) {
+  ep::EpConfig config;
+  config.impls = {ep::EpImpl::Alltoallv, ep::EpImpl::Lsa};
+  const std::string note = leave_out_refused_lsa(config, "rank 1 (node2): why");
+  EXPECT_EQ(note, "--ep-impl lsa left out by the NCCL version policy (the rows are alltoallv's only): rank 1 (node2): why");
+  EXPECT_EQ(config.impls, std::vector<ep::EpImpl>{ep::EpImpl::Alltoallv});
+}
+
+TEST(NcclPolicyEp, AcceptedOrNotAskedChangesNothing) {
+  ep::EpConfig config;
+  config.impls = {ep::EpImpl::Alltoallv, ep::EpImpl::Lsa};
+  EXPECT_EQ(leave_out_refused_lsa(config, ""), "");
+  EXPECT_EQ(config.impls.size(), 2u);
+  config.impls = {ep::EpImpl::Alltoallv};
+  EXPECT_EQ(leave_out_refused_lsa(config, "why"), "");
+  EXPECT_EQ(config.impls.size(), 1u);
+}
+
+}  // namespace
+}  // namespace commsweep
