@@ -28,7 +28,7 @@ header_version() {
 main() {
   install_deps
   [ -n "$(find_nvcc)" ] || die "no nvcc: the newest-NCCL build needs the CUDA toolkit (the kernels are the point)"
-  local folder version found
+  local folder version found libraries
   folder=$("$COMMSWEEP_REPO/scripts/fetch-nccl-wheel.sh" "${NCCL_NEWEST_VERSION:-}")
   version=$(header_version "$folder")
   say "NCCL $version from PyPI's nvidia-nccl-cu13, unpacked in $folder"
@@ -36,8 +36,10 @@ main() {
   found=$(sed -n 's/^FIND_PACKAGE_MESSAGE_DETAILS_NCCL:INTERNAL=.*\[v\([0-9.]*\)(.*/\1/p' "$COMMSWEEP_BUILD/CMakeCache.txt")
   [ "$found" = "$version" ] || die "CMake found NCCL '$found', not the wheel's $version (NCCL_ROOT=$folder)"
   # The binaries run against the wheel's library (their RPATH): the unit tests load it.
-  ldd "$COMMSWEEP_BUILD/commsweep" | grep -q "$folder/nvidia/nccl/lib/libnccl.so.2" ||
-    die "$COMMSWEEP_BUILD/commsweep does not load the wheel's libnccl.so.2: $(ldd "$COMMSWEEP_BUILD/commsweep" | grep nccl)"
+  # (ldd's output held first: grep -q would end the pipe early, a failure under pipefail.)
+  libraries=$(ldd "$COMMSWEEP_BUILD/commsweep")
+  grep -qF "$folder/nvidia/nccl/lib/libnccl.so.2" <<<"$libraries" ||
+    die "$COMMSWEEP_BUILD/commsweep does not load the wheel's libnccl.so.2: $(grep nccl <<<"$libraries")"
   (cd "$COMMSWEEP_BUILD" && ctest -L unit --output-on-failure -j "${COMMSWEEP_JOBS:-$(nproc)}")
   say "commsweep built against NCCL $version (headers and library of the wheel): unit tests passed"
 }
