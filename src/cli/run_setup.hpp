@@ -55,8 +55,9 @@ void record_nccl_decision(RunSetup& run, const nccl_policy::Decision& decision);
 // "# NCCL policy (headers 2.28.9, library 2.28.9): lsa_ep: accepted: library 2.28.9 is ..."
 std::string nccl_policy_line(const RunSetup& run, const nccl_policy::Decision& decision);
 
-// Rank 0: the world line, the backend note, the NCCL policy's decisions, the topology note and the fabric lines, each a
-// '#' line, as every command that measures prints them before its first table.
+// Rank 0: the world line, the backend note, the NCCL policy's decisions, the topology note and
+// the fabric lines, each a '#' line, as every command that measures prints them before its
+// first table.
 void print_preamble(const World& world, const RunSetup& run);
 
 // Empty when every rank was started with the same arguments; otherwise (on every rank) a

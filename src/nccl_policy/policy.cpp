@@ -210,7 +210,8 @@ const Rule kLlCountsRules[] = {
      }},
     {[](const Versions& v) { return first_match(Path::LsaEp, kLsaRules, v).refused(); }, Verdict::Refused,
      [](const Versions& v) {
-       return "the counts' LL all-to-all needs the lsa device communicator: " + first_match(Path::LsaEp, kLsaRules, v).message;
+       return "the counts' LL all-to-all needs the lsa device communicator: " +
+              first_match(Path::LsaEp, kLsaRules, v).message;
      }},
     {[](const Versions& v) { return v.library == v.headers; }, Verdict::Accepted,
      [](const Versions& v) { return "library " + r(v) + " is the headers' release"; }},
