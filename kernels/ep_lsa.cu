@@ -20,6 +20,12 @@
 #include "ep_lsa.hpp"
 #include "ep_pattern.hpp"
 
+// The nccl.h included must be the one CMake found (cmake/FindNCCL.cmake, NCCL_ROOT): the CUDA
+// toolkit's include folder holds another NCCL's, which may come first on the include path.
+#if defined(COMMSWEEP_NCCL_FOUND_VERSION_CODE) && NCCL_VERSION_CODE != COMMSWEEP_NCCL_FOUND_VERSION_CODE
+#error "nccl.h on the include path is not the NCCL that CMake found (NCCL_INCLUDE_DIR): another NCCL's headers come first"
+#endif
+
 #if __has_include(<nccl_device.h>) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
 #define COMMSWEEP_NCCL_DEVICE_API 1
 #include <nccl_device.h>

@@ -6,6 +6,11 @@
 #   CMAKE_CUDA_ARCHITECTURES  GPU architectures to build for (default: "80;90", A100 and H100/H200)
 #   COMMSWEEP_JOBS            parallel build jobs (default: the number of cores)
 #   COMMSWEEP_SKIP_DEPS=1     do not run scripts/install-deps.sh
+#   COMMSWEEP_BUILD_TARGETS   targets to build, space-separated (default: all)
+#   NCCL_ROOT                 the NCCL to build against (and, by the binary's RPATH, run with):
+#                             an install's folder (include/nccl.h, lib/libnccl.so.2), or an
+#                             unpacked nvidia-nccl-cu13 wheel (its nvidia/nccl folder, or the
+#                             folder holding nvidia/nccl). Default: the CUDA toolkit's NCCL
 
 COMMSWEEP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly COMMSWEEP_REPO
@@ -53,9 +58,19 @@ build_commsweep() {
     cuda_flags=(-DCOMMSWEEP_CUDA=OFF)
     say "no nvcc found: building the mpi backend only (COMMSWEEP_CUDA=OFF) into $COMMSWEEP_BUILD"
   fi
+  local -a nccl_flags=()
+  if [ -n "${NCCL_ROOT:-}" ]; then
+    [ -d "$NCCL_ROOT" ] || die "NCCL_ROOT=$NCCL_ROOT: no such folder"
+    # Forget an NCCL found by an earlier configure of this build folder: NCCL_ROOT decides.
+    nccl_flags=("-DNCCL_ROOT=$NCCL_ROOT" -UNCCL_INCLUDE_DIR -UNCCL_LIBRARY)
+    say "building against the NCCL in NCCL_ROOT=$NCCL_ROOT"
+  fi
   cmake -S "$COMMSWEEP_REPO" -B "$COMMSWEEP_BUILD" \
-    "-DCMAKE_BUILD_TYPE=${COMMSWEEP_BUILD_TYPE:-RelWithDebInfo}" "${cuda_flags[@]}"
-  cmake --build "$COMMSWEEP_BUILD" -j "${COMMSWEEP_JOBS:-$(nproc)}"
+    "-DCMAKE_BUILD_TYPE=${COMMSWEEP_BUILD_TYPE:-RelWithDebInfo}" "${cuda_flags[@]}" "${nccl_flags[@]}"
+  local -a targets=()
+  local target
+  for target in ${COMMSWEEP_BUILD_TARGETS:-}; do targets+=(--target "$target"); done
+  cmake --build "$COMMSWEEP_BUILD" -j "${COMMSWEEP_JOBS:-$(nproc)}" "${targets[@]}"
 }
 
 # GPUs the NVIDIA driver lists; 0 without a driver.

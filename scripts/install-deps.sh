@@ -23,6 +23,8 @@ readonly PACKAGES=(
   # (tests/manifests: YAML, the Volcano CRD schemas, the shell scripts' lint).
   openssh-server openssh-client iproute2
   python3-yaml python3-jsonschema shellcheck
+  # scripts/fetch-nccl-wheel.sh (the newest-NCCL build, the image's NCCL): pip download.
+  python3-pip
   # scripts/fuzz.sh: clang and its runtime libraries (libFuzzer, the sanitizers).
   clang libclang-rt-dev
 )

@@ -1,5 +1,6 @@
 #include "cli/ep_command.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -49,14 +50,65 @@ std::unique_ptr<ep::EpExchange> make_exchange(World& world, Backend& backend, ep
   return std::make_unique<ep::HostExchange>(world);
 }
 
+// "" where every rank's `refusal` is empty; else the first refusing rank's, naming it where
+// there are several ranks (their libraries may differ), on every rank.
+std::string agreed_refusal(World& world, const std::string& refusal, double timeout_s) {
+  const Phase phase{"NCCL version policy (--ep-impl)", Deadline::after(timeout_s)};
+  const auto all = world.gather(refusal, phase);
+  std::string message;
+  if (world.rank() == 0) {
+    for (std::size_t r = 0; r < all.size() && message.empty(); ++r) {
+      if (all[r].empty()) continue;
+      message = world.size() > 1 ? "rank " + std::to_string(r) + " (" + world.hosts_by_rank()[r] + "): " + all[r]
+                                 : all[r];
+    }
+  }
+  int length = static_cast<int>(message.size());
+  world.broadcast(&length, sizeof(length), 0, phase);
+  message.resize(static_cast<std::size_t>(length));
+  if (length > 0) world.broadcast(message.data(), length, 0, phase);
+  return message;
+}
+
+bool asks_for(const ep::EpConfig& config, ep::EpImpl impl) {
+  return std::find(config.impls.begin(), config.impls.end(), impl) != config.impls.end();
+}
+
 }  // namespace
+
+std::string apply_ep_nccl_policy(World& world, RunSetup& run, ep::EpConfig& config) {
+  if (!run.backend.nccl) return "";  // the mpi backend: no NCCL (lsa is refused when made)
+  using nccl_policy::Path;
+  const nccl_policy::Versions& v = *run.backend.nccl;
+  if (asks_for(config, ep::EpImpl::Alltoallv)) record_nccl_decision(run, nccl_policy::decide(Path::AlltoallvEp, v));
+  if (!asks_for(config, ep::EpImpl::Lsa)) return "";
+  nccl_policy::Decision lsa = nccl_policy::decide(Path::LsaEp, v);
+  nccl_policy::Decision counts = nccl_policy::decide(Path::LlAllToAllCounts, v);
+  const std::string why = agreed_refusal(world, lsa.refused() ? lsa.message : "", config.timeout_s);
+  if (!why.empty() && !lsa.refused()) {  // another rank's library
+    lsa = {Path::LsaEp, nccl_policy::Verdict::Refused, why, {}};
+    counts = {Path::LlAllToAllCounts, nccl_policy::Verdict::Refused,
+              "the counts' LL all-to-all needs the lsa device communicator: " + why, {}};
+  }
+  record_nccl_decision(run, lsa);
+  record_nccl_decision(run, counts);
+  return leave_out_refused_lsa(config, why);
+}
+
+std::string leave_out_refused_lsa(ep::EpConfig& config, const std::string& refusal) {
+  if (refusal.empty() || !asks_for(config, ep::EpImpl::Lsa)) return "";
+  // Never a silent fallback: lsa alone is an error; beside alltoallv, a note says why it is gone.
+  if (config.impls.size() == 1) throw Error(ErrorKind::Runtime, "--ep-impl lsa: " + refusal);
+  config.impls.erase(std::remove(config.impls.begin(), config.impls.end(), ep::EpImpl::Lsa), config.impls.end());
+  return "--ep-impl lsa left out by the NCCL version policy (the rows are alltoallv's only): " + refusal;
+}
 
 void check_ep_config(const World& world, const ep::EpConfig& config) {
   ep::validate_cases(config, world.size());
 }
 
 EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const RunSetup& run,
-                       const ep::EpConfig& config, std::ostream& out) {
+                       const ep::EpConfig& config, std::ostream& out, const std::string& policy_note) {
   const bool root = world.rank() == 0;
   std::vector<std::unique_ptr<ep::EpExchange>> exchanges;
   std::vector<ep::NamedExchange> named;
@@ -69,6 +121,7 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
 
   report::EpTablePrinter printer(out);
   if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});
+  if (root && !policy_note.empty()) printer.note(policy_note);
   EpOutcome outcome;
   outcome.rows = sweep.run([&](const report::EpRow& row) {
     printer.row(row);
@@ -91,13 +144,16 @@ int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext
   Watchdog watchdog(world);
   RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context,
                            TopologyRequest{o.shape, o.force_topology}, o.fabric);
+  ep::EpConfig config = o.config;
+  const std::string policy_note = apply_ep_nccl_policy(world, run, config);
   print_preamble(world, run);
   if (run.transport_failed) return exit_code::kPreflightFailed;
   report::Results results;
   results.provenance = run.provenance;
   results.transport = run.transport;
+  if (!policy_note.empty()) results.notes.push_back(policy_note);
   run.keeper = make_keeper<ResultsKeeper>(world, o.json_path, results);
-  EpOutcome outcome = run_ep_sweep(world, *run.backend.backend, watchdog, run, o.config, std::cout);
+  EpOutcome outcome = run_ep_sweep(world, *run.backend.backend, watchdog, run, config, std::cout, policy_note);
   results.ep_rows = std::move(outcome.rows);
   results.wrong_total = outcome.wrong;
   results.complete = !outcome.interrupted;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "cli/ep_options.hpp"
@@ -25,11 +26,21 @@ struct EpOutcome {
 // divide by the ranks, ...), before anything runs.
 void check_ep_config(const World& world, const ep::EpConfig& config);
 
+// The NCCL version policy for the EP implementations `config` asks for (nccl backend only),
+// recorded in `run` for the preamble and the provenance. Every rank agrees (the first rank
+// whose library is refused gives the reason). --ep-impl lsa refused: an Error (exit code 3)
+// when it is the only implementation asked for; otherwise it is left out of `config` and the
+// returned note says why (for the table and the results' notes). "" when nothing was left out.
+std::string apply_ep_nccl_policy(World& world, RunSetup& run, ep::EpConfig& config);
+// Its last step: `refusal` ("" where lsa is accepted on every rank) applied to `config`.
+std::string leave_out_refused_lsa(ep::EpConfig& config, const std::string& refusal);
+
 // Runs the EP sweep of `config` on a backend that is set up: one table, printed by rank 0 to
-// `out`. Refuses (usage error) a case that cannot run on this job before any runs.
+// `out`, with `policy_note` (apply_ep_nccl_policy) under its header. Refuses (usage error) a
+// case that cannot run on this job before any runs.
 // `commsweep ep` and `commsweep suite` both run their EP sweeps here.
 EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const RunSetup& run,
-                       const ep::EpConfig& config, std::ostream& out);
+                       const ep::EpConfig& config, std::ostream& out, const std::string& policy_note = "");
 
 // Runs `commsweep ep`: the MoE dispatch / combine sweep; returns the exit code (0, or 1 on
 // wrong results).

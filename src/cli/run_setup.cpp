@@ -103,9 +103,28 @@ std::string interrupted_note() {
          ": the rows above were measured, the rest were not (results marked incomplete)";
 }
 
+void record_nccl_decision(RunSetup& run, const nccl_policy::Decision& d) {
+  for (const auto& known : run.nccl_policy) {
+    if (known.path == d.path) return;
+  }
+  run.nccl_policy.push_back(d);
+  report::NcclPolicyDecision record{std::string(nccl_policy::name_of(d.path)),
+                                    std::string(nccl_policy::name_of(d.verdict)), d.message, {}};
+  for (const auto& s : d.settings) {
+    record.settings.push_back({s.name, s.value, std::string(nccl_policy::name_of(s.how)), s.why});
+  }
+  run.provenance.nccl_policy.push_back(std::move(record));
+}
+
+std::string nccl_policy_line(const RunSetup& run, const nccl_policy::Decision& d) {
+  return "# NCCL policy (headers " + run.backend.nccl_headers_version + ", library " + run.backend.nccl_version +
+         "): " + nccl_policy::summary(d) + ": " + d.message;
+}
+
 void print_preamble(const World& world, const RunSetup& run) {
   if (world.rank() != 0) return;
   std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+  for (const auto& d : run.nccl_policy) std::cout << nccl_policy_line(run, d) << "\n";
   if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
   for (const auto& line : run.fabric_lines) std::cout << line << "\n";
   std::cout << std::flush;
@@ -142,6 +161,10 @@ RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, doubl
   run.transport_failed = verdict.failed;
   std::vector<int> pids;
   const auto gpus = gather_gpus(world, run.backend.gpu, timeout_s, &pids);
+  // The collectives' decision (a refusal ended the run in NcclBackend's constructor).
+  if (run.backend.nccl) {
+    record_nccl_decision(run, nccl_policy::decide(nccl_policy::Path::HostCollectives, *run.backend.nccl));
+  }
   if (world.rank() != 0) return run;
 
   auto& p = run.provenance;

@@ -13,6 +13,7 @@
 #include "cli/run_topology.hpp"
 #include "cli/sweep_command.hpp"
 #include "comm/make_backend.hpp"
+#include "nccl_policy/policy.hpp"
 #include "report/result.hpp"
 #include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
@@ -25,6 +26,10 @@ struct RunSetup {
   std::string version_line;               // "commsweep version ... backend ... nccl-..."
   std::vector<std::string> device_lines;  // nccl-tests' "Rank  0 Group  0 Pid ..." lines
   std::string topology_note;              // which NCCL_TOPO_FILE, and why; empty: no shape known
+  // nccl backend: the NCCL version policy's decision for each path decided so far (the
+  // collectives' at set-up, the EP implementations' before the EP sweep), in the preamble and
+  // (rank 0) the provenance.
+  std::vector<nccl_policy::Decision> nccl_policy;
   // Rank 0: the binding (--bind auto) and NCCL's transport report, '#' lines for the preamble.
   std::vector<std::string> fabric_lines;
   std::optional<report::TransportReport> transport;  // rank 0, nccl backend: for the results
@@ -45,8 +50,14 @@ RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, doubl
                    const std::vector<std::string>& arguments, char** envp, RankContext& context,
                    const TopologyRequest& topology = {}, const FabricRunOptions& fabric = {});
 
-// Rank 0: the world line, the backend note, the topology note and the fabric lines, each a
-// '#' line, as every command that measures prints them before its first table.
+// Records the policy's decision for a path (once per path), rank 0 also in the provenance.
+void record_nccl_decision(RunSetup& run, const nccl_policy::Decision& decision);
+// "# NCCL policy (headers 2.28.9, library 2.28.9): lsa_ep: accepted: library 2.28.9 is ..."
+std::string nccl_policy_line(const RunSetup& run, const nccl_policy::Decision& decision);
+
+// Rank 0: the world line, the backend note, the NCCL policy's decisions, the topology note and
+// the fabric lines, each a '#' line, as every command that measures prints them before its
+// first table.
 void print_preamble(const World& world, const RunSetup& run);
 
 // Empty when every rank was started with the same arguments; otherwise (on every rank) a

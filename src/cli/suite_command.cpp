@@ -1,5 +1,6 @@
 #include "cli/suite_command.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -98,12 +99,25 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
   RunSetup run = start_run(world, watchdog, o.backend, timeout_s, o.arguments, envp, context, TopologyRequest{},
                            o.fabric);
   Backend& backend = *run.backend.backend;
+  // The NCCL version policy of each EP sweep's implementations, decided before the preamble.
+  std::vector<ep::EpConfig> ep_configs(suite.sweeps.size());
+  std::vector<std::string> policy_notes(suite.sweeps.size());
+  for (std::size_t i = 0; i < suite.sweeps.size(); ++i) {
+    if (suite.sweeps[i].kind != SuiteSweep::Kind::Ep) continue;
+    ep_configs[i] = suite.sweeps[i].ep;
+    policy_notes[i] = apply_ep_nccl_policy(world, run, ep_configs[i]);
+  }
   print_preamble(world, run);
   if (run.transport_failed) return exit_code::kPreflightFailed;
 
   report::Results results;
   results.provenance = run.provenance;
   results.transport = run.transport;
+  for (const auto& note : policy_notes) {
+    if (!note.empty() && std::find(results.notes.begin(), results.notes.end(), note) == results.notes.end()) {
+      results.notes.push_back(note);
+    }
+  }
   // Suite files have no buffers key: every collective sweep of a suite runs with the default.
   for (const SuiteSweep& s : suite.sweeps) {
     if (s.kind != SuiteSweep::Kind::Ep) results.provenance.buffers = name_of(s.collective.buffers);
@@ -114,7 +128,7 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
     const SuiteSweep& s = suite.sweeps[i];
     if (root) std::cout << banner(s, i, suite.sweeps.size()) << "\n";
     if (s.kind == SuiteSweep::Kind::Ep) {
-      EpOutcome outcome = run_ep_sweep(world, backend, watchdog, run, s.ep, std::cout);
+      EpOutcome outcome = run_ep_sweep(world, backend, watchdog, run, ep_configs[i], std::cout, policy_notes[i]);
       results.wrong_total += outcome.wrong;
       interrupted = outcome.interrupted;
       for (auto& r : outcome.rows) results.ep_rows.push_back(std::move(r));

@@ -64,6 +64,7 @@ BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s) 
   const NcclVersions v = nccl_versions();
   setup.nccl_version = nccl_version_text(v.library);
   setup.nccl_headers_version = nccl_version_text(v.headers);
+  setup.nccl = nccl_policy_versions();
   setup.backend = std::make_unique<NcclBackend>(
       world, gpu, Phase{"NCCL communicator set-up (ncclCommInitRankConfig)", Deadline::after(timeout_s)});
 #endif

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "comm/backend.hpp"
+#include "nccl_policy/policy.hpp"
 #include "report/result.hpp"
 #include "runtime/world.hpp"
 
@@ -19,6 +21,8 @@ struct BackendSetup {
   report::GpuInfo gpu;            // this rank's device (device -1 for mpi)
   std::string nccl_version;       // library, "none" for mpi
   std::string nccl_headers_version;
+  // nccl backend: the NCCL version policy's inputs on this rank (the paths decide with them).
+  std::optional<nccl_policy::Versions> nccl;
 };
 
 BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s);

@@ -9,7 +9,6 @@
 #include "ep/layout.hpp"
 #include "ep/device_result.hpp"
 #include "ep/grouped_send_recv.hpp"
-#include "ep/lsa_versions.hpp"
 #include "ep_kernels.hpp"
 #include "runtime/error.hpp"
 
@@ -29,13 +28,17 @@ constexpr std::size_t kWindowAlign = 4096;  // NCCL_WIN_REQUIRED_ALIGNMENT
 
 std::size_t aligned(std::size_t bytes) { return (bytes + kWindowAlign - 1) / kWindowAlign * kWindowAlign; }
 
+[[maybe_unused]] std::string window_mib(std::size_t bytes) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << static_cast<double>(bytes) / (1 << 20);
+  return out.str();
+}
+
 }  // namespace
 
 std::string lsa_unavailable() {
-  if (!kernels::lsa_available() && NCCL_VERSION_CODE >= 22800) {
-    return "this build's NCCL " + nccl_version_text(NCCL_VERSION_CODE) + " headers lack nccl_device.h: rebuild against a full NCCL install";
-  }
-  return lsa_version_problem(NCCL_VERSION_CODE, nccl_versions().library);
+  const nccl_policy::Decision d = nccl_policy::decide(nccl_policy::Path::LsaEp, nccl_policy_versions());
+  return d.refused() ? d.message : "";
 }
 
 #if COMMSWEEP_NCCL_DEVICE_API
@@ -65,7 +68,18 @@ struct LsaExchange::DevComm {
     ncclDevResourceRequirements counts_buffer{};
     backend.check(ncclLLA2ACreateRequirement(1, ncclLLA2ACalcSlots(elements, 8), &counts_a2a, &counts_buffer),
                   "ncclLLA2ACreateRequirement", __FILE__, __LINE__, phase);
-    ncclDevCommRequirements reqs{};
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 29, 0)
+    // From 2.29 NCCL takes only requirements made by the initializer (size, magic, and the
+    // version of these headers, by which a newer library fills ncclDevComm in their layout).
+    ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+#else
+    ncclDevCommRequirements reqs{};  // 2.28: unversioned (the policy demands the same library)
+#endif
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 31, 0)
+    // The kernels were compiled ahead of time against these headers, not JIT-compiled against
+    // the library's (the policy's "useRuntimeVersion=false, set").
+    reqs.useRuntimeVersion = false;
+#endif
     reqs.lsaBarrierCount = barriers;
     reqs.resourceRequirementsList = &counts_buffer;
     backend.check(ncclDevCommCreate(comm, &reqs, &dev), "ncclDevCommCreate", __FILE__, __LINE__, phase);
@@ -78,11 +92,25 @@ struct LsaExchange::Window {
   void* base = nullptr;
   std::size_t bytes = 0;
   ncclWindow_t handle = nullptr;
-  Window(NcclBackend& backend, ncclComm_t team, std::size_t size, const Phase& phase) : comm(team), bytes(size) {
+  Window(NcclBackend& backend, ncclComm_t team, std::size_t size, const Phase& phase, int rank)
+      : comm(team), bytes(size) {
     backend.check(ncclMemAlloc(&base, bytes), "ncclMemAlloc", __FILE__, __LINE__, phase);
     const ncclResult_t rc = ncclCommWindowRegister(comm, base, bytes, &handle, NCCL_WIN_COLL_SYMMETRIC);
-    if (rc != ncclSuccess) ncclMemFree(base);
+    if (rc != ncclSuccess || handle == nullptr) {
+      ncclMemFree(base);
+      base = nullptr;
+    }
     backend.check(rc, "ncclCommWindowRegister", __FILE__, __LINE__, phase);
+    // From 2.29 NCCL answers ncclSuccess with a NULL window where the system cannot register
+    // one (no symmetric memory support): the kernels would dereference it.
+    if (handle == nullptr) {
+      throw Error(ErrorKind::Runtime,
+                  "--ep-impl lsa: rank " + std::to_string(rank) + ": ncclCommWindowRegister returned no window for " +
+                      std::to_string(bytes) + " bytes (" + window_mib(bytes) +
+                      " MiB of ncclMemAlloc memory): this system cannot register symmetric windows "
+                      "(NCCL_DEBUG=INFO says why: CUDA VMM / multicast / P2P support); use --ep-impl alltoallv",
+                  "ncclCommWindowRegister", __FILE__, __LINE__);
+    }
   }
   ~Window() {
     if (handle != nullptr) ncclCommWindowDeregister(comm, handle);
@@ -234,7 +262,7 @@ void LsaExchange::ensure_window(std::size_t bytes, const Phase& phase) {
   graphs_.reset();
   backend_.synchronize(phase);
   window_.reset();  // collective: every rank grows at the same case (sizes follow the case)
-  window_ = std::make_unique<Window>(backend_, team_comm(), bytes, phase);
+  window_ = std::make_unique<Window>(backend_, team_comm(), bytes, phase, world_.rank());
 #else
   (void)bytes;
   (void)phase;

@@ -146,6 +146,18 @@ Provenance provenance_from(const json& j) {
   p.nccl_version = j.at("nccl_version").get<std::string>();
   p.nccl_headers_version = j.at("nccl_headers_version").get<std::string>();
   p.mpi_version = j.at("mpi_version").get<std::string>();
+  // Written by nccl runs since the NCCL version policy; absent on mpi and in older files.
+  if (j.contains("nccl_policy")) {
+    for (const auto& d : j.at("nccl_policy")) {
+      NcclPolicyDecision decision{d.at("path").get<std::string>(), d.at("verdict").get<std::string>(),
+                                  d.at("message").get<std::string>(), {}};
+      for (const auto& s : d.at("settings")) {
+        decision.settings.push_back({s.at("name").get<std::string>(), s.at("value").get<std::string>(),
+                                     s.at("how").get<std::string>(), s.at("why").get<std::string>()});
+      }
+      p.nccl_policy.push_back(std::move(decision));
+    }
+  }
   p.environment = j.at("environment").get<std::map<std::string, std::string>>();
   p.arguments = j.at("arguments").get<std::vector<std::string>>();
   // Written by collective sweeps since --buffers; files from before it measured "warm".
@@ -251,6 +263,17 @@ json provenance_json(const Provenance& p) {
            {"environment", p.environment},
            {"arguments", p.arguments}};
   if (!p.buffers.empty()) doc["buffers"] = p.buffers;
+  if (!p.nccl_policy.empty()) {
+    json decisions = json::array();
+    for (const auto& d : p.nccl_policy) {
+      json settings = json::array();
+      for (const auto& s : d.settings) {
+        settings.push_back({{"name", s.name}, {"value", s.value}, {"how", s.how}, {"why", s.why}});
+      }
+      decisions.push_back({{"path", d.path}, {"verdict", d.verdict}, {"message", d.message}, {"settings", settings}});
+    }
+    doc["nccl_policy"] = decisions;
+  }
   return doc;
 }
 
@@ -281,6 +304,7 @@ json to_json(const Results& r) {
            {"ep_rows", ep_rows},
            {"summary", summary}};
   if (r.transport) doc["transport"] = transport_json(*r.transport);
+  if (!r.notes.empty()) doc["notes"] = r.notes;
   return doc;
 }
 
@@ -301,6 +325,7 @@ Results results_from_json(const json& doc) {
     if (doc.contains("ep_rows")) r.ep_rows = rows_at(doc, "ep_rows", ep_row_from);
     // Only nccl runs say which transport NCCL used; files from before it have none.
     if (doc.contains("transport")) r.transport = transport_from(doc.at("transport"));
+    if (doc.contains("notes")) r.notes = doc.at("notes").get<std::vector<std::string>>();
     const auto& summary = doc.at("summary");
     r.avg_busbw_gbps = measure_at(summary, "avg_busbw_gbps");
     r.wrong_total = count_at(summary, "wrong_total");

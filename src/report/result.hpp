@@ -70,6 +70,21 @@ struct GpuInfo {
   std::string pci_bus_id;
 };
 
+// The NCCL version policy's decision for one path this run uses (src/nccl_policy/), as text:
+// report/ knows no NCCL.
+struct NcclPolicySetting {
+  std::string name;   // "useRuntimeVersion", "NCCL_DEV_API_JIT"
+  std::string value;  // "false", "0 or unset"
+  std::string how;    // "set" (by commsweep) or "demanded" (of the user)
+  std::string why;
+};
+struct NcclPolicyDecision {
+  std::string path;     // "host_collectives", "alltoallv_ep", "lsa_ep", "ll_all_to_all_counts"
+  std::string verdict;  // "accepted", "accepted_with_setting", "refused"
+  std::string message;  // why; for "refused" also the remedy
+  std::vector<NcclPolicySetting> settings;
+};
+
 struct Provenance {
   std::string commsweep_version;
   std::string git_hash;
@@ -82,6 +97,8 @@ struct Provenance {
   std::string cuda_version;
   std::string nccl_version;          // library loaded
   std::string nccl_headers_version;  // built against
+  // nccl backend: the version policy's decision for each path the run uses (empty on mpi).
+  std::vector<NcclPolicyDecision> nccl_policy;
   std::string mpi_version;
   std::map<std::string, std::string> environment;  // NCCL_* and UCX_*, secrets dropped
   std::vector<std::string> arguments;
@@ -121,6 +138,9 @@ struct Results {
   std::optional<TransportReport> transport;  // nccl backend only
   std::vector<ResultRow> rows;
   std::vector<EpRow> ep_rows;
+  // Said once for the whole run, under the table too: e.g. --ep-impl lsa left out by the NCCL
+  // version policy (the rows are the other implementations' only).
+  std::vector<std::string> notes;
   double avg_busbw_gbps = 0;
   std::uint64_t wrong_total = 0;
   bool complete = true;

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "report/json.hpp"
@@ -116,6 +118,43 @@ TEST(Json, BuffersIsWrittenOnlyWhenKnown) {
   r.provenance.buffers = "cold";
   EXPECT_EQ(to_json(r).at("provenance").at("buffers"), "cold");
   EXPECT_EQ(results_from_json(json::parse(to_json(r).dump())).provenance.buffers, "cold");
+}
+
+// The NCCL version policy's decisions (provenance.nccl_policy) and the run's notes (an
+// --ep-impl left out by the policy) are written only when there are any, and read back.
+// COMMSWEEP_WRITE_GOLDEN=1 rewrites the golden file, which tests/mpi/validate_results.py
+// validates against results/schema (ctest unit.results_schema.nccl_policy).
+TEST(Json, NcclPolicyAndNotesRoundTrip) {
+  Results r = sample();
+  EXPECT_FALSE(to_json(r).at("provenance").contains("nccl_policy"));
+  EXPECT_FALSE(to_json(r).contains("notes"));
+  r.provenance.nccl_headers_version = "2.31.2";
+  r.provenance.nccl_version = "2.32.3";
+  r.provenance.nccl_policy = {
+      {"host_collectives", "accepted",
+       "library 2.32.3 is newer than the headers (2.31.2): NCCL's host API is backward compatible", {}},
+      {"lsa_ep", "accepted_with_setting",
+       "built against NCCL 2.31.2 headers, library 2.32.3: NCCL 2.32.3 keeps the device API of 2.31.2",
+       {{"useRuntimeVersion", "false", "set", "the kernels were compiled ahead of time against the 2.31.2 headers"},
+        {"NCCL_DEV_API_JIT", "0 or unset", "demanded", "1 would tell NCCL 2.32.3 that device code was JIT-compiled"}}}};
+  r.notes = {"--ep-impl lsa left out by the NCCL version policy (the rows are alltoallv's only): rank 1 (node2): ..."};
+  const std::string text = to_json(r).dump(2) + "\n";
+  const std::string golden = std::string(COMMSWEEP_GOLDEN_DIR) + "/results_nccl_policy.json";
+  if (std::getenv("COMMSWEEP_WRITE_GOLDEN")) std::ofstream(golden) << text;
+  std::ifstream in(golden);
+  const std::string expected((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, expected);
+  const Results back = results_from_json(json::parse(text));
+  ASSERT_EQ(back.provenance.nccl_policy.size(), 2u);
+  const NcclPolicyDecision& lsa = back.provenance.nccl_policy[1];
+  EXPECT_EQ(lsa.path, "lsa_ep");
+  EXPECT_EQ(lsa.verdict, "accepted_with_setting");
+  EXPECT_EQ(lsa.message, r.provenance.nccl_policy[1].message);
+  ASSERT_EQ(lsa.settings.size(), 2u);
+  EXPECT_EQ(lsa.settings[1].name, "NCCL_DEV_API_JIT");
+  EXPECT_EQ(lsa.settings[1].how, "demanded");
+  EXPECT_EQ(lsa.settings[0].why, r.provenance.nccl_policy[1].settings[0].why);
+  EXPECT_EQ(back.notes, r.notes);
 }
 
 // A run ended early by a failure (cli/results_keeper): the cause and what happened travel in

@@ -1,10 +1,18 @@
 #include "comm/nccl/nccl_backend.hpp"
 
+#include <cstdlib>
 #include <exception>
 #include <thread>
 
+#include "ep_lsa.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/error.hpp"
+
+// The nccl.h included must be the one CMake found (cmake/FindNCCL.cmake, NCCL_ROOT): the CUDA
+// toolkit's include folder holds another NCCL's, which may come first on the include path.
+#if defined(COMMSWEEP_NCCL_FOUND_VERSION_CODE) && NCCL_VERSION_CODE != COMMSWEEP_NCCL_FOUND_VERSION_CODE
+#error "nccl.h on the include path is not the NCCL that CMake found (NCCL_INCLUDE_DIR): another NCCL's headers come first"
+#endif
 
 namespace commsweep {
 namespace {
@@ -79,21 +87,24 @@ NcclVersions nccl_versions() {
   return v;
 }
 
-void require_nccl_library_not_older() {
+nccl_policy::Versions nccl_policy_versions() {
   const NcclVersions v = nccl_versions();
-  if (v.library < v.headers) {
-    throw Error(ErrorKind::Runtime,
-                "the NCCL library loaded at run time is " + nccl_version_text(v.library) +
-                    ", older than the headers commsweep was built with (" +
-                    nccl_version_text(v.headers) +
-                    "): point LD_LIBRARY_PATH at the matching libnccl.so.2, or rebuild with "
-                    "NCCL_ROOT set to the NCCL you run with");
-  }
+  nccl_policy::Versions p;
+  p.headers = v.headers;
+  p.library = v.library;
+  p.device_api_built = ep::kernels::lsa_available();
+  if (const char* jit = std::getenv("NCCL_DEV_API_JIT"); jit != nullptr) p.dev_api_jit = jit;
+  return p;
 }
 
 NcclBackend::NcclBackend(World& world, const GpuChoice& gpu, const Phase& init)
     : world_(world), device_(gpu.device) {
-  require_nccl_library_not_older();
+  // Before any other NCCL call: a library the policy refuses (older than the headers) may lack
+  // the symbols and structures they describe. Exit code 3, as any NCCL failure.
+  if (const auto host = nccl_policy::decide(nccl_policy::Path::HostCollectives, nccl_policy_versions());
+      host.refused()) {
+    throw Error(ErrorKind::Runtime, host.message);
+  }
   CS_CUDA(cudaSetDevice(device_));
   cudaDeviceProp prop{};
   CS_CUDA(cudaGetDeviceProperties(&prop, device_));

@@ -13,6 +13,7 @@
 
 #include "comm/backend.hpp"
 #include "comm/nccl_version.hpp"
+#include "nccl_policy/policy.hpp"
 #include "pattern_kernels.hpp"
 #include "runtime/error.hpp"
 #include "runtime/gpu.hpp"
@@ -24,8 +25,9 @@ struct NcclVersions {
   int library = 0;  // ncclGetVersion() of the library loaded at run time
 };
 NcclVersions nccl_versions();
-// Refuses a library older than the headers (symbols or semantics may be missing).
-void require_nccl_library_not_older();
+// The NCCL version policy's inputs in this process: the headers, the library, whether the lsa
+// kernels were built (nccl_device.h), NCCL_DEV_API_JIT from the environment.
+nccl_policy::Versions nccl_policy_versions();
 
 class NcclBackend final : public Backend {
  public:
