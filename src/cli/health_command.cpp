@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "cli/flags.hpp"
 #include "cli/health_gather.hpp"
@@ -85,10 +86,11 @@ int run_health_command(World& world, int argc, char** argv, char** /*envp*/) {
   }
   o.gpus = !vm.count("no-gpus");
   check(o);
-  if (world.rank() == 0) {
-    for (const auto& path : {o.json, o.prometheus})
-      if (!path.empty() && !report::cannot_write_reason(path).empty())
-        throw_usage("health: " + path + ": cannot write there: " + report::cannot_write_reason(path));
+  // Rank 0 writes the files; every rank learns that it cannot, so that all stop together.
+  for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--json", o.json}, {"--prometheus", o.prometheus}}) {
+    const std::string why = world.rank() == 0 && !path.empty() ? report::cannot_write_reason(path) : "";
+    if (world.sum(why.empty() ? 0 : 1, Phase{"checking " + flag, Deadline::after(o.timeout_s)}) > 0)
+      throw_usage("health: " + flag + " " + path + ": cannot write there" + (why.empty() ? "" : ": " + why));
   }
   HealthWatch watch(world, o.sysfs_root.empty() ? health_sysfs_root() : o.sysfs_root, o.timeout_s, o.gpus);
   if (o.duration_s > 0) {

@@ -79,6 +79,7 @@ class Judge {
       add(Severity::Warn, component, a.name,
           "saturated at " + std::to_string(*a.value) + " (" + std::to_string(a.width_bits) +
               "-bit counter stopped counting: clear the port's counters to see new errors)");
+      out_.back().persistent = b && b->saturated;  // stopped before the run: not this run's
       return;
     }
     if (!b || !b->value || !a.value || b->saturated) return;
@@ -278,10 +279,16 @@ std::vector<Finding> judge_change(const Snapshot& before, const Snapshot& after)
   std::vector<Finding> changes = j.take();
   Judge s(after.host, 0);
   state_findings(after, s);
+  Judge was(before.host, 0);
+  state_findings(before, was);
+  const std::vector<Finding> earlier = was.take();
   for (auto& f : s.take()) {
     bool dup = false;
     for (const auto& c : changes) dup = dup || (c.component == f.component && c.counter == f.counter);
-    if (!dup) changes.push_back(std::move(f));
+    if (dup) continue;
+    for (const auto& e : earlier)
+      f.persistent = f.persistent || (e.component == f.component && e.counter == f.counter && e.detail == f.detail);
+    changes.push_back(std::move(f));
   }
   std::stable_sort(changes.begin(), changes.end(),
                    [](const Finding& x, const Finding& y) { return x.severity > y.severity; });

@@ -25,6 +25,10 @@ struct Finding {
   std::string counter;    // "symbol_error", "link_downed", "state", "width", "xid", ...
   std::optional<std::uint64_t> delta;  // a counter's rise; absent for states and saturation
   std::string detail;     // "+412", "ACTIVE -> DOWN", "x8 of x16", "XID 79"
+  // A state that was already so in the before snapshot (a port down before the run, a link
+  // that trained narrow at boot, a counter saturated long ago): reported, but not new, so that
+  // `compare` does not call every night a regression for one old fault.
+  bool persistent = false;
 };
 
 // The rule of one counter: FAIL on any rise, WARN above WARN_PER_SECOND (0: any rise), or

@@ -192,6 +192,7 @@ json to_json(const Finding& f) {
   json j{{"severity", to_string(f.severity)}, {"host", f.host}, {"component", f.component},
          {"counter", f.counter}, {"detail", f.detail}};
   if (f.delta) j["delta"] = *f.delta;
+  if (f.persistent) j["persistent"] = true;
   return j;
 }
 
@@ -210,6 +211,7 @@ Finding finding_from_json(const json& j) {
   f.counter = j.at("counter").get<std::string>();
   f.detail = j.at("detail").get<std::string>();
   if (j.contains("delta")) f.delta = j.at("delta").get<std::uint64_t>();
+  f.persistent = j.value("persistent", false);
   return f;
 }
 

@@ -11,7 +11,9 @@ namespace commsweep::health {
 
 using nlohmann::json;
 
-std::string describe(const Finding& f) { return f.counter + " " + f.detail; }
+std::string describe(const Finding& f) {
+  return f.counter + " " + f.detail + (f.persistent ? " (so before the run too)" : "");
+}
 
 HealthReport build_report(std::vector<NodeHealth> nodes) {
   HealthReport r;

@@ -127,7 +127,9 @@ std::vector<HealthFinding> health_findings(const nlohmann::json& health) {
                       f.at("component").get<std::string>(), f.at("counter").get<std::string>(),
                       f.at("detail").get<std::string>(), -1};
       if (f.contains("delta")) h.delta = f.at("delta").get<double>();
-      if (h.severity == "WARN" || h.severity == "FAIL") out.push_back(std::move(h));
+      // A state already so before the run is not this run's finding (health/findings.hpp).
+      const bool persistent = f.contains("persistent") && f.at("persistent").get<bool>();
+      if ((h.severity == "WARN" || h.severity == "FAIL") && !persistent) out.push_back(std::move(h));
     }
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("malformed results document: \"health\": ") + e.what());

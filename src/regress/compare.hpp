@@ -53,7 +53,8 @@ struct Straggler {
 };
 
 // A hardware health finding of the judged run (its "health" member, health/report.hpp):
-// a WARN or FAIL is a regression, as a slower bus is.
+// a new WARN or FAIL (not "persistent": not already so before the run) is a regression, as a
+// slower bus is.
 struct HealthFinding {
   std::string severity;  // FAIL, WARN, INFO
   std::string host;
@@ -79,7 +80,7 @@ struct Comparison {
   std::vector<Straggler> stragglers;
   int counts[4] = {0, 0, 0, 0};       // by Verdict
   std::uint64_t wrong_total = 0;
-  std::vector<HealthFinding> health;         // WARN and FAIL only
+  std::vector<HealthFinding> health;         // new WARN and FAIL findings only
   std::vector<std::string> health_evidence;  // the run's joined verdict lines, and compare's own
   int exit_code = compare_exit::kPass;
 };

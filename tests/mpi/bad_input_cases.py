@@ -201,7 +201,7 @@ def regress_cases(opts, w, keep):
         compare("baseline cut short", good, w + "/baseline_cut.json", "baseline_cut.json", "not valid JSON"),
         compare("baseline of schema version 2", good, w + "/baseline_v2.json", "baseline_v2.json",
                 "commsweep.baseline/2"),
-        compare("results given as the baseline", good, good, "good.json", "commsweep.results/1"),
+        compare("results given as the baseline", good, good, "good.json", "commsweep.results/2"),
         compare("baseline: a negative size", good, w + "/baseline_negative.json",
                 "baseline_negative.json", "entries[0].size_bytes"),
         compare("baseline: fail_pct a string", good, w + "/baseline_rule.json", "baseline_rule.json",
@@ -380,7 +380,10 @@ def health_cases(opts, w):
     def put(path, data):
         def spoil(root):
             target = os.path.join(root, path)
-            shutil.rmtree(target, ignore_errors=True) if os.path.isdir(target) else None
+            if os.path.isdir(target):
+                shutil.rmtree(target)
+            elif os.path.exists(target):
+                os.remove(target)
             if data is None:
                 os.makedirs(target, exist_ok=True)  # a folder where a file belongs: unreadable
                 return
@@ -388,10 +391,10 @@ def health_cases(opts, w):
                 f.write(data)
         return spoil
 
-    def health(label, spoil, *names, rc=0, extra=()):
+    def health(label, spoil, *names, rc=0, extra=(), rest="mlx5_0 port 1"):
         root = tree(label.replace(" ", "_"), spoil)
         argv = [opts.commsweep, "health", "--no-gpus", "--sysfs-root", root] + list(extra)
-        names = list(names) + ([] if rc else ["mlx5_0 port 1"])  # the rest still reported
+        names = list(names) + ([rest] if rc == 0 and rest else [])  # the rest still reported
         return Case("health", "health: " + label, argv, names, rc=rc,
                     names_in="stdout" if rc == 0 else "message", stdout_empty=rc != 0)
 
@@ -409,7 +412,7 @@ def health_cases(opts, w):
         health("truncated AER file", put("sys/bus/pci/devices/0000:2a:00.0/aer_dev_fatal", b"Undefined 0\nDLP 0\n"),
                "aer_dev_fatal: no TOTAL_ERR_ line"),
         health("no infiniband folder", lambda root: shutil.rmtree(os.path.join(root, "sys/class/infiniband")),
-               "RDMA ports:", "missing (no RDMA devices"),
+               "RDMA ports:", "missing (no RDMA devices", rest="PCIe 0000:18:00.0 (GPU)"),
         health("negative --duration", lambda root: None, "--duration", rc=2, extra=["--duration", "-1"]),
         health("--json into a missing folder", lambda root: None, "--json", rc=2,
                extra=["--json", os.path.join(w, "no-such-folder", "h.json")]),

@@ -18,6 +18,8 @@
 #include "health/report.hpp"
 #include "health/snapshot.hpp"
 #include "health_nvml_double.hpp"
+#include "regress/compare.hpp"
+#include "report/result.hpp"
 
 namespace commsweep::health {
 namespace {
@@ -44,7 +46,10 @@ std::vector<std::string> lines(const std::vector<Finding>& findings) {
 class TreeCopy {
  public:
   explicit TreeCopy(const std::string& name) {
-    dir_ = fs::temp_directory_path() / ("commsweep-health-" + std::to_string(getpid()) + "-" + name);
+    std::string flat = name;
+    for (char& c : flat)
+      if (c == '/') c = '_';
+    dir_ = fs::temp_directory_path() / ("commsweep-health-" + std::to_string(getpid()) + "-" + flat);
     fs::remove_all(dir_);
     fs::copy(fixture(name), dir_, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   }
@@ -145,6 +150,35 @@ TEST(HealthFixtures, SaturatedCounterIsNeverADelta) {
   EXPECT_EQ(lines(judge_change(before, snap(fixture("saturated"), 10))), std::vector<std::string>{said});
 }
 
+TEST(HealthFixtures, AStateAlreadySoBeforeTheRunIsPersistentNotNew) {
+  const Snapshot before = snap(fixture("saturated"), 0, nullptr, "before");
+  const auto found = judge_change(before, snap(fixture("saturated"), 10));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_TRUE(found[0].persistent);
+  EXPECT_EQ(lines(found),
+            std::vector<std::string>{"WARN mlx5_1 port 1: symbol_error saturated at 65535 (16-bit counter stopped "
+                                     "counting: clear the port's counters to see new errors) (so before the run too)"});
+}
+
+// compare: a new WARN or FAIL of the run's "health" is a regression; a persistent one is not.
+TEST(HealthCompare, NewFindingsAreARegression) {
+  const Snapshot before = snap(fixture("ib_flapped/before"), 100, nullptr, "before");
+  report::Results run;
+  run.health = report_json(build_report({NodeHealth{"N1", before, snap(fixture("ib_flapped/after"), 110)}}));
+  const regress::Comparison c = regress::compare(run, regress::Baseline{});
+  EXPECT_EQ(c.exit_code, regress::compare_exit::kRegression);
+  ASSERT_EQ(c.health.size(), 4u);
+  EXPECT_EQ(c.health[1].counter, "link_downed");
+  EXPECT_EQ(c.health[1].delta, 1);
+  report::Results old;
+  old.health = report_json(build_report({NodeHealth{"N1", snap(fixture("saturated"), 0, nullptr, "before"),
+                                                    snap(fixture("saturated"), 10)}}));
+  EXPECT_EQ(regress::compare(old, regress::Baseline{}).exit_code, regress::compare_exit::kPass);
+  report::Results broken;
+  broken.health = nlohmann::json{{"findings", {{{"severity", "FAIL"}}}}};
+  EXPECT_THROW(regress::compare(broken, regress::Baseline{}), std::runtime_error);
+}
+
 TEST(HealthFixtures, MissingCountersFolderIsSaidAndTheRestRead) {
   const Snapshot s = snap(fixture("missing_counters"), 0);
   ASSERT_EQ(s.ports.size(), 2u);
@@ -231,8 +265,8 @@ TEST(HealthNvml, XidsNvlinkCountersAndThrottleReasonsFromTheRecordedDouble) {
                                       "FAIL GPU 2: xid XID 79",
                                       "WARN GPU 0 NVLink 3: nvlink_recovery +1",
                                       "WARN GPU 0 NVLink 3: nvlink_crc_flit +100",
-                                      "WARN GPU 3: clock_event_reasons HW thermal slowdown",
                                       "WARN GPU 2: remapped_rows remap pending: reset the GPU",
+                                      "WARN GPU 3: clock_event_reasons HW thermal slowdown",
                                       "WARN GPU 1: xid XID 13"}));
 }
 
