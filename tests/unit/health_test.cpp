@@ -139,6 +139,18 @@ TEST(HealthFixtures, NicPcieLinkAtReducedWidthFails) {
             std::vector<std::string>{"FAIL PCIe 0000:1a:00.0 (NIC mlx5_0): width degraded: x8 of x16"});
 }
 
+TEST(HealthFixtures, PortTrainedNarrowOrSlowAgainstItsSiblings) {
+  TreeCopy t("ib_healthy");
+  t.write(t.port("mlx5_5") + "/rate", "200 Gb/sec (2X NDR)\n");
+  t.write(t.port("mlx5_6") + "/rate", "200 Gb/sec (4X HDR)\n");
+  t.write("/sys/bus/pci/devices/0000:8a:00.0/current_link_speed", "16.0 GT/s PCIe\n");  // mlx5_7's
+  EXPECT_EQ(lines(judge_state(snap(t.root(), 0))),
+            (std::vector<std::string>{
+                "FAIL mlx5_5 port 1: width degraded: 200 Gb/sec (2X NDR) where the node's other ports run 4X",
+                "WARN mlx5_6 port 1: rate slower: 200 Gb/sec (4X HDR) where the node's other ports run 400 Gb/sec",
+                "WARN PCIe 0000:8a:00.0 (NIC mlx5_7): speed slower: 16.0 GT/s PCIe of 32.0 GT/s PCIe"}));
+}
+
 TEST(HealthFixtures, SaturatedCounterIsNeverADelta) {
   const Snapshot s = snap(fixture("saturated"), 0);
   const std::string said =
