@@ -19,6 +19,8 @@
 #include "health/snapshot.hpp"
 #include "health_nvml_double.hpp"
 #include "regress/compare.hpp"
+#include "regress/render.hpp"
+#include "regress_fixtures.hpp"
 #include "report/result.hpp"
 
 namespace commsweep::health {
@@ -189,6 +191,26 @@ TEST(HealthCompare, NewFindingsAreARegression) {
   report::Results broken;
   broken.health = nlohmann::json{{"findings", {{{"severity", "FAIL"}}}}};
   EXPECT_THROW(regress::compare(broken, regress::Baseline{}), std::runtime_error);
+}
+
+// A sweep slower than its baseline, with counters that moved on its nodes: compare names them
+// with the failed size, prints them after the verdicts and exports them.
+TEST(HealthCompare, SlowSweepIsJoinedWithTheMovedCounters) {
+  const auto baseline = regress::testing::baseline_of({regress::testing::run_at(100), regress::testing::run_at(100)});
+  report::Results run = regress::testing::run_at(100);
+  run.rows[3] = regress::testing::all_reduce_row(8 << 20, 40);
+  run.health = report_json(build_report({NodeHealth{"N1", snap(fixture("ib_flapped/before"), 100, nullptr, "before"),
+                                                    snap(fixture("ib_flapped/after"), 110)}}));
+  const regress::Comparison c = regress::compare(run, baseline);
+  EXPECT_EQ(c.exit_code, regress::compare_exit::kRegression);
+  ASSERT_EQ(c.health_evidence.size(), 4u);
+  EXPECT_EQ(c.health_evidence[1],
+            "N1 mlx5_1 port 1: link_downed +1 during the run whose all_reduce float sum 8M in_place failed against the "
+            "baseline (-60%)");
+  const std::string table = regress::render_table(c);
+  EXPECT_NE(table.find("health FAIL: N1 mlx5_1 port 1: link_downed +1\n"), std::string::npos) << table;
+  const std::string prom = regress::render_prometheus(c);
+  EXPECT_NE(prom.find("counter=\"symbol_error\"} 412\n"), std::string::npos) << prom;
 }
 
 TEST(HealthFixtures, MissingCountersFolderIsSaidAndTheRestRead) {
