@@ -56,8 +56,24 @@ std::string joined(const std::vector<std::string>& parts) {
   return out;
 }
 
-// At most this many unread lines in the block: the JSON holds them all.
+// At most this many unread lines in the block, each naming at most kHostsNamed nodes: the
+// JSON holds them all (a thousand pods without /sys/class/infiniband are one line).
 constexpr std::size_t kUnreadLines = 8;
+constexpr std::size_t kHostsNamed = 4;
+
+// "host: why" lines grouped by why, in the order first seen.
+std::vector<std::pair<std::string, std::vector<std::string>>> unread_by_reason(const std::vector<std::string>& unread) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& line : unread) {
+    const auto colon = line.find(": ");
+    const std::string host = colon == std::string::npos ? "?" : line.substr(0, colon);
+    const std::string why = colon == std::string::npos ? line : line.substr(colon + 2);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == why; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {why, {}});
+    it->second.push_back(host);
+  }
+  return groups;
+}
 
 }  // namespace
 
@@ -83,8 +99,15 @@ std::string render_block(const HealthReport& r) {
   out << "\n";
   for (const auto& [key, line] : lines)
     if (line.severity != Severity::Info) out << "#   " << to_string(line.severity) << " " << key << ": " << joined(line.parts) << "\n";
-  for (std::size_t i = 0; i < r.unread.size() && i < kUnreadLines; ++i) out << "#   not read: " << r.unread[i] << "\n";
-  if (r.unread.size() > kUnreadLines) out << "#   not read: " << r.unread.size() - kUnreadLines << " more (in the JSON)\n";
+  const auto groups = unread_by_reason(r.unread);
+  for (std::size_t i = 0; i < groups.size() && i < kUnreadLines; ++i) {
+    out << "#   not read on ";
+    const auto& hosts = groups[i].second;
+    for (std::size_t h = 0; h < hosts.size() && h < kHostsNamed; ++h) out << (h ? ", " : "") << hosts[h];
+    if (hosts.size() > kHostsNamed) out << " and " << hosts.size() - kHostsNamed << " more nodes";
+    out << ": " << groups[i].first << "\n";
+  }
+  if (groups.size() > kUnreadLines) out << "#   not read: " << groups.size() - kUnreadLines << " more (in the JSON)\n";
   for (const auto& v : r.verdict) out << "# Evidence: " << v << "\n";
   return out.str();
 }

@@ -312,7 +312,15 @@ TEST(HealthNvml, NoDriverIsANoteNotAFailure) {
   EXPECT_EQ(s.nvml_note, nvml.why_unavailable);
   const HealthReport r = build_report({NodeHealth{"N1", std::nullopt, s}});
   EXPECT_EQ(r.unread, std::vector<std::string>{"N1: " + nvml.why_unavailable});
-  EXPECT_NE(render_block(r).find("#   not read: N1: NVML not loaded"), std::string::npos);
+  EXPECT_NE(render_block(r).find("#   not read on N1: NVML not loaded"), std::string::npos);
+  // The same reason on many nodes is one line naming a few of them.
+  HealthReport many;
+  for (int i = 0; i < 6; ++i) many.unread.push_back("n" + std::to_string(i) + ": " + nvml.why_unavailable);
+  many.unread.push_back("n2: mlx5_1 port 1 counters/: missing");
+  EXPECT_EQ(render_block(many),
+            "# Health: 0 nodes, one snapshot (0 RDMA ports, 0 PCIe links, 0 GPUs): OK; 7 item(s) not read\n"
+            "#   not read on n0, n1, n2, n3 and 2 more nodes: " + nvml.why_unavailable + "\n"
+            "#   not read on n2: mlx5_1 port 1 counters/: missing\n");
 }
 
 TEST(HealthJoin, NamesTheComponentsThatMovedOnTheSlowPairsNodes) {
