@@ -286,8 +286,10 @@ std::vector<Finding> judge_change(const Snapshot& before, const Snapshot& after)
     bool dup = false;
     for (const auto& c : changes) dup = dup || (c.component == f.component && c.counter == f.counter);
     if (dup) continue;
+    // XID events are events, not states: one delivered between the snapshots is always new.
     for (const auto& e : earlier)
-      f.persistent = f.persistent || (e.component == f.component && e.counter == f.counter && e.detail == f.detail);
+      f.persistent = f.persistent || (f.counter != "xid" && e.component == f.component && e.counter == f.counter &&
+                                       e.detail == f.detail);
     changes.push_back(std::move(f));
   }
   std::stable_sort(changes.begin(), changes.end(),

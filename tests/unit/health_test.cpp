@@ -285,7 +285,10 @@ TEST(HealthNvml, XidsNvlinkCountersAndThrottleReasonsFromTheRecordedDouble) {
   EXPECT_EQ(before.gpus[0].nvlinks.size(), 18u);
   EXPECT_EQ(before.gpus[0].unread, std::vector<std::string>{});  // retired pages: Not Supported, quietly
   EXPECT_EQ(lines(judge_state(before)), std::vector<std::string>{});
-  nvml.xids = {{2, 79}, {1, 13}};
+  nvml.xids = {{2, 79}};  // before the run: in the before snapshot
+  const Snapshot early = snap(fixture("ib_flapped/before"), 100, &nvml, "before");
+  EXPECT_EQ(lines(judge_state(early)), std::vector<std::string>{"FAIL GPU 2: xid XID 79"});
+  nvml.xids = {{2, 79}, {1, 13}};  // during it: new, even where the same XID came before
   nvml.gpus[1].links[5].active = false;
   nvml.gpus[0].links[3].crc_flit = 100;
   nvml.gpus[0].links[3].recovery = 1;
@@ -293,6 +296,7 @@ TEST(HealthNvml, XidsNvlinkCountersAndThrottleReasonsFromTheRecordedDouble) {
   nvml.gpus[2].remap_pending = true;
   nvml.gpus[3].ecc_uncorrected = 2;
   const Snapshot after = snap(fixture("ib_flapped/before"), 110, &nvml);
+  for (const auto& f : judge_change(early, after)) EXPECT_FALSE(f.persistent) << describe(f);
   EXPECT_EQ(lines(judge_change(before, after)),
             (std::vector<std::string>{"FAIL GPU 1 NVLink 5: state went down during the run",
                                       "FAIL GPU 3: ecc_uncorrected +2",
