@@ -68,6 +68,9 @@ Settings (environment):
   COMMSWEEP_BASELINE         the nightly's baseline file: judge the run against it (step 6)
   COMMSWEEP_HISTORY_DIR      the results history (default COMMSWEEP_RESULTS_DIR/history)
   COMMSWEEP_PROMETHEUS_FILE  also copy the metrics here (node-exporter's textfile collector)
+  COMMSWEEP_HEALTH           0: no hardware health snapshots around the run (passed to the
+                             ranks; by default each worker's first rank reads its pod's /sys
+                             and NVML, and says what it could not read)
 EOF
 }
 

@@ -27,6 +27,8 @@ readonly PACKAGES=(
   python3-pip
   # scripts/fuzz.sh: clang and its runtime libraries (libFuzzer, the sanitizers).
   clang libclang-rt-dev
+  # scripts/fetch-nvml-header.sh: pip downloads nvml.h (PyPI's nvidia-nvml-dev) for `commsweep health`.
+  python3-pip
 )
 
 # Headless Chromium renders the HTML regression report in a test (tests/regress). Debian's
@@ -73,13 +75,14 @@ main() {
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
   local missing
   mapfile -t missing < <(missing_packages)
-  if [ "${#missing[@]}" -eq 0 ]; then
-    return 0
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "install-deps: installing ${missing[*]}"
+    run_quietly $sudo apt-get update -q
+    run_quietly $sudo env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -q --no-install-recommends "${missing[@]}"
   fi
-  echo "install-deps: installing ${missing[*]}"
-  run_quietly $sudo apt-get update -q
-  run_quietly $sudo env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # The NVML header (no library: the driver's is opened at run time); never fails the install.
+  "$(dirname "$0")/fetch-nvml-header.sh" || true
 }
 
 main "$@"

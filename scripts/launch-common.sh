@@ -283,9 +283,11 @@ write_mpi_hostfile() {
   for host in "$@"; do echo "$host slots=$slots" >>"$out"; done
 }
 
-# Names of the NCCL_* and UCX_* variables set here: mpirun passes them to every rank (-x).
+# Names of the NCCL_* and UCX_* variables set here, and the health snapshots' switches
+# (COMMSWEEP_HEALTH=0 turns them off, COMMSWEEP_SYSFS_ROOT moves /sys): mpirun passes them to
+# every rank (-x).
 fabric_variables() {
-  compgen -e | grep -E '^(NCCL|UCX)_' || true
+  compgen -e | grep -E '^(NCCL|UCX)_|^COMMSWEEP_(HEALTH|SYSFS_ROOT)$' || true
 }
 
 # The mpirun command, one word a line: ranks = hosts x gpus, ppr:G:node, the ssh options,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints a commsweep results file (schema commsweep.results/1) as JSON lines for log
+"""Prints a commsweep results file (schema commsweep.results/2; /1 files read alike) as JSON lines for log
 collectors: one line per row of `rows` and `ep_rows`, then one summary line. Each line is an
 object with "commsweep" ("row", "ep_row" or "summary"), "test_id" and "file", so that a
 collector (Fluent Bit, Loki, ...) can select and index them without the whole document, whose

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli/fabric_commands.hpp"
+#include "cli/health_command.hpp"
 #include "cli/pairs_command.hpp"
 #include "cli/regress_commands.hpp"
 #include "cli/suite_command.hpp"
@@ -24,6 +25,8 @@ const std::vector<OfflineCommand>& offline_commands() {
 
 const std::vector<WorldCommand>& world_commands() {
   static const std::vector<WorldCommand> commands = {
+      {"health", "every node's RDMA port counters, PCIe links and GPUs (NVML), judged (--help)",
+       run_health_command},
       {"pairs", "bandwidth between every pair of nodes: a matrix, slow pairs, the bad node (--help)",
        run_pairs_command},
       {"preflight", "check every node's RDMA, SR-IOV, host and locality (commsweep preflight --help)",

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/fabric_commands.hpp"
+#include "cli/health_gather.hpp"
 #include "cli/run_setup.hpp"
 #include "ep/ep_sweep.hpp"
 #include "ep/host_exchange.hpp"
@@ -142,12 +143,16 @@ int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext
   if (o.fabric.preflight) run_brief_preflight(world, envp, o.config.timeout_s);
   require_writable_results(world, o.json_path, o.config.timeout_s);
   Watchdog watchdog(world);
+  RunHealth health(world, o.config.timeout_s);  // before the backend's set-up and its transport check
   RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context,
                            TopologyRequest{o.shape, o.force_topology}, o.fabric);
   ep::EpConfig config = o.config;
   const std::string policy_note = apply_ep_nccl_policy(world, run, config);
   print_preamble(world, run);
-  if (run.transport_failed) return exit_code::kPreflightFailed;
+  if (run.transport_failed) {
+    health.finish(std::cout, {whole_job(world, "the transport check that failed")});
+    return exit_code::kPreflightFailed;
+  }
   report::Results results;
   results.provenance = run.provenance;
   results.transport = run.transport;
@@ -158,6 +163,7 @@ int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext
   results.wrong_total = outcome.wrong;
   results.complete = !outcome.interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
+  results.health = health.finish(std::cout);
   if (run.keeper) run.keeper->write_final(results);
   return exit_code_of(results);
 }

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "cli/health_gather.hpp"
+#include "cli/pairs_health.hpp"
 #include "cli/pairs_keeper.hpp"
 #include "cli/pairs_options.hpp"
 #include "cli/run_setup.hpp"
@@ -170,6 +172,7 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
 
   RankContext context;
   Watchdog watchdog(world);
+  RunHealth health(world, o.timeout_s);  // the hardware's counters before and after the rounds
   RunSetup setup = start_run(world, watchdog, o.backend, o.timeout_s, o.arguments, envp, context);
   std::unique_ptr<Backend> slowed;
   if (o.slow_rank == world.rank()) slowed = std::make_unique<pairs::SlowRankBackend>(*setup.backend.backend);
@@ -187,7 +190,10 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
 
   const std::shared_ptr<PairsKeeper> keeper = make_keeper<PairsKeeper>(world, o.json_path);
   measure_rounds(world, backend, watchdog, o, run, keeper.get());
+  const auto health_doc = health.finish_quietly(root ? slow_pair_evidence(run) : std::vector<health::TrafficEvidence>{});
+  if (keeper) keeper->attach("health", health_doc);
   int code = root ? report_run(run, keeper.get()) : exit_code::kOk;
+  if (root) std::cout << health.block() << std::flush;
   world.broadcast(&code, sizeof code, 0, Phase{"pairs verdict", Deadline::after(o.timeout_s)});
   return code;
 }

@@ -11,10 +11,18 @@
 
 namespace commsweep {
 
+void Keeper::attach(const std::string& key, nlohmann::json value) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (!value.is_null()) attached_[key] = std::move(value);
+}
+
 void Keeper::write(const nlohmann::json& doc) {
   written_ = true;
+  nlohmann::json full = doc;
+  for (const auto& [key, value] : attached_.items())
+    if (full.is_object() && !full.contains(key)) full[key] = value;
   try {
-    report::write_file_atomically(path_, doc.dump(2) + "\n");
+    report::write_file_atomically(path_, full.dump(2) + "\n");
     std::cout << "# Results written to " << path_ << "\n";
   } catch (const std::runtime_error& e) {
     throw Error(ErrorKind::Runtime, std::string("--json: ") + e.what());

@@ -34,6 +34,9 @@ class Keeper {
   // The last words: what was kept so far, marked incomplete, written atomically and said on
   // stderr. Once, and never after the final file.
   void write_incomplete(const std::string& cause, const std::string& message);
+  // A top-level member every document written from now on carries (pairs' "health"); a
+  // member of that name the document has already is left as it is.
+  void attach(const std::string& key, nlohmann::json value);
 
  protected:
   // With mutex_ held: DOC to the path atomically, said on stdout ("# Results written to
@@ -50,6 +53,7 @@ class Keeper {
 
   std::string path_;
   bool written_ = false;
+  nlohmann::json attached_ = nlohmann::json::object();
 };
 
 // Whether this rank keeps what is measured: rank 0, with --json PATH.

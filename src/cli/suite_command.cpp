@@ -6,6 +6,7 @@
 
 #include "cli/ep_command.hpp"
 #include "cli/fabric_commands.hpp"
+#include "cli/health_gather.hpp"
 #include "cli/run_setup.hpp"
 #include "cli/suite_options.hpp"
 #include "cli/sweep_command.hpp"
@@ -96,6 +97,7 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
   if (o.fabric.preflight) run_brief_preflight(world, envp, timeout_s);
   RankContext context;
   Watchdog watchdog(world);
+  RunHealth health(world, timeout_s);  // before the backend's set-up and its transport check
   RunSetup run = start_run(world, watchdog, o.backend, timeout_s, o.arguments, envp, context, TopologyRequest{},
                            o.fabric);
   Backend& backend = *run.backend.backend;
@@ -108,7 +110,10 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
     policy_notes[i] = apply_ep_nccl_policy(world, run, ep_configs[i]);
   }
   print_preamble(world, run);
-  if (run.transport_failed) return exit_code::kPreflightFailed;
+  if (run.transport_failed) {
+    health.finish(std::cout, {whole_job(world, "the transport check that failed")});
+    return exit_code::kPreflightFailed;
+  }
 
   report::Results results;
   results.provenance = run.provenance;
@@ -147,6 +152,7 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
   results.avg_busbw_gbps = report::average_busbw(results.rows);
   results.complete = !interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
+  results.health = health.finish(std::cout);
   if (run.keeper) run.keeper->write_final(results);
   return exit_code_of(results);
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/fabric_commands.hpp"
+#include "cli/health_gather.hpp"
 #include "cli/progress.hpp"
 #include "cli/run_setup.hpp"
 #include "collectives/collective_test.hpp"
@@ -108,10 +109,14 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
   // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
   if (o.fabric.preflight) run_brief_preflight(world, envp, o.sweep.timeout_s);
   Watchdog watchdog(world);
+  RunHealth health(world, o.sweep.timeout_s);  // before the backend's set-up and its transport check
   RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context,
                            TopologyRequest{o.shape, o.force_topology}, o.fabric);
   print_preamble(world, run);
-  if (run.transport_failed) return exit_code::kPreflightFailed;
+  if (run.transport_failed) {
+    health.finish(std::cout, {whole_job(world, "the transport check that failed")});
+    return exit_code::kPreflightFailed;
+  }
   report::Results results;
   results.provenance = run.provenance;
   results.provenance.buffers = name_of(o.sweep.buffers);
@@ -124,6 +129,7 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
   results.avg_busbw_gbps = report::average_busbw(results.rows);
   results.complete = !outcome.interrupted;
   if (!results.complete) results.interrupted_by = termination_signal_name();
+  results.health = health.finish(std::cout);
   if (run.keeper) run.keeper->write_final(results);
   return exit_code_of(results);
 }

@@ -1,9 +1,11 @@
 // The rules of a baseline applied to one run (results/schema/baseline.md, "rules").
 #include "regress/compare.hpp"
 
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "regress/stragglers.hpp"
 
@@ -111,7 +113,42 @@ Judgement missing(const BaselineEntry& e) {
 int exit_code_of(const Comparison& c) {
   if (c.wrong_total > 0) return compare_exit::kWrong;
   if (c.counts[static_cast<int>(Verdict::Fail)] > 0) return compare_exit::kRegression;
+  if (!c.health.empty()) return compare_exit::kRegression;
   return compare_exit::kPass;
+}
+
+// The WARN and FAIL findings of the run's "health" member; a malformed member is bad input.
+std::vector<HealthFinding> health_findings(const nlohmann::json& health) {
+  std::vector<HealthFinding> out;
+  if (!health.is_object() || !health.contains("findings")) return out;
+  try {
+    for (const auto& f : health.at("findings")) {
+      HealthFinding h{f.at("severity").get<std::string>(), f.at("host").get<std::string>(),
+                      f.at("component").get<std::string>(), f.at("counter").get<std::string>(),
+                      f.at("detail").get<std::string>(), -1};
+      if (f.contains("delta")) h.delta = f.at("delta").get<double>();
+      // A state already so before the run is not this run's finding (health/findings.hpp).
+      const bool persistent = f.contains("persistent") && f.at("persistent").get<bool>();
+      if ((h.severity == "WARN" || h.severity == "FAIL") && !persistent) out.push_back(std::move(h));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("malformed results document: \"health\": ") + e.what());
+  }
+  return out;
+}
+
+// A slower run with moved counters: which components moved while the slow sizes ran (the
+// whole run: the snapshots are taken before and after it).
+std::vector<std::string> join_with_slow(const Comparison& c) {
+  std::vector<std::string> out;
+  const Judgement* worst = nullptr;
+  for (const auto& j : c.judgements)
+    if (j.verdict == Verdict::Fail && !j.missing && (!worst || j.change_pct < worst->change_pct)) worst = &j;
+  if (!worst) return out;
+  const std::string what = "the run whose " + describe(worst->key) + " failed against the baseline (" +
+                           std::to_string(static_cast<int>(worst->change_pct)) + "%)";
+  for (const auto& h : c.health) out.push_back(h.host + " " + h.component + ": " + h.counter + " " + h.detail + " during " + what);
+  return out;
 }
 
 }  // namespace
@@ -171,6 +208,11 @@ Comparison compare(const report::Results& results, const Baseline& baseline) {
   }
   c.wrong_total = std::max(c.wrong_total, results.wrong_total);
   c.stragglers = find_stragglers(results, observed, baseline.rules.stragglers);
+  c.health = health_findings(results.health);
+  if (results.health.is_object() && results.health.contains("verdict") && results.health.at("verdict").is_array())
+    for (const auto& v : results.health.at("verdict"))
+      if (v.is_string()) c.health_evidence.push_back(v.get<std::string>());
+  for (auto& line : join_with_slow(c)) c.health_evidence.push_back(std::move(line));
   c.exit_code = exit_code_of(c);
   return c;
 }

@@ -52,6 +52,18 @@ struct Straggler {
   std::string worst_at;         // describe(key) of that sample
 };
 
+// A hardware health finding of the judged run (its "health" member, health/report.hpp):
+// a new WARN or FAIL (not "persistent": not already so before the run) is a regression, as a
+// slower bus is.
+struct HealthFinding {
+  std::string severity;  // FAIL, WARN, INFO
+  std::string host;
+  std::string component;
+  std::string counter;
+  std::string detail;
+  double delta = -1;     // the counter's rise; -1 for states and saturation
+};
+
 struct Comparison {
   std::string results_file;
   std::string baseline_file;
@@ -68,6 +80,8 @@ struct Comparison {
   std::vector<Straggler> stragglers;
   int counts[4] = {0, 0, 0, 0};       // by Verdict
   std::uint64_t wrong_total = 0;
+  std::vector<HealthFinding> health;         // new WARN and FAIL findings only
+  std::vector<std::string> health_evidence;  // the run's joined verdict lines, and compare's own
   int exit_code = compare_exit::kPass;
 };
 

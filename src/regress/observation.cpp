@@ -83,6 +83,16 @@ report::Results merge_runs(const std::vector<report::Results>& runs, const std::
       merged.failure = r.failure;
     }
     merged.complete = merged.complete && r.complete;
+    // Every run's hardware findings and verdict lines are judged together.
+    if (r.health.is_object()) {
+      if (!merged.health.is_object()) merged.health = nlohmann::json{{"findings", nlohmann::json::array()}};
+      for (const char* key : {"findings", "verdict"}) {
+        if (!r.health.contains(key) || !r.health.at(key).is_array()) continue;
+        auto& to = merged.health[key];
+        if (!to.is_array()) to = nlohmann::json::array();
+        for (const auto& item : r.health.at(key)) to.push_back(item);
+      }
+    }
   }
   return merged;
 }

@@ -104,6 +104,13 @@ void summary_families(Exposition& e, const Comparison& c) {
   for (const auto& s : c.stragglers) {
     e.sample({{"rank", std::to_string(s.rank)}, {"host", s.host}, {"gpu", s.gpu}}, s.outlier_samples);
   }
+  // Only with findings: a run without them exports what it always did.
+  if (!c.health.empty())
+    e.family("commsweep_health_finding", "New hardware health findings (WARN, FAIL) of the run: the counter's rise, or 1 for a state.");
+  for (const auto& h : c.health) {
+    e.sample({{"severity", h.severity}, {"host", h.host}, {"component", h.component}, {"counter", h.counter}},
+             h.delta >= 0 ? h.delta : 1);
+  }
 }
 
 }  // namespace

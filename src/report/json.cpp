@@ -305,6 +305,7 @@ json to_json(const Results& r) {
            {"summary", summary}};
   if (r.transport) doc["transport"] = transport_json(*r.transport);
   if (!r.notes.empty()) doc["notes"] = r.notes;
+  if (!r.health.is_null()) doc["health"] = r.health;
   return doc;
 }
 
@@ -313,7 +314,7 @@ Results results_from_json(const json& doc) {
     throw std::runtime_error("not a commsweep results document: no \"schema\" string");
   }
   const auto schema = doc.at("schema").get<std::string>();
-  if (schema != kResultsSchema) {
+  if (schema != kResultsSchema && schema != kResultsSchemaV1) {
     throw std::runtime_error("results schema \"" + schema + "\" is not the one this commsweep reads (\"" +
                              kResultsSchema + "\")");
   }
@@ -334,6 +335,10 @@ Results results_from_json(const json& doc) {
       r.interrupted_by = summary.at("interrupted_by").get<std::string>();
     }
     if (summary.contains("failure")) r.failure = summary.at("failure").get<std::string>();
+    if (doc.contains("health")) {
+      if (!doc.at("health").is_object()) throw std::runtime_error("\"health\" is not an object");
+      r.health = doc.at("health");
+    }
   } catch (const std::exception& e) {  // json::exception, or a check above naming the field
     throw std::runtime_error(std::string("malformed results document: ") + e.what());
   }

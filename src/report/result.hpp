@@ -8,9 +8,14 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace commsweep::report {
 
-inline constexpr const char* kResultsSchema = "commsweep.results/1";
+// 2: the "health" member (issue 15: the hardware's counters before and after the run). Files
+// of schema 1 are still read (they have no health).
+inline constexpr const char* kResultsSchema = "commsweep.results/2";
+inline constexpr const char* kResultsSchemaV1 = "commsweep.results/1";
 
 struct Timing {
   double time_us = 0;       // per collective, combined over ranks as -a says
@@ -148,6 +153,9 @@ struct Results {
   // for a run ended early by a failure, which `failure` describes (the rank and what happened).
   std::string interrupted_by;
   std::string failure;
+  // Every node's health snapshots, findings and joined verdict (health/report.hpp's
+  // report_json); null when none were taken (COMMSWEEP_HEALTH=0, or a schema 1 file).
+  nlohmann::json health;
 };
 
 // nccl-tests' "Avg bus bandwidth": the mean busbw over every measured half of every row.

@@ -5,6 +5,7 @@ code, the texts the one message must name, the files that must not be written or
 """
 import json
 import os
+import shutil
 
 
 class Case:
@@ -200,7 +201,7 @@ def regress_cases(opts, w, keep):
         compare("baseline cut short", good, w + "/baseline_cut.json", "baseline_cut.json", "not valid JSON"),
         compare("baseline of schema version 2", good, w + "/baseline_v2.json", "baseline_v2.json",
                 "commsweep.baseline/2"),
-        compare("results given as the baseline", good, good, "good.json", "commsweep.results/1"),
+        compare("results given as the baseline", good, good, "good.json", "commsweep.results/2"),
         compare("baseline: a negative size", good, w + "/baseline_negative.json",
                 "baseline_negative.json", "entries[0].size_bytes"),
         compare("baseline: fail_pct a string", good, w + "/baseline_rule.json", "baseline_rule.json",
@@ -359,6 +360,62 @@ def transport_cases(opts, w):
         transport("--require-transport tcp", [good], "--require-transport", "tcp",
                   extra=["--require-transport", "tcp"]),
         transport("no log", [], "no log file"),
+    ]
+
+
+def health_cases(opts, w):
+    """commsweep health on spoiled copies of a fixture tree: each bad counter or AER file is one
+    clear 'not read' line (rc 0: a pod may lack files), and the rest of the report is intact."""
+    fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "health",
+                           "ib_flapped", "before")
+    counters = "sys/class/infiniband/mlx5_1/ports/1/counters"
+
+    def tree(name, spoil):
+        root = os.path.join(w, "health-" + name)
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.copytree(fixture, root, symlinks=True)
+        spoil(root)
+        return root
+
+    def put(path, data):
+        def spoil(root):
+            target = os.path.join(root, path)
+            if os.path.isdir(target):
+                shutil.rmtree(target)
+            elif os.path.exists(target):
+                os.remove(target)
+            if data is None:
+                os.makedirs(target, exist_ok=True)  # a folder where a file belongs: unreadable
+                return
+            with open(target, "wb") as f:
+                f.write(data)
+        return spoil
+
+    def health(label, spoil, *names, rc=0, extra=(), rest="mlx5_0 port 1"):
+        root = tree(label.replace(" ", "_"), spoil)
+        argv = [opts.commsweep, "health", "--no-gpus", "--sysfs-root", root] + list(extra)
+        names = list(names) + ([rest] if rc == 0 and rest else [])  # the rest still reported
+        return Case("health", "health: " + label, argv, names, rc=rc,
+                    names_in="stdout" if rc == 0 else "message", stdout_empty=rc != 0)
+
+    return [
+        health("truncated counter", put(counters + "/symbol_error", b""), "counters/symbol_error: empty (truncated?)"),
+        health("non-numeric counter", put(counters + "/link_downed", b"abc\n"), "counters/link_downed: non-numeric"),
+        health("huge counter file", put(counters + "/VL15_dropped", b"7" * (1 << 20)),
+               "counters/VL15_dropped: too large"),
+        health("counter beyond 64 bits", put(counters + "/port_rcv_errors", b"99999999999999999999999\n"),
+               "counters/port_rcv_errors: out of range"),
+        health("unreadable counter", put(counters + "/port_xmit_discards", None),
+               "counters/port_xmit_discards: a folder, not a file"),
+        health("missing counters folder", lambda root: shutil.rmtree(os.path.join(root, counters)),
+               "mlx5_1 port 1 counters/: missing"),
+        health("truncated AER file", put("sys/bus/pci/devices/0000:2a:00.0/aer_dev_fatal", b"Undefined 0\nDLP 0\n"),
+               "aer_dev_fatal: no TOTAL_ERR_ line"),
+        health("no infiniband folder", lambda root: shutil.rmtree(os.path.join(root, "sys/class/infiniband")),
+               "RDMA ports:", "missing (no RDMA devices", rest="PCIe 0000:18:00.0 (GPU)"),
+        health("negative --duration", lambda root: None, "--duration", rc=2, extra=["--duration", "-1"]),
+        health("--json into a missing folder", lambda root: None, "--json", rc=2,
+               extra=["--json", os.path.join(w, "no-such-folder", "h.json")]),
     ]
 
 

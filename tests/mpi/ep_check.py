@@ -31,7 +31,7 @@ What `commsweep ep` prints on stdout (rank 0 only), and this checker expects:
   Exit code 0, or 1 with wrong elements; usage errors exit 2 with one 'commsweep: ...' line on
   stderr naming the flag (or the --suite file and key), before any row.
 
-The JSON (--json): schema commsweep.results/1 with "rows": [] and one "ep_rows" record per
+The JSON (--json): schema commsweep.results/2 with "rows": [] and one "ep_rows" record per
 table row, equal to it. Per rank r, with a "copy" one (token, destination rank) pair and
 copy_bytes = 2*hidden (bf16) or hidden + 4*hidden/128 (fp8): rank_bytes_deepep[r] = copies
 received in the dispatch (its own tokens included) x copy_bytes; rank_bytes_fabric[r] the same

@@ -42,7 +42,7 @@ from commsweep_check import SKIP_CODE, finish_job, launcher, run, run_mode_check
 from results_json import validate  # noqa: E402
 
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "schema",
-                      "commsweep.results.v1.schema.json")
+                      "commsweep.results.v2.schema.json")
 
 BOUND_S = 60
 QUICK = ["--backend", "mpi", "-c", "1", "-w", "1", "-n", "2"]

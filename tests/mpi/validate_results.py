@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validates results files against results/schema/commsweep.results.v1.schema.json.
+"""Validates results files against results/schema/commsweep.results.v2.schema.json.
 
     validate_results.py SCHEMA FILE...
 

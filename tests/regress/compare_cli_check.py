@@ -84,10 +84,10 @@ def check_bad_inputs(c, bin_, night, p):
     expect_bad(c, [bin_, "compare", p("corrupt.json"), "--baseline", p("base.json")],
                [p("corrupt.json"), "not valid JSON"], "corrupt results", p)
     other = load(night)
-    other["schema"] = "commsweep.results/2"
-    save(other, p("v2.json"))
-    expect_bad(c, [bin_, "compare", p("v2.json"), "--baseline", p("base.json")],
-               [p("v2.json"), "commsweep.results/2"], "another results schema version", p)
+    other["schema"] = "commsweep.results/9"
+    save(other, p("v9.json"))
+    expect_bad(c, [bin_, "compare", p("v9.json"), "--baseline", p("base.json")],
+               [p("v9.json"), "commsweep.results/9"], "another results schema version", p)
     base = load(p("base.json"))
     del base["rules"]["fail_pct"]
     save(base, p("base-nofail.json"))

@@ -176,7 +176,7 @@ TEST(Json, FailureOfAnIncompleteRunRoundTrips) {
 
 TEST(Json, NumbersAreNumbersAndBooleansAreBooleans) {
   const json doc = to_json(sample());
-  EXPECT_EQ(doc.at("schema"), "commsweep.results/1");
+  EXPECT_EQ(doc.at("schema"), "commsweep.results/2");
   const json& row = doc.at("rows").at(0);
   EXPECT_EQ(row.at("kind"), "collective");
   EXPECT_TRUE(row.at("size_bytes").is_number_unsigned());
@@ -235,8 +235,8 @@ TEST(Json, OkMeansCompleteAndNothingWrong) {
 
 TEST(JsonRefused, OtherSchemaVersion) {
   json doc = to_json(sample());
-  doc["schema"] = "commsweep.results/2";
-  EXPECT_TRUE(refused(doc, {"commsweep.results/2", "commsweep.results/1"}));
+  doc["schema"] = "commsweep.results/3";
+  EXPECT_TRUE(refused(doc, {"commsweep.results/3", "commsweep.results/2"}));
 }
 
 TEST(JsonRefused, NotAResultsDocument) {
