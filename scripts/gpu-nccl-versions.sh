@@ -9,6 +9,10 @@
 #   newest-refused       a build against NCCL 2.32.3's headers (scripts/test-nccl-newest.sh) run
 #                        with the image's 2.28.9: refused at set-up with the policy's message
 #                        naming both versions and the remedy, exit 3, no results file
+#   older-refused        the current build run with an older library than its headers (the
+#                        image's system NCCL, OLDER_NCCL_LIB, 2.28.3 on the lent machines):
+#                        refused with the policy's message, exit 3, no results file; skipped
+#                        (said) where there is no such library
 # Prints one line per case (PASS/FAIL, exit code, seconds) and writes every case's output and
 # results under OUT. Every case is under `timeout` (CASE_BOUND_S); the whole script ends within
 # about 5 minutes.
@@ -16,7 +20,8 @@
 #   OUT=/tmp/nccl-versions scripts/gpu-nccl-versions.sh build/commsweep build-nccl-newest/commsweep
 # Settings: OUT (default ./gpu-nccl-versions-logs); NCCL_LIB, the folder of the machine's
 # libnccl.so.2 (default: the nvidia-nccl-cu13 Python package's nvidia/nccl/lib); VERSIONS_NP,
-# ranks (default 1: one GPU is enough; the EP sweep runs on one rank). Exit code: 0 when every
+# ranks (default 1: one GPU is enough; the EP sweep runs on one rank); OLDER_NCCL_LIB, the folder
+# of an NCCL older than 2.28.9 (default /lib/x86_64-linux-gnu, the system package's). Exit code: 0 when every
 # case passed, 1 otherwise, 2 for a bad argument or setting.
 set -euo pipefail
 
@@ -105,7 +110,34 @@ print("; ".join(problems))
 PY
 }
 
+# The version of the libnccl.so.2 in a folder, from the string every NCCL library carries.
+library_version() {
+  grep -aom1 'NCCL version [0-9]*\.[0-9]*\.[0-9]*' "$1/libnccl.so.2" 2>/dev/null | awk '{print $3}'
+}
+
+# The current build against an NCCL older than its headers: refused by the policy, exit 3.
+older_refused() {
+  local current=$1 older=${OLDER_NCCL_LIB:-/lib/x86_64-linux-gnu} version why=""
+  version=$(library_version "$older")
+  case "$version" in
+    2.28.[0-8] | 2.2[0-7].*)
+      ;;
+    *)
+      echo "SKIP  older-refused        no NCCL older than 2.28.9 in $older (found '${version:-none}')" | tee -a "$LOGS/summary.txt"
+      return 0
+      ;;
+  esac
+  CASES=$((CASES + 1))
+  LD_LIBRARY_PATH="$older:$LD_LIBRARY_PATH" run_case older-refused "$current" all_reduce --backend nccl --no-preflight -b 8 -e 1M -c 1
+  [ "$RC" -eq 3 ] || why="exit $RC, not 3"
+  grep -qF "the NCCL library loaded at run time is $version, older than the headers commsweep was built with (2.28.9)" \
+    "$LOGS/older-refused.log" || why="${why:+$why; }not the policy's message"
+  [ ! -e "$LOGS/older-refused.json" ] || why="${why:+$why; }a results file was written"
+  verdict older-refused "$why"
+}
+
 main() {
+  CASES=4
   [ "$#" -eq 2 ] || die "usage: scripts/gpu-nccl-versions.sh CURRENT_BIN NEWEST_BIN (build/commsweep build-nccl-newest/commsweep)"
   local current=$1 newest=$2 lib why
   [ -x "$current" ] || die "$current: not an executable"
@@ -146,7 +178,9 @@ main() {
   [ ! -e "$LOGS/newest-refused.json" ] || why="${why:+$why; }a results file was written"
   verdict newest-refused "$why"
 
-  say "$((4 - FAILED)) of 4 cases passed (summary: $LOGS/summary.txt)"
+  older_refused "$current"
+
+  say "$((CASES - FAILED)) of $CASES cases passed (summary: $LOGS/summary.txt)"
   [ "$FAILED" -eq 0 ] || exit 1
 }
 
