@@ -14,6 +14,7 @@ readonly PACKAGES=(
   libibverbs-dev ibverbs-providers
   libucx-dev
   nlohmann-json3-dev
+  libyaml-cpp-dev
   libgtest-dev
   python3
   # The pods' sshd and ssh (volcano/Dockerfile: mpirun launches ranks over ssh; tests/e2e
