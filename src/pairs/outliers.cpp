@@ -89,4 +89,11 @@ Analysis analyse(const PairsRun& run) {
   return a;
 }
 
+std::vector<plan::Observation> evidence_of(const PairsRun& run, const Analysis& a) {
+  std::vector<plan::Observation> out;
+  out.reserve(run.pairs.size());
+  for (std::size_t i = 0; i < run.pairs.size(); ++i) out.push_back({run.pairs[i].node_a, run.pairs[i].node_b, a.verdicts[i].slow});
+  return out;
+}
+
 }  // namespace commsweep::pairs

@@ -44,6 +44,9 @@ struct Analysis {
 
 Analysis analyse(const PairsRun& run);
 
+// Every pair measured, slow or not: the evidence of the adaptive follow-up (plan/adaptive.hpp).
+std::vector<plan::Observation> evidence_of(const PairsRun& run, const Analysis& analysis);
+
 double median(std::vector<double> values);  // 0 for none
 
 }  // namespace commsweep::pairs

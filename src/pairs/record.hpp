@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "pairs/schedule.hpp"
+#include "plan/adaptive.hpp"
+#include "plan/topology.hpp"
 #include "report/result.hpp"
 
 namespace commsweep::pairs {
@@ -52,8 +54,13 @@ struct PairsRun {
   report::Provenance provenance;
   Settings settings;
   std::vector<Node> nodes;
-  std::vector<Round> rounds;
+  std::string pattern = "all-pairs";   // the planner of the first rounds (plan/planners.hpp)
+  plan::Topology topology;             // the nodes' leaves and blocks (flat when none was given)
+  std::vector<Round> rounds;           // the pattern's, then --adaptive's follow-up rounds
+  int planned_rounds = 0;              // how many of them the pattern planned
+  std::vector<double> round_wall_s;    // rank 0's wall time of each round measured
   std::vector<PairMeasurement> pairs;  // in the order measured
+  std::vector<plan::Finding> findings; // --adaptive: what the follow-up named
   bool complete = true;
   std::string interrupted_by;          // when !complete: "SIGTERM", "SIGINT", "timeout" or "error"
   std::string failure;                 // a run ended by a failure: the rank and what happened

@@ -14,9 +14,30 @@ struct NodeEvidence {
   bool implicated() const { return slow_mate + slow_across > 0; }
 };
 
+struct PairHistory {
+  int measured = 0;
+  int slow = 0;
+  bool last_slow = false;
+};
+
+// Per pair (a < b): how often measured, how often slow, and the last verdict.
+std::map<std::pair<int, int>, PairHistory> histories(const std::vector<Observation>& evidence) {
+  std::map<std::pair<int, int>, PairHistory> out;
+  for (const auto& o : evidence) {
+    auto& h = out[{std::min(o.a, o.b), std::max(o.a, o.b)}];
+    ++h.measured;
+    h.slow += o.slow;
+    h.last_slow = o.slow;
+  }
+  return out;
+}
+
+// Each pair counts once, by its last measurement: a pair slow by chance and fine when re-tested
+// is fine.
 std::vector<NodeEvidence> tally(const Topology& t, const std::vector<Observation>& evidence) {
   std::vector<NodeEvidence> e(static_cast<std::size_t>(t.node_count()));
-  for (const auto& o : evidence) {
+  for (const auto& [pair, h] : histories(evidence)) {
+    const Observation o{pair.first, pair.second, h.last_slow};
     const bool mates = t.leaf_of[o.a] == t.leaf_of[o.b];
     for (const auto& [x, y] : {std::pair{o.a, o.b}, std::pair{o.b, o.a}}) {
       auto& n = e[x];
@@ -108,17 +129,24 @@ std::vector<Finding> localise(const Topology& t, const std::vector<Observation>&
     if (f.kind == FindingKind::Node) node_named[x] = true, out.push_back(std::move(f));
     else unresolved.insert(x), out.push_back(std::move(f));
   }
-  std::set<std::pair<int, int>> links;
-  for (const auto& o : evidence) {
+  for (const auto& [pair, h] : histories(evidence)) {
+    const Observation o{pair.first, pair.second, h.last_slow};
     if (!o.slow || node_named[o.a] || node_named[o.b]) continue;
     const bool across = t.leaf_of[o.a] != t.leaf_of[o.b];
     if (across && (leaf_named[t.leaf_of[o.a]] || leaf_named[t.leaf_of[o.b]])) continue;
     if (unresolved.count(o.a) || unresolved.count(o.b)) continue;
-    if (!links.insert({std::min(o.a, o.b), std::max(o.a, o.b)}).second) continue;
     Finding f;
+    f.node = o.a;
+    f.other = o.b;
+    if (h.measured < 2 || h.slow < h.measured) {
+      // Slow once: a link, or chance (a loaded host); the follow-up measures the pair again.
+      f.kind = FindingKind::Unresolved;
+      f.why = name(t, o.a) + " <-> " + name(t, o.b) + ": slow " + std::to_string(h.slow) + " of " +
+              std::to_string(h.measured) + " time(s), each fine with others: measured again";
+      out.push_back(std::move(f));
+      continue;
+    }
     f.kind = FindingKind::Link;
-    f.node = std::min(o.a, o.b);
-    f.other = std::max(o.a, o.b);
     f.why = name(t, f.node) + " <-> " + name(t, f.other) + ": slow together, each fine with others (" +
             (across ? "a cable or the path between leaves " + t.leaf_names[t.leaf_of[o.a]] + " and " + t.leaf_names[t.leaf_of[o.b]]
                     : "a cable or a port of leaf " + t.leaf_names[t.leaf_of[o.a]]) + ")";
@@ -138,7 +166,15 @@ std::vector<Round> followup(const Topology& t, const std::vector<Observation>& e
   std::vector<bool> leaf_suspect(static_cast<std::size_t>(t.leaf_count()), false);
   for (const auto& f : findings) {
     if (f.kind == FindingKind::LeafUplinks) leaf_suspect[f.leaf] = true;
-    if (f.kind == FindingKind::Unresolved) targets.insert(f.node);
+    if (f.kind == FindingKind::Unresolved && f.other < 0) targets.insert(f.node);
+  }
+  std::vector<NodePair> pairs;
+  // A pair slow once between nodes fine with others: the same pair once more.
+  const auto history = histories(evidence);
+  for (const auto& f : findings) {
+    if (f.kind != FindingKind::Unresolved || f.other < 0) continue;
+    const auto h = history.find({std::min(f.node, f.other), std::max(f.node, f.other)});
+    if (h != history.end() && h->second.measured < 3) pairs.push_back({std::min(f.node, f.other), std::max(f.node, f.other)});
   }
   // The first follow-up re-tests every node a slow pair implicates; later ones only what is open.
   if (step == 1) {
@@ -163,7 +199,6 @@ std::vector<Round> followup(const Topology& t, const std::vector<Observation>& e
     }
     return best;
   };
-  std::vector<NodePair> pairs;
   for (int x : targets) {
     for (bool mate : {true, false}) {
       const int c = pick(x, mate);

@@ -9,8 +9,10 @@
 //  - node: slow in every pair it is in, with two or more partners that are fine with someone
 //    else, and (where it has mates) slow with a mate too: not its leaf's uplinks.
 //    A node alone in its leaf cannot be told from its uplinks: the finding says so.
-//  - link: a slow pair whose two nodes are each fine with someone else (a cable, a spine path).
-//  - unresolved: anything else; the follow-up re-tests its nodes.
+//  - link: a pair slow every time it was measured (twice or more) whose two nodes are each fine
+//    with someone else (a cable, a spine path); slow once, it is measured again (chance, on a
+//    loaded host, is not a finding). Each pair counts by its last measurement.
+//  - unresolved: anything else; the follow-up re-tests its nodes (or the pair).
 // Pure: no MPI, no timing, only which pairs were slow.
 #pragma once
 
@@ -33,7 +35,7 @@ enum class FindingKind { Node, LeafUplinks, Link, Unresolved };
 struct Finding {
   FindingKind kind = FindingKind::Unresolved;
   int node = -1;        // Node; Link: one end; Unresolved: the node it concerns
-  int other = -1;       // Link: the other end
+  int other = -1;       // Link, and an unresolved pair: the other end
   int leaf = -1;        // LeafUplinks
   std::string why;      // the evidence, in words (node names from the topology)
 };
