@@ -18,6 +18,8 @@
 #include "cli/progress.hpp"
 #include "cli/run_setup.hpp"
 #include "pairs/exchange.hpp"
+#include "pairs/heatmap_html.hpp"
+#include "report/json.hpp"
 #include "pairs/outliers.hpp"
 #include "pairs/render.hpp"
 #include "pairs/slow_rank.hpp"
@@ -248,12 +250,16 @@ void follow_up(World& world, pairs::PairExchange& exchange, const PairsOptions& 
 }
 
 // Rank 0: the matrix and findings, the JSON (through the keeper); the exit code.
-int report_run(pairs::PairsRun& run, bool adaptive, PairsKeeper* keeper) {
+int report_run(pairs::PairsRun& run, bool adaptive, const std::string& html, PairsKeeper* keeper) {
   const pairs::Analysis analysis = pairs::analyse(run);
   // The findings on every pair measured, the last follow-up's included.
   if (adaptive) run.findings = plan::localise(run.topology, pairs::evidence_of(run, analysis));
   std::cout << pairs::render_report(run, analysis) << std::flush;
   if (keeper) keeper->write_final(run, analysis);
+  if (!html.empty()) {
+    report::write_file_atomically(html, pairs::render_html(run, analysis));
+    std::cout << "# HTML report written to " << html << "\n";
+  }
   std::cout << std::flush;
   return exit_code_of(run, analysis);
 }
@@ -334,7 +340,7 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
   pairs::PairExchange exchange(world, backend, watchdog, config);
   measure_rounds(world, exchange, o, run, 0, keeper.get());
   if (o.adaptive) follow_up(world, exchange, o, run, keeper.get());
-  int code = root ? report_run(run, o.adaptive, keeper.get()) : exit_code::kOk;
+  int code = root ? report_run(run, o.adaptive, o.html_path, keeper.get()) : exit_code::kOk;
   world.broadcast(&code, sizeof code, 0, Phase{"pairs verdict", Deadline::after(o.timeout_s)});
   return code;
 }

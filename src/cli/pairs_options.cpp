@@ -23,6 +23,7 @@ po::options_description visible_flags() {
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (grouped ncclSend/ncclRecv on device buffers), mpi (MPI_Isend/Irecv on host buffers), or auto: nccl where every rank has a GPU")
       ("timeout,T", po::value<double>()->default_value(300), "seconds any phase may take before the job is ended (as the sweeps' -T)")
       ("json", po::value<std::string>(), "write every pair and rail, the matrix and the findings here (schema commsweep.pairs/2, atomically; above 64 nodes the slow pairs and per-node/per-leaf summaries only)")
+      ("html", po::value<std::string>(), "write a self-contained HTML report here: the pair heatmap grouped by leaf, the findings, the slowest pairs")
       ("seed", po::value<std::uint64_t>(), "seed of the data pattern (and of sample:K's draw)")
       ("pattern", po::value<std::string>()->default_value("all-pairs"), "which pairs: all-pairs, intra-leaf, cross-leaf, bisection, sample:K (see below)")
       ("topology", po::value<std::vector<std::string>>()->composing(), "the leaf (and block) of every node: kubectl get nodes -o json|yaml (OCI RDMA or network.topology.kubernetes.io labels, or a Kueue Topology in the same input), Volcano HyperNodes, or NODE LEAF [BLOCK] lines; repeatable")
@@ -133,6 +134,7 @@ PairsOptions parse_pairs_options(int argc, const char* const* argv) {
   o.backend = parse_backend(vm["backend"].as<std::string>());
   o.timeout_s = in_range(vm, "timeout", "-T/--timeout", 1.0, 7 * 24 * 3600.0);
   if (vm.count("json")) o.json_path = vm["json"].as<std::string>();
+  if (vm.count("html")) o.html_path = vm["html"].as<std::string>();
   if (vm.count("seed")) o.seed = vm["seed"].as<std::uint64_t>();
   if (vm.count("fault")) parse_fault(vm["fault"].as<std::string>(), o);
   if (vm.count("fault-slowdown")) o.fault_slowdown = in_range(vm, "fault-slowdown", "--fault-slowdown", 2.0, 1000.0);

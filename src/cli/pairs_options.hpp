@@ -19,6 +19,7 @@ struct PairsOptions {
   BackendChoice backend = BackendChoice::Auto;
   double timeout_s = 300;
   std::string json_path;
+  std::string html_path;  // --html: the heatmap by leaf
   std::uint64_t seed = 0x636f6d6d73776570ull;
   // Which pairs (src/plan): the pattern, the topology it follows, the follow-up of slow pairs.
   std::string pattern = "all-pairs";
