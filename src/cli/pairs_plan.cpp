@@ -60,6 +60,10 @@ void refuse_over_limit(const PairsOptions& o, const plan::Plan& p, const plan::C
 
 int run_pairs_plan(int argc, char** argv) {
   const PairsOptions o = parse_pairs_options(argc, argv);
+  if (o.help) {
+    std::cout << pairs_help_text();
+    return 0;
+  }
   plan::Topology topology;
   if (!o.topology_files.empty()) {
     try {

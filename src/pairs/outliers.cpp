@@ -69,15 +69,18 @@ std::vector<Suspect> suspects(const PairsRun& run, const Analysis& a) {
 
 Analysis analyse(const PairsRun& run) {
   Analysis a;
-  std::vector<double> all;
+  // The reference is the median rail of the pattern's rounds: --adaptive's follow-ups measure
+  // the suspects again and again, and their slow rails would drag a median over every rail down.
+  std::vector<double> all, planned;
   for (const auto& p : run.pairs) {
     for (const auto& r : p.rails) {
       all.push_back(r.gbps);
+      if (p.round < run.planned_rounds) planned.push_back(r.gbps);
       a.wrong_total += r.wrong.value_or(0);
     }
   }
   a.rails = all.size();
-  a.median_gbps = median(all);
+  a.median_gbps = median(planned.empty() || run.planned_rounds >= static_cast<int>(run.rounds.size()) ? all : planned);
   a.slow_below_gbps = run.settings.slow_fraction * a.median_gbps;
   for (std::size_t i = 0; i < run.pairs.size(); ++i) {
     a.verdicts.push_back(judge(run.pairs[i], a.slow_below_gbps, a.median_gbps));

@@ -20,7 +20,8 @@ std::string bytes_text(double b) {
 std::string round_line(const Round& r, std::size_t index, double per_pair_bytes) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "# %6zu %7zu %12s  %s\n", index + 1, r.pairs.size(),
-                bytes_text(static_cast<double>(r.pairs.size()) * per_pair_bytes).c_str(), r.label.c_str());
+                bytes_text(static_cast<double>(r.pairs.size()) * per_pair_bytes).c_str(),
+                r.label.empty() ? "round robin" : r.label.c_str());
   return buf;
 }
 
@@ -51,8 +52,7 @@ std::string render_plan(const Plan& plan, const Topology& t, const CostModel& mo
   const std::uint64_t all = static_cast<std::uint64_t>(plan.nodes) * static_cast<std::uint64_t>(std::max(plan.nodes - 1, 0)) / 2;
   out << "# commsweep pairs --plan: " << plan.pattern << " over " << plan.nodes << " nodes x " << rails_per_node
       << " rails (no MPI: nothing is measured)\n";
-  out << "# topology: " << t.source << "; " << t.leaf_count() << " leaf/leaves in " << t.block_names.size()
-      << " block(s)\n";
+  out << "# topology: " << t.source << "; leaves " << t.leaf_count() << ", blocks " << t.block_names.size() << "\n";
   for (const auto& note : t.notes) out << "# note: " << note << "\n";
   for (const auto& note : plan.notes) out << "# note: " << note << "\n";
   char line[256];
