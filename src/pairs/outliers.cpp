@@ -31,8 +31,13 @@ PairVerdict judge(const PairMeasurement& p, double slow_below, double median_gbp
 std::vector<Suspect> suspects(const PairsRun& run, const Analysis& a) {
   std::map<int, Suspect> by_node;
   std::map<int, std::map<int, int>> slowest_rail_counts;  // node -> local rank -> times slowest
-  for (const auto& p : run.pairs) {
-    for (int node : {p.node_a, p.node_b}) ++by_node[node].pairs;
+  {
+    // Counted in a vector first: a map lookup per pair end is 17 M lookups at 4,096 nodes.
+    std::vector<int> pairs_of(run.nodes.size(), 0);
+    for (const auto& p : run.pairs) ++pairs_of[p.node_a], ++pairs_of[p.node_b];
+    for (std::size_t n = 0; n < pairs_of.size(); ++n) {
+      if (pairs_of[n] > 0) by_node[static_cast<int>(n)].pairs = pairs_of[n];
+    }
   }
   for (int i : a.slow) {
     const auto& p = run.pairs[i];

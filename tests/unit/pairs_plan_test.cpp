@@ -274,6 +274,45 @@ TEST(PairsAdaptive, HealthyFabricHasNoFindingAndNoFollowUp) {
   EXPECT_EQ(steps, 0);
 }
 
+TEST(PairsAdaptive, APairSlowOnceIsMeasuredAgainAndForgottenWhenFine) {
+  const Topology t = synthetic_topology(8, 4, 0);
+  std::vector<Observation> evidence;
+  for (const auto& r : make_plan(parse_pattern("bisection"), t).rounds) {
+    for (const auto& p : r.pairs) evidence.push_back({p.a, p.b, p.a == 1 && p.b == 5});  // chance: 1-5 once
+  }
+  auto findings = localise(t, evidence);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, FindingKind::Unresolved);
+  EXPECT_EQ(findings[0].other, 5);
+  const auto again = followup(t, evidence, findings, 1);
+  bool remeasured = false;
+  for (const auto& r : again) {
+    for (const auto& p : r.pairs) remeasured = remeasured || (p.a == 1 && p.b == 5);
+  }
+  EXPECT_TRUE(remeasured) << "the pair slow once is measured again";
+  evidence.push_back({1, 5, false});
+  EXPECT_TRUE(localise(t, evidence).empty()) << "fine when measured again: no finding";
+  evidence.push_back({1, 5, true});
+  evidence.push_back({1, 5, true});
+  findings = localise(t, evidence);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, FindingKind::Unresolved) << "slow 2 of 3: " << findings[0].why;
+}
+
+TEST(PairsAdaptive, APairSlowEveryTimeBetweenHealthyNodesIsALink) {
+  const Topology t = synthetic_topology(8, 4, 0);
+  std::vector<Observation> evidence;
+  for (const auto& r : make_plan(parse_pattern("all-pairs"), t).rounds) {
+    for (const auto& p : r.pairs) evidence.push_back({p.a, p.b, p.a == 2 && p.b == 6});
+  }
+  evidence.push_back({2, 6, true});
+  const auto findings = localise(t, evidence);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, FindingKind::Link) << findings[0].why;
+  EXPECT_EQ(findings[0].node, 2);
+  EXPECT_EQ(findings[0].other, 6);
+}
+
 TEST(PairsCostModel, RoundTimeAndFit) {
   CostModel m;
   m.rail_gbps = 50;
