@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <algorithm>
@@ -48,13 +49,6 @@ void require_nodes(const World& world) {
               "scripts/emulate-nodes.sh emulates nodes on one machine)");
 }
 
-// Each node's name as the job knows it: its first rank's host ("host", or "host/HOSTID").
-std::vector<std::string> node_names(const World& world) {
-  std::vector<std::string> names;
-  for (const auto& ranks : pairs::ranks_by_node(node_of_every_rank(world))) names.push_back(world.hosts_by_rank()[ranks.front()]);
-  return names;
-}
-
 // Rank 0's text (or its usage error) on every rank: a file only rank 0 may be able to read,
 // and one verdict for every rank.
 std::string from_rank0(World& world, const PairsOptions& o, const std::function<std::string()>& read) {
@@ -77,9 +71,31 @@ std::string from_rank0(World& world, const PairsOptions& o, const std::function<
   return text;
 }
 
+// Each node's name for the topology: COMMSWEEP_NODE_NAME of its first rank where set (in a pod
+// the Kubernetes node name, from the downward API's spec.nodeName: the pod's host name is the
+// pod's), else its host ("host", or "host/HOSTID" for an emulated node).
+std::vector<std::string> node_names(World& world, const PairsOptions& o) {
+  const char* env = std::getenv("COMMSWEEP_NODE_NAME");
+  const auto given = world.gather(std::string(env != nullptr ? env : ""), Phase{"pairs setup (node names)", Deadline::after(o.timeout_s)});
+  std::string joined;
+  for (const auto& g : given) joined += g + "\n";
+  joined = from_rank0(world, o, [&] { return joined; });
+  std::vector<std::string> per_rank;
+  for (std::size_t at = 0, end; (end = joined.find('\n', at)) != std::string::npos; at = end + 1) {
+    per_rank.push_back(joined.substr(at, end - at));
+  }
+  std::vector<std::string> names;
+  for (const auto& ranks : pairs::ranks_by_node(node_of_every_rank(world))) {
+    const int first = ranks.front();
+    const bool named = first < static_cast<int>(per_rank.size()) && !per_rank[first].empty();
+    names.push_back(named ? per_rank[first] : world.hosts_by_rank()[first]);
+  }
+  return names;
+}
+
 // The job's nodes on the topology of --topology (rank 0 reads the files), or one flat group.
 plan::Topology job_topology(World& world, const PairsOptions& o) {
-  const auto names = node_names(world);
+  const auto names = node_names(world, o);
   if (o.topology_files.empty()) return plan::flat_topology(names);
   std::string source;
   for (const auto& f : o.topology_files) source += (source.empty() ? "" : " + ") + f;

@@ -170,8 +170,15 @@ std::string render_header(const PairsRun& run) {
   const Settings& s = run.settings;
   const int n = static_cast<int>(run.nodes.size());
   std::ostringstream out;
-  out << "# commsweep pairs: sendrecv between every pair of " << n << " nodes in " << run.rounds.size()
-      << " rounds of disjoint pairs" << (n % 2 ? " (one node sits out each round)" : "") << "\n";
+  if (run.pattern == "all-pairs") {
+    out << "# commsweep pairs: sendrecv between every pair of " << n << " nodes in " << run.rounds.size()
+        << " rounds of disjoint pairs" << (n % 2 ? " (one node sits out each round)" : "") << "\n";
+  } else {
+    out << "# commsweep pairs: sendrecv between pairs of " << n << " nodes, pattern " << run.pattern << ": "
+        << run.rounds.size() << " rounds of disjoint pairs\n";
+  }
+  out << "# topology: " << run.topology.source << "\n";
+  for (const auto& note : run.topology.notes) out << "# note: " << note << "\n";
   out << "# rail: local rank k of one node <-> local rank k of the other, every rail of a pair at once, both "
          "directions at once; "
       << s.bytes << " B each way (" << s.count << " " << s.type << "), " << s.iters << " iterations after "
