@@ -281,10 +281,44 @@ NamedTopology from_hosts_file(const std::string& text, const std::string& source
   return out;
 }
 
+// yaml-cpp recurses once per level of nesting (flow: [[[[..., block: indentation, "- - - -"):
+// a file of a few kilobytes could overflow the stack. No topology nests deeper than a dozen
+// levels or indents a line by more than a few dozen columns.
+constexpr int kMaxFlowDepth = 64;
+constexpr std::size_t kMaxIndent = 512;  // leading spaces, tabs and "- " of one line
+
+void require_shallow(const std::string& text, const std::string& source) {
+  int depth = 0, line = 1;
+  char quote = 0;
+  std::size_t indent = 0;
+  bool leading = true;
+  for (char c : text) {
+    if (c == '\n') ++line, indent = 0, leading = true;
+    else if (leading && (c == ' ' || c == '\t' || c == '-')) ++indent;
+    else leading = false;
+    if (indent > kMaxIndent) {
+      throw TopologyError(source + ":" + std::to_string(line) + ": indented deeper than " + std::to_string(kMaxIndent) +
+                          " columns: not a topology");
+    }
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    if (c == '[' || c == '{') ++depth;
+    if (c == ']' || c == '}') --depth;
+    if (depth > kMaxFlowDepth) {
+      throw TopologyError(source + ":" + std::to_string(line) + ": nested deeper than " + std::to_string(kMaxFlowDepth) +
+                          " levels of [ and {: not a topology");
+    }
+  }
+}
+
 }  // namespace
 
 NamedTopology parse_topology(const std::string& text, const std::string& source) {
   if (looks_like_hosts_file(text)) return from_hosts_file(text, source);
+  require_shallow(text, source);
   Documents docs;
   try {
     for (const auto& doc : YAML::LoadAll(text)) collect(doc, source, docs);

@@ -104,6 +104,11 @@ TEST(PairsTopology, BadInputIsRefusedNamingTheNode) {
                 .find("topo.yaml:5: node y has no label oci.oraclecloud.com/rdma.local_block_id"),
             std::string::npos);
   EXPECT_NE(refusal("kind: Node\nmetadata: {name: [x\n").find("topo.yaml:"), std::string::npos);
+  // Nesting that would take yaml-cpp's recursion past the stack.
+  EXPECT_NE(refusal(std::string(100000, '[')).find("nested deeper than 64 levels"), std::string::npos);
+  std::string dashes;
+  for (int i = 0; i < 1000; ++i) dashes += "- ";
+  EXPECT_NE(refusal(dashes).find("indented deeper than 512 columns"), std::string::npos);
   // Two job nodes that both go by one name in the file.
   EXPECT_NE(refusal("n1 leaf\nn2 leaf\n", {"h1/n1", "h2/n1", "n2"}).find("both match node n1"), std::string::npos);
   // A node chosen by name in one HyperNode and by pattern in another.
