@@ -71,7 +71,7 @@ void heatmap(std::ostringstream& out, const std::vector<std::string>& labels, co
 }
 
 void node_heatmap(std::ostringstream& out, const PairsRun& run, const Analysis& a) {
-  const plan::Topology& t = run.topology;
+  const plan::Topology t = topology_of(run);
   std::vector<int> order, starts;
   for (const auto& leaf : t.leaves()) starts.push_back(static_cast<int>(order.size())), order.insert(order.end(), leaf.begin(), leaf.end());
   std::vector<int> position(run.nodes.size());
@@ -89,7 +89,7 @@ void node_heatmap(std::ostringstream& out, const PairsRun& run, const Analysis& 
 }
 
 void leaf_heatmap(std::ostringstream& out, const PairsRun& run, const Analysis& a) {
-  const plan::Topology& t = run.topology;
+  const plan::Topology t = topology_of(run);
   const std::size_t l = static_cast<std::size_t>(t.leaf_count());
   std::vector<std::vector<std::vector<double>>> values(l, std::vector<std::vector<double>>(l));
   for (std::size_t i = 0; i < run.pairs.size(); ++i) {
@@ -115,7 +115,7 @@ std::string render_html(const PairsRun& run, const Analysis& a) {
          "body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:13px}"
          "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}</style></head><body>\n";
   out << "<h1>commsweep pairs: " << run.nodes.size() << " nodes, " << escape(run.pattern) << "</h1>\n<p>"
-      << escape(run.topology.source) << ". Median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails
+      << escape(topology_of(run).source) << ". Median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails
       << " rails of " << run.pairs.size() << " pairs; slow below " << fixed(run.settings.slow_fraction) << " x median ("
       << a.slow.size() << " slow pairs).</p>\n";
   if (!run.findings.empty()) {
@@ -124,7 +124,7 @@ std::string render_html(const PairsRun& run, const Analysis& a) {
     out << "</ul>\n";
   }
   if (run.nodes.size() <= kHeatmapNodes) node_heatmap(out, run, a);
-  if (!run.topology.flat()) leaf_heatmap(out, run, a);
+  if (!topology_of(run).flat()) leaf_heatmap(out, run, a);
   out << "<h2>Slowest pairs</h2>\n<table><tr><th>pair</th><th>GB/s</th><th>x median</th><th>slowest rail</th></tr>\n";
   for (std::size_t k = 0; k < a.slow.size() && k < 50; ++k) {
     const auto& p = run.pairs[a.slow[k]];

@@ -60,11 +60,12 @@ json node_summary_json(const PairsRun& run, const Analysis& a) {
 // Leaf x leaf: the median pair between (or within, on the diagonal) two leaves, null where no
 // pair was measured: the heatmap by leaf. Per leaf: its pairs within and across, slow pairs.
 void leaf_json(const PairsRun& run, const Analysis& a, json& doc) {
-  const std::size_t leaves = static_cast<std::size_t>(run.topology.leaf_count());
+  const plan::Topology topology = topology_of(run);
+  const std::size_t leaves = static_cast<std::size_t>(topology.leaf_count());
   std::vector<std::vector<std::vector<double>>> cells(leaves, std::vector<std::vector<double>>(leaves));
   std::vector<int> slow(leaves, 0), within(leaves, 0), across(leaves, 0);
   for (std::size_t i = 0; i < run.pairs.size(); ++i) {
-    const int la = run.topology.leaf_of[run.pairs[i].node_a], lb = run.topology.leaf_of[run.pairs[i].node_b];
+    const int la = topology.leaf_of[run.pairs[i].node_a], lb = topology.leaf_of[run.pairs[i].node_b];
     cells[std::min(la, lb)][std::max(la, lb)].push_back(a.verdicts[i].gbps);
     for (int l : {la, lb}) {
       ++(la == lb ? within : across)[l];
@@ -80,8 +81,8 @@ void leaf_json(const PairsRun& run, const Analysis& a, json& doc) {
       row.push_back(c.empty() ? json(nullptr) : json(median(c)));
     }
     matrix.push_back(row);
-    summary.push_back({{"leaf", x}, {"name", run.topology.leaf_names[x]},
-                       {"block", run.topology.block_names[run.topology.block_of_leaf[x]]},
+    summary.push_back({{"leaf", x}, {"name", topology.leaf_names[x]},
+                       {"block", topology.block_names[topology.block_of_leaf[x]]},
                        {"pairs_within", within[x]}, {"pairs_across", across[x]}, {"slow_pairs", slow[x]}});
   }
   doc["leaf_summary"] = summary;
@@ -102,14 +103,15 @@ json distribution_json(const Analysis& a) {
 }
 
 json topology_json(const PairsRun& run) {
+  const plan::Topology topology = topology_of(run);
   json leaves = json::array();
-  const auto members = run.topology.leaves();
+  const auto members = topology.leaves();
   for (std::size_t l = 0; l < members.size(); ++l) {
-    leaves.push_back({{"name", run.topology.leaf_names[l]},
-                      {"block", run.topology.block_names[run.topology.block_of_leaf[l]]},
+    leaves.push_back({{"name", topology.leaf_names[l]},
+                      {"block", topology.block_names[topology.block_of_leaf[l]]},
                       {"nodes", members[l]}});
   }
-  return {{"source", run.topology.source}, {"notes", run.topology.notes}, {"leaves", leaves}};
+  return {{"source", topology.source}, {"notes", topology.notes}, {"leaves", leaves}};
 }
 
 json findings_json(const PairsRun& run) {

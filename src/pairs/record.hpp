@@ -66,4 +66,12 @@ struct PairsRun {
   std::string failure;                 // a run ended by a failure: the rank and what happened
 };
 
+// The run's topology, or one flat group of its nodes where none was set (a run built by hand).
+inline plan::Topology topology_of(const PairsRun& run) {
+  if (run.topology.node_count() == static_cast<int>(run.nodes.size())) return run.topology;
+  std::vector<std::string> names;
+  for (const auto& n : run.nodes) names.push_back(n.name);
+  return plan::flat_topology(names);
+}
+
 }  // namespace commsweep::pairs

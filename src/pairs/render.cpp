@@ -118,7 +118,8 @@ constexpr std::size_t kMatrixNodes = 32;
 
 // --adaptive: what the follow-up named, on the topology.
 std::string adaptive_findings(const PairsRun& run) {
-  if (run.rounds.size() == static_cast<std::size_t>(run.planned_rounds) && run.findings.empty()) return "";
+  const bool followed = run.planned_rounds > 0 && run.rounds.size() > static_cast<std::size_t>(run.planned_rounds);
+  if (!followed && run.findings.empty()) return "";
   std::ostringstream out;
   out << "# adaptive follow-up: " << run.rounds.size() - run.planned_rounds << " round(s) after the "
       << run.planned_rounds << " of " << run.pattern << "; topology: " << run.topology.source << "\n";
@@ -177,8 +178,9 @@ std::string render_header(const PairsRun& run) {
     out << "# commsweep pairs: sendrecv between pairs of " << n << " nodes, pattern " << run.pattern << ": "
         << run.rounds.size() << " rounds of disjoint pairs\n";
   }
-  out << "# topology: " << run.topology.source << "\n";
-  for (const auto& note : run.topology.notes) out << "# note: " << note << "\n";
+  const plan::Topology topology = topology_of(run);
+  out << "# topology: " << topology.source << "\n";
+  for (const auto& note : topology.notes) out << "# note: " << note << "\n";
   out << "# rail: local rank k of one node <-> local rank k of the other, every rail of a pair at once, both "
          "directions at once; "
       << s.bytes << " B each way (" << s.count << " " << s.type << "), " << s.iters << " iterations after "
