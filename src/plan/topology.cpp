@@ -60,7 +60,8 @@ const Placement* pattern_match(const NamedTopology& named, const std::string& no
   const PatternPlacement* hit = nullptr;
   for (const auto& p : named.patterns) {
     bool match = false;
-    for (const auto& alias : aliases(node)) match = match || std::regex_match(alias, std::regex(p.pattern));
+    // The reader checked the pattern (topology_readers.cpp); names are DNS names (253 at most).
+    for (const auto& alias : aliases(node)) match = match || (alias.size() <= 253 && std::regex_match(alias, std::regex(p.pattern)));
     if (!match) continue;
     if (hit != nullptr && hit->leaf != p.leaf) {
       throw TopologyError(named.source + ": node " + node + " is placed twice (leaf " + hit->leaf + " by pattern " +

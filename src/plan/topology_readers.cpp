@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -182,7 +183,27 @@ std::vector<Member> members_of(const YAML::Node& hypernode, const std::string& s
   return out;
 }
 
+// std::regex backtracks and builds its automaton eagerly: a counted repetition (x{9999}) or a
+// quantified group ((a*)*) from a file could take the memory or the time of the whole job. The
+// patterns HyperNodes use (node-[01], gpu-node-.*, worker-[0-9]+) need neither.
+constexpr std::size_t kMaxPatternLength = 128;
+
+void require_safe_pattern(const std::string& pattern, const YAML::Node& at, const std::string& source) {
+  std::string why;
+  if (pattern.size() > kMaxPatternLength) why = "longer than " + std::to_string(kMaxPatternLength) + " characters";
+  if (pattern.find('{') != std::string::npos) why = "a counted repetition {..}";
+  for (std::size_t i = 0; i + 1 < pattern.size() && why.empty(); ++i) {
+    if (pattern[i] == ')' && std::string("*+?").find(pattern[i + 1]) != std::string::npos) why = "a quantified group (..)" + pattern.substr(i + 1, 1);
+    if (pattern[i] == '\\' && std::isdigit(static_cast<unsigned char>(pattern[i + 1]))) why = "a back-reference";
+  }
+  if (!why.empty()) {
+    throw TopologyError(where(source, at) + ": regexMatch pattern '" + pattern.substr(0, kMaxPatternLength) + "' has " + why +
+                        ": use characters, '.', [classes], '*', '+', '?', '|' and plain groups");
+  }
+}
+
 bool full_match(const std::string& pattern, const std::string& text, const YAML::Node& at, const std::string& source) {
+  require_safe_pattern(pattern, at, source);
   try {
     return std::regex_match(text, std::regex(pattern));
   } catch (const std::regex_error& e) {

@@ -109,6 +109,10 @@ TEST(PairsTopology, BadInputIsRefusedNamingTheNode) {
   std::string dashes;
   for (int i = 0; i < 1000; ++i) dashes += "- ";
   EXPECT_NE(refusal(dashes).find("indented deeper than 512 columns"), std::string::npos);
+  // Patterns std::regex could spend the job's memory or time on.
+  const std::string hn = "kind: HyperNode\nmetadata: {name: s0}\nspec:\n  members:\n  - {type: Node, selector: {regexMatch: {pattern: '";
+  EXPECT_NE(refusal(hn + "n{99999}'}}}\n", {"n"}).find("a counted repetition"), std::string::npos);
+  EXPECT_NE(refusal(hn + "(a*)*b'}}}\n", {"n"}).find("a quantified group (..)*"), std::string::npos);
   // Two job nodes that both go by one name in the file.
   EXPECT_NE(refusal("n1 leaf\nn2 leaf\n", {"h1/n1", "h2/n1", "n2"}).find("both match node n1"), std::string::npos);
   // A node chosen by name in one HyperNode and by pattern in another.
