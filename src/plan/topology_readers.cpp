@@ -335,6 +335,25 @@ void require_shallow(const std::string& text, const std::string& source) {
   }
 }
 
+// The YAML documents of `text`, split at "---" lines, each padded with the newlines before it so
+// that yaml-cpp's line numbers stay those of the file. Not YAML::LoadAll: yaml-cpp 0.7 loops
+// for ever on some malformed input (", k: v"), each turn another empty document, until memory
+// runs out (found by tests/fuzz/plan_topology_fuzz); YAML::Load stops after one document.
+std::vector<std::string> split_documents(const std::string& text) {
+  std::vector<std::string> docs(1);
+  std::size_t line = 0;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l); ++line) {
+    const bool marker = l.rfind("---", 0) == 0 && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+    if (marker) {
+      docs.push_back(std::string(line, '\n') + l.substr(3) + "\n");  // the lines before as newlines, then the marker's rest
+      continue;
+    }
+    docs.back() += l + "\n";
+  }
+  return docs;
+}
+
 }  // namespace
 
 NamedTopology parse_topology(const std::string& text, const std::string& source) {
@@ -342,7 +361,7 @@ NamedTopology parse_topology(const std::string& text, const std::string& source)
   require_shallow(text, source);
   Documents docs;
   try {
-    for (const auto& doc : YAML::LoadAll(text)) collect(doc, source, docs);
+    for (const auto& doc : split_documents(text)) collect(YAML::Load(doc), source, docs);
     if (!docs.hypernodes.empty()) return from_hypernodes(docs, source);
     if (!docs.nodes.empty()) return from_node_labels(docs, source);
   } catch (const YAML::Exception& e) {
