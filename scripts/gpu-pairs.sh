@@ -4,7 +4,10 @@
 # would between hosts): 2 nodes of 2 GPUs, 4 nodes of 1 GPU, 4 nodes of 1 GPU with a planted
 # slow rail (rank 2: the testing-only --fault slow-rank:2) that must be named, and 4 nodes of 1
 # GPU whose rank 2 hangs from round 2 of 3 (--fault hang:2@2 -T 10): exit 4, round 1's two
-# pairs kept in the JSON, marked incomplete.
+# pairs kept in the JSON, marked incomplete; 4 nodes of 1 GPU under 2 leaves (a topology file
+# written to $OUT) with rank 2 planted slow, the bisection pattern and --adaptive: the follow-up
+# must name node 2 (two leaves alone cannot tell whose uplinks are slow); and the plan of 1,000 x 8-GPU
+# nodes at 1 MiB and 64 MiB with the cost model fitted to the healthy 4-node run (--cost-from).
 # Prints each matrix; logs and JSON go to $OUT. Every step is bounded in time.
 #   OUT=/tmp/out scripts/gpu-pairs.sh build-gpu/commsweep [extra pairs flags, e.g. -s 256M]
 # PAIRS_BACKEND=mpi runs the same steps on host buffers (a dry run of this script without GPUs).
@@ -64,6 +67,32 @@ PY
   [[ "$verdict" == kept:* ]] || FAILED=1
 }
 
+# The adaptive step's JSON: exactly one finding, the node of rank 2.
+check_node_finding() {
+  local verdict
+  verdict=$(python3 - "$1" <<'PY' 2>&1 || true
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [(x["kind"], x.get("node_name", "").split("/")[-1]) for x in d["findings"]]
+print("%s: findings %s" % ("named" if f == [("node", "node2")] else "NOT NAMED", f))
+PY
+)
+  echo "$verdict"
+  SUMMARY+=("pairs-4nodes-adaptive-slow-rank2 JSON: $verdict")
+  [[ "$verdict" == named:* ]] || FAILED=1
+}
+
+# The predicted wall time of every pair of 1,000 x 8-GPU nodes, the cost per round fitted to a
+# measured run of this machine.
+predict_1000_nodes() {
+  local size
+  for size in 1M 64M; do
+    echo "== plan: 1000 nodes x 8 GPUs, -s $size, cost model from $1" | tee -a "$OUT/plan-1000x8.txt"
+    timeout 60 "$BIN" pairs --plan --nodes 1000 --gpus-per-node 8 -s "$size" --cost-from "$1" \
+      | grep -E '^# (cost model|predicted)' | tee -a "$OUT/plan-1000x8.txt" || FAILED=1
+  done
+}
+
 main() {
   [ $# -ge 1 ] || usage
   BIN=$(realpath "$1")
@@ -83,6 +112,11 @@ main() {
   pairs_step pairs-4nodes-slow-rank2 1 "$SLOW_PAIR_EXIT" --fault slow-rank:2 "$@"
   pairs_step pairs-4nodes-hang-rank2 1 "$TIMEOUT_EXIT" --fault hang:2@2 -T 10 "$@"
   check_kept "$OUT/pairs-4nodes-hang-rank2.json"
+  printf 'node0 leafA\nnode1 leafA\nnode2 leafB\nnode3 leafB\n' >"$OUT/two-leaves.txt"
+  pairs_step pairs-4nodes-adaptive-slow-rank2 1 "$SLOW_PAIR_EXIT" --topology "$OUT/two-leaves.txt" \
+    --pattern bisection --adaptive --fault slow-rank:2 "$@"
+  check_node_finding "$OUT/pairs-4nodes-adaptive-slow-rank2.json"
+  predict_1000_nodes "$OUT/pairs-4nodes-x1gpu.json"
 
   echo "== summary"
   printf '%s\n' "${SUMMARY[@]}" | tee "$OUT/summary.txt"

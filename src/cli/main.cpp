@@ -8,6 +8,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/pairs_options.hpp"
+#include "cli/pairs_plan.hpp"
 #include "cli/run_setup.hpp"
 #include "cli/ep_command.hpp"
 #include "cli/ep_options.hpp"
@@ -84,6 +86,15 @@ int main(int argc, char** argv, char** envp) {
       return c.run(argc, argv, envp);
     } catch (const Error& e) {
       std::fprintf(stderr, "commsweep %s: %s\n", c.name, e.what());
+      return e.exit_code();
+    }
+  }
+  // `commsweep pairs --plan` runs without MPI (and without mpirun).
+  if (command == "pairs" && pairs_plan_requested(argc, argv)) {
+    try {
+      return run_pairs_plan(argc, argv);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "commsweep: %s\n", e.what());
       return e.exit_code();
     }
   }

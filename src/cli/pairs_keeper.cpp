@@ -5,9 +5,20 @@
 
 namespace commsweep {
 
+// After the first round only what changed is copied: a copy of the whole run after every round
+// would cost rounds x pairs (quadratic: 999 rounds of up to 500,000 pairs at 1,000 nodes).
 void PairsKeeper::keep(const pairs::PairsRun& run) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  kept_ = run;
+  if (kept_.nodes.empty() || kept_.pairs.size() > run.pairs.size()) {
+    kept_ = run;
+    return;
+  }
+  kept_.pairs.insert(kept_.pairs.end(), run.pairs.begin() + static_cast<long>(kept_.pairs.size()), run.pairs.end());
+  if (kept_.rounds.size() != run.rounds.size()) kept_.rounds = run.rounds;  // follow-up rounds appended
+  kept_.round_wall_s = run.round_wall_s;
+  kept_.findings = run.findings;
+  kept_.complete = run.complete;
+  kept_.interrupted_by = run.interrupted_by;
 }
 
 void PairsKeeper::write_final(const pairs::PairsRun& run, const pairs::Analysis& analysis) {

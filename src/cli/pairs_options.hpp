@@ -19,11 +19,26 @@ struct PairsOptions {
   BackendChoice backend = BackendChoice::Auto;
   double timeout_s = 300;
   std::string json_path;
+  std::string html_path;  // --html: the heatmap by leaf
   std::uint64_t seed = 0x636f6d6d73776570ull;
+  // Which pairs (src/plan): the pattern, the topology it follows, the follow-up of slow pairs.
+  std::string pattern = "all-pairs";
+  std::vector<std::string> topology_files;  // --topology, repeatable: their documents together
+  bool adaptive = false;
+  double max_minutes = 0;                   // 0: no limit
+  std::string cost_from;                    // a pairs results file to fit the cost model to
+  // --plan: print the plan and its predicted time, without MPI.
+  bool plan = false;
+  int plan_nodes = 0;            // --nodes N (without --topology)
+  int per_leaf = 0;              // --per-leaf K: a synthetic topology of leaves of K nodes
+  int leaves_per_block = 0;      // --leaves-per-block B
+  int gpus_per_node = 8;         // rails per node in --plan's bytes
   // Testing only, not in --help: --fault slow-rank:R (a slow rail), or --fault hang:R@ROUND
   // (rank R stays silent from round ROUND on, counted from 1: the job ends by -T, keeping the
   // rounds before it).
   int slow_rank = -1;
+  double fault_slowdown = 30;  // --fault-slowdown F: how many times slower a planted slow exchange is
+  std::string slow_leaf;  // --fault slow-leaf:LEAF: that leaf's ranks are slow with every rank outside it
   int hang_rank = -1;
   int hang_round = 0;
   std::vector<std::string> arguments;  // argv after the program name, for provenance
@@ -31,6 +46,8 @@ struct PairsOptions {
 
 // Throws a usage Error naming the flag.
 PairsOptions parse_pairs_options(int argc, const char* const* argv);
+// Whether argv asks for --plan (checked before MPI starts: the plan needs no MPI).
+bool pairs_plan_requested(int argc, const char* const* argv);
 std::string pairs_help_text();
 
 }  // namespace commsweep

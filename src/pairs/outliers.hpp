@@ -1,6 +1,7 @@
 // The outlier rule of `commsweep pairs`. A pair's figure is its slowest rail (the rail a
 // collective over both nodes would wait for). The reference is the median over every rail of
-// every pair: a healthy fabric's typical rail. A pair below slow_fraction x that median is
+// every pair of the pattern's rounds (--adaptive's follow-ups left out: they re-test suspects):
+// a healthy fabric's typical rail. A pair below slow_fraction x that median is
 // slow. A node in more than one slow pair, and in the most of them, is named as the likely bad
 // node, with the local rank whose rail was slowest in its slow pairs most often; unless every
 // node is in as many slow pairs (then none stands out).
@@ -43,6 +44,9 @@ struct Analysis {
 };
 
 Analysis analyse(const PairsRun& run);
+
+// Every pair measured, slow or not: the evidence of the adaptive follow-up (plan/adaptive.hpp).
+std::vector<plan::Observation> evidence_of(const PairsRun& run, const Analysis& analysis);
 
 double median(std::vector<double> values);  // 0 for none
 

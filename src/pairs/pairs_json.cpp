@@ -1,5 +1,8 @@
 #include "pairs/pairs_json.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "report/json.hpp"
 
 namespace commsweep::pairs {
@@ -34,6 +37,95 @@ json matrix_json(const PairsRun& run, const Analysis& a) {
   return m;
 }
 
+// Per node: its pairs, slow pairs, slowest and median pair (GB/s, per pair its slowest rail).
+json node_summary_json(const PairsRun& run, const Analysis& a) {
+  std::vector<std::vector<double>> gbps(run.nodes.size());
+  std::vector<int> slow(run.nodes.size(), 0);
+  for (std::size_t i = 0; i < run.pairs.size(); ++i) {
+    for (int n : {run.pairs[i].node_a, run.pairs[i].node_b}) {
+      gbps[n].push_back(a.verdicts[i].gbps);
+      slow[n] += a.verdicts[i].slow;
+    }
+  }
+  json out = json::array();
+  for (std::size_t n = 0; n < run.nodes.size(); ++n) {
+    const bool none = gbps[n].empty();
+    out.push_back({{"node", n}, {"pairs", gbps[n].size()}, {"slow_pairs", slow[n]},
+                   {"min_gbps", none ? json(nullptr) : json(*std::min_element(gbps[n].begin(), gbps[n].end()))},
+                   {"median_gbps", none ? json(nullptr) : json(median(gbps[n]))}});
+  }
+  return out;
+}
+
+// Leaf x leaf: the median pair between (or within, on the diagonal) two leaves, null where no
+// pair was measured: the heatmap by leaf. Per leaf: its pairs within and across, slow pairs.
+void leaf_json(const PairsRun& run, const Analysis& a, json& doc) {
+  const plan::Topology topology = topology_of(run);
+  const std::size_t leaves = static_cast<std::size_t>(topology.leaf_count());
+  std::vector<std::vector<std::vector<double>>> cells(leaves, std::vector<std::vector<double>>(leaves));
+  std::vector<int> slow(leaves, 0), within(leaves, 0), across(leaves, 0);
+  for (std::size_t i = 0; i < run.pairs.size(); ++i) {
+    const int la = topology.leaf_of[run.pairs[i].node_a], lb = topology.leaf_of[run.pairs[i].node_b];
+    cells[std::min(la, lb)][std::max(la, lb)].push_back(a.verdicts[i].gbps);
+    for (int l : {la, lb}) {
+      ++(la == lb ? within : across)[l];
+      slow[l] += a.verdicts[i].slow;
+      if (la == lb) break;  // a pair within a leaf counts once
+    }
+  }
+  json matrix = json::array(), summary = json::array();
+  for (std::size_t x = 0; x < leaves; ++x) {
+    json row = json::array();
+    for (std::size_t y = 0; y < leaves; ++y) {
+      const auto& c = cells[std::min(x, y)][std::max(x, y)];
+      row.push_back(c.empty() ? json(nullptr) : json(median(c)));
+    }
+    matrix.push_back(row);
+    summary.push_back({{"leaf", x}, {"name", topology.leaf_names[x]},
+                       {"block", topology.block_names[topology.block_of_leaf[x]]},
+                       {"pairs_within", within[x]}, {"pairs_across", across[x]}, {"slow_pairs", slow[x]}});
+  }
+  doc["leaf_summary"] = summary;
+  doc["leaf_matrix_gbps"] = matrix;
+}
+
+// How the pairs spread around the median: counts per tenth of the median, the last bin open.
+json distribution_json(const Analysis& a) {
+  constexpr int kBins = 15;  // 0 .. 1.5 x median in tenths, then 1.5 and above
+  std::vector<std::uint64_t> counts(kBins + 1, 0);
+  for (const auto& v : a.verdicts) {
+    const int bin = static_cast<int>(std::floor(v.ratio * 10));
+    ++counts[static_cast<std::size_t>(std::clamp(bin, 0, kBins))];
+  }
+  std::vector<double> lower;
+  for (int b = 0; b <= kBins; ++b) lower.push_back(b / 10.0);
+  return {{"ratio_to_median_from", lower}, {"pairs", counts}};
+}
+
+json topology_json(const PairsRun& run) {
+  const plan::Topology topology = topology_of(run);
+  json leaves = json::array();
+  const auto members = topology.leaves();
+  for (std::size_t l = 0; l < members.size(); ++l) {
+    leaves.push_back({{"name", topology.leaf_names[l]},
+                      {"block", topology.block_names[topology.block_of_leaf[l]]},
+                      {"nodes", members[l]}});
+  }
+  return {{"source", topology.source}, {"notes", topology.notes}, {"leaves", leaves}};
+}
+
+json findings_json(const PairsRun& run) {
+  json out = json::array();
+  for (const auto& f : run.findings) {
+    json j{{"kind", plan::finding_kind_name(f.kind)}, {"why", f.why}};
+    if (f.node >= 0) j["node"] = f.node, j["node_name"] = run.topology.nodes[f.node];
+    if (f.other >= 0) j["other"] = f.other, j["other_name"] = run.topology.nodes[f.other];
+    if (f.leaf >= 0) j["leaf"] = f.leaf, j["leaf_name"] = run.topology.leaf_names[f.leaf];
+    out.push_back(j);
+  }
+  return out;
+}
+
 json summary_json(const PairsRun& run, const Analysis& a) {
   json slow = json::array();
   for (int i : a.slow) slow.push_back(json::array({run.pairs[i].node_a, run.pairs[i].node_b}));
@@ -59,27 +151,49 @@ json summary_json(const PairsRun& run, const Analysis& a) {
 
 }  // namespace
 
+bool full_detail(const PairsRun& run) { return run.nodes.size() <= kFullDetailNodes; }
+
 json to_json(const PairsRun& run, const Analysis& a) {
   const Settings& s = run.settings;
+  const bool full = full_detail(run);
   json nodes = json::array();
   for (const auto& n : run.nodes) nodes.push_back({{"name", n.name}, {"ranks", n.ranks}, {"pci_bus_ids", n.pci_bus_ids}});
   json rounds = json::array();
-  for (const auto& r : run.rounds) {
-    json pairs = json::array();
-    for (const auto& p : r.pairs) pairs.push_back(json::array({p.a, p.b}));
-    rounds.push_back({{"pairs", pairs}, {"sits_out", r.sits_out >= 0 ? json(r.sits_out) : json(nullptr)}});
+  for (std::size_t i = 0; i < run.rounds.size(); ++i) {
+    const auto& r = run.rounds[i];
+    json round{{"pair_count", r.pairs.size()}, {"sits_out", r.sits_out >= 0 ? json(r.sits_out) : json(nullptr)},
+               {"label", r.label}, {"wall_s", i < run.round_wall_s.size() ? json(run.round_wall_s[i]) : json(nullptr)}};
+    if (full) {
+      json pairs = json::array();
+      for (const auto& p : r.pairs) pairs.push_back(json::array({p.a, p.b}));
+      round["pairs"] = pairs;
+    }
+    rounds.push_back(round);
   }
+  // Sparse: only the slow pairs carry their rails; the rest are in the summaries below.
   json pairs = json::array();
-  for (std::size_t i = 0; i < run.pairs.size(); ++i) pairs.push_back(pair_json(run.pairs[i], a.verdicts[i]));
-  return json{{"schema", "commsweep.pairs/1"},
-              {"provenance", report::provenance_json(run.provenance)},
-              {"settings", {{"bytes", s.bytes}, {"count", s.count}, {"type", s.type}, {"iters", s.iters},
-                            {"warmup", s.warmup}, {"check", s.check}, {"slow_fraction", s.slow_fraction}}},
-              {"nodes", nodes},
-              {"rounds", rounds},
-              {"pairs", pairs},
-              {"matrix_gbps", matrix_json(run, a)},
-              {"summary", summary_json(run, a)}};
+  for (std::size_t i = 0; i < run.pairs.size(); ++i) {
+    if (full || a.verdicts[i].slow) pairs.push_back(pair_json(run.pairs[i], a.verdicts[i]));
+  }
+  json doc{{"schema", "commsweep.pairs/2"},
+           {"detail", full ? "full" : "sparse"},
+           {"provenance", report::provenance_json(run.provenance)},
+           {"settings", {{"bytes", s.bytes}, {"count", s.count}, {"type", s.type}, {"iters", s.iters},
+                         {"warmup", s.warmup}, {"check", s.check}, {"slow_fraction", s.slow_fraction}}},
+           {"pattern", run.pattern},
+           {"planned_rounds", run.planned_rounds},
+           {"topology", topology_json(run)},
+           {"nodes", nodes},
+           {"rounds", rounds},
+           {"pairs", pairs},
+           {"pairs_measured", run.pairs.size()},
+           {"node_summary", node_summary_json(run, a)},
+           {"distribution", distribution_json(a)},
+           {"findings", findings_json(run)},
+           {"summary", summary_json(run, a)}};
+  leaf_json(run, a, doc);
+  if (full) doc["matrix_gbps"] = matrix_json(run, a);
+  return doc;
 }
 
 }  // namespace commsweep::pairs

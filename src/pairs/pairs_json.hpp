@@ -1,6 +1,6 @@
-// `commsweep pairs --json FILE`: schema commsweep.pairs/1 (results/schema/pairs.md and
-// commsweep.pairs.v1.schema.json): provenance as in commsweep.results/1, the settings, the
-// nodes, the rounds, every pair with every rail, the matrix, and the findings.
+// `commsweep pairs --json FILE`: schema commsweep.pairs/2 (results/schema/pairs.md and
+// commsweep.pairs.v2.schema.json): provenance as in commsweep.results/1, the settings, the
+// pattern and topology, the nodes, the rounds, the pairs, the summaries and the findings.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,6 +10,13 @@
 
 namespace commsweep::pairs {
 
+// Up to this many nodes the document is "full": every pair with every rail, every round's pairs,
+// the node x node matrix (as schema 1). Above it "sparse": the slow pairs with their rails, the
+// rounds' sizes, per-node and per-leaf summaries, the leaf x leaf matrix and the distribution;
+// a few MB at 1,000 nodes instead of hundreds.
+constexpr std::size_t kFullDetailNodes = 64;
+
+bool full_detail(const PairsRun& run);
 nlohmann::json to_json(const PairsRun& run, const Analysis& analysis);
 
 }  // namespace commsweep::pairs

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "pairs/schedule.hpp"
+#include "plan/adaptive.hpp"
+#include "plan/topology.hpp"
 #include "report/result.hpp"
 
 namespace commsweep::pairs {
@@ -52,11 +54,24 @@ struct PairsRun {
   report::Provenance provenance;
   Settings settings;
   std::vector<Node> nodes;
-  std::vector<Round> rounds;
+  std::string pattern = "all-pairs";   // the planner of the first rounds (plan/planners.hpp)
+  plan::Topology topology;             // the nodes' leaves and blocks (flat when none was given)
+  std::vector<Round> rounds;           // the pattern's, then --adaptive's follow-up rounds
+  int planned_rounds = 0;              // how many of them the pattern planned
+  std::vector<double> round_wall_s;    // rank 0's wall time of each round measured
   std::vector<PairMeasurement> pairs;  // in the order measured
+  std::vector<plan::Finding> findings; // --adaptive: what the follow-up named
   bool complete = true;
   std::string interrupted_by;          // when !complete: "SIGTERM", "SIGINT", "timeout" or "error"
   std::string failure;                 // a run ended by a failure: the rank and what happened
 };
+
+// The run's topology, or one flat group of its nodes where none was set (a run built by hand).
+inline plan::Topology topology_of(const PairsRun& run) {
+  if (run.topology.node_count() == static_cast<int>(run.nodes.size())) return run.topology;
+  std::vector<std::string> names;
+  for (const auto& n : run.nodes) names.push_back(n.name);
+  return plan::flat_topology(names);
+}
 
 }  // namespace commsweep::pairs

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <sstream>
 
 namespace commsweep::pairs {
@@ -112,6 +113,30 @@ std::string no_suspect_line(const PairsRun& run, const Analysis& a) {
          (run.nodes.size() == 2 ? " (with 2 nodes, add a third node to tell which)" : "") + "\n";
 }
 
+// Above this many nodes the text leaves out the legend and the matrix (a line per node).
+constexpr std::size_t kMatrixNodes = 32;
+
+// --adaptive: what the follow-up named, on the topology.
+std::string adaptive_findings(const PairsRun& run) {
+  const bool followed = run.planned_rounds > 0 && run.rounds.size() > static_cast<std::size_t>(run.planned_rounds);
+  if (!followed && run.findings.empty()) return "";
+  std::ostringstream out;
+  out << "# adaptive follow-up: " << run.rounds.size() - run.planned_rounds << " round(s) after the "
+      << run.planned_rounds << " of " << run.pattern << "; topology: " << run.topology.source << "\n";
+  if (run.findings.empty()) out << "# FINDING none: no slow pair left\n";
+  for (const auto& f : run.findings) {
+    std::string what;
+    switch (f.kind) {
+      case plan::FindingKind::Node: what = "NODE " + run.topology.nodes[f.node]; break;
+      case plan::FindingKind::LeafUplinks: what = "LEAF UPLINKS " + run.topology.leaf_names[f.leaf]; break;
+      case plan::FindingKind::Link: what = "LINK " + run.topology.nodes[f.node] + " <-> " + run.topology.nodes[f.other]; break;
+      case plan::FindingKind::Unresolved: what = "UNRESOLVED " + run.topology.nodes[f.node]; break;
+    }
+    out << "# FINDING " << what << ": " << f.why << "\n";
+  }
+  return out.str();
+}
+
 std::string findings(const PairsRun& run, const Analysis& a) {
   std::ostringstream out;
   out << "# median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails << " rails of " << run.pairs.size()
@@ -146,8 +171,16 @@ std::string render_header(const PairsRun& run) {
   const Settings& s = run.settings;
   const int n = static_cast<int>(run.nodes.size());
   std::ostringstream out;
-  out << "# commsweep pairs: sendrecv between every pair of " << n << " nodes in " << run.rounds.size()
-      << " rounds of disjoint pairs" << (n % 2 ? " (one node sits out each round)" : "") << "\n";
+  if (run.pattern == "all-pairs") {
+    out << "# commsweep pairs: sendrecv between every pair of " << n << " nodes in " << run.rounds.size()
+        << " rounds of disjoint pairs" << (n % 2 ? " (one node sits out each round)" : "") << "\n";
+  } else {
+    out << "# commsweep pairs: sendrecv between pairs of " << n << " nodes, pattern " << run.pattern << ": "
+        << run.rounds.size() << " rounds of disjoint pairs\n";
+  }
+  const plan::Topology topology = topology_of(run);
+  out << "# topology: " << topology.source << "\n";
+  for (const auto& note : topology.notes) out << "# note: " << note << "\n";
   out << "# rail: local rank k of one node <-> local rank k of the other, every rail of a pair at once, both "
          "directions at once; "
       << s.bytes << " B each way (" << s.count << " " << s.type << "), " << s.iters << " iterations after "
@@ -167,11 +200,45 @@ std::string render_header(const PairsRun& run) {
   return out.str();
 }
 
+namespace {
+
+// Above this many pairs a round's line gives its size, median and slowest pair only.
+constexpr std::size_t kRoundPairsShown = 16;
+
+// A round of many pairs: its size, slowest pair and median instead of every pair.
+std::string round_summary(const PairsRun& run, int round) {
+  std::vector<double> gbps;
+  const PairMeasurement* slowest = nullptr;
+  double low = 0;
+  // The round's pairs are the last ones measured: a scan of every pair per round would cost
+  // rounds x pairs (34 G steps at 4,096 nodes).
+  for (auto it = run.pairs.rbegin(); it != run.pairs.rend() && it->round >= round; ++it) {
+    const PairMeasurement& p = *it;
+    if (p.round != round || p.rails.empty()) continue;
+    double s = p.rails[0].gbps;
+    for (const auto& r : p.rails) s = std::min(s, r.gbps);
+    gbps.push_back(s);
+    if (slowest == nullptr || s < low) slowest = &p, low = s;
+  }
+  std::ostringstream out;
+  out << "# round " << round + 1 << " of " << run.rounds.size() << ": " << gbps.size() << " pairs";
+  if (slowest != nullptr) out << ", median " << fixed(median(gbps)) << " GB/s, slowest " << pair_label(*slowest) << " " << fixed(low) << " GB/s";
+  if (!run.rounds[round].label.empty()) out << " (" << run.rounds[round].label << ")";
+  out << "\n";
+  return out.str();
+}
+
+}  // namespace
+
 std::string render_round(const PairsRun& run, int round) {
+  if (run.rounds[round].pairs.size() > kRoundPairsShown) return round_summary(run, round);
   std::ostringstream out;
   out << "# round " << round + 1 << " of " << run.rounds.size() << ":";
   int shown = 0;
-  for (const auto& p : run.pairs) {
+  auto first = run.pairs.end();
+  while (first != run.pairs.begin() && std::prev(first)->round >= round) --first;
+  for (auto it = first; it != run.pairs.end(); ++it) {
+    const PairMeasurement& p = *it;
     if (p.round != round) continue;
     double slowest = p.rails.empty() ? 0 : p.rails[0].gbps;
     for (const auto& r : p.rails) slowest = std::min(slowest, r.gbps);
@@ -179,13 +246,20 @@ std::string render_round(const PairsRun& run, int round) {
   }
   const int out_node = run.rounds[round].sits_out;
   if (out_node >= 0) out << " (" << node_label(out_node) << " sits out)";
+  if (!run.rounds[round].label.empty()) out << " [" << run.rounds[round].label << "]";
   out << "\n";
   return out.str();
 }
 
 std::string render_report(const PairsRun& run, const Analysis& a) {
   std::ostringstream out;
-  out << legend(run) << matrix(run, a) << findings(run, a);
+  if (run.nodes.size() <= kMatrixNodes) {
+    out << legend(run) << matrix(run, a);
+  } else {
+    out << "# " << run.nodes.size() << " nodes: the legend and the node x node matrix are left out above " << kMatrixNodes
+        << " nodes (--json holds per-node and per-leaf summaries, --html the heatmap by leaf)\n";
+  }
+  out << findings(run, a) << adaptive_findings(run);
   if (run.settings.check == 0) {
     out << "# Out of bounds values : N/A (-c 0: not verified)\n";
   } else {

@@ -1,36 +1,8 @@
 #include "pairs/schedule.hpp"
 
 #include <algorithm>
-#include <utility>
 
 namespace commsweep::pairs {
-
-std::vector<Round> round_robin(int nodes) {
-  std::vector<Round> rounds;
-  if (nodes < 2) return rounds;
-  const int bye = nodes;  // a phantom node for odd counts
-  const int seats = nodes % 2 == 0 ? nodes : nodes + 1;
-  // seat[0] is fixed; seats 1..seats-1 rotate. Seat i faces seat seats-1-i.
-  std::vector<int> seat(seats);
-  for (int i = 0; i < seats; ++i) seat[i] = i;
-  for (int r = 0; r < seats - 1; ++r) {
-    Round round;
-    for (int i = 0; i < seats / 2; ++i) {
-      int a = seat[i], b = seat[seats - 1 - i];
-      if (a == bye || b == bye) {
-        round.sits_out = a == bye ? b : a;
-        continue;
-      }
-      if (a > b) std::swap(a, b);
-      round.pairs.push_back({a, b});
-    }
-    std::sort(round.pairs.begin(), round.pairs.end(),
-              [](const NodePair& x, const NodePair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
-    rounds.push_back(std::move(round));
-    std::rotate(seat.begin() + 1, seat.end() - 1, seat.end());
-  }
-  return rounds;
-}
 
 std::vector<std::vector<int>> ranks_by_node(const std::vector<int>& node_of_rank) {
   std::vector<std::vector<int>> nodes;

@@ -1,26 +1,21 @@
-// Rounds of disjoint node pairs: a round-robin tournament, so that every pair of nodes is
-// measured exactly once and no node takes part in two exchanges at the same time (a node's
-// NICs then carry one pair's traffic only, and a slow pair is the pair's own fault).
+// Rounds of disjoint node pairs: the planners of src/plan (a round-robin tournament by default,
+// so that every pair of nodes is measured exactly once and no node takes part in two exchanges
+// at the same time: a node's NICs then carry one pair's traffic only, and a slow pair is the
+// pair's own fault), and which rank meets which in a round.
 #pragma once
 
 #include <vector>
 
+#include "plan/planners.hpp"
+
 namespace commsweep::pairs {
 
-struct NodePair {
-  int a = 0;  // a < b
-  int b = 0;
-};
-
-struct Round {
-  std::vector<NodePair> pairs;
-  int sits_out = -1;  // the node without a partner in this round (odd node counts), or -1
-};
-
+using plan::NodePair;
+using plan::Round;
 // The circle method: node 0 stays, the others rotate one place per round. n - 1 rounds for an
 // even n, n for an odd n (a "bye" makes it even; the node drawn against it sits out, each node
 // once). n < 2: no rounds.
-std::vector<Round> round_robin(int nodes);
+using plan::round_robin;
 
 // node_of_rank[r] -> the ranks of each node, in rank order (index = local rank on the node).
 std::vector<std::vector<int>> ranks_by_node(const std::vector<int>& node_of_rank);

@@ -1,8 +1,10 @@
-// Testing only (`commsweep pairs --fault slow-rank:R`): a backend that makes rank R a slow
+// Testing only (`commsweep pairs --fault slow-rank:R`, or slow-leaf:LEAF for each rank of that leaf): a backend that makes rank R a slow
 // rail, so that the tests can prove the outlier rule names it. After each of R's exchanges it
 // sleeps kSlowdown - 1 times as long as the exchange took: R's partner waits in its next
 // exchange, as it would for a slow NIC, so both ends of the rail see it, on either backend.
 #pragma once
+
+#include <functional>
 
 #include "comm/backend.hpp"
 
@@ -12,7 +14,12 @@ class SlowRankBackend final : public Backend {
  public:
   static constexpr double kSlowdown = 30;  // far past the noise of a loaded, oversubscribed CI machine
 
-  explicit SlowRankBackend(Backend& inner) : inner_(inner) {}
+  // slow_with(peer): whether an exchange with that rank is slowed (every one by default;
+  // --fault slow-leaf: only those with ranks outside the leaf, as a bad uplink would).
+  // slowdown: kSlowdown unless --fault-slowdown says otherwise (a wider gap for 16 ranks on 2 cores).
+  explicit SlowRankBackend(Backend& inner, double slowdown = kSlowdown,
+                           std::function<bool(int)> slow_with = [](int) { return true; })
+      : inner_(inner), slowdown_(slowdown), slow_with_(std::move(slow_with)) {}
 
   std::string_view name() const override { return inner_.name(); }
   std::string unsupported(DataType type, RedOp op) const override { return inner_.unsupported(type, op); }
@@ -36,6 +43,8 @@ class SlowRankBackend final : public Backend {
 
  private:
   Backend& inner_;
+  double slowdown_;
+  std::function<bool(int)> slow_with_;
 };
 
 }  // namespace commsweep::pairs

@@ -173,7 +173,7 @@ def read_valid_doc(opts, doc_path, fail):
     with open(doc_path) as f:
         doc = json.load(f)
     errors = []
-    for schema_path, part, what in ((opts.schema, doc, "commsweep.pairs/1"),
+    for schema_path, part, what in ((opts.schema, doc, "commsweep.pairs/2"),
                                     (opts.results_schema, doc.get("provenance"), "provenance")):
         with open(schema_path) as f:
             schema = json.load(f)

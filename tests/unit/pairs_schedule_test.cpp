@@ -58,7 +58,7 @@ TEST(PairsSchedule, LocalRankKMeetsLocalRankK) {
   const std::vector<int> node_of{0, 1, 0, 1};
   const auto nodes = ranks_by_node(node_of);
   ASSERT_EQ(nodes, (std::vector<std::vector<int>>{{0, 2}, {1, 3}}));
-  const Round round{{{0, 1}}, -1};
+  const Round round{{{0, 1}}, -1, ""};
   EXPECT_EQ(partner_of(0, round, nodes, node_of), 1);
   EXPECT_EQ(partner_of(1, round, nodes, node_of), 0);
   EXPECT_EQ(partner_of(2, round, nodes, node_of), 3);
@@ -69,7 +69,7 @@ TEST(PairsSchedule, UnevenNodesPairTheirCommonRanksAndTheSittingNodeIsIdle) {
   // Node 0: 0 1 2; node 1: 3 4; node 2: 5.
   const std::vector<int> node_of{0, 0, 0, 1, 1, 2};
   const auto nodes = ranks_by_node(node_of);
-  const Round round{{{0, 1}}, 2};
+  const Round round{{{0, 1}}, 2, ""};
   EXPECT_EQ(partner_of(0, round, nodes, node_of), 3);
   EXPECT_EQ(partner_of(1, round, nodes, node_of), 4);
   EXPECT_EQ(partner_of(2, round, nodes, node_of), -1) << "node 1 has no local rank 2";

@@ -1,0 +1,139 @@
+#include "pairs/heatmap_html.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace commsweep::pairs {
+namespace {
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// Red (0 x median) through amber (the slow threshold) to green (the median and above).
+std::string colour(double ratio, double slow_fraction) {
+  const double r = std::clamp(ratio, 0.0, 1.0);
+  int red, green;
+  if (r < slow_fraction) {
+    red = 214, green = static_cast<int>(40 + 150 * r / slow_fraction);
+  } else {
+    const double t = (r - slow_fraction) / std::max(1e-9, 1 - slow_fraction);
+    red = static_cast<int>(230 - 186 * t), green = static_cast<int>(190 - 30 * t);
+  }
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", red, green, 60);
+  return buf;
+}
+
+std::string fixed(double v, int digits = 2) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// Cells: value (GB/s) or < 0 for none; groups: the index where each leaf starts.
+void heatmap(std::ostringstream& out, const std::vector<std::string>& labels, const std::vector<std::vector<double>>& cells,
+             const std::vector<int>& group_starts, double median, double slow_fraction) {
+  const int n = static_cast<int>(labels.size());
+  const int cell = std::max(4, std::min(22, 720 / std::max(n, 1)));
+  const int margin = 120, size = margin + n * cell + 10;
+  out << "<svg xmlns='http://www.w3.org/2000/svg' width='" << size << "' height='" << size << "' font-size='10'>\n";
+  for (int i = 0; i < n; ++i) {
+    if (cell >= 8) {
+      out << "<text x='" << margin - 4 << "' y='" << margin + i * cell + cell * 0.75 << "' text-anchor='end'>"
+          << escape(labels[i]) << "</text>\n";
+    }
+    for (int j = 0; j < n; ++j) {
+      const double v = cells[i][j];
+      if (v < 0) continue;
+      out << "<rect x='" << margin + j * cell << "' y='" << margin + i * cell << "' width='" << cell << "' height='" << cell
+          << "' fill='" << colour(median > 0 ? v / median : 0, slow_fraction) << "'><title>" << escape(labels[i]) << " - "
+          << escape(labels[j]) << ": " << fixed(v) << " GB/s, " << fixed(median > 0 ? v / median : 0) << " x median</title></rect>\n";
+    }
+  }
+  for (std::size_t g = 0; g < group_starts.size(); ++g) {
+    const int from = group_starts[g], to = g + 1 < group_starts.size() ? group_starts[g + 1] : n;
+    out << "<rect x='" << margin + from * cell << "' y='" << margin + from * cell << "' width='" << (to - from) * cell
+        << "' height='" << (to - from) * cell << "' fill='none' stroke='#222' stroke-width='1.5'/>\n";
+  }
+  out << "</svg>\n";
+}
+
+void node_heatmap(std::ostringstream& out, const PairsRun& run, const Analysis& a) {
+  const plan::Topology t = topology_of(run);
+  std::vector<int> order, starts;
+  for (const auto& leaf : t.leaves()) starts.push_back(static_cast<int>(order.size())), order.insert(order.end(), leaf.begin(), leaf.end());
+  std::vector<int> position(run.nodes.size());
+  for (std::size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<int>(i);
+  std::vector<std::vector<double>> cells(order.size(), std::vector<double>(order.size(), -1));
+  for (std::size_t i = 0; i < run.pairs.size(); ++i) {
+    const int x = position[run.pairs[i].node_a], y = position[run.pairs[i].node_b];
+    cells[x][y] = cells[y][x] = a.verdicts[i].gbps;  // a pair measured again: the last
+  }
+  std::vector<std::string> labels;
+  for (int n : order) labels.push_back(run.nodes[n].name + " (" + t.leaf_names[t.leaf_of[n]] + ")");
+  out << "<h2>Pairs by leaf</h2>\n<p>Each cell a pair of nodes (its slowest rail), the nodes ordered by leaf, each leaf "
+         "outlined: a bad node is a cross, a bad leaf uplink a leaf's row and column outside its square.</p>\n";
+  heatmap(out, labels, cells, starts, a.median_gbps, run.settings.slow_fraction);
+}
+
+void leaf_heatmap(std::ostringstream& out, const PairsRun& run, const Analysis& a) {
+  const plan::Topology t = topology_of(run);
+  const std::size_t l = static_cast<std::size_t>(t.leaf_count());
+  std::vector<std::vector<std::vector<double>>> values(l, std::vector<std::vector<double>>(l));
+  for (std::size_t i = 0; i < run.pairs.size(); ++i) {
+    const int x = t.leaf_of[run.pairs[i].node_a], y = t.leaf_of[run.pairs[i].node_b];
+    values[x][y].push_back(a.verdicts[i].gbps);
+    if (x != y) values[y][x].push_back(a.verdicts[i].gbps);
+  }
+  std::vector<std::vector<double>> cells(l, std::vector<double>(l, -1));
+  for (std::size_t x = 0; x < l; ++x) {
+    for (std::size_t y = 0; y < l; ++y) {
+      if (!values[x][y].empty()) cells[x][y] = *std::min_element(values[x][y].begin(), values[x][y].end());
+    }
+  }
+  out << "<h2>Leaves</h2>\n<p>Each cell the slowest pair between two leaves (within one on the diagonal).</p>\n";
+  heatmap(out, t.leaf_names, cells, {}, a.median_gbps, run.settings.slow_fraction);
+}
+
+}  // namespace
+
+std::string render_html(const PairsRun& run, const Analysis& a) {
+  std::ostringstream out;
+  out << "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>commsweep pairs</title><style>"
+         "body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:13px}"
+         "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}</style></head><body>\n";
+  out << "<h1>commsweep pairs: " << run.nodes.size() << " nodes, " << escape(run.pattern) << "</h1>\n<p>"
+      << escape(topology_of(run).source) << ". Median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails
+      << " rails of " << run.pairs.size() << " pairs; slow below " << fixed(run.settings.slow_fraction) << " x median ("
+      << a.slow.size() << " slow pairs).</p>\n";
+  if (!run.findings.empty()) {
+    out << "<h2>Findings</h2>\n<ul>\n";
+    for (const auto& f : run.findings) out << "<li><b>" << plan::finding_kind_name(f.kind) << "</b>: " << escape(f.why) << "</li>\n";
+    out << "</ul>\n";
+  }
+  if (run.nodes.size() <= kHeatmapNodes) node_heatmap(out, run, a);
+  if (!topology_of(run).flat()) leaf_heatmap(out, run, a);
+  out << "<h2>Slowest pairs</h2>\n<table><tr><th>pair</th><th>GB/s</th><th>x median</th><th>slowest rail</th></tr>\n";
+  for (std::size_t k = 0; k < a.slow.size() && k < 50; ++k) {
+    const auto& p = run.pairs[a.slow[k]];
+    const auto& v = a.verdicts[a.slow[k]];
+    out << "<tr><td>" << escape(run.nodes[p.node_a].name) << " - " << escape(run.nodes[p.node_b].name) << "</td><td>"
+        << fixed(v.gbps) << "</td><td>" << fixed(v.ratio) << "</td><td>" << v.slowest_rail << "</td></tr>\n";
+  }
+  out << "</table>\n</body></html>\n";
+  return out.str();
+}
+
+}  // namespace commsweep::pairs

@@ -1,0 +1,95 @@
+// The output of `commsweep pairs` at scale: the JSON full up to 64 nodes and sparse above (slow
+// pairs only, summaries by node and leaf, the distribution), a round of many pairs summarised,
+// and the HTML heatmap grouped by leaf.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "pairs/heatmap_html.hpp"
+#include "pairs/outliers.hpp"
+#include "pairs/pairs_json.hpp"
+#include "pairs/render.hpp"
+
+namespace commsweep::pairs {
+namespace {
+
+// All pairs of n one-rail nodes in leaves of 4, node `bad` at a tenth of the rest.
+PairsRun run_of(int n, int bad) {
+  PairsRun run;
+  run.settings.bytes = 1 << 20;
+  run.settings.check = 1;
+  run.topology = plan::synthetic_topology(n, 4, 2);
+  for (int i = 0; i < n; ++i) run.nodes.push_back({"host<" + std::to_string(i) + ">", {i}, {"-"}});
+  run.rounds = round_robin(n);
+  run.planned_rounds = static_cast<int>(run.rounds.size());
+  for (std::size_t r = 0; r < run.rounds.size(); ++r) {
+    for (const auto& p : run.rounds[r].pairs) {
+      Rail rail;
+      rail.rank_a = p.a, rail.rank_b = p.b;
+      rail.gbps = (p.a == bad || p.b == bad) ? 4 : 40;
+      rail.time_us = rail.time_us_a = rail.time_us_b = (1 << 20) / rail.gbps / 1e3;
+      rail.wrong = 0;
+      run.pairs.push_back({static_cast<int>(r), p.a, p.b, {rail}});
+    }
+  }
+  return run;
+}
+
+TEST(PairsOutput, JsonIsFullUpTo64NodesAndSparseAbove) {
+  const PairsRun small = run_of(64, 3);
+  const nlohmann::json full = to_json(small, analyse(small));
+  EXPECT_EQ(full["schema"], "commsweep.pairs/2");
+  EXPECT_EQ(full["detail"], "full");
+  EXPECT_EQ(full["pairs"].size(), 64u * 63 / 2);
+  EXPECT_TRUE(full.contains("matrix_gbps"));
+  EXPECT_EQ(full["rounds"][0]["pairs"].size(), 32u);
+
+  const PairsRun big = run_of(200, 3);
+  const Analysis a = analyse(big);
+  const nlohmann::json sparse = to_json(big, a);
+  EXPECT_EQ(sparse["detail"], "sparse");
+  EXPECT_EQ(sparse["pairs"].size(), 199u) << "the slow pairs only: node 3's";
+  EXPECT_EQ(sparse["pairs_measured"], 200u * 199 / 2);
+  EXPECT_FALSE(sparse.contains("matrix_gbps"));
+  EXPECT_FALSE(sparse["rounds"][0].contains("pairs"));
+  EXPECT_EQ(sparse["rounds"][0]["pair_count"], 100u);
+  EXPECT_EQ(sparse["node_summary"][3]["slow_pairs"], 199);
+  EXPECT_EQ(sparse["node_summary"][4]["slow_pairs"], 1);
+  EXPECT_EQ(sparse["leaf_summary"].size(), 50u);
+  EXPECT_EQ(sparse["leaf_summary"][0]["pairs_within"], 6);
+  EXPECT_EQ(sparse["leaf_matrix_gbps"].size(), 50u);
+  EXPECT_DOUBLE_EQ(sparse["leaf_matrix_gbps"][1][2].get<double>(), 40);
+  // Node 3's pairs at 0.1 x median in bin 1, the rest at 1.0 x in bin 10.
+  EXPECT_EQ(sparse["distribution"]["pairs"][1], 199u);
+  EXPECT_EQ(sparse["distribution"]["pairs"][10], 200u * 199 / 2 - 199);
+  EXPECT_LT(sparse.dump().size(), full.dump().size() * 2) << "200 nodes sparse, smaller than 64 nodes full";
+}
+
+TEST(PairsOutput, ARoundOfManyPairsIsSummarised) {
+  const PairsRun big = run_of(40, 3);
+  const std::string line = render_round(big, 0);
+  EXPECT_NE(line.find("# round 1 of 39: 20 pairs, median"), std::string::npos) << line;
+  std::size_t figures = 0;
+  for (std::size_t at = 0; (at = line.find("GB/s", at)) != std::string::npos; ++at) ++figures;
+  EXPECT_EQ(figures, 2u) << "the median and the slowest pair, not 20 pairs: " << line;
+  const std::string report = render_report(big, analyse(big));
+  EXPECT_NE(report.find("the legend and the node x node matrix are left out above 32 nodes"), std::string::npos);
+}
+
+TEST(PairsOutput, HtmlHeatmapGroupedByLeaf) {
+  const PairsRun run = run_of(16, 5);
+  const std::string html = render_html(run, analyse(run));
+  EXPECT_NE(html.find("<h2>Pairs by leaf</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<h2>Leaves</h2>"), std::string::npos);
+  EXPECT_NE(html.find("host&lt;5&gt;"), std::string::npos) << "names escaped";
+  EXPECT_EQ(html.find("host<5>"), std::string::npos);
+  // 4 leaf outlines in the node heatmap.
+  std::size_t outlines = 0;
+  for (std::size_t at = 0; (at = html.find("fill='none' stroke='#222'", at)) != std::string::npos; ++at) ++outlines;
+  EXPECT_EQ(outlines, 4u);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace commsweep::pairs
