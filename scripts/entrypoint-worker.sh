@@ -35,7 +35,7 @@ Settings (environment):
   COMMSWEEP_BIN            the commsweep binary (default: on PATH, else <repo>/build/commsweep)
   COMMSWEEP_SSHD_ARGS      more sshd arguments, split at spaces (e.g. "-o LogLevel=DEBUG")
 
-The ranks inherit this script's PATH and LD_LIBRARY_PATH (through sshd's SetEnv): an ssh
+The ranks inherit this script's PATH, LD_LIBRARY_PATH and COMMSWEEP_NODE_NAME (through sshd's SetEnv): an ssh
 session would otherwise start with sshd's default PATH and lose the image's.
 EOF
 }
@@ -182,7 +182,7 @@ main() {
   local type
   for type in "${HOST_KEY_TYPES[@]}"; do args+=(-h "$key_dir/ssh_host_${type}_key"); done
   local setenv
-  setenv=$(setenv_option PATH LD_LIBRARY_PATH "${APPLIED_ENV[@]}")
+  setenv=$(setenv_option PATH LD_LIBRARY_PATH COMMSWEEP_NODE_NAME "${APPLIED_ENV[@]}")
   [ -z "$setenv" ] || args+=(-o "$setenv")
   local -a extra=()
   read -r -a extra <<<"${COMMSWEEP_SSHD_ARGS:-}" || true
