@@ -7,12 +7,14 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/results_keeper.hpp"
 #include "cli/options.hpp"
 #include "cli/run_setup.hpp"
 #include "cli/ep_command.hpp"
 #include "cli/ep_options.hpp"
 #include "cli/sweep_command.hpp"
 #include "collectives/collective_test.hpp"
+#include "output/stdout_check.hpp"
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
 #include "runtime/world.hpp"
@@ -33,6 +35,7 @@ int guarded(commsweep::World& world, commsweep::RankContext& context, Command co
   try {
     const int rc = command();
     world.set_last_words(nullptr);
+    on_termination(nullptr);
     return rc;
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Usage || e.kind() == ErrorKind::OutOfMemory) {
@@ -45,6 +48,7 @@ int guarded(commsweep::World& world, commsweep::RankContext& context, Command co
         if (e.kind() == ErrorKind::OutOfMemory) world.say_last_words(std::string(name_of(e.kind())), e.what());
       }
       world.set_last_words(nullptr);
+      on_termination(nullptr);
       return e.exit_code();
     }
     fail(world, context, e);
@@ -73,9 +77,7 @@ int run_ep(commsweep::World& world, int argc, char** argv, char** envp) {
   return guarded(world, context, [&] { return run_ep_command(world, options, envp, context); });
 }
 
-}  // namespace
-
-int main(int argc, char** argv, char** envp) {
+int run_command(int argc, char** argv, char** envp) {
   using namespace commsweep;
   const std::string command = argc > 1 ? argv[1] : "";
   for (const auto& c : offline_commands()) {
@@ -101,6 +103,7 @@ int main(int argc, char** argv, char** envp) {
     });
     if (rc != exit_code::kOk) return rc;
   }
+  say_interrupted_in_set_up(world);  // until a command's keeper (or its absence) says more
   if (command == "ep") return run_ep(world, argc, argv, envp);
   for (const auto& c : world_commands()) {
     if (command != c.name) continue;
@@ -128,4 +131,15 @@ int main(int argc, char** argv, char** envp) {
   }
   if (options.action != CliOptions::Action::Sweep) return exit_code::kOk;
   return guarded(world, context, [&] { return run_sweep_command(world, options, envp, context); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv, char** envp) {
+  using namespace commsweep;
+  const int rc = run_command(argc, argv, envp);
+  // A table, list or help that never reached the user is a failure (exit 3; compare's 3 means
+  // wrong results, so it says 2, its "nothing usable was written").
+  const bool compare = argc > 1 && std::string(argv[1]) == "compare";
+  return output::finish_standard_output(rc, compare ? exit_code::kUsage : exit_code::kRuntime);
 }

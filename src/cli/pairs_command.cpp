@@ -10,6 +10,7 @@
 #include "cli/pairs_keeper.hpp"
 #include "cli/pairs_options.hpp"
 #include "cli/run_setup.hpp"
+#include "core/strings.hpp"
 #include "pairs/exchange.hpp"
 #include "pairs/outliers.hpp"
 #include "pairs/render.hpp"
@@ -151,7 +152,7 @@ void require_planted_faults_fit(const World& world, const PairsOptions& o, int r
   }
   if (o.hang_rank >= 0 && o.hang_round > rounds) {
     throw_usage("pairs: --fault hang:" + std::to_string(o.hang_rank) + "@" + std::to_string(o.hang_round) +
-                ": this job has " + std::to_string(rounds) + " round(s)");
+                ": this job has " + count_of(static_cast<std::size_t>(rounds), "round"));
   }
 }
 
@@ -167,6 +168,7 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
   require_nodes(world);
   std::vector<pairs::Round> rounds = pairs::round_robin(world.node_count());
   require_planted_faults_fit(world, o, static_cast<int>(rounds.size()));
+  require_writable_results(world, o.json_path, o.timeout_s);
 
   RankContext context;
   Watchdog watchdog(world);
