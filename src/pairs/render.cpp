@@ -1,4 +1,5 @@
 #include "pairs/render.hpp"
+#include "core/strings.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -146,8 +147,8 @@ std::string render_header(const PairsRun& run) {
   const Settings& s = run.settings;
   const int n = static_cast<int>(run.nodes.size());
   std::ostringstream out;
-  out << "# commsweep pairs: sendrecv between every pair of " << n << " nodes in " << run.rounds.size()
-      << " rounds of disjoint pairs" << (n % 2 ? " (one node sits out each round)" : "") << "\n";
+  out << "# commsweep pairs: sendrecv between every pair of " << n << " nodes in "
+      << count_of(run.rounds.size(), "round") << " of disjoint pairs" << (n % 2 ? " (one node sits out each round)" : "") << "\n";
   out << "# rail: local rank k of one node <-> local rank k of the other, every rail of a pair at once, both "
          "directions at once; "
       << s.bytes << " B each way (" << s.count << " " << s.type << "), " << s.iters << " iterations after "
