@@ -12,7 +12,8 @@ class SlowRankBackend final : public Backend {
  public:
   static constexpr double kSlowdown = 30;  // far past the noise of a loaded, oversubscribed CI machine
 
-  explicit SlowRankBackend(Backend& inner) : inner_(inner) {}
+  // SLOWDOWN: how many times as long each exchange takes (the sweeps' --fault slow: 2).
+  explicit SlowRankBackend(Backend& inner, double slowdown = kSlowdown) : inner_(inner), slowdown_(slowdown) {}
 
   std::string_view name() const override { return inner_.name(); }
   std::string unsupported(DataType type, RedOp op) const override { return inner_.unsupported(type, op); }
@@ -36,6 +37,7 @@ class SlowRankBackend final : public Backend {
 
  private:
   Backend& inner_;
+  double slowdown_;
 };
 
 }  // namespace commsweep::pairs

@@ -55,13 +55,13 @@ void judge_change(Judgement& j, const Rules& rules) {
     j.reason = "baseline " + what + " is 0";
   } else if (std::fabs(worse) <= j.noise_pct) {
     j.verdict = Verdict::Same;
-    j.reason = change + ", inside the run-to-run spread of " + pct(j.noise_pct);
+    j.reason = change + ", inside the noise of " + pct(j.noise_pct);
   } else if (worse >= rules.fail_pct) {
     j.verdict = Verdict::Fail;
-    j.reason = change + " (fail band " + pct(rules.fail_pct) + ")";
+    j.reason = change + " (fail band " + pct(rules.fail_pct) + ", beyond the noise of " + pct(j.noise_pct) + ")";
   } else if (worse >= rules.warn_pct) {
     j.verdict = Verdict::Warn;
-    j.reason = change + " (warn band " + pct(rules.warn_pct) + ")";
+    j.reason = change + " (warn band " + pct(rules.warn_pct) + ", beyond the noise of " + pct(j.noise_pct) + ")";
   } else {
     j.verdict = Verdict::Pass;
     j.reason = change;
@@ -79,8 +79,13 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
   if (base) {
     j.has_baseline = true;
     j.baseline_value = j.metric == Metric::Time ? base->time_us : base->bandwidth_gbps;
+    // The noise: the baseline's spread (capped: one wild sample must not hide a regression),
+    // this run's own (over its cycles, and inside its rows: not capped, a run that noisy is
+    // said to be so rather than failed), and for latencies a floor.
     const double base_spread = j.metric == Metric::Time ? base->time_spread_pct : base->bandwidth_spread_pct;
-    j.noise_pct = std::min(std::max(base_spread, spread_pct(values)), rules.max_noise_pct);
+    const double own = std::max(spread_pct(values), median(o.within_spread_pct));
+    j.noise_pct = std::max(std::min(base_spread, rules.max_noise_pct), own);
+    if (j.metric == Metric::Time) j.noise_pct = std::max(j.noise_pct, rules.latency_noise_floor_pct);
     j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;
     judge_change(j, rules);
   } else {
