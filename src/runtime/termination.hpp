@@ -3,6 +3,9 @@
 // far are printed and written, marked incomplete, and the job exits with kInterrupted.
 #pragma once
 
+#include <functional>
+#include <string>
+
 namespace commsweep {
 
 // For the lifetime of the guard, SIGTERM and SIGINT are taken by a thread of its own. Create
@@ -14,6 +17,17 @@ class TerminationGuard {
   TerminationGuard(const TerminationGuard&) = delete;
   TerminationGuard& operator=(const TerminationGuard&) = delete;
 };
+
+// What to do the moment the first SIGTERM or SIGINT arrives, on the signal's own thread, before
+// the sweep reaches its next step: Open MPI's mpirun forwards Ctrl-C to the ranks as SIGTERM
+// and kills them odls_base_sigkill_timeout (1 s) later, so a rank inside a long size or the
+// set-up would be killed before it could say anything. Rank 0's keeper writes what was measured
+// (cli/results_keeper.hpp). An empty function clears it. The action must be thread-safe.
+void on_termination(std::function<void()> action);
+
+// The signal in the user's words: "interrupted (Ctrl-C / SIGINT)", "interrupted (SIGTERM:
+// Ctrl-C to mpirun, forwarded as SIGTERM, or kill / Kubernetes ending the pod)".
+std::string termination_description();
 
 // True once SIGTERM or SIGINT has arrived at this process.
 bool termination_requested();

@@ -198,7 +198,7 @@ def check_kept(opts, rc, err, doc_path, fail):
     measured = [(p["node_a"], p["node_b"]) for p in doc["pairs"]]
     fail.check(before and measured == before, "pairs kept %s, expected those of rounds 1-%d: %s"
                % (measured, opts.hang_round - 1, before))
-    fail.check(re.search(r"^commsweep: rank 0: the %d pair\(s\) measured before the timeout are kept in " % len(before),
+    fail.check(re.search(r"^commsweep: rank 0: the %d pairs? measured before the timeout (is|are) kept in " % len(before),
                          err, re.M), "no line saying the %d pairs were kept" % len(before))
     s = doc["summary"]
     fail.check(s["complete"] is False and s["interrupted_by"] == "timeout" and s["ok"] is False,
