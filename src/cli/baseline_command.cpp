@@ -81,7 +81,7 @@ regress::Floor floor_from(const std::string& text) {
 // What a run was taken with, for telling runs of other settings apart: the backend, the
 // ranks, the buffers and the arguments without the file names they were written to.
 std::string settings_of(const report::Provenance& p) {
-  std::string text = p.backend + ", " + std::to_string(p.ranks) + " ranks, buffers " + p.buffers + ", arguments '";
+  std::string text = p.backend + ", " + count_of(static_cast<std::size_t>(p.ranks), "rank") + ", buffers " + p.buffers + ", arguments '";
   bool first = true;
   for (std::size_t i = 0; i < p.arguments.size(); ++i) {
     const std::string& a = p.arguments[i];
@@ -154,7 +154,7 @@ int run_baseline_command(int argc, char** argv, char**) {
     std::cout << flags << "\nMakes a baseline (schema commsweep.baseline/1, results/schema/baseline.md) from one or\n"
                  "more results files: per measurement the median and the spread ((max - min) / median) over\n"
                  "every sample of every run (each cycle of -N counts), at least the noise each row shows of\n"
-                 "itself (its ranks' times and its two halves), so that one run gives a spread too; 5 runs\n"
+                 "itself (its two halves, out-of-place and in-place), so that one run gives a spread too; 5 runs\n"
                  "or more are recommended. Runs that ended early or were taken with other settings are\n"
                  "refused (--allow-incomplete, --allow-mixed). Exit codes: 0 written, 2 bad input.\n";
     return 0;
@@ -176,7 +176,7 @@ int run_baseline_command(int argc, char** argv, char**) {
               << count_of(b.entries.size(), "measurement") << " from " << count_of(runs.size(), "run") << "\n";
     if (runs.size() < regress::kRecommendedBaselineRuns) {
       std::cout << "note: " << regress::kRecommendedBaselineRuns << " runs or more are recommended: with "
-                << runs.size() << ", each spread is the noise the rows show of themselves (their ranks and two "
+                << runs.size() << ", each spread is the noise the rows show of themselves (their two "
                    "halves), not yet how much one run differs from the next\n";
     }
   } catch (const Error&) {

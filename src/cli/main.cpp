@@ -22,6 +22,11 @@
 
 namespace {
 
+// Under mpirun a Ctrl-C can reach a rank while its libraries (MPI, CUDA, NCCL) still load, and
+// the signal's default action would end it without a word: blocked from load time, the signal
+// waits for the TerminationGuard in main, which says what happened.
+__attribute__((constructor)) void block_termination_signals_at_load() { commsweep::block_termination_signals(); }
+
 // Ends the job for an error this rank alone met (World::fail: rank 0 keeps what was measured).
 [[noreturn]] void fail(commsweep::World& world, const commsweep::RankContext& ctx,
                        const commsweep::Error& e) {
@@ -82,6 +87,7 @@ int run_command(int argc, char** argv, char** envp) {
   const std::string command = argc > 1 ? argv[1] : "";
   for (const auto& c : offline_commands()) {
     if (command != c.name) continue;
+    let_termination_signals_in();  // no keeper to stop for: Ctrl-C ends it at once
     try {
       return c.run(argc, argv, envp);
     } catch (const Error& e) {

@@ -14,7 +14,7 @@ void add_sample(Observation& o, double bandwidth, double time, const std::vector
   o.bandwidth_gbps.push_back(bandwidth);
   o.time_us.push_back(time);
   o.rank_time_us.push_back(ranks);
-  o.within_spread_pct.push_back(within_row_spread_pct(ranks, time, other_half_time));
+  o.within_spread_pct.push_back(within_row_spread_pct(time, other_half_time));
   if (wrong) o.wrong = o.wrong.value_or(0) + *wrong;
 }
 
@@ -95,11 +95,9 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-double within_row_spread_pct(const std::vector<double>& rank_time_us, double time_us, double other_half_time_us) {
-  double spread = spread_pct(rank_time_us);
+double within_row_spread_pct(double time_us, double other_half_time_us) {
   const double lo = std::min(time_us, other_half_time_us);
-  if (lo > 0) spread = std::max(spread, std::fabs(time_us - other_half_time_us) / lo * 100.0);
-  return spread;
+  return lo > 0 ? std::fabs(time_us - other_half_time_us) / lo * 100.0 : 0.0;
 }
 
 double spread_pct(const std::vector<double>& v) {

@@ -84,6 +84,16 @@ Waiter& waiter() {
 
 }  // namespace
 
+void block_termination_signals() {
+  const sigset_t set = termination_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void let_termination_signals_in() {
+  const sigset_t set = termination_signals();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
 TerminationGuard::TerminationGuard() {
   const sigset_t set = termination_signals();
   pthread_sigmask(SIG_BLOCK, &set, &waiter().old_mask);

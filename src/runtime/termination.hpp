@@ -29,6 +29,12 @@ void on_termination(std::function<void()> action);
 // Ctrl-C to mpirun, forwarded as SIGTERM, or kill / Kubernetes ending the pod)".
 std::string termination_description();
 
+// commsweep blocks SIGTERM and SIGINT from the moment it is loaded (cli/main.cpp), so that a
+// signal that comes while the libraries load waits for the guard; a command that runs without
+// the guard (the offline ones) lets them in, with their default action.
+void block_termination_signals();
+void let_termination_signals_in();
+
 // True once SIGTERM or SIGINT has arrived at this process.
 bool termination_requested();
 // The signal's name, for the message ("SIGTERM").

@@ -141,8 +141,10 @@ def check_sigterm_suite(opts):
     return problems, out, err
 
 
-MOMENTS = 20
-FIRST_MOMENT_S, MOMENT_STEP_S = 0.3, 0.25  # 0.3 s (MPI starting) to 5.05 s (deep in the sweep)
+# Seconds after mpirun starts: dense early (the ranks start, the preflight, the set-up take a
+# few tenths of a second here), then deep into the sweep.
+MOMENTS_S = [0.02, 0.05, 0.08, 0.11, 0.14, 0.17, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 0.9, 1.2, 1.5, 2.0, 2.5,
+             3.0, 4.0, 5.0]
 TABLE_ROW = re.compile(r"^\s+(\d+)\s+\d+\s+\S+\s+\S+\s+-?\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+")
 
 
@@ -177,10 +179,24 @@ def judge_interrupt(results, out, err):
         len(kept), len(shown), doc["summary"].get("interrupted_by"))
 
 
+def ranks_started(session, binary):
+    """How many processes of BINARY run in the session (mpirun's, start_new_session): the ranks
+    that mpirun had started when the signal was sent."""
+    count = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) == session and os.path.realpath("/proc/%s/exe" % pid) == binary:
+                count += 1
+        except (OSError, IndexError, ValueError):
+            continue
+    return count
+
+
 def check_sigint_moments(opts):
     problems, log = [], []
-    for i in range(MOMENTS):
-        moment = FIRST_MOMENT_S + i * MOMENT_STEP_S
+    for i, moment in enumerate(MOMENTS_S):
         workdir = os.path.join(opts.workdir, "moment-%02d" % i)
         os.makedirs(workdir, exist_ok=True)
         results = os.path.join(workdir, "results.json")
@@ -191,10 +207,15 @@ def check_sigint_moments(opts):
         run_problems = []
         p, files = start_job(cmd, workdir)
         time.sleep(moment)
+        started = ranks_started(p.pid, os.path.realpath(opts.commsweep))
         p.send_signal(signal.SIGINT)  # to mpirun alone, as a terminal's Ctrl-C reaches it
         rc, out, err = finish_job(p, files, workdir, time.monotonic() + 30, run_problems,
                                   "still running 30 s after SIGINT")
-        found, what = judge_interrupt(results, out, err)
+        if started == 0 and not os.path.exists(results) and not shown_sizes(out):
+            # mpirun stopped before it started any rank: nothing measured, no commsweep to speak.
+            found, what = [], "mpirun interrupted before it started a rank: nothing measured"
+        else:
+            found, what = judge_interrupt(results, out, err)
         run_problems += found
         log.append("moment %.2f s: exit %s, %s%s" % (moment, rc, what,
                                                     "" if not run_problems else " -- " + "; ".join(run_problems)))
