@@ -14,7 +14,13 @@ double SlowRankBackend::run(const CollectiveArgs& args, const TimingOptions& tim
     const auto t0 = Clock::now();
     one.slices.first = timing.slices.first + static_cast<std::size_t>(i);  // iteration i's slice
     inner_.run(args, one, phase);
-    std::this_thread::sleep_for((Clock::now() - t0) * (slowdown_ - 1));
+    const auto extra = std::chrono::duration_cast<Clock::duration>((Clock::now() - t0) * (slowdown_ - 1));
+    if (spin_) {
+      for (const auto until = Clock::now() + extra; Clock::now() < until;) {
+      }
+    } else {
+      std::this_thread::sleep_for(extra);
+    }
   }
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / timing.iters;
 }

@@ -12,8 +12,11 @@ class SlowRankBackend final : public Backend {
  public:
   static constexpr double kSlowdown = 30;  // far past the noise of a loaded, oversubscribed CI machine
 
-  // SLOWDOWN: how many times as long each exchange takes (the sweeps' --fault slow: 2).
-  explicit SlowRankBackend(Backend& inner, double slowdown = kSlowdown) : inner_(inner), slowdown_(slowdown) {}
+  // SLOWDOWN: how many times as long each exchange takes. SPIN: wait by spinning, not
+  // sleeping (the sweeps' --fault slow: exactly 2x, where a sleep's wake-up on a loaded machine
+  // would add its own noise).
+  explicit SlowRankBackend(Backend& inner, double slowdown = kSlowdown, bool spin = false)
+      : inner_(inner), slowdown_(slowdown), spin_(spin) {}
 
   std::string_view name() const override { return inner_.name(); }
   std::string unsupported(DataType type, RedOp op) const override { return inner_.unsupported(type, op); }
@@ -38,6 +41,7 @@ class SlowRankBackend final : public Backend {
  private:
   Backend& inner_;
   double slowdown_;
+  bool spin_;
 };
 
 }  // namespace commsweep::pairs

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "regress/stragglers.hpp"
 
@@ -58,6 +59,7 @@ void judge_change(Judgement& j, const Rules& rules) {
     j.reason = change + ", inside the noise of " + pct(j.noise_pct);
   } else if (worse >= rules.fail_pct) {
     j.verdict = Verdict::Fail;
+    j.change_fail = true;
     j.reason = change + " (fail band " + pct(rules.fail_pct) + ", beyond the noise of " + pct(j.noise_pct) + ")";
   } else if (worse >= rules.warn_pct) {
     j.verdict = Verdict::Warn;
@@ -80,11 +82,9 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
     j.has_baseline = true;
     j.baseline_value = j.metric == Metric::Time ? base->time_us : base->bandwidth_gbps;
     // The noise: the baseline's spread (capped: one wild sample must not hide a regression),
-    // this run's own (over its cycles, and inside its rows: not capped, a run that noisy is
-    // said to be so rather than failed), and for latencies a floor.
+    // this run's own over its cycles, and for latencies a floor.
     const double base_spread = j.metric == Metric::Time ? base->time_spread_pct : base->bandwidth_spread_pct;
-    const double own = std::max(spread_pct(values), median(o.within_spread_pct));
-    j.noise_pct = std::max(std::min(base_spread, rules.max_noise_pct), own);
+    j.noise_pct = std::max(std::min(base_spread, rules.max_noise_pct), spread_pct(values));
     if (j.metric == Metric::Time) j.noise_pct = std::max(j.noise_pct, rules.latency_noise_floor_pct);
     j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;
     judge_change(j, rules);
@@ -101,6 +101,31 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
     j.reason = std::to_string(j.wrong) + " wrong elements";
   }
   return j;
+}
+
+// A collective's row is timed twice, out-of-place and in-place, moments apart. A regression
+// (a slower link, a slower rank) slows both; a preempted or throttled moment slows one. So a
+// FAIL by change alone stands only where the other half of the row also FAILs by change; else
+// it is a WARN that says why.
+void require_both_halves(std::vector<Judgement>& judgements) {
+  std::map<Key, const Judgement*> by_key;
+  for (const auto& j : judgements) by_key[j.key] = &j;
+  std::vector<std::pair<Judgement*, std::string>> lone;
+  for (auto& j : judgements) {
+    if (!j.change_fail || j.key.is_ep()) continue;
+    Key other = j.key;
+    other.place = j.key.place == "in_place" ? "out_of_place" : "in_place";
+    const auto it = by_key.find(other);
+    if (it == by_key.end() || it->second->change_fail) continue;
+    lone.emplace_back(&j, other.place + " half " + (it->second->has_baseline
+                                                         ? name_of(it->second->verdict) + std::string(" (") + it->second->reason + ")"
+                                                         : std::string("not judged")));
+  }
+  for (auto& [j, other] : lone) {  // after the scan: every verdict above is the half's own
+    j->verdict = Verdict::Warn;
+    j->change_fail = false;
+    j->reason += "; only this half: the " + other + ", so a moment's noise, not a regression";
+  }
 }
 
 Judgement missing(const BaselineEntry& e) {
@@ -170,6 +195,7 @@ Comparison compare(const report::Results& results, const Baseline& baseline) {
   }
   std::sort(c.judgements.begin(), c.judgements.end(),
             [](const Judgement& a, const Judgement& b) { return a.key < b.key; });
+  require_both_halves(c.judgements);
   for (const auto& j : c.judgements) {
     ++c.counts[static_cast<int>(j.verdict)];
     c.wrong_total += j.wrong;

@@ -251,7 +251,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     timed.first = static_cast<std::size_t>(config_.warmup);
     // --fault slow (testing only): this rank doubles every timed iteration; its peers wait
     // for it in the next one, so the whole job is at least twice as slow at this size.
-    pairs::SlowRankBackend slowed(backend_, 2);
+    pairs::SlowRankBackend slowed(backend_, 2, /*spin=*/true);
     Backend& timing = fault_due(Fault::Kind::Slow) ? static_cast<Backend&>(slowed) : backend_;
     my_time_us = timing.run(args,
                             TimingOptions{config_.iters, config_.blocking, config_.graph_launches,

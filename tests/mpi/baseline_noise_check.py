@@ -2,9 +2,11 @@
 """Baselines that know their noise (docs/regressions.md), on this machine as it is (a loaded CI
 machine of 2 cores): six back-to-back identical runs under mpiexec -n 2; a baseline of the
 sixth; `compare` of each of the other five must find no FAIL (exit 0), while a run with a
-planted 2x slowdown (--fault slow:0@SIZE, testing only) must FAIL (exit 1) at the slowed sizes
-and nowhere else that was not slowed. The rules, not loose thresholds, carry it: the fail band
-starts where the measured noise ends, and a 2x slowdown is time +100%, busbw -50%.
+planted 2x slowdown (--fault slow:0@SIZE, testing only) must be a regression (exit 1): every
+slowed measurement FAILs, unless the noise measured there is itself as large as the slowdown.
+The rules carry it, not loose thresholds (docs/regressions.md): the noise is the baseline's
+spread, the run's own over its cycles (-N 3) and a floor for latencies; a FAIL by change stands
+only where both halves of the row (out-of-place, in-place, timed moments apart) agree.
 
     baseline_noise_check.py --commsweep BIN --mpiexec MPIEXEC --workdir DIR
 """
@@ -21,11 +23,21 @@ from commsweep_check import Failures, launcher, verdict  # noqa: E402
 
 RUNS = 6
 RUN_BOUND_S = 120  # one sweep; they take seconds
-SWEEP = ["all_reduce", "-b", "8", "-e", "1M", "--backend", "mpi", "--no-preflight"]
+# Three cycles per run (-N 3): each measurement's median over them drops a preempted moment, and
+# their spread is the run's own noise, which the rules count (and a baseline of one run keeps).
+SWEEP = ["all_reduce", "-b", "8", "-e", "1M", "-N", "3", "--backend", "mpi", "--no-preflight"]
+
+
+def prioritised(cmd):
+    """As root, the ranks run at a higher priority than the builds that may share this machine
+    (a benchmark's usual isolation; the rules stay as tight as they are): nice -n -10. ctest
+    runs the test alone (RUN_SERIAL)."""
+    return ["nice", "-n", "-10"] + cmd if os.geteuid() == 0 else cmd
 SLOW_FROM = 4096  # the planted slowdown's first size (and every larger one)
-# Keys that were slowed but whose own run was too noisy to judge may stay below FAIL, each with
-# the reason saying its noise; most must FAIL, or the test could never fail.
-MIN_SLOWED_FAIL_SHARE = 0.75
+# A slowed measurement may stay below FAIL only where the noise measured at it (or at its row's
+# other half) is at least as large as the slowdown itself: 2x is busbw -50% (time +100%, judged
+# against the same 50% here, the stricter). And the slowed run must be a regression (exit 1).
+SLOWDOWN_PCT = 50.0
 
 
 def run(cmd, bound, what):
@@ -42,7 +54,7 @@ def main():
     opts = parser.parse_args()
     os.makedirs(opts.workdir, exist_ok=True)
     fail = Failures()
-    launch = launcher(opts.mpiexec, 2)
+    launch = prioritised(launcher(opts.mpiexec, 2))
     files = []
     start = time.monotonic()
     for i in range(RUNS):
@@ -88,11 +100,23 @@ def main():
     slow = [j for j in judgements if j["key"]["size"] >= SLOW_FROM]
     caught = [j for j in slow if j["verdict"] == "FAIL"]
     missed = [j for j in slow if j["verdict"] != "FAIL"]
-    fail.check(slow and len(caught) >= MIN_SLOWED_FAIL_SHARE * len(slow),
-               "only %d of %d slowed measurements FAIL" % (len(caught), len(slow)))
+    fail.check(slow and caught, "none of the %d slowed measurements FAILs" % len(slow))
+    # The noise measured at a size: the judgement's (the baseline's spread, capped, and the run's
+    # own), and the baseline's uncapped spread there (its run was disturbed at that size: a
+    # slowed run may then even look faster than the baseline), for both halves of the row.
+    noise = {(j["key"]["size"], j["key"]["place"]): j["spread_pct"] for j in judgements}
+    with open(base) as f:
+        for e in json.load(f)["entries"]:
+            key = (e["size_bytes"], e["place"])
+            noise[key] = max(noise.get(key, 0), e.get("busbw_spread_pct", 0), e["time_spread_pct"])
     for j in missed:
-        fail.check("noise" in j["reason"], "slowed %s %s is %s without a word on noise: %s" % (
-            j["key"]["size"], j["key"]["place"], j["verdict"], j["reason"]))
+        size = j["key"]["size"]
+        other = "in_place" if j["key"]["place"] == "out_of_place" else "out_of_place"
+        measured = max(noise.get((size, j["key"]["place"]), 0), noise.get((size, other), 0))
+        fail.check(measured >= SLOWDOWN_PCT,
+                   "slowed %s %s is %s although the noise measured there (%.1f%%, this run and the "
+                   "baseline) is below the slowdown (%.0f%%): %s" % (
+                       size, j["key"]["place"], j["verdict"], measured, SLOWDOWN_PCT, j["reason"]))
     report.append("slowed run (2x from %d B): exit %d, %d of %d slowed measurements FAIL%s" % (
         SLOW_FROM, rc, len(caught), len(slow), "".join(
             "\n    not FAIL %s %s: %s %s" % (j["key"]["size"], j["key"]["place"], j["verdict"], j["reason"]) for j in missed)))

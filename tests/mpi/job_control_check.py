@@ -202,7 +202,7 @@ def check_sigint_moments(opts):
         results = os.path.join(workdir, "results.json")
         if os.path.exists(results):
             os.remove(results)
-        cmd = launcher(opts.mpiexec, 2) + [opts.commsweep, "all_reduce", "-b", "8", "-e", "256K", "-N", "0",
+        cmd = launcher(opts.mpiexec, 2) + [opts.commsweep, "all_reduce", "-b", "8", "-e", "32M", "-N", "0",
                                            "--backend", "mpi", "--json", results]
         run_problems = []
         p, files = start_job(cmd, workdir)

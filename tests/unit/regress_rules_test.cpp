@@ -158,13 +158,18 @@ TEST(RegressRules, ABaselineOfOneRunCarriesTheSpreadItsRowsShow) {
   EXPECT_EQ(at(compare(run_at(400, 0.5, {1 << 20}), b), 1 << 20).verdict, Verdict::Fail);
 }
 
-// The judged run's own noise is not capped: a run too noisy to judge is said to be so.
-TEST(RegressRules, ARunTooNoisyToJudgeIsNotFailed) {
-  report::Results noisy = run_at(400, 0.6, {1 << 20});
-  noisy.rows[0].in_place.time_us = noisy.rows[0].out_of_place.time_us * 1.8;  // its halves 80% apart
-  const Judgement& j = at(compare(noisy, steady_baseline()), 1 << 20);
-  EXPECT_EQ(j.verdict, Verdict::Same) << j.reason;
-  EXPECT_NE(j.reason.find("noise"), std::string::npos) << j.reason;
+// A row is timed twice (out-of-place, in-place) moments apart: one half alone 60% slower is a
+// moment's noise (WARN, saying so); both halves slower is a regression (FAIL).
+TEST(RegressRules, OneHalfAloneIsNoiseBothHalvesARegression) {
+  report::Results spike = run_at(400, 1.0, {1 << 20});
+  spike.rows[0].out_of_place = testing::all_reduce_row(1 << 20, 250).out_of_place;
+  const Comparison lone = compare(spike, steady_baseline());
+  EXPECT_EQ(at(lone, 1 << 20).verdict, Verdict::Warn) << at(lone, 1 << 20).reason;
+  EXPECT_NE(at(lone, 1 << 20).reason.find("only this half"), std::string::npos) << at(lone, 1 << 20).reason;
+  EXPECT_EQ(at(lone, 1 << 20, "in_place").verdict, Verdict::Same);
+  const Comparison both = compare(run_at(250, 1.0, {1 << 20}), steady_baseline());
+  EXPECT_EQ(at(both, 1 << 20).verdict, Verdict::Fail) << at(both, 1 << 20).reason;
+  EXPECT_EQ(at(both, 1 << 20, "in_place").verdict, Verdict::Fail);
 }
 
 TEST(RegressRules, ASizeNotInTheBaselinePassesAndSaysSo) {
