@@ -33,6 +33,8 @@ def prioritised(cmd):
     (a benchmark's usual isolation; the rules stay as tight as they are): nice -n -10. ctest
     runs the test alone (RUN_SERIAL)."""
     return ["nice", "-n", "-10"] + cmd if os.geteuid() == 0 else cmd
+
+
 SLOW_FROM = 4096  # the planted slowdown's first size (and every larger one)
 # A slowed measurement may stay below FAIL only where the noise measured at it (or at its row's
 # other half) is at least as large as the slowdown itself: 2x is busbw -50% (time +100%, judged
