@@ -59,7 +59,7 @@ void judge_change(Judgement& j, const Rules& rules) {
     j.reason = change + ", inside the noise of " + pct(j.noise_pct);
   } else if (worse >= rules.fail_pct) {
     j.verdict = Verdict::Fail;
-    j.change_fail = true;
+    j.change_fail = j.samples < 2;
     j.reason = change + " (fail band " + pct(rules.fail_pct) + ", beyond the noise of " + pct(j.noise_pct) + ")";
   } else if (worse >= rules.warn_pct) {
     j.verdict = Verdict::Warn;
@@ -75,6 +75,7 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
   j.key = o.key;
   j.metric = metric_for(o.key, rules);
   const auto& values = j.metric == Metric::Time ? o.time_us : o.bandwidth_gbps;
+  j.samples = static_cast<int>(values.size());
   j.value = median(values);
   j.busbw_gbps = median(o.bandwidth_gbps);
   j.wrong = o.wrong.value_or(0);
@@ -84,7 +85,15 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
     // The noise: the baseline's spread (capped: one wild sample must not hide a regression),
     // this run's own over its cycles, and for latencies a floor.
     const double base_spread = j.metric == Metric::Time ? base->time_spread_pct : base->bandwidth_spread_pct;
-    j.noise_pct = std::max(std::min(base_spread, rules.max_noise_pct), spread_pct(values));
+    // The run's own spread, over its cycles. For a bandwidth it is the drop its cycles span,
+    // (max - min) / max of their times: a spread over the median exceeds 100% once cycles differ
+    // by 3x, and would then excuse any drop, even to zero.
+    double own = spread_pct(o.time_us);
+    if (j.metric != Metric::Time && !o.time_us.empty()) {
+      const auto [lo, hi] = std::minmax_element(o.time_us.begin(), o.time_us.end());
+      own = *hi > 0 ? (*hi - *lo) / *hi * 100.0 : 0.0;
+    }
+    j.noise_pct = std::max(std::min(base_spread, rules.max_noise_pct), own);
     if (j.metric == Metric::Time) j.noise_pct = std::max(j.noise_pct, rules.latency_noise_floor_pct);
     j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;
     judge_change(j, rules);
@@ -104,9 +113,10 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
 }
 
 // A collective's row is timed twice, out-of-place and in-place, moments apart. A regression
-// (a slower link, a slower rank) slows both; a preempted or throttled moment slows one. So a
-// FAIL by change alone stands only where the other half of the row also FAILs by change; else
-// it is a WARN that says why.
+// (a slower link, a slower rank) slows both; a preempted or throttled moment slows one. So,
+// from one sample, a FAIL by change alone stands only where the other half of the row also
+// FAILs by change; else it is a WARN that says why. (With -N cycles the median has already
+// dropped such a moment, and a half that is slower in every cycle is a regression of its own.)
 void require_both_halves(std::vector<Judgement>& judgements) {
   std::map<Key, const Judgement*> by_key;
   for (const auto& j : judgements) by_key[j.key] = &j;
