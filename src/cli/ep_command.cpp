@@ -71,8 +71,8 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
   if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});
   EpOutcome outcome;
   outcome.rows = sweep.run([&](const report::EpRow& row) {
+    if (run.keeper) run.keeper->add(row);  // kept before it is shown
     printer.row(row);
-    if (run.keeper) run.keeper->add(row);
   });
   outcome.wrong = report::wrong_elements(outcome.rows);
   outcome.interrupted = sweep.interrupted();

@@ -8,6 +8,7 @@ namespace commsweep {
 void PairsKeeper::keep(const pairs::PairsRun& run) {
   const std::lock_guard<std::mutex> lock(mutex_);
   kept_ = run;
+  rewrite_if_interrupted();
 }
 
 void PairsKeeper::write_final(const pairs::PairsRun& run, const pairs::Analysis& analysis) {

@@ -28,6 +28,15 @@ void Keeper::write_quietly(const nlohmann::json& doc) {
   report::write_file_atomically(path_, doc.dump(2) + "\n");
 }
 
+void Keeper::rewrite_if_interrupted() {
+  if (written_ || interrupted_cause_.empty()) return;
+  try {
+    write_quietly(incomplete(interrupted_cause_, interrupted_description_));
+  } catch (const std::exception&) {
+    // The first write said why it could not keep the rows; the final write will say it again.
+  }
+}
+
 void Keeper::write_interrupted(const std::string& cause, const std::string& description) {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (written_) return;
@@ -41,6 +50,8 @@ void Keeper::write_interrupted(const std::string& cause, const std::string& desc
   }
   try {
     write_quietly(incomplete(cause, n == 0 ? description + " before any " + unit() + " was measured" : description));
+    interrupted_cause_ = cause;
+    interrupted_description_ = description;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "commsweep: rank 0: %s; the rows measured so far could not be kept: %s\n",
                  description.c_str(), e.what());
@@ -103,11 +114,13 @@ ResultsKeeper::ResultsKeeper(std::string path, report::Results header)
 void ResultsKeeper::add(const report::ResultRow& row) {
   const std::lock_guard<std::mutex> lock(mutex_);
   kept_.rows.push_back(row);
+  rewrite_if_interrupted();
 }
 
 void ResultsKeeper::add(const report::EpRow& row) {
   const std::lock_guard<std::mutex> lock(mutex_);
   kept_.ep_rows.push_back(row);
+  rewrite_if_interrupted();
 }
 
 void ResultsKeeper::set_header(report::Results header) {

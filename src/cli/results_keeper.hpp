@@ -44,6 +44,10 @@ class Keeper {
   void write_interrupted(const std::string& cause, const std::string& description);
 
  protected:
+  // With mutex_ held: after write_interrupted wrote a file, the rows finished since are
+  // added to it at once too (mpirun may kill the job before the final file).
+  void rewrite_if_interrupted();
+
   // With mutex_ held: DOC to the path atomically, said on stdout ("# Results written to
   // PATH"), after which the last words say nothing; a failure is a runtime Error naming --json.
   void write(const nlohmann::json& doc);
@@ -60,6 +64,7 @@ class Keeper {
 
   std::string path_;
   bool written_ = false;
+  std::string interrupted_cause_, interrupted_description_;  // set once write_interrupted wrote
 };
 
 // Whether this rank keeps what is measured: rank 0, with --json PATH.

@@ -114,9 +114,10 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
   ProgressLine progress(root && isatty(STDERR_FILENO), planned_rows(tests, config));
   const SweepSink sink{[&](const report::ResultRow& row) {
                          progress.clear();
+                         // Kept before it is shown: a row the user saw is in the file.
+                         if (run.keeper) run.keeper->add(row);
                          printer.row(row);
                          out.flush();
-                         if (run.keeper) run.keeper->add(row);
                          progress.step(row.test, row.size_bytes);
                        },
                        [&](const std::string& text) {
