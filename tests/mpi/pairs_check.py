@@ -108,7 +108,9 @@ def check_rails(doc, nodes, settings, fail):
 
 
 def check_text(out, doc, n, nodes, fail):
-    fail.check(re.search(r"sendrecv between every pair of %d nodes in %d rounds" % (n, len(doc["rounds"])), out),
+    rounds = len(doc["rounds"])
+    fail.check(re.search(r"sendrecv between every pair of %d nodes in %d %s" % (
+        n, rounds, "round" if rounds == 1 else "rounds"), out),
                "no header line for %d nodes" % n)
     round_lines = re.findall(r"^# round (\d+) of (\d+):(.*)$", out, re.M)
     fail.check(len(round_lines) == len(doc["rounds"]), "%d round lines" % len(round_lines))
