@@ -9,8 +9,8 @@ readonly COMMSWEEP_SCRIPT=build
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 main() {
-  install_deps
-  build_commsweep
+  install_deps --pod
+  build_commsweep all
   say "built $COMMSWEEP_BUILD/commsweep"
 }
 

@@ -3,10 +3,12 @@
 # Sourced, not run. Settings (environment):
 #   COMMSWEEP_BUILD_DIR       build directory (default: <repo>/build)
 #   COMMSWEEP_BUILD_TYPE      CMake build type (default: RelWithDebInfo, optimised with symbols)
-#   CMAKE_CUDA_ARCHITECTURES  GPU architectures to build for (default: "80;90", A100 and H100/H200)
+#   CMAKE_CUDA_ARCHITECTURES  GPU architectures to build for (default: "80;90", A100 and H100/H200;
+#                             scripts/run.sh: the GPUs present)
+#   COMMSWEEP_CUDA=1|0        scripts/run.sh: build the CUDA kernels and the nccl backend, or not
+#                             (default: where a GPU and nvcc are found)
 #   COMMSWEEP_JOBS            parallel build jobs (default: the number of cores)
 #   COMMSWEEP_SKIP_DEPS=1     do not run scripts/install-deps.sh
-#   COMMSWEEP_BUILD_TARGETS   targets to build, space-separated (default: all)
 #   NCCL_ROOT                 the NCCL to build against (and, by the binary's RPATH, run with):
 #                             an install's folder (include/nccl.h, lib/libnccl.so.2), or an
 #                             unpacked nvidia-nccl-cu13 wheel (its nvidia/nccl folder, or the
@@ -21,6 +23,7 @@ say() { echo "${COMMSWEEP_SCRIPT:-commsweep}: $*"; }
 die() { echo "${COMMSWEEP_SCRIPT:-commsweep}: $*" >&2; exit 1; }
 
 # scripts/install-deps.sh is idempotent (it installs only what is missing) but needs apt.
+# Arguments go to it: none (build and run) or --tests.
 install_deps() {
   if [ "${COMMSWEEP_SKIP_DEPS:-0}" = "1" ]; then
     return 0
@@ -29,7 +32,7 @@ install_deps() {
     say "no apt here: not installing dependencies (CMake names what is missing)"
     return 0
   fi
-  "$COMMSWEEP_REPO/scripts/install-deps.sh"
+  "$COMMSWEEP_REPO/scripts/install-deps.sh" "$@"
 }
 
 # nvcc on PATH, else where CUDA_HOME or the usual prefix has it; empty when there is none.
@@ -43,20 +46,22 @@ find_nvcc() {
   done
 }
 
-# Configures and builds $COMMSWEEP_BUILD: with CUDA (kernels, nccl backend) where nvcc is
-# found, else the mpi backend alone.
-build_commsweep() {
+# configure_commsweep CUDA TESTS [ARCHS]: configures $COMMSWEEP_BUILD with COMMSWEEP_CUDA=CUDA
+# (ON: the kernels and the nccl backend, for ARCHS or $CMAKE_CUDA_ARCHITECTURES or 80;90) and
+# COMMSWEEP_TESTS=TESTS.
+configure_commsweep() {
+  local cuda=$1 tests=$2 archs=${3:-${CMAKE_CUDA_ARCHITECTURES:-$COMMSWEEP_DEFAULT_CUDA_ARCHS}}
   command -v cmake >/dev/null || die "cmake not found: run scripts/install-deps.sh"
-  local -a cuda_flags
+  local -a cuda_flags=(-DCOMMSWEEP_CUDA=OFF)
   local nvcc
   nvcc=$(find_nvcc)
-  if [ -n "$nvcc" ]; then
-    cuda_flags=(-DCOMMSWEEP_CUDA=ON "-DCMAKE_CUDA_COMPILER=$nvcc"
-                "-DCMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES:-$COMMSWEEP_DEFAULT_CUDA_ARCHS}")
-    say "building with CUDA ($nvcc, architectures ${CMAKE_CUDA_ARCHITECTURES:-$COMMSWEEP_DEFAULT_CUDA_ARCHS}) into $COMMSWEEP_BUILD"
-  else
-    cuda_flags=(-DCOMMSWEEP_CUDA=OFF)
+  if [ "$cuda" = ON ] && [ -n "$nvcc" ]; then
+    cuda_flags=(-DCOMMSWEEP_CUDA=ON "-DCMAKE_CUDA_COMPILER=$nvcc" "-DCMAKE_CUDA_ARCHITECTURES=$archs")
+    say "building with CUDA ($nvcc, architectures $archs) into $COMMSWEEP_BUILD"
+  elif [ "$cuda" = ON ]; then
     say "no nvcc found: building the mpi backend only (COMMSWEEP_CUDA=OFF) into $COMMSWEEP_BUILD"
+  else
+    say "building the mpi backend only (COMMSWEEP_CUDA=OFF) into $COMMSWEEP_BUILD"
   fi
   local -a nccl_flags=()
   if [ -n "${NCCL_ROOT:-}" ]; then
@@ -66,11 +71,25 @@ build_commsweep() {
     say "building against the NCCL in NCCL_ROOT=$NCCL_ROOT"
   fi
   cmake -S "$COMMSWEEP_REPO" -B "$COMMSWEEP_BUILD" \
-    "-DCMAKE_BUILD_TYPE=${COMMSWEEP_BUILD_TYPE:-RelWithDebInfo}" "${cuda_flags[@]}" "${nccl_flags[@]}"
+    "-DCMAKE_BUILD_TYPE=${COMMSWEEP_BUILD_TYPE:-RelWithDebInfo}" "-DCOMMSWEEP_TESTS=$tests" \
+    "${cuda_flags[@]}" "${nccl_flags[@]}"
+}
+
+# build_commsweep [TARGET...]: configures $COMMSWEEP_BUILD for everything (the tests, and CUDA
+# where nvcc is found) and builds TARGET (default: all).
+build_commsweep() {
+  configure_commsweep ON ON
   local -a targets=()
-  local target
-  for target in ${COMMSWEEP_BUILD_TARGETS:-}; do targets+=(--target "$target"); done
+  if [ $# -gt 0 ]; then targets=(--target "$@"); fi
   cmake --build "$COMMSWEEP_BUILD" -j "${COMMSWEEP_JOBS:-$(nproc)}" "${targets[@]}"
+}
+
+# The compute capabilities of the GPUs present as CMake architectures ("90", "80;90"); empty
+# without a driver.
+gpu_architectures() {
+  command -v nvidia-smi >/dev/null || return 0
+  nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | sort -u |
+    paste -sd ';' || true
 }
 
 # GPUs the NVIDIA driver lists; 0 without a driver.

@@ -158,7 +158,7 @@ main() {
   local ssh_dir=${COMMSWEEP_SSH_DIR:-$HOME/.ssh}
   local sshd
   sshd=$(command -v sshd || echo /usr/sbin/sshd)
-  [ -x "$sshd" ] || die "$EXIT_USAGE" "sshd not found: install openssh-server (scripts/install-deps.sh)"
+  [ -x "$sshd" ] || die "$EXIT_USAGE" "sshd not found: install openssh-server (scripts/install-deps.sh --pod)"
 
   ensure_host_keys "$key_dir"
   check_ssh_plugin_files "$ssh_dir"

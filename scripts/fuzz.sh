@@ -23,7 +23,7 @@ readonly FUZZ_INPUT_TIMEOUT_S=10
 readonly FUZZ_RSS_LIMIT_MB=2048
 
 build_fuzz_targets() {
-  command -v clang++ >/dev/null || die "clang++ not found: scripts/install-deps.sh installs clang"
+  command -v clang++ >/dev/null || die "clang++ not found: scripts/install-deps.sh --tests installs clang"
   mkdir -p "$FUZZ_BUILD"
   # A build folder configured for fuzzing already (scripts/sanitize.sh's, in CI) is reused as
   # it is: its library carries the same instrumentation.

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Installs what commsweep needs to build and test on Debian 12 and Ubuntu 24.04 (apt).
+# Installs what commsweep needs on Debian 12 and Ubuntu 24.04 (apt): to build and run it by
+# default (scripts/run.sh), and with --tests also what the tests use (scripts/test.sh, CI).
 # Idempotent and quiet: packages already present are not touched, apt's chatter goes to a log
 # that is shown only when something fails. The CUDA toolkit and NCCL are not installed here:
 # they come with the GPU image (or /usr/local/cuda); without them the mpi backend still builds.
+#   scripts/install-deps.sh [--run]   build and run: compilers, CMake, Open MPI and the libraries
+#   scripts/install-deps.sh --pod     the same and what a Volcano pod runs besides (sshd, ssh)
+#   scripts/install-deps.sh --tests   all of it and the test tools
 set -euo pipefail
 
-# Build tools, the chosen libraries, and what the tests use (mpiexec, python3 for checks).
-readonly PACKAGES=(
+# Build tools and the chosen libraries: all a first table needs.
+readonly RUNTIME_PACKAGES=(
   build-essential cmake pkg-config git
   openmpi-bin libopenmpi-dev
   libboost-program-options-dev libboost-dev
@@ -14,21 +18,27 @@ readonly PACKAGES=(
   libibverbs-dev ibverbs-providers
   libucx-dev
   nlohmann-json3-dev
-  # Suite files (yaml-cpp), topology XML (pugixml), the seccomp filter of tests/security.
-  libyaml-cpp-dev libpugixml-dev libseccomp-dev
+  # Suite files and topology input (yaml-cpp), topology XML (pugixml).
+  libyaml-cpp-dev libpugixml-dev
+  # scripts/fetch-nvml-header.sh: pip downloads nvml.h (PyPI's nvidia-nvml-dev) for
+  # `commsweep health`; scripts/fetch-nccl-wheel.sh: an NCCL wheel for NCCL_ROOT.
+  python3-pip
+)
+
+# The pods' sshd and ssh (volcano/Dockerfile: mpirun launches ranks over ssh); tests/e2e
+# emulates the pods in network namespaces with ip netns.
+readonly POD_PACKAGES=(openssh-server openssh-client iproute2)
+
+# What only the tests use: GoogleTest, python3 for the checkers; the manifest tests
+# (tests/manifests: YAML, the Volcano CRD schemas, the shell scripts' lint); scripts/fuzz.sh:
+# clang and its runtime libraries (libFuzzer, the sanitizers); libseccomp for tests/security.
+readonly TEST_PACKAGES=(
   libgtest-dev
+  # The seccomp filter of tests/security (libseccomp).
+  libseccomp-dev
   python3
-  # The pods' sshd and ssh (volcano/Dockerfile: mpirun launches ranks over ssh; tests/e2e
-  # emulates the pods in network namespaces with ip netns); the manifest tests
-  # (tests/manifests: YAML, the Volcano CRD schemas, the shell scripts' lint).
-  openssh-server openssh-client iproute2
   python3-yaml python3-jsonschema shellcheck
-  # scripts/fetch-nccl-wheel.sh (the newest-NCCL build, the image's NCCL): pip download.
-  python3-pip
-  # scripts/fuzz.sh: clang and its runtime libraries (libFuzzer, the sanitizers).
   clang libclang-rt-dev
-  # scripts/fetch-nvml-header.sh: pip downloads nvml.h (PyPI's nvidia-nvml-dev) for `commsweep health`.
-  python3-pip
 )
 
 # Headless Chromium renders the HTML regression report in a test (tests/regress). Debian's
@@ -50,10 +60,17 @@ optional_packages() {
 log=$(mktemp -t commsweep-deps.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
+# The packages of the set asked for (SET: run, pod or tests) not yet installed.
 missing_packages() {
-  local p optional
-  mapfile -t optional < <(optional_packages)
-  for p in "${PACKAGES[@]}" "${optional[@]}"; do
+  local p
+  local -a wanted=("${RUNTIME_PACKAGES[@]}")
+  if [ "$SET" = pod ] || [ "$SET" = tests ]; then wanted+=("${POD_PACKAGES[@]}"); fi
+  if [ "$SET" = tests ]; then
+    local -a optional
+    mapfile -t optional < <(optional_packages)
+    wanted+=("${TEST_PACKAGES[@]}" "${optional[@]}")
+  fi
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
   done
 }
@@ -66,7 +83,15 @@ run_quietly() {
   fi
 }
 
+SET=run
+
 main() {
+  case "${1:---run}" in
+    --run) SET=run ;;
+    --pod) SET=pod ;;
+    --tests) SET=tests ;;
+    *) echo "install-deps: unknown argument '$1' (--run, the default; --pod; or --tests)" >&2; exit 2 ;;
+  esac
   if ! command -v apt-get >/dev/null; then
     echo "install-deps: apt-get not found; this script supports Debian 12 and Ubuntu 24.04" >&2
     exit 1
@@ -81,7 +106,7 @@ main() {
     run_quietly $sudo env DEBIAN_FRONTEND=noninteractive \
       apt-get install -y -q --no-install-recommends "${missing[@]}"
   fi
-  # The NVML header (no library: the driver's is opened at run time); never fails the install.
+  # nvml.h for `commsweep health` (never fails: without it the build reads no GPU, and says so).
   "$(dirname "$0")/fetch-nvml-header.sh" || true
 }
 

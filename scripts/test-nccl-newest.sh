@@ -26,13 +26,13 @@ header_version() {
 }
 
 main() {
-  install_deps
+  install_deps --tests
   [ -n "$(find_nvcc)" ] || die "no nvcc: the newest-NCCL build needs the CUDA toolkit (the kernels are the point)"
   local folder version found libraries
   folder=$("$COMMSWEEP_REPO/scripts/fetch-nccl-wheel.sh" "${NCCL_NEWEST_VERSION:-}")
   version=$(header_version "$folder")
   say "NCCL $version from PyPI's nvidia-nccl-cu13, unpacked in $folder"
-  NCCL_ROOT="$folder" COMMSWEEP_BUILD_TARGETS="commsweep commsweep_unit_tests" build_commsweep
+  NCCL_ROOT="$folder" build_commsweep commsweep commsweep_unit_tests
   found=$(sed -n 's/^FIND_PACKAGE_MESSAGE_DETAILS_NCCL:INTERNAL=.*\[v\([0-9.]*\)(.*/\1/p' "$COMMSWEEP_BUILD/CMakeCache.txt")
   [ "$found" = "$version" ] || die "CMake found NCCL '$found', not the wheel's $version (NCCL_ROOT=$folder)"
   # The binaries run against the wheel's library (their RPATH): the unit tests load it.

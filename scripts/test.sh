@@ -35,8 +35,8 @@ say_skip_reasons() {
 
 main() {
   local start=$SECONDS
-  install_deps
-  build_commsweep
+  install_deps --tests
+  build_commsweep all
   local rc=0
   run_ctest "$@" || rc=$?
   say "finished in $((SECONDS - start)) s (build and tests), exit code $rc"

@@ -7,6 +7,7 @@
 
 #include "cli/flags.hpp"
 #include "cli/regress_commands.hpp"
+#include "core/strings.hpp"
 #include "regress/baseline_json.hpp"
 #include "runtime/error.hpp"
 #include "regress/compare.hpp"
@@ -21,8 +22,9 @@ namespace {
 struct BaselineOptions {
   std::vector<std::string> runs, floors;
   std::string output, shape, mode = "default", note;
-  double warn_pct = 5, fail_pct = 10, max_noise_pct = 25;
+  double warn_pct = 5, fail_pct = 10, max_noise_pct = 25, latency_floor_pct = 30;
   std::string small_bytes = "64K";
+  bool allow_incomplete = false, allow_mixed = false;
 };
 
 po::options_description baseline_flags(BaselineOptions& o) {
@@ -34,7 +36,10 @@ po::options_description baseline_flags(BaselineOptions& o) {
       ("warn-pct", po::value(&o.warn_pct)->default_value(5), "rules.warn_pct: worse by this much is WARN")
       ("fail-pct", po::value(&o.fail_pct)->default_value(10), "rules.fail_pct: worse by this much is FAIL")
       ("max-noise-pct", po::value(&o.max_noise_pct)->default_value(25), "rules.max_noise_pct: the run-to-run spread excuses a change (SAME) up to this much")
+      ("latency-noise-floor-pct", po::value(&o.latency_floor_pct)->default_value(30), "rules.latency_noise_floor_pct: below --small-bytes a time is never judged finer than this")
       ("small-bytes", po::value(&o.small_bytes)->default_value("64K"), "rules.small_message_bytes: below it the time is judged, from it busbw")
+      ("allow-incomplete", po::bool_switch(&o.allow_incomplete), "use runs that ended early (complete: false): their missing sizes are simply absent")
+      ("allow-mixed", po::bool_switch(&o.allow_mixed), "use runs taken with different settings (backend, ranks, buffers, arguments) together")
       ("floor", po::value(&o.floors)->composing(), "an absolute floor TEST[:TYPE]:FROM_SIZE:GBPS, e.g. all_reduce:1G:330 (repeatable)")
       ("note", po::value(&o.note), "a sentence for provenance.note: where and how the runs were taken")
       ("help,h", "show this help");
@@ -73,6 +78,41 @@ regress::Floor floor_from(const std::string& text) {
   return f;
 }
 
+// What a run was taken with, for telling runs of other settings apart: the backend, the
+// ranks, the buffers and the arguments without the file names they were written to.
+std::string settings_of(const report::Provenance& p) {
+  std::string text = p.backend + ", " + count_of(static_cast<std::size_t>(p.ranks), "rank") + ", buffers " + p.buffers + ", arguments '";
+  bool first = true;
+  for (std::size_t i = 0; i < p.arguments.size(); ++i) {
+    const std::string& a = p.arguments[i];
+    if (a == "--json") {
+      ++i;  // and its value
+      continue;
+    }
+    if (a.rfind("--json=", 0) == 0) continue;
+    text += (first ? "" : " ") + a;
+    first = false;
+  }
+  return text + "'";
+}
+
+// A baseline is made of complete runs of one setting, unless the user says otherwise.
+void require_comparable(const BaselineOptions& o, const std::vector<report::Results>& runs) {
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!runs[i].complete && !o.allow_incomplete) {
+      const std::string why = runs[i].interrupted_by.empty() ? "" : " (" + runs[i].interrupted_by + ")";
+      throw_usage(o.runs[i] + ": an incomplete run (complete: false" + why +
+                  "): the sizes it did not reach would be missing from the baseline; give "
+                  "--allow-incomplete to use it anyway");
+    }
+    if (i > 0 && !o.allow_mixed && settings_of(runs[i].provenance) != settings_of(runs[0].provenance)) {
+      throw_usage(o.runs[i] + ": taken with other settings than " + o.runs[0] + " (" +
+                  settings_of(runs[i].provenance) + " vs " + settings_of(runs[0].provenance) +
+                  "); give --allow-mixed to put them in one baseline");
+    }
+  }
+}
+
 regress::Baseline make_baseline(const BaselineOptions& o, const std::vector<report::Results>& runs,
                                 const std::string& command_line) {
   regress::Baseline b;
@@ -92,6 +132,7 @@ regress::Baseline make_baseline(const BaselineOptions& o, const std::vector<repo
   b.rules.fail_pct = o.fail_pct;
   if (o.fail_pct < o.warn_pct) throw_usage("--fail-pct must not be smaller than --warn-pct");
   b.rules.max_noise_pct = o.max_noise_pct;
+  b.rules.latency_noise_floor_pct = o.latency_floor_pct;
   b.rules.small_message_bytes = parse_size(o.small_bytes, "--small-bytes");
   for (const auto& f : o.floors) b.rules.floors.push_back(floor_from(f));
   b.entries = regress::baseline_entries(runs);
@@ -112,20 +153,32 @@ int run_baseline_command(int argc, char** argv, char**) {
   if (vm.count("help")) {
     std::cout << flags << "\nMakes a baseline (schema commsweep.baseline/1, results/schema/baseline.md) from one or\n"
                  "more results files: per measurement the median and the spread ((max - min) / median) over\n"
-                 "every sample of every run (each cycle of -N counts). Exit codes: 0 written, 2 bad input.\n";
+                 "every sample of every run (each cycle of -N counts), at least the noise each row shows of\n"
+                 "itself (its two halves, out-of-place and in-place), so that one run gives a spread too; 5 runs\n"
+                 "or more are recommended. Runs that ended early or were taken with other settings are\n"
+                 "refused (--allow-incomplete, --allow-mixed). Exit codes: 0 written, 2 bad input.\n";
     return 0;
   }
   if (o.runs.empty()) throw_usage("no RUN files given (commsweep baseline --help)");
   if (o.output.empty()) throw_usage("-o/--output FILE is required");
+  if (const std::string why = report::cannot_write_reason(o.output); !why.empty()) {
+    throw_usage("-o/--output " + o.output + ": cannot write the baseline there: " + why);
+  }
   std::vector<report::Results> runs;
   std::string command_line = "commsweep";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   try {
     for (const auto& r : o.runs) runs.push_back(report::read_results_file(r));
+    require_comparable(o, runs);
     const regress::Baseline b = make_baseline(o, runs, command_line);
     report::write_file_atomically(o.output, regress::to_json(b).dump(2) + "\n");
-    std::cout << "baseline " << o.output << ": " << b.shape << " " << b.mode << ", " << b.entries.size()
-              << " measurements from " << runs.size() << " runs\n";
+    std::cout << "baseline " << o.output << ": " << b.shape << " " << b.mode << ", "
+              << count_of(b.entries.size(), "measurement") << " from " << count_of(runs.size(), "run") << "\n";
+    if (runs.size() < regress::kRecommendedBaselineRuns) {
+      std::cout << "note: " << regress::kRecommendedBaselineRuns << " runs or more are recommended: with "
+                << runs.size() << ", each spread is the noise the rows show of themselves (their two "
+                   "halves), not yet how much one run differs from the next\n";
+    }
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {

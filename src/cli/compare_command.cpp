@@ -92,8 +92,20 @@ int run_compare_command(int argc, char** argv, char**) {
     return 0;
   }
   if (o.results.empty()) return bad_input("no RESULTS file given (commsweep compare --help)");
-  if (o.baseline.empty()) return bad_input("--baseline FILE is required");
+  if (o.baseline.empty()) {
+    return bad_input("--baseline FILE is required: the run is judged against a baseline; make one from "
+                     "earlier results with `commsweep baseline RUN.json... -o baseline.json`");
+  }
   if (o.record && o.history.empty()) return bad_input("--record needs --history DIR");
+  // Before anything is read: a report path that can never be written (a directory) is bad
+  // input, and no report is written when one of them cannot be.
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--markdown", o.markdown},
+                                   {"--html", o.html}, {"--prometheus", o.prometheus}, {"--json", o.json}}) {
+    if (path.empty()) continue;
+    if (const std::string why = report::cannot_write_reason(path); !why.empty()) {
+      return bad_input(std::string(flag) + " " + path + ": cannot write the report there: " + why);
+    }
+  }
   try {
     std::vector<report::Results> inputs;
     for (const auto& path : o.results) inputs.push_back(report::read_results_file(path));

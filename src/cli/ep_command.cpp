@@ -125,8 +125,8 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
   if (root && !policy_note.empty()) printer.note(policy_note);
   EpOutcome outcome;
   outcome.rows = sweep.run([&](const report::EpRow& row) {
+    if (run.keeper) run.keeper->add(row);  // kept before it is shown
     printer.row(row);
-    if (run.keeper) run.keeper->add(row);
   });
   outcome.wrong = report::wrong_elements(outcome.rows);
   outcome.interrupted = sweep.interrupted();

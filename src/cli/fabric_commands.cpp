@@ -8,6 +8,7 @@
 
 #include "cli/flags.hpp"
 #include "cli/rank_binding.hpp"
+#include "cli/run_setup.hpp"
 #include "core/text_file.hpp"
 #include "fabric/locality.hpp"
 #include "fabric/nccl_env.hpp"
@@ -107,6 +108,7 @@ int run_preflight_command(World& world, int argc, char** argv, char** envp) {
   options.sysfs_root = vm["sysfs-root"].as<std::string>();
   if (vm.count("annotations")) options.annotations = vm["annotations"].as<std::string>();
   const double timeout = vm["timeout"].as<double>();
+  if (vm.count("json")) require_writable_results(world, vm["json"].as<std::string>(), timeout);
   const auto nodes = gather_nodes(world, options, envp, timeout, bind_note(vm["bind"].as<std::string>(), world.local_rank()));
   int code = exit_code::kOk;
   if (world.rank() == 0) {

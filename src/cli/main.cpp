@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/results_keeper.hpp"
 #include "cli/options.hpp"
 #include "cli/pairs_options.hpp"
 #include "cli/pairs_plan.hpp"
@@ -15,12 +16,18 @@
 #include "cli/ep_options.hpp"
 #include "cli/sweep_command.hpp"
 #include "collectives/collective_test.hpp"
+#include "output/stdout_check.hpp"
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
 #include "runtime/world.hpp"
 #include "version.hpp"
 
 namespace {
+
+// Under mpirun a Ctrl-C can reach a rank while its libraries (MPI, CUDA, NCCL) still load, and
+// the signal's default action would end it without a word: blocked from load time, the signal
+// waits for the TerminationGuard in main, which says what happened.
+__attribute__((constructor)) void block_termination_signals_at_load() { commsweep::block_termination_signals(); }
 
 // Ends the job for an error this rank alone met (World::fail: rank 0 keeps what was measured).
 [[noreturn]] void fail(commsweep::World& world, const commsweep::RankContext& ctx,
@@ -35,6 +42,7 @@ int guarded(commsweep::World& world, commsweep::RankContext& context, Command co
   try {
     const int rc = command();
     world.set_last_words(nullptr);
+    on_termination(nullptr);
     return rc;
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Usage || e.kind() == ErrorKind::OutOfMemory) {
@@ -47,6 +55,7 @@ int guarded(commsweep::World& world, commsweep::RankContext& context, Command co
         if (e.kind() == ErrorKind::OutOfMemory) world.say_last_words(std::string(name_of(e.kind())), e.what());
       }
       world.set_last_words(nullptr);
+      on_termination(nullptr);
       return e.exit_code();
     }
     fail(world, context, e);
@@ -75,13 +84,12 @@ int run_ep(commsweep::World& world, int argc, char** argv, char** envp) {
   return guarded(world, context, [&] { return run_ep_command(world, options, envp, context); });
 }
 
-}  // namespace
-
-int main(int argc, char** argv, char** envp) {
+int run_command(int argc, char** argv, char** envp) {
   using namespace commsweep;
   const std::string command = argc > 1 ? argv[1] : "";
   for (const auto& c : offline_commands()) {
     if (command != c.name) continue;
+    let_termination_signals_in();  // no keeper to stop for: Ctrl-C ends it at once
     try {
       return c.run(argc, argv, envp);
     } catch (const Error& e) {
@@ -112,6 +120,7 @@ int main(int argc, char** argv, char** envp) {
     });
     if (rc != exit_code::kOk) return rc;
   }
+  say_interrupted_in_set_up(world);  // until a command's keeper (or its absence) says more
   if (command == "ep") return run_ep(world, argc, argv, envp);
   for (const auto& c : world_commands()) {
     if (command != c.name) continue;
@@ -139,4 +148,15 @@ int main(int argc, char** argv, char** envp) {
   }
   if (options.action != CliOptions::Action::Sweep) return exit_code::kOk;
   return guarded(world, context, [&] { return run_sweep_command(world, options, envp, context); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv, char** envp) {
+  using namespace commsweep;
+  const int rc = run_command(argc, argv, envp);
+  // A table, list or help that never reached the user is a failure (exit 3; compare's 3 means
+  // wrong results, so it says 2, its "nothing usable was written").
+  const bool compare = argc > 1 && std::string(argv[1]) == "compare";
+  return output::finish_standard_output(rc, compare ? exit_code::kUsage : exit_code::kRuntime);
 }

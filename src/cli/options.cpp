@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/flags.hpp"
 #include "collectives/collective_test.hpp"
+#include "core/strings.hpp"
 #include "runtime/error.hpp"
 #include "sweep/sizes.hpp"
 
@@ -46,7 +47,8 @@ constexpr FaultName kFaults[] = {{"wrong-element", Fault::Kind::WrongElement},
                                  {"never-join", Fault::Kind::NeverJoin},
                                  {"hang", Fault::Kind::Hang},
                                  {"alloc", Fault::Kind::Alloc},
-                                 {"async-error", Fault::Kind::AsyncError}};
+                                 {"async-error", Fault::Kind::AsyncError},
+                                 {"slow", Fault::Kind::Slow}};
 
 // "wrong-element:RANK, never-join:RANK, ... or async-error:RANK"
 std::string fault_choices() {
@@ -60,7 +62,8 @@ std::string fault_choices() {
 
 po::options_description commsweep_flags() {
   const std::string fault_help = "testing only: " + fault_choices() +
-                                 "; never-join, hang and async-error take @SIZE: from the first size of at least SIZE on";
+                                 "; never-join, hang, async-error and slow take @SIZE: from the first size of at least SIZE on"
+                                 " (slow: that rank takes twice as long per timed iteration, so the job does)";
   po::options_description d("commsweep");
   d.add_options()
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
@@ -144,12 +147,34 @@ Fault parse_fault(const std::string& text) {
   }
   if (used == 0 || used != rank.size()) throw_usage("--fault: '" + rank + "' is not a rank");
   if (at != std::string::npos) {
-    if (f.kind != Fault::Kind::NeverJoin && f.kind != Fault::Kind::Hang && f.kind != Fault::Kind::AsyncError) {
-      throw_usage("--fault " + text + ": @SIZE is for never-join, hang and async-error");
+    if (f.kind != Fault::Kind::NeverJoin && f.kind != Fault::Kind::Hang && f.kind != Fault::Kind::AsyncError &&
+        f.kind != Fault::Kind::Slow) {
+      throw_usage("--fault " + text + ": @SIZE is for never-join, hang, async-error and slow");
     }
     f.from_bytes = parse_size(rest.substr(at + 1), "--fault " + kind + ":RANK@SIZE");
   }
   return f;
+}
+
+// A word that is neither a command nor a test: the closest of both, then both lists.
+std::string unknown_name_message(const std::string& name) {
+  std::vector<std::string> commands = {"ep", "list"};
+  for (const auto& c : world_commands()) commands.emplace_back(c.name);
+  for (const auto& c : offline_commands()) commands.emplace_back(c.name);
+  std::vector<std::string> tests = {"all"};
+  for (const auto* k : collective_tests()) tests.emplace_back(k->name);
+  std::vector<std::string> every = commands;
+  every.insert(every.end(), tests.begin(), tests.end());
+  const std::string guess = closest_name(name, every);
+  std::string message = "unknown command or test '" + name + "'";
+  if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+  auto listed = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& n : names) text += " " + n;
+    return text;
+  };
+  return message + "; the commands are:" + listed(commands) + "; the tests are:" + listed(tests) +
+         " (commsweep --help)";
 }
 
 std::vector<std::string> parse_tests(const std::vector<std::string>& given) {
@@ -161,11 +186,7 @@ std::vector<std::string> parse_tests(const std::vector<std::string>& given) {
         continue;
       }
       const auto* t = find_collective_test(name);
-      if (t == nullptr) {
-        std::string known;
-        for (const auto* k : collective_tests()) known += " " + std::string(k->name);
-        throw_usage("unknown test '" + name + "'; the tests are:" + known + " (or all)");
-      }
+      if (t == nullptr) throw_usage(unknown_name_message(name));
       tests.emplace_back(t->name);
     }
   }
@@ -190,6 +211,12 @@ SweepConfig parse_sweep(const po::variables_map& vm) {
     throw_usage("-f/--stepfactor 1 makes a linear sweep: give its step with -i/--stepbytes");
   }
   if (vm.count("stepbytes") && vm["stepfactor"].defaulted()) c.step_factor = 1;
+  // 0 times a factor stays 0: the sweep would be the one size 0, which has no element to move.
+  if (c.min_bytes == 0 && c.step_factor > 1) {
+    throw_usage("-b/--minbytes 0 with -f/--stepfactor " + vm["stepfactor"].as<std::string>() +
+                " sweeps only 0 bytes (0 times a factor stays 0): give -b 8 or more, or a linear "
+                "sweep (-f 1 -i STEP)");
+  }
   if (const std::uint64_t n = size_count(c); n > kMaxSizes) {
     throw_usage("-i/--stepbytes: " + vm["stepbytes"].as<std::string>() + " steps from -b to -e make " +
                 std::to_string(n) + " sizes (at most " + std::to_string(kMaxSizes) +
@@ -244,6 +271,10 @@ CliOptions parse_options(int argc, const char* const* argv) {
 
   CliOptions o;
   for (int i = 1; i < argc; ++i) o.arguments.emplace_back(argv[i]);
+  std::vector<std::string> given;
+  if (vm.count("tests")) given = vm["tests"].as<std::vector<std::string>>();
+  // `commsweep prefligt --help`: the help of a word that names nothing would hide the typo.
+  if (!given.empty() && given.front() != "list") o.tests = parse_tests(given);
   if (vm.count("help")) {
     o.action = CliOptions::Action::Help;
     return o;
@@ -252,8 +283,6 @@ CliOptions parse_options(int argc, const char* const* argv) {
     o.action = CliOptions::Action::Version;
     return o;
   }
-  std::vector<std::string> given;
-  if (vm.count("tests")) given = vm["tests"].as<std::vector<std::string>>();
   if (!given.empty() && given.front() == "list") {
     o.action = CliOptions::Action::List;
     return o;

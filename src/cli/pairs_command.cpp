@@ -20,12 +20,13 @@
 #include "cli/pairs_plan.hpp"
 #include "cli/progress.hpp"
 #include "cli/run_setup.hpp"
+#include "core/strings.hpp"
 #include "pairs/exchange.hpp"
 #include "pairs/heatmap_html.hpp"
 #include "report/json.hpp"
 #include "pairs/outliers.hpp"
 #include "pairs/render.hpp"
-#include "pairs/slow_rank.hpp"
+#include "comm/slowed_backend.hpp"
 #include "plan/adaptive.hpp"
 #include "plan/topology_readers.hpp"
 #include "runtime/error.hpp"
@@ -297,7 +298,7 @@ void require_planted_faults_fit(const World& world, const PairsOptions& o, int r
   }
   if (o.hang_rank >= 0 && o.hang_round > rounds) {
     throw_usage("pairs: --fault hang:" + std::to_string(o.hang_rank) + "@" + std::to_string(o.hang_round) +
-                ": this job has " + std::to_string(rounds) + " round(s)");
+                ": this job has " + count_of(static_cast<std::size_t>(rounds), "round"));
   }
 }
 
@@ -318,17 +319,18 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
     return std::string();
   });
   require_planted_faults_fit(world, o, static_cast<int>(plan.rounds.size()), topology);
+  require_writable_results(world, o.json_path, o.timeout_s);
 
   RankContext context;
   Watchdog watchdog(world);
   RunHealth health(world, o.timeout_s);  // the hardware's counters before and after the rounds
   RunSetup setup = start_run(world, watchdog, o.backend, o.timeout_s, o.arguments, envp, context);
   std::unique_ptr<Backend> slowed;
-  if (o.slow_rank == world.rank()) slowed = std::make_unique<pairs::SlowRankBackend>(*setup.backend.backend, o.fault_slowdown);
+  if (o.slow_rank == world.rank()) slowed = std::make_unique<SlowedBackend>(*setup.backend.backend, o.fault_slowdown);
   if (!o.slow_leaf.empty() && topology.leaf_names[topology.leaf_of[world.node_of(world.rank())]] == o.slow_leaf) {
     // Every exchange with a rank of another leaf is slow: a bad uplink of this leaf.
     const int my_leaf = topology.leaf_of[world.node_of(world.rank())];
-    slowed = std::make_unique<pairs::SlowRankBackend>(*setup.backend.backend, o.fault_slowdown, [&world, leaf_of = topology.leaf_of, my_leaf](int peer) {
+    slowed = std::make_unique<SlowedBackend>(*setup.backend.backend, o.fault_slowdown, /*spin=*/false, [&world, leaf_of = topology.leaf_of, my_leaf](int peer) {
       return peer >= 0 && leaf_of[world.node_of(peer)] != my_leaf;
     });
   }

@@ -11,14 +11,15 @@ void PairsKeeper::keep(const pairs::PairsRun& run) {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (kept_.nodes.empty() || kept_.pairs.size() > run.pairs.size()) {
     kept_ = run;
-    return;
+  } else {
+    kept_.pairs.insert(kept_.pairs.end(), run.pairs.begin() + static_cast<long>(kept_.pairs.size()), run.pairs.end());
+    if (kept_.rounds.size() != run.rounds.size()) kept_.rounds = run.rounds;  // follow-up rounds appended
+    kept_.round_wall_s = run.round_wall_s;
+    kept_.findings = run.findings;
+    kept_.complete = run.complete;
+    kept_.interrupted_by = run.interrupted_by;
   }
-  kept_.pairs.insert(kept_.pairs.end(), run.pairs.begin() + static_cast<long>(kept_.pairs.size()), run.pairs.end());
-  if (kept_.rounds.size() != run.rounds.size()) kept_.rounds = run.rounds;  // follow-up rounds appended
-  kept_.round_wall_s = run.round_wall_s;
-  kept_.findings = run.findings;
-  kept_.complete = run.complete;
-  kept_.interrupted_by = run.interrupted_by;
+  rewrite_if_interrupted();
 }
 
 void PairsKeeper::write_final(const pairs::PairsRun& run, const pairs::Analysis& analysis) {

@@ -23,7 +23,7 @@ class PairsKeeper final : public Keeper {
 
  private:
   std::size_t measured() const override { return kept_.pairs.size(); }
-  const char* unit() const override { return "pair(s)"; }
+  const char* unit() const override { return "pair"; }
   nlohmann::json incomplete(const std::string& cause, const std::string& message) const override;
   pairs::PairsRun kept_;
 };

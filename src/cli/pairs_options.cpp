@@ -41,7 +41,7 @@ po::options_description visible_flags() {
 
 po::options_description hidden_flags() {
   po::options_description d;
-  // Testing only: slow-rank:R sleeps after each exchange (pairs/slow_rank.hpp), a planted slow
+  // Testing only: slow-rank:R sleeps after each exchange (comm/slowed_backend.hpp), a planted slow
   // rail; hang:R@ROUND stays silent from that round on.
   d.add_options()("fault", po::value<std::string>())("fault-slowdown", po::value<double>());
   return d;

@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <iostream>
 #include <cstdint>
+#include <map>
 #include <sstream>
 
 #include "cli/provenance.hpp"
 #include "cli/rank_binding.hpp"
 #include "cli/run_transport.hpp"
+#include "core/strings.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
@@ -19,25 +21,28 @@
 namespace commsweep {
 namespace {
 
-// Rank 0 learns every rank's device: "device|pci|pid|name".
+// Rank 0 learns every rank's device and its host's online cores: "device|pci|pid|cores|name".
 std::vector<report::GpuInfo> gather_gpus(World& world, const report::GpuInfo& mine, double timeout,
-                                         std::vector<int>* pids) {
+                                         std::vector<int>* pids, std::map<std::string, long>* cores) {
   std::ostringstream line;
-  line << mine.device << "|" << mine.pci_bus_id << "|" << getpid() << "|" << mine.name;
+  line << mine.device << "|" << mine.pci_bus_id << "|" << getpid() << "|" << sysconf(_SC_NPROCESSORS_ONLN) << "|"
+       << mine.name;
   const auto all = world.gather(line.str(), Phase{"device inventory", Deadline::after(timeout)});
   std::vector<report::GpuInfo> gpus;
   for (std::size_t r = 0; r < all.size(); ++r) {
     std::istringstream in(all[r]);
     report::GpuInfo g;
-    std::string device, pid;
+    std::string device, pid, online;
     std::getline(in, device, '|');
     std::getline(in, g.pci_bus_id, '|');
     std::getline(in, pid, '|');
+    std::getline(in, online, '|');
     std::getline(in, g.name);
     g.rank = static_cast<int>(r);
     g.host = world.hosts_by_rank()[r];
     g.device = std::stoi(device);
     pids->push_back(std::stoi(pid));
+    (*cores)[g.host] = std::stol(online);
     gpus.push_back(std::move(g));
   }
   return gpus;
@@ -48,6 +53,21 @@ std::string device_line(const report::GpuInfo& g, int pid) {
   std::snprintf(buf, sizeof(buf), "Rank %2d Group  0 Pid %6d on %10s device %2d [%s] %s", g.rank,
                 pid, g.host.c_str(), g.device, g.pci_bus_id.c_str(), g.name.c_str());
   return buf;
+}
+
+// A '#' warning for every host with more ranks than cores: the ranks then take turns on the
+// cores, and the times measure the scheduler as much as the fabric.
+std::vector<std::string> oversubscription_warnings(const World& world, const std::map<std::string, long>& cores) {
+  std::vector<std::string> lines;
+  for (const auto& [host, ranks] : world.ranks_per_host()) {
+    const auto it = cores.find(host);
+    if (it == cores.end() || it->second <= 0 || ranks <= it->second) continue;
+    lines.push_back("# warning: " + count_of(static_cast<std::size_t>(ranks), "rank") + " on " + host + ", which has " +
+                    count_of(static_cast<std::size_t>(it->second), "core") +
+                    ": the ranks take turns on the cores, so the times measure the scheduler as much as the "
+                    "fabric (start at most " + std::to_string(it->second) + " ranks there)");
+  }
+  return lines;
 }
 
 }  // namespace
@@ -99,7 +119,7 @@ int exit_code_of(const report::Results& results) {
 }
 
 std::string interrupted_note() {
-  return std::string("interrupted by ") + termination_signal_name() +
+  return termination_description() +
          ": the rows above were measured, the rest were not (results marked incomplete)";
 }
 
@@ -133,8 +153,8 @@ void print_preamble(const World& world, const RunSetup& run) {
 std::string world_summary(const World& world) {
   std::ostringstream out;
   const auto hosts = world.ranks_per_host();
-  out << "World: " << world.size() << " ranks on " << hosts.size()
-      << (hosts.size() == 1 ? " host:" : " hosts:");
+  out << "World: " << count_of(static_cast<std::size_t>(world.size()), "rank") << " on "
+      << count_of(hosts.size(), "host") << ":";
   for (const auto& [host, n] : hosts) out << " " << host << " (" << n << (n == 1 ? " rank)" : " ranks)");
   return out.str();
 }
@@ -160,12 +180,15 @@ RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, doubl
   run.transport = std::move(verdict.record);
   run.transport_failed = verdict.failed;
   std::vector<int> pids;
-  const auto gpus = gather_gpus(world, run.backend.gpu, timeout_s, &pids);
+  std::map<std::string, long> cores;
+  const auto gpus = gather_gpus(world, run.backend.gpu, timeout_s, &pids, &cores);
   // The collectives' decision (a refusal ended the run in NcclBackend's constructor).
   if (run.backend.nccl) {
     record_nccl_decision(run, nccl_policy::decide(nccl_policy::Path::HostCollectives, *run.backend.nccl));
   }
   if (world.rank() != 0) return run;
+  const auto warnings = oversubscription_warnings(world, cores);
+  run.fabric_lines.insert(run.fabric_lines.begin(), warnings.begin(), warnings.end());
 
   auto& p = run.provenance;
   p.commsweep_version = kVersion;
@@ -182,9 +205,12 @@ RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, doubl
   p.mpi_version = mpi_library_version();
   p.environment = fabric_environment(envp);
   p.arguments = arguments;
+  // "none" in the results (schema); in words on the line a user reads first.
+  const bool loaded = run.backend.nccl_version != "none";
   run.version_line = std::string("commsweep version ") + kVersion + " (" + kGitHash + ") backend " +
-                     p.backend + " nccl-headers=" + run.backend.nccl_headers_version +
-                     " nccl-library=" + run.backend.nccl_version;
+                     p.backend + " nccl-headers=" +
+                     (nccl_backend_built() ? run.backend.nccl_headers_version : "none (built without NCCL)") +
+                     " nccl-library=" + (loaded ? run.backend.nccl_version : "not loaded: " + p.backend + " backend");
   for (std::size_t r = 0; r < gpus.size(); ++r) run.device_lines.push_back(device_line(gpus[r], pids[r]));
   return run;
 }

@@ -118,7 +118,7 @@ auto parse_as_flags(const Entry& e, const KeyFlag (&keys)[N], const std::vector<
     for (const bool given_only : {true, false}) {
       for (const auto& k : keys) {
         const bool named = k.flag ? names_flag(message, k.flag)
-                                  : message.compare(0, 12, "unknown test") == 0;
+                                  : message.compare(0, 24, "unknown command or test ") == 0;
         if (named && (!given_only || e.entry.contains(k.key))) e.refuse(k.key, message);
       }
     }

@@ -9,15 +9,20 @@
 #include "cli/fabric_commands.hpp"
 #include "cli/health_gather.hpp"
 #include "cli/progress.hpp"
+#include "cli/provenance.hpp"
 #include "cli/run_setup.hpp"
 #include "collectives/collective_test.hpp"
+#include "comm/make_backend.hpp"
+#include "core/strings.hpp"
 #include "report/json.hpp"
+#include "runtime/gpu.hpp"
 #include "report/table.hpp"
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
 #include "runtime/watchdog.hpp"
 #include "sweep/sizes.hpp"
 #include "sweep/sweep.hpp"
+#include "version.hpp"
 
 namespace commsweep {
 namespace {
@@ -48,6 +53,47 @@ std::size_t planned_rows(const std::vector<std::string>& tests, const SweepConfi
   return rows * static_cast<std::size_t>(c.cycles);
 }
 
+// What rank 0 knows of the run before its set-up: the build, the start, the ranks and hosts,
+// the arguments, the backend asked for.
+report::Provenance early_provenance(const World& world, const std::vector<std::string>& arguments,
+                                    BackendChoice backend) {
+  report::Provenance p;
+  p.commsweep_version = kVersion;
+  p.git_hash = kGitHash;
+  p.started_at = utc_now_iso8601();
+  p.backend = backend == BackendChoice::Mpi ? "mpi" : backend == BackendChoice::Nccl ? "nccl" : "auto";
+  p.ranks = world.size();
+  p.hosts = world.hosts_by_rank();
+  p.driver_version = p.cuda_version = p.nccl_version = p.nccl_headers_version = p.mpi_version = "unknown";
+  p.arguments = arguments;
+  return p;
+}
+
+// The usage errors that need the job's size or its GPUs, found before the preflight and the
+// table header are printed (every rank reaches the same verdict).
+void require_usable_settings(World& world, const CliOptions& o) {
+  for (const auto& name : o.tests) {
+    if (!find_collective_test(name)->rooted) continue;
+    if (o.sweep.root >= world.size()) {
+      throw_usage("-r/--root " + std::to_string(o.sweep.root) + " is not a rank of this job (0 to " +
+                  std::to_string(world.size() - 1) + ")");
+    }
+  }
+  if (o.sweep.graph_launches == 0 || o.backend != BackendChoice::Auto) return;
+  // -G with --backend auto: only a job whose every rank has a GPU gets the nccl backend.
+  std::string why_none;
+  const bool gpu = nccl_backend_built() && visible_gpu_count(&why_none) > 0;
+  const auto without = world.sum(gpu ? 0 : 1, Phase{"GPU discovery", Deadline::after(o.sweep.timeout_s)});
+  if (without > 0) {
+    throw_usage("-G/--cudagraph needs the nccl backend, and --backend auto chooses mpi here (" +
+                (nccl_backend_built() ? std::to_string(without) + " of " +
+                                            count_of(static_cast<std::size_t>(world.size()), "rank") +
+                                            (without == 1 ? " sees no GPU" : " see no GPU")
+                                      : std::string("built without CUDA/NCCL")) +
+                ")");
+  }
+}
+
 }  // namespace
 
 CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog& watchdog,
@@ -70,9 +116,10 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
   ProgressLine progress(root && isatty(STDERR_FILENO), planned_rows(tests, config));
   const SweepSink sink{[&](const report::ResultRow& row) {
                          progress.clear();
+                         // Kept before it is shown: a row the user saw is in the file.
+                         if (run.keeper) run.keeper->add(row);
                          printer.row(row);
                          out.flush();
-                         if (run.keeper) run.keeper->add(row);
                          progress.step(row.test, row.size_bytes);
                        },
                        [&](const std::string& text) {
@@ -105,8 +152,14 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
 
 int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
   // Before the preflight and the sweep: a results file that cannot be written would lose them.
+  require_usable_settings(world, o);
   require_writable_results(world, o.json_path, o.sweep.timeout_s);
   // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
+  // Kept from here on: a signal during the preflight or the set-up still leaves a file (no
+  // rows, complete: false) saying so, with what is known of the run so far.
+  report::Results results;
+  if (world.rank() == 0) results.provenance = early_provenance(world, o.arguments, o.backend);
+  const auto keeper = make_keeper<ResultsKeeper>(world, o.json_path, results);
   if (o.fabric.preflight) run_brief_preflight(world, envp, o.sweep.timeout_s);
   Watchdog watchdog(world);
   RunHealth health(world, o.sweep.timeout_s);  // before the backend's set-up and its transport check
@@ -117,11 +170,11 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
     health.finish(std::cout, {whole_job(world, "the transport check that failed")});
     return exit_code::kPreflightFailed;
   }
-  report::Results results;
   results.provenance = run.provenance;
   results.provenance.buffers = name_of(o.sweep.buffers);
   results.transport = run.transport;
-  run.keeper = make_keeper<ResultsKeeper>(world, o.json_path, results);
+  run.keeper = keeper;
+  if (keeper) keeper->set_header(results);
   CollectiveOutcome outcome = run_collective_sweep(world, *run.backend.backend, watchdog, run,
                                                    o.tests, o.sweep, std::cout);
   results.rows = std::move(outcome.rows);

@@ -1,6 +1,7 @@
 #include "comm/make_backend.hpp"
 
 #include "comm/mpi/mpi_backend.hpp"
+#include "mpitransport/mpi_components.hpp"
 #include "runtime/error.hpp"
 #include "runtime/gpu.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
@@ -17,6 +18,10 @@ BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s) 
   setup.gpu.host = world.host();
   setup.nccl_version = "none";
   setup.nccl_headers_version = "none";
+#if COMMSWEEP_HAVE_NCCL_BACKEND
+  // The headers are known at build time whichever backend runs; the library only once loaded.
+  setup.nccl_headers_version = nccl_version_text(nccl_versions().headers);
+#endif
   std::string why_none;
   const int gpus = visible_gpu_count(&why_none);
   const auto ranks_without_gpu =
@@ -51,6 +56,10 @@ BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s) 
   }
 
   if (!use_nccl) {
+    // Which transport MPI chose (shared memory, TCP, UCX), as far as this rank can tell.
+    if (const std::string transport = mpitransport::this_process_transport(); !transport.empty()) {
+      setup.note += "\n# " + transport;  // a line of its own in the preamble
+    }
     setup.gpu.name = "host memory (mpi backend)";
     setup.gpu.pci_bus_id = "-";
     setup.backend = std::make_unique<MpiBackend>(world);

@@ -1,7 +1,9 @@
 // Small text and system helpers that several folders share.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace commsweep {
 
@@ -10,5 +12,17 @@ std::string upper_case(std::string text);
 
 // This machine's name as gethostname(2) gives it; "unknown" when it fails.
 std::string system_host_name();
+
+}  // namespace commsweep
+
+namespace commsweep {
+
+// The candidate closest to a mistyped NAME by edit distance (insertions, deletions,
+// substitutions, and swaps of neighbours count one each), when it is close enough to be what
+// was meant: at most 1 edit for names up to 4 letters, 2 up to 8, 3 beyond. Empty otherwise.
+std::string closest_name(const std::string& name, const std::vector<std::string>& candidates);
+
+// "1 rank", "2 ranks": COUNT and the noun, plural when COUNT is not 1 (PLURAL: an irregular one).
+std::string count_of(std::size_t count, const std::string& noun, const std::string& plural = "");
 
 }  // namespace commsweep

@@ -1,4 +1,5 @@
 #include "pairs/render.hpp"
+#include "core/strings.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -172,11 +173,11 @@ std::string render_header(const PairsRun& run) {
   const int n = static_cast<int>(run.nodes.size());
   std::ostringstream out;
   if (run.pattern == "all-pairs") {
-    out << "# commsweep pairs: sendrecv between every pair of " << n << " nodes in " << run.rounds.size()
-        << " rounds of disjoint pairs" << (n % 2 ? " (one node sits out each round)" : "") << "\n";
+    out << "# commsweep pairs: sendrecv between every pair of " << n << " nodes in "
+        << count_of(run.rounds.size(), "round") << " of disjoint pairs" << (n % 2 ? " (one node sits out each round)" : "") << "\n";
   } else {
     out << "# commsweep pairs: sendrecv between pairs of " << n << " nodes, pattern " << run.pattern << ": "
-        << run.rounds.size() << " rounds of disjoint pairs\n";
+        << count_of(run.rounds.size(), "round") << " of disjoint pairs\n";
   }
   const plan::Topology topology = topology_of(run);
   out << "# topology: " << topology.source << "\n";

@@ -3,6 +3,7 @@
 // rules that judge a new run against it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,9 +35,13 @@ struct Rules {
   double fail_pct = 10;  // worse by this much: FAIL
   // Below this size the time is judged (latency-bound: busbw is tiny and noisy), from it up busbw.
   std::uint64_t small_message_bytes = 65536;
-  // The run-to-run spread excuses a change (SAME) up to this much: one wild sample in a
-  // baseline must not hide every regression of that size.
+  // The baseline's spread excuses a change (SAME) up to this much: one wild sample in a
+  // baseline must not hide every regression of that size. (The judged run's own noise, seen
+  // in its rows, is not capped: a run too noisy to judge is said to be so, not failed.)
   double max_noise_pct = 25;
+  // Below small_message_bytes a time is never judged finer than this: a latency of a few
+  // microseconds moves by tens of percent with the scheduler, whatever the rows showed.
+  double latency_noise_floor_pct = 30;
   std::vector<Floor> floors;
   StragglerRules stragglers;
 };
@@ -58,6 +63,9 @@ struct BaselineProvenance {
   std::vector<BaselineSource> sources;
 };
 
+// The spreads: the run-to-run spread over every sample ((max - min) / median), and at least
+// the noise the rows showed of themselves (observation.hpp, within_row_spread_pct), so that a
+// baseline from one run carries a spread too.
 struct BaselineEntry {
   Key key;
   int samples = 0;
@@ -66,6 +74,10 @@ struct BaselineEntry {
   double time_us = 0;         // median
   double time_spread_pct = 0;
 };
+
+// Runs a baseline should be made of: fewer, and its spreads are the rows' own noise rather
+// than what changes from one run to the next (commsweep baseline says so).
+inline constexpr std::size_t kRecommendedBaselineRuns = 5;
 
 struct Baseline {
   std::string shape;  // e.g. "h200x4"

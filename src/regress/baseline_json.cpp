@@ -111,6 +111,7 @@ json rules_json(const Rules& r) {
               {"fail_pct", r.fail_pct},
               {"small_message_bytes", r.small_message_bytes},
               {"max_noise_pct", r.max_noise_pct},
+              {"latency_noise_floor_pct", r.latency_noise_floor_pct},
               {"floors", floors},
               {"stragglers",
                {{"mad_k", r.stragglers.mad_k},
@@ -125,6 +126,8 @@ Rules rules_from(const Field& f) {
   if (r.fail_pct < r.warn_pct) Field::fail("rules.fail_pct", "is smaller than rules.warn_pct");
   r.small_message_bytes = f.at("small_message_bytes").count();
   r.max_noise_pct = f.at("max_noise_pct").non_negative();
+  // Baselines written before it have none: the default.
+  if (f.has("latency_noise_floor_pct")) r.latency_noise_floor_pct = f.at("latency_noise_floor_pct").non_negative();
   const Field floors = f.at("floors");
   for (std::size_t i = 0; i < floors.size(); ++i) {
     const Field fl = floors.at(i);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 
 #include "regress/stragglers.hpp"
@@ -57,13 +58,14 @@ void judge_change(Judgement& j, const Rules& rules) {
     j.reason = "baseline " + what + " is 0";
   } else if (std::fabs(worse) <= j.noise_pct) {
     j.verdict = Verdict::Same;
-    j.reason = change + ", inside the run-to-run spread of " + pct(j.noise_pct);
+    j.reason = change + ", inside the noise of " + pct(j.noise_pct);
   } else if (worse >= rules.fail_pct) {
     j.verdict = Verdict::Fail;
-    j.reason = change + " (fail band " + pct(rules.fail_pct) + ")";
+    j.change_fail = true;
+    j.reason = change + " (fail band " + pct(rules.fail_pct) + ", beyond the noise of " + pct(j.noise_pct) + ")";
   } else if (worse >= rules.warn_pct) {
     j.verdict = Verdict::Warn;
-    j.reason = change + " (warn band " + pct(rules.warn_pct) + ")";
+    j.reason = change + " (warn band " + pct(rules.warn_pct) + ", beyond the noise of " + pct(j.noise_pct) + ")";
   } else {
     j.verdict = Verdict::Pass;
     j.reason = change;
@@ -75,14 +77,26 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
   j.key = o.key;
   j.metric = metric_for(o.key, rules);
   const auto& values = j.metric == Metric::Time ? o.time_us : o.bandwidth_gbps;
+  j.samples = static_cast<int>(values.size());
   j.value = median(values);
   j.busbw_gbps = median(o.bandwidth_gbps);
   j.wrong = o.wrong.value_or(0);
   if (base) {
     j.has_baseline = true;
     j.baseline_value = j.metric == Metric::Time ? base->time_us : base->bandwidth_gbps;
+    // The noise: the baseline's spread (capped: one wild sample must not hide a regression),
+    // this run's own over its cycles, and for latencies a floor.
     const double base_spread = j.metric == Metric::Time ? base->time_spread_pct : base->bandwidth_spread_pct;
-    j.noise_pct = std::min(std::max(base_spread, spread_pct(values)), rules.max_noise_pct);
+    // The run's own spread, over its cycles. For a bandwidth it is the drop its cycles span,
+    // (max - min) / max of their times: a spread over the median exceeds 100% once cycles differ
+    // by 3x, and would then excuse any drop, even to zero.
+    double own = spread_pct(o.time_us);
+    if (j.metric != Metric::Time && !o.time_us.empty()) {
+      const auto [lo, hi] = std::minmax_element(o.time_us.begin(), o.time_us.end());
+      own = *hi > 0 ? (*hi - *lo) / *hi * 100.0 : 0.0;
+    }
+    j.noise_pct = std::max(std::min(base_spread, rules.max_noise_pct), own);
+    if (j.metric == Metric::Time) j.noise_pct = std::max(j.noise_pct, rules.latency_noise_floor_pct);
     j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;
     judge_change(j, rules);
   } else {
@@ -98,6 +112,32 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
     j.reason = std::to_string(j.wrong) + " wrong elements";
   }
   return j;
+}
+
+// A collective's row is timed twice, out-of-place and in-place, moments apart. A regression
+// (a slower link, a slower rank) slows both; a preempted or throttled moment slows one. So a
+// FAIL by change alone stands only where the other half of the row also FAILs by change; else
+// it is a WARN that says why. (The price: a regression of one half alone, an in-place path
+// only, is a WARN; it is named, and a nightly job that wants it fatal reads the WARNs.)
+void require_both_halves(std::vector<Judgement>& judgements) {
+  std::map<Key, const Judgement*> by_key;
+  for (const auto& j : judgements) by_key[j.key] = &j;
+  std::vector<std::pair<Judgement*, std::string>> lone;
+  for (auto& j : judgements) {
+    if (!j.change_fail || j.key.is_ep()) continue;
+    Key other = j.key;
+    other.place = j.key.place == "in_place" ? "out_of_place" : "in_place";
+    const auto it = by_key.find(other);
+    if (it == by_key.end() || it->second->change_fail) continue;
+    lone.emplace_back(&j, other.place + " half " + (it->second->has_baseline
+                                                         ? name_of(it->second->verdict) + std::string(" (") + it->second->reason + ")"
+                                                         : std::string("not judged")));
+  }
+  for (auto& [j, other] : lone) {  // after the scan: every verdict above is the half's own
+    j->verdict = Verdict::Warn;
+    j->change_fail = false;
+    j->reason += "; only this half: the " + other + ", so a moment's noise, not a regression";
+  }
 }
 
 Judgement missing(const BaselineEntry& e) {
@@ -202,6 +242,7 @@ Comparison compare(const report::Results& results, const Baseline& baseline) {
   }
   std::sort(c.judgements.begin(), c.judgements.end(),
             [](const Judgement& a, const Judgement& b) { return a.key < b.key; });
+  require_both_halves(c.judgements);
   for (const auto& j : c.judgements) {
     ++c.counts[static_cast<int>(j.verdict)];
     c.wrong_total += j.wrong;

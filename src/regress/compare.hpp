@@ -40,6 +40,10 @@ struct Judgement {
   double busbw_gbps = 0;         // the run's busbw (bandwidth for EP), for tables and plots
   std::uint64_t wrong = 0;
   std::string reason;
+  int samples = 0;  // of the run, at this key (-N cycles, several results files)
+  // Worse than the fail band by its change alone (not missing, wrong, or below a floor): such a
+  // FAIL stands only where the row's other half agrees (one half alone is a moment's noise, a WARN).
+  bool change_fail = false;
 };
 
 struct Straggler {

@@ -9,23 +9,24 @@
 namespace commsweep::regress {
 namespace {
 
-void add_sample(Observation& o, double bandwidth, double time,
-                const std::vector<double>& ranks, std::optional<std::uint64_t> wrong) {
+void add_sample(Observation& o, double bandwidth, double time, const std::vector<double>& ranks,
+                std::optional<std::uint64_t> wrong, double other_half_time = 0) {
   o.bandwidth_gbps.push_back(bandwidth);
   o.time_us.push_back(time);
   o.rank_time_us.push_back(ranks);
+  o.within_spread_pct.push_back(within_row_spread_pct(time, other_half_time));
   if (wrong) o.wrong = o.wrong.value_or(0) + *wrong;
 }
 
 void observe_collectives(const report::Results& results, std::map<Key, Observation>& out) {
   for (const auto& row : results.rows) {
-    const std::pair<const char*, const report::Timing*> halves[] = {
-        {"out_of_place", &row.out_of_place}, {"in_place", &row.in_place}};
-    for (const auto& [place, t] : halves) {
+    const std::tuple<const char*, const report::Timing*, const report::Timing*> halves[] = {
+        {"out_of_place", &row.out_of_place, &row.in_place}, {"in_place", &row.in_place, &row.out_of_place}};
+    for (const auto& [place, t, other] : halves) {
       Key key{row.test, row.type, row.redop, row.root, "", row.size_bytes, place};
       auto& o = out[key];
       o.key = key;
-      add_sample(o, t->busbw_gbps, t->time_us, t->rank_time_us, t->wrong);
+      add_sample(o, t->busbw_gbps, t->time_us, t->rank_time_us, t->wrong, other->time_us);
     }
   }
 }
@@ -102,6 +103,11 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double within_row_spread_pct(double time_us, double other_half_time_us) {
+  const double lo = std::min(time_us, other_half_time_us);
+  return lo > 0 ? std::fabs(time_us - other_half_time_us) / lo * 100.0 : 0.0;
 }
 
 double spread_pct(const std::vector<double>& v) {

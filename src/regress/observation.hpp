@@ -42,6 +42,9 @@ struct Observation {
   std::vector<double> bandwidth_gbps;  // busbw for collectives, DeepEP bandwidth for EP
   std::vector<double> time_us;
   std::vector<std::vector<double>> rank_time_us;  // one per sample
+  // One per sample: how far apart the row's two halves (out-of-place, in-place) are, in
+  // percent: the noise a single run shows of itself (within_row_spread_pct).
+  std::vector<double> within_spread_pct;
   std::optional<std::uint64_t> wrong;             // summed over samples; empty: not checked
 };
 
@@ -56,5 +59,11 @@ report::Results merge_runs(const std::vector<report::Results>& runs, const std::
 // (0 for one sample or a zero median).
 double median(std::vector<double> values);
 double spread_pct(const std::vector<double>& values);
+
+// The noise one row shows of itself: its two halves, out-of-place and in-place, are two timings
+// of one size moments apart; a preempted or throttled moment tells them apart. (max - min) / min
+// in percent; 0 where a half is missing (EP rows). The ranks' spread is not noise but imbalance
+// (a straggler, judged apart), so it does not count.
+double within_row_spread_pct(double time_us, double other_half_time_us);
 
 }  // namespace commsweep::regress

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "regress/render.hpp"
+#include "core/strings.hpp"
 #include "regress/svg_plot.hpp"
 
 namespace commsweep::regress {
@@ -95,7 +96,7 @@ void summary(std::ostringstream& out, const Comparison& c, const Baseline& b) {
       << xml_escape(c.shape) << ", " << xml_escape(c.mode) << ")</h1>\n<ul>\n"
       << "<li>results: <code>" << xml_escape(c.results_file) << "</code>, started " << xml_escape(c.started_at) << "</li>\n"
       << "<li>baseline: <code>" << xml_escape(c.baseline_file) << "</code>, made " << xml_escape(b.provenance.created_at)
-      << " from " << b.provenance.sources.size() << " runs" << (b.provenance.note.empty() ? "" : ": " + xml_escape(b.provenance.note)) << "</li>\n"
+      << " from " << count_of(b.provenance.sources.size(), "run") << (b.provenance.note.empty() ? "" : ": " + xml_escape(b.provenance.note)) << "</li>\n"
       << "<li>verdicts: " << c.counts[3] << " FAIL, " << c.counts[2] << " WARN, " << c.counts[1] << " PASS, "
       << c.counts[0] << " SAME; wrong elements: " << c.wrong_total << "; exit code " << c.exit_code << " ("
       << exit_meaning(c.exit_code) << ")</li>\n";

@@ -1,5 +1,7 @@
 #include "report/json.hpp"
 
+#include "output/output_file.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -345,55 +347,11 @@ Results results_from_json(const json& doc) {
   return r;
 }
 
-namespace {
-// The temporary file beside `path` (mkstemp's template): written, then renamed onto path.
-std::string temporary_beside(const std::string& path) { return path + ".tmp.XXXXXX"; }
-}  // namespace
-
 void write_file_atomically(const std::string& path, const std::string& text) {
-  std::string tmp = temporary_beside(path);
-  const int fd = mkstemp(tmp.data());
-  if (fd < 0) {
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-  }
-  auto fail = [&](const char* what) {
-    const std::string reason = std::strerror(errno);
-    close(fd);
-    unlink(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + " (" + what + "): " + reason);
-  };
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("write");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (fsync(fd) != 0) fail("fsync");
-  if (fchmod(fd, 0644) != 0) fail("chmod");
-  if (close(fd) != 0) {
-    unlink(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + " (close): " + std::strerror(errno));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    unlink(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + " (rename): " + reason);
-  }
+  output::write_output_file(path, text);
 }
 
-std::string cannot_write_reason(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "is a directory";
-  std::string probe = temporary_beside(path);  // where write_file_atomically creates its own
-  const int fd = mkstemp(probe.data());
-  if (fd < 0) return std::strerror(errno);
-  close(fd);
-  unlink(probe.c_str());
-  return {};
-}
+std::string cannot_write_reason(const std::string& path) { return output::cannot_write_reason(path); }
 
 json read_json_file(const std::string& path, const std::string& what) {
   std::string text;
@@ -402,10 +360,20 @@ json read_json_file(const std::string& path, const std::string& what) {
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(what + e.what());  // "baseline PATH: cannot read: why"
   }
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw std::runtime_error(path + ": " + (text.empty() ? "empty" : "only blank space") +
+                             ", no JSON in it (a run that never wrote its results, or the wrong file?)");
+  }
   try {
     return json::parse(text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
-    throw std::runtime_error(path + ": not valid JSON: " + e.what());
+    // nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 3: ..." less
+    // its internal tag: the position and what was expected are what a user can act on.
+    std::string why = e.what();
+    if (why.rfind("[json.exception.", 0) == 0 && why.find("] ") != std::string::npos) {
+      why = why.substr(why.find("] ") + 2);
+    }
+    throw std::runtime_error(path + ": not valid JSON: " + why);
   }
 }
 

@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <cuda_runtime_api.h>
 
 #include <array>
@@ -27,12 +28,24 @@ std::string version_text(int v) {
 }
 }  // namespace
 
+// Why cudaGetDeviceCount found none, in the words of a machine's owner: without an NVIDIA
+// driver CUDA says "driver version is insufficient", which reads as broken; it is no GPU.
+static std::string why_no_gpu(cudaError_t rc) {
+  struct stat st {};
+  const bool driver = stat("/proc/driver/nvidia/version", &st) == 0;
+  if (!driver && (rc == cudaErrorInsufficientDriver || rc == cudaErrorNoDevice)) {
+    return "no GPU on this machine (no NVIDIA driver loaded)";
+  }
+  if (rc == cudaErrorNoDevice) return "no GPU on this machine (the NVIDIA driver sees none)";
+  return std::string("no usable GPU: ") + cudaGetErrorString(rc);
+}
+
 int visible_gpu_count(std::string* why_none) {
   int count = 0;
   const cudaError_t rc = cudaGetDeviceCount(&count);
   if (rc != cudaSuccess) {
     cudaGetLastError();  // clear the sticky-free error so later calls start clean
-    if (why_none) *why_none = std::string("no usable GPU: ") + cudaGetErrorString(rc);
+    if (why_none) *why_none = why_no_gpu(rc);
     return 0;
   }
   if (count == 0 && why_none) *why_none = "no GPU visible (CUDA_VISIBLE_DEVICES?)";

@@ -7,8 +7,11 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <initializer_list>
+#include <mutex>
 #include <thread>
+#include <utility>
 
 namespace commsweep {
 namespace {
@@ -50,6 +53,8 @@ struct Waiter {
   int old_output_flags[3] = {-1, -1, -1};  // by fd; -1: left alone
   pthread_t main_thread{};
   std::thread thread;
+  std::mutex action_mutex;
+  std::function<void()> action;  // on_termination's
 };
 
 Waiter& waiter();
@@ -79,6 +84,16 @@ Waiter& waiter() {
 
 }  // namespace
 
+void block_termination_signals() {
+  const sigset_t set = termination_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void let_termination_signals_in() {
+  const sigset_t set = termination_signals();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
 TerminationGuard::TerminationGuard() {
   const sigset_t set = termination_signals();
   pthread_sigmask(SIG_BLOCK, &set, &waiter().old_mask);
@@ -96,6 +111,12 @@ TerminationGuard::TerminationGuard() {
       const bool first = g_signal.exchange(signal) == 0;
       if (first) {
         stop_blocking_on_output();
+        std::function<void()> action;
+        {
+          const std::lock_guard<std::mutex> lock(waiter().action_mutex);
+          action = waiter().action;
+        }
+        if (action) action();  // before the main thread is woken: it may end the job next
         pthread_kill(waiter().main_thread, kWakeSignal);
       }
     }
@@ -109,6 +130,24 @@ TerminationGuard::~TerminationGuard() {
   pthread_sigmask(SIG_SETMASK, &waiter().old_mask, nullptr);
   sigaction(kWakeSignal, &waiter().old_wake, nullptr);
   restore_output();
+}
+
+void on_termination(std::function<void()> action) {
+  const std::lock_guard<std::mutex> lock(waiter().action_mutex);
+  waiter().action = std::move(action);
+}
+
+std::string termination_description() {
+  // Under mpirun (Open MPI names every rank's world size) a SIGTERM is most often Ctrl-C.
+  const bool mpirun = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+  switch (g_signal.load()) {
+    case SIGINT: return "interrupted (Ctrl-C / SIGINT)";
+    case SIGTERM:
+      return mpirun ? "interrupted (SIGTERM: Ctrl-C or SIGINT to mpirun, forwarded as SIGTERM; or kill, "
+                      "or Kubernetes ending the pod)"
+                    : "interrupted (SIGTERM: kill, or Kubernetes ending the pod)";
+    default: return "interrupted";
+  }
 }
 
 bool termination_requested() { return g_signal.load() != 0; }

@@ -3,6 +3,9 @@
 // far are printed and written, marked incomplete, and the job exits with kInterrupted.
 #pragma once
 
+#include <functional>
+#include <string>
+
 namespace commsweep {
 
 // For the lifetime of the guard, SIGTERM and SIGINT are taken by a thread of its own. Create
@@ -14,6 +17,23 @@ class TerminationGuard {
   TerminationGuard(const TerminationGuard&) = delete;
   TerminationGuard& operator=(const TerminationGuard&) = delete;
 };
+
+// What to do the moment the first SIGTERM or SIGINT arrives, on the signal's own thread, before
+// the sweep reaches its next step: Open MPI's mpirun forwards Ctrl-C to the ranks as SIGTERM
+// and kills them odls_base_sigkill_timeout (1 s) later, so a rank inside a long size or the
+// set-up would be killed before it could say anything. Rank 0's keeper writes what was measured
+// (cli/results_keeper.hpp). An empty function clears it. The action must be thread-safe.
+void on_termination(std::function<void()> action);
+
+// The signal in the user's words: "interrupted (Ctrl-C / SIGINT)", "interrupted (SIGTERM:
+// Ctrl-C to mpirun, forwarded as SIGTERM, or kill / Kubernetes ending the pod)".
+std::string termination_description();
+
+// commsweep blocks SIGTERM and SIGINT from the moment it is loaded (cli/main.cpp), so that a
+// signal that comes while the libraries load waits for the guard; a command that runs without
+// the guard (the offline ones) lets them in, with their default action.
+void block_termination_signals();
+void let_termination_signals_in();
 
 // True once SIGTERM or SIGINT has arrived at this process.
 bool termination_requested();

@@ -24,7 +24,7 @@ const char* name_of(Buffers buffers);
 // NAME:RANK@SIZE: never-join, hang and async-error wait for the first size of at least SIZE
 // bytes (the sizes before it are measured, as they would be before a real failure).
 struct Fault {
-  enum class Kind { None, WrongElement, NeverJoin, Hang, Alloc, AsyncError };
+  enum class Kind { None, WrongElement, NeverJoin, Hang, Alloc, AsyncError, Slow };
   Kind kind = Kind::None;
   int rank = 0;
   std::uint64_t from_bytes = 0;

@@ -1,11 +1,14 @@
 #include "sweep/sweep.hpp"
 
+#include "comm/slowed_backend.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <new>
 #include <sstream>
 #include <stdexcept>
 
+#include "core/strings.hpp"
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
 #include "sweep/sizes.hpp"
@@ -246,10 +249,14 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     if (fault_due(Fault::Kind::AsyncError)) inject_async_error(p);
     BufferSlices timed = s.slices;
     timed.first = static_cast<std::size_t>(config_.warmup);
-    my_time_us = backend_.run(args,
-                              TimingOptions{config_.iters, config_.blocking, config_.graph_launches,
-                                            config_.device_timer, timed},
-                              p);
+    // --fault slow (testing only): this rank doubles every timed iteration; its peers wait
+    // for it in the next one, so the whole job is at least twice as slow at this size.
+    SlowedBackend slowed(backend_, 2, /*spin=*/true);
+    Backend& timing = fault_due(Fault::Kind::Slow) ? static_cast<Backend&>(slowed) : backend_;
+    my_time_us = timing.run(args,
+                            TimingOptions{config_.iters, config_.blocking, config_.graph_launches,
+                                          config_.device_timer, timed},
+                            p);
   }
 
   std::optional<std::uint64_t> wrong;
@@ -286,14 +293,14 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
         if (p.counts.param_count == 0) ++skipped;
       }
       if (rounded > 0 && sink.on_note) {
-        sink.on_note(std::to_string(rounded) + " of " + std::to_string(planned.size()) +
-                     " sizes rounded down (as nccl-tests does) to whole " +
+        sink.on_note(std::to_string(rounded) + " of " + count_of(planned.size(), "size") +
+                     " rounded down (as nccl-tests does) to whole " +
                      std::string(name_of(type)) + " elements" +
                      (into_blocks > 0 ? ", divisible among " + std::to_string(nranks) + " ranks" : "") +
                      "; the size column shows the bytes moved");
       }
       if (skipped > 0 && sink.on_note) {
-        sink.on_note(std::to_string(skipped) + " sizes skipped: smaller than one " +
+        sink.on_note(count_of(skipped, "size") + " skipped: smaller than one " +
                      std::string(name_of(type)) + " element per rank");
       }
       for (RedOp op : ops) {

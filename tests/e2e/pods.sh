@@ -59,7 +59,7 @@ require_emulation() {
   elif ! command -v unshare >/dev/null; then why="unshare (util-linux) not found"
   elif ! command -v setpriv >/dev/null; then why="setpriv (util-linux) not found"
   elif ! command -v sshd >/dev/null && [ ! -x /usr/sbin/sshd ]; then
-    why="sshd not found (openssh-server; scripts/install-deps.sh installs it)"
+    why="sshd not found (openssh-server; scripts/install-deps.sh --pod installs it)"
   elif ! command -v ssh >/dev/null; then why="ssh not found (openssh-client)"
   elif ! command -v mpirun >/dev/null; then why="mpirun not found"
   elif ! ip netns add "${E2E_PREFIX}probe" 2>/dev/null; then

@@ -17,11 +17,15 @@ class Case:
     entity names)."""
 
     def __init__(self, group, label, argv, names, env=None, rc=2, outputs=(), stdout_empty=False,
-                 prefix="commsweep", one_message=True, names_in="message", secret=None):
+                 prefix="commsweep", one_message=True, names_in="message", secret=None,
+                 stdout_to=None, before=None, after=None):
         self.group, self.label, self.argv, self.names = group, label, argv, list(names)
         self.env, self.rc, self.outputs = dict(env or {}), rc, list(outputs)
         self.stdout_empty, self.prefix, self.one_message = stdout_empty, prefix, one_message
         self.names_in, self.secret = names_in, secret
+        # stdout_to: a path the command's stdout is opened on (a device node); before(): called
+        # just before the command (starts a FIFO's reader); after(): problems found afterwards.
+        self.stdout_to, self.before, self.after = stdout_to, before, after
 
 
 # A run that is not refused must stay short: tiny sweeps, the mpi backend.
@@ -216,7 +220,140 @@ def regress_cases(opts, w, keep):
         baseline("-o in a missing folder", [good], w + "/missing/b.json", output=w + "/missing/b.json"),
         baseline("--floor not a number", [good], "--floor", "abc", extra=["--floor", "all_reduce:1G:abc"]),
         baseline("--fail-pct below --warn-pct", [good], "--fail-pct", extra=["--fail-pct", "1"]),
+        baseline("an interrupted run (complete: false)", [good, w + "/interrupted.json"], "interrupted.json",
+                 "incomplete run", "SIGTERM", "--allow-incomplete"),
+        baseline("runs of other settings", [good, w + "/other_settings.json"], "other_settings.json",
+                 "other settings", "--allow-mixed"),
+        baseline("an empty results file", [w + "/empty.json"], "empty.json", "empty, no JSON in it"),
+        baseline("-o is a folder", [good], "-o/--output", "is a directory", output=w + "/history"),
+        compare("an empty results file", w + "/empty.json", base, "empty.json", "empty, no JSON in it"),
+        compare("a results file of blanks", w + "/blank.json", base, "blank.json", "only blank space"),
+        Case("compare", "compare: --html a folder", [opts.commsweep, "compare", good, "--baseline", base, "--html", w],
+             ["--html", "is a directory"], outputs=outs + [hist]),
+        Case("compare", "compare: no --baseline", [opts.commsweep, "compare", good], ["--baseline",
+             "commsweep baseline RUN.json"], outputs=outs + [hist]),
     ]
+
+
+def is_root():
+    return os.geteuid() == 0
+
+
+def node_kind(path):
+    """'fifo', 'char', 'link', 'file', 'dir' or None: what is at path now (not following links)."""
+    import stat
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    for kind, test in (("link", stat.S_ISLNK), ("fifo", stat.S_ISFIFO), ("char", stat.S_ISCHR),
+                       ("dir", stat.S_ISDIR), ("file", stat.S_ISREG)):
+        if test(mode):
+            return kind
+    return "other"
+
+
+def make_output_nodes(w):
+    """The outputs a user may name that are not plain files, made here (never under /dev): a
+    FIFO, a character device with /dev/null's numbers and one with /dev/full's (root only),
+    symbolic links to a file, to a folder and to the FIFO."""
+    os.mkfifo(os.path.join(w, "results.fifo"))
+    if is_root():
+        os.mknod(os.path.join(w, "null.dev"), 0o666 | 0o020000, os.makedev(1, 3))
+        os.mknod(os.path.join(w, "full.dev"), 0o666 | 0o020000, os.makedev(1, 7))
+    with open(os.path.join(w, "link_target.json"), "w") as f:
+        f.write("old\n")
+    os.symlink("link_target.json", os.path.join(w, "results_link.json"))
+    os.symlink("history", os.path.join(w, "folder_link"))
+    os.symlink("results.fifo", os.path.join(w, "fifo_link"))
+
+
+def fifo_reader(path, got):
+    """before(): a thread that reads the FIFO to its end into got[0] (as `cat p &` would)."""
+    import threading
+
+    def read():
+        with open(path, "rb") as f:
+            got.append(f.read())
+
+    def start():
+        t = threading.Thread(target=read, daemon=True)
+        t.start()
+    return start
+
+
+def newcomer_cases(opts, w):
+    """A newcomer's mistakes (issue 20): outputs that are not plain files, standard output that
+    cannot be written, -b 0, typos and help for unknown words, usage errors that the preflight
+    and the table header must not precede."""
+    out = []
+    quick = ["-e", "1K", "--backend", "mpi", "-n", "1", "-w", "0", "--no-preflight"]
+
+    def stays(path, kind):
+        return lambda out_, err_: ([] if node_kind(path) == kind else
+                                   ["%s is now %s, not a %s" % (path, node_kind(path), kind)])
+
+    def json_in(got, path):
+        def check(out_, err_):
+            problems = stays(path, "fifo")(out_, err_)
+            if not got or not got[0].startswith(b"{"):
+                problems.append("the FIFO's reader got %r" % (got[0][:40] if got else None))
+            return problems
+        return check
+
+    got = []
+    fifo = w + "/results.fifo"
+    out.append(Case("outputs", "--json a FIFO with a reader: written through", [opts.commsweep] + quick + ["--json", fifo],
+                    ["# Results written to " + fifo], rc=0, names_in="stdout", before=fifo_reader(fifo, got),
+                    after=json_in(got, fifo)))
+    got_link = []
+    out.append(Case("outputs", "--json a symlink to a FIFO: written through", [opts.commsweep] + quick +
+                    ["--json", w + "/fifo_link"], ["# Results written to"], rc=0, names_in="stdout",
+                    before=fifo_reader(fifo, got_link), after=json_in(got_link, fifo)))
+
+    def target_replaced(out_, err_):
+        problems = stays(w + "/results_link.json", "link")(out_, err_)
+        with open(w + "/link_target.json") as f:
+            if not f.read().startswith("{"):
+                problems.append("the link's target does not hold the results")
+        return problems
+    out.append(Case("outputs", "--json a symlink: its target written, the link kept",
+                    [opts.commsweep] + quick + ["--json", w + "/results_link.json"], ["# Results written to"],
+                    rc=0, names_in="stdout", after=target_replaced))
+    out.append(Case("outputs", "--json a symlink to a folder", [opts.commsweep] + quick + ["--json", w + "/folder_link"],
+                    ["--json", "folder_link", "is a directory"], stdout_empty=True))
+    if is_root():
+        null, full = w + "/null.dev", w + "/full.dev"
+        out.append(Case("outputs", "--json a device like /dev/null: written through, kept",
+                        [opts.commsweep] + quick + ["--json", null], ["# Results written to " + null], rc=0,
+                        names_in="stdout", after=stays(null, "char")))
+        out.append(Case("outputs", "--json a device like /dev/full", [opts.commsweep] + quick + ["--json", full],
+                        ["--json: cannot write", "full.dev", "No space left on device"], rc=3,
+                        after=stays(full, "char")))
+        for label, argv, rc in [("a sweep's table", [opts.commsweep] + quick, 3),
+                                ("list", [opts.commsweep, "list"], 3),
+                                ("--help", [opts.commsweep, "--help"], 3),
+                                ("compare --help", [opts.commsweep, "compare", "--help"], 2)]:
+            out.append(Case("stdout", "%s > a device like /dev/full" % label, argv,
+                            ["write error on standard output", "No space left on device"], rc=rc, stdout_to=full))
+    results = os.path.join(opts.workdir, "newcomer.json")
+    out.append(Case("flags", "-b 0 with the default factor", [opts.commsweep, "-b", "0"] + quick + ["--json", results],
+                    ["-b/--minbytes 0", "sweeps only 0 bytes"], outputs=[results], stdout_empty=True))
+    out.append(Case("flags", "-G 2 where --backend auto chooses mpi (before any preflight)",
+                    [opts.commsweep, "-G", "2", "-e", "1K", "--json", results], ["-G/--cudagraph", "chooses mpi"],
+                    outputs=[results], stdout_empty=True))
+    out.append(Case("flags", "-r 9 in a job of 1 rank (before any preflight)",
+                    [opts.commsweep, "broadcast", "-r", "9", "-e", "1K", "--backend", "mpi", "--json", results],
+                    ["-r/--root 9", "not a rank of this job"], outputs=[results], stdout_empty=True))
+    out.append(Case("commands", "a typo'd command", [opts.commsweep, "prefligt"],
+                    ["unknown command or test 'prefligt'", "did you mean 'preflight'?"], stdout_empty=True))
+    out.append(Case("commands", "a typo'd test", [opts.commsweep, "al_reduce"] + quick,
+                    ["unknown command or test 'al_reduce'", "did you mean 'all_reduce'?"], stdout_empty=True))
+    out.append(Case("commands", "an unknown command with --help", [opts.commsweep, "foo", "--help"],
+                    ["unknown command or test 'foo'", "the commands are:"], stdout_empty=True))
+    out.append(Case("commands", "a typo'd command with --help", [opts.commsweep, "comapre", "--help"],
+                    ["did you mean 'compare'?"], stdout_empty=True))
+    return out
 
 
 def suite_cases(opts, w, keep):
@@ -450,6 +587,11 @@ def make_files(w, good_results, good_baseline, listener_url):
         "negative_size.json": spoiled(results, lambda d: d["rows"][0].update(size_bytes=-5)),
         "negative_time.json": spoiled(results, lambda d: d["rows"][0]["in_place"].update(time_us=-1)),
         "rows_string.json": spoiled(results, lambda d: d.update(rows="none")),
+        "interrupted.json": spoiled(results, lambda d: d["summary"].update(complete=False, ok=False,
+                                                                          interrupted_by="SIGTERM")),
+        "other_settings.json": spoiled(results, lambda d: d["provenance"].update(
+            arguments=d["provenance"]["arguments"] + ["-n", "7"])),
+        "blank.json": b"  \n",
         "results_overflow.json": good_results.replace('"avg_busbw_gbps": ', '"avg_busbw_gbps": 1e400, "x": ', 1).encode(),
         "baseline_cut.json": good_baseline.encode()[:200],
         "baseline_v2.json": spoiled(base, lambda d: d.update(schema="commsweep.baseline/2")),

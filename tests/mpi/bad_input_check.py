@@ -80,13 +80,19 @@ def run_case(opts, case, listener, fail):
     before = {p: snapshot(p) for p in case.outputs}
     env = {k: v for k, v in os.environ.items() if not CLEARED.match(k)}
     env.update(case.env)
+    if case.before:
+        case.before()
     start = time.monotonic()
+    stdout = open(case.stdout_to, "wb") if case.stdout_to else subprocess.PIPE
     try:
-        p = subprocess.run(case.argv, capture_output=True, text=True, errors="replace",
+        p = subprocess.run(case.argv, stdout=stdout, stderr=subprocess.PIPE, text=True, errors="replace",
                            timeout=BOUND_S, env=env, stdin=subprocess.DEVNULL)
-        rc, out, err = p.returncode, p.stdout, p.stderr
+        rc, out, err = p.returncode, p.stdout or "", p.stderr
     except subprocess.TimeoutExpired:
         rc, out, err = None, "", ""
+    finally:
+        if case.stdout_to:
+            stdout.close()
     elapsed = time.monotonic() - start
     messages = [l for l in err.splitlines() if re.match(case.prefix, l)]
     problems = []
@@ -102,6 +108,8 @@ def run_case(opts, case, listener, fail):
     changed = [p for p in case.outputs if snapshot(p) != before[p]]
     if changed:
         problems.append("wrote or changed %s" % ", ".join(changed))
+    if case.after:
+        problems += case.after(out, err)
     left = leftovers(case.outputs)
     if left:
         problems.append("left %s" % ", ".join(left))
@@ -146,12 +154,13 @@ def prepare(opts, listener_url):
     with open(base_json) as f:
         good_baseline = f.read()
     cases.make_files(w, good_results, good_baseline, listener_url)
+    os.makedirs(os.path.join(w, "history"))
+    cases.make_output_nodes(w)
     keep = {}
     for name in ("md", "json", "html", "prom", "baseline", "suite"):
         keep[name] = os.path.join(keep_dir, "kept." + name)
         with open(keep[name], "wb") as f:
             f.write(SENTINEL)
-    os.makedirs(os.path.join(w, "history"))
     setup_run([opts.commsweep, "compare", os.path.join(w, "good.json"), "--baseline",
                os.path.join(w, "good_baseline.json"), "--history", os.path.join(w, "history"),
                "--record", "--quiet"], "recording the run in the history")
@@ -177,7 +186,7 @@ def main():
     all_cases = (cases.flag_cases(opts, w) + cases.regress_cases(opts, w, keep) +
                  cases.suite_cases(opts, w, keep) + cases.topology_cases(opts, w, listener_url) +
                  cases.hostfile_cases(opts, w) + cases.env_cases(opts, w) +
-                 cases.transport_cases(opts, w) + cases.health_cases(opts, w))
+                 cases.transport_cases(opts, w) + cases.health_cases(opts, w) + cases.newcomer_cases(opts, w))
     fail = Failures()
     rows = [run_case(opts, c, listener, fail) for c in all_cases]
     listener.close()

@@ -208,7 +208,7 @@ def check_kept(opts, fault, rc_want, cause, named):
         problems.append("exit code %s, expected %d" % (rc, rc_want))
     if not re.search(named, err):
         problems.append("stderr does not match %r" % named)
-    if not re.search(r"rank 0: the 4 row\(s\) measured before the %s are kept in %s \(complete: false\)"
+    if not re.search(r"rank 0: the 4 rows measured before the %s are kept in %s \(complete: false\)"
                      % (cause, re.escape(results)), err):
         problems.append("rank 0 does not say it kept the 4 rows measured before the %s" % cause)
     leftovers = glob.glob(results + ".tmp.*")

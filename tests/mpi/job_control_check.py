@@ -11,11 +11,16 @@
             exit code 5 and the table says that the run was interrupted.
   sigterm-suite: `commsweep suite` signalled during its first sweep (a singleton): exit code
             5, the rows so far written, the suite's later sweeps not started.
+  sigint-moments: Ctrl-C as a user gives it: SIGINT to mpirun (which forwards SIGTERM to the
+            ranks and kills them a second later) at 20 moments from the set-up to deep in the
+            sweep. Every time either the JSON holds every row the table showed, marked
+            incomplete, or rank 0 said why there was nothing to keep; and it said "interrupted".
 
     job_control_check.py MODE --commsweep BIN --mpiexec MPIEXEC --workdir DIR
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -105,7 +110,7 @@ def check_sigterm_singleton(opts):
     problems, out, err, rc = run_and_signal(cmd, opts.workdir, 4)
     if rc != 5:
         problems.append("exit code %d, expected 5 (interrupted)" % rc)
-    if "interrupted by SIGTERM" not in out:
+    if "interrupted (SIGTERM" not in out:
         problems.append("the table does not say the run was interrupted")
     return problems + check_interrupted_json(results), out, err
 
@@ -120,7 +125,7 @@ def check_sigterm_suite(opts):
     problems, out, err, rc = run_and_signal(cmd, opts.workdir, 4)
     if rc != 5:
         problems.append("exit code %d, expected 5 (interrupted)" % rc)
-    if "interrupted by SIGTERM" not in out:
+    if "interrupted (SIGTERM" not in out:
         problems.append("the table does not say the run was interrupted")
     if "# Suite stopped: the 1 sweep(s) after this one did not run" not in out:
         problems.append("the output does not say that the later sweep was skipped")
@@ -136,8 +141,93 @@ def check_sigterm_suite(opts):
     return problems, out, err
 
 
+# Seconds after mpirun starts: dense early (the ranks start, the preflight, the set-up take a
+# few tenths of a second here), then deep into the sweep.
+MOMENTS_S = [0.02, 0.05, 0.08, 0.11, 0.14, 0.17, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 0.9, 1.2, 1.5, 2.0, 2.5,
+             3.0, 4.0, 5.0]
+TABLE_ROW = re.compile(r"^\s+(\d+)\s+\d+\s+\S+\s+\S+\s+-?\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+")
+
+
+def shown_sizes(out):
+    """The sizes of the table rows the user saw, in order."""
+    return [int(m.group(1)) for m in map(TABLE_ROW.match, out.splitlines()) if m]
+
+
+def judge_interrupt(results, out, err):
+    """Problems with one interrupted run: kept rows, or the stated reason."""
+    problems = []
+    shown = shown_sizes(out)
+    said = [l for l in err.splitlines() if l.startswith("commsweep: rank 0: interrupted")]
+    if not said:
+        problems.append("rank 0 said nothing starting 'interrupted' on stderr")
+    if not os.path.exists(results):
+        nothing = any("before any row was measured" in l or "before anything was measured" in l for l in said)
+        if shown or not nothing:
+            problems.append("no JSON, %d rows shown, and no line saying nothing was measured" % len(shown))
+        return problems, "no JSON: " + (said[0] if said else "(silent)")
+    try:
+        with open(results) as f:
+            doc = json.load(f)
+    except ValueError as e:
+        return problems + ["the JSON is not valid: %s" % e], "broken JSON"
+    kept = [r["size_bytes"] for r in doc["rows"]]
+    if doc["summary"]["complete"] is not False:
+        problems.append("an endless sweep's JSON says complete")
+    if kept[:len(shown)] != shown:
+        problems.append("the JSON's rows %s do not start with the %d rows shown %s" % (kept[:8], len(shown), shown[:8]))
+    return problems, "JSON with %d rows (%d shown), interrupted_by %s" % (
+        len(kept), len(shown), doc["summary"].get("interrupted_by"))
+
+
+def ranks_started(session, binary):
+    """How many processes of BINARY run in the session (mpirun's, start_new_session): the ranks
+    that mpirun had started when the signal was sent."""
+    count = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) == session and os.path.realpath("/proc/%s/exe" % pid) == binary:
+                count += 1
+        except (OSError, IndexError, ValueError):
+            continue
+    return count
+
+
+def check_sigint_moments(opts):
+    problems, log = [], []
+    for i, moment in enumerate(MOMENTS_S):
+        workdir = os.path.join(opts.workdir, "moment-%02d" % i)
+        os.makedirs(workdir, exist_ok=True)
+        results = os.path.join(workdir, "results.json")
+        if os.path.exists(results):
+            os.remove(results)
+        cmd = launcher(opts.mpiexec, 2) + [opts.commsweep, "all_reduce", "-b", "8", "-e", "32M", "-N", "0",
+                                           "--backend", "mpi", "--json", results]
+        run_problems = []
+        p, files = start_job(cmd, workdir)
+        time.sleep(moment)
+        started = ranks_started(p.pid, os.path.realpath(opts.commsweep))
+        p.send_signal(signal.SIGINT)  # to mpirun alone, as a terminal's Ctrl-C reaches it
+        rc, out, err = finish_job(p, files, workdir, time.monotonic() + 30, run_problems,
+                                  "still running 30 s after SIGINT")
+        if started == 0 and not os.path.exists(results) and not shown_sizes(out):
+            # mpirun stopped before it started any rank: nothing measured, no commsweep to speak.
+            found, what = [], "mpirun interrupted before it started a rank: nothing measured"
+        else:
+            found, what = judge_interrupt(results, out, err)
+        run_problems += found
+        log.append("moment %.2f s: exit %s, %s%s" % (moment, rc, what,
+                                                    "" if not run_problems else " -- " + "; ".join(run_problems)))
+        problems += ["moment %.2f s: %s" % (moment, x) for x in run_problems]
+    text = "\n".join(log) + "\n"
+    print(text)
+    return problems, text, ""
+
+
 CHECKS = {"mismatch": check_mismatch, "sigterm": check_sigterm,
-          "sigterm-singleton": check_sigterm_singleton, "sigterm-suite": check_sigterm_suite}
+          "sigterm-singleton": check_sigterm_singleton, "sigterm-suite": check_sigterm_suite,
+          "sigint-moments": check_sigint_moments}
 
 
 def main():

@@ -108,7 +108,9 @@ def check_rails(doc, nodes, settings, fail):
 
 
 def check_text(out, doc, n, nodes, fail):
-    fail.check(re.search(r"sendrecv between every pair of %d nodes in %d rounds" % (n, len(doc["rounds"])), out),
+    rounds = len(doc["rounds"])
+    fail.check(re.search(r"sendrecv between every pair of %d nodes in %d %s" % (
+        n, rounds, "round" if rounds == 1 else "rounds"), out),
                "no header line for %d nodes" % n)
     round_lines = re.findall(r"^# round (\d+) of (\d+):(.*)$", out, re.M)
     fail.check(len(round_lines) == len(doc["rounds"]), "%d round lines" % len(round_lines))
@@ -198,7 +200,7 @@ def check_kept(opts, rc, err, doc_path, fail):
     measured = [(p["node_a"], p["node_b"]) for p in doc["pairs"]]
     fail.check(before and measured == before, "pairs kept %s, expected those of rounds 1-%d: %s"
                % (measured, opts.hang_round - 1, before))
-    fail.check(re.search(r"^commsweep: rank 0: the %d pair\(s\) measured before the timeout are kept in " % len(before),
+    fail.check(re.search(r"^commsweep: rank 0: the %d pairs? measured before the timeout (is|are) kept in " % len(before),
                          err, re.M), "no line saying the %d pairs were kept" % len(before))
     s = doc["summary"]
     fail.check(s["complete"] is False and s["interrupted_by"] == "timeout" and s["ok"] is False,

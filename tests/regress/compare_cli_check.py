@@ -45,7 +45,7 @@ def main():
     line = table_line(out, "FAIL", "1G", "out_of_place")
     c.expect(line is not None and "busbw 15.0% lower" in line, f"the 1G line says why: {line!r}")
     verdicts = load(p("v.json"))
-    c.expect(verdicts["exit_code"] == 1 and verdicts["counts"]["FAIL"] == 1, "--json: one FAIL, exit_code 1")
+    c.expect(verdicts["exit_code"] == 1 and verdicts["counts"]["FAIL"] == 2, "--json: two FAILs (1G's halves), exit_code 1")
 
     wrong = copy.deepcopy(doc)
     wrong["rows"][5]["in_place"]["wrong"] = 7

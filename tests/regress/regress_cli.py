@@ -41,19 +41,21 @@ def save(doc, path):
         json.dump(doc, f, indent=1)
 
 
-def slower(doc, size, factor, half="out_of_place"):
-    """A copy of a results document with every row of `size` `factor` times slower."""
+def slower(doc, size, factor, halves=("out_of_place", "in_place")):
+    """A copy of a results document with every row of `size` `factor` times slower, both halves
+    (a regression slows the row; one half alone is a disturbed moment, docs/regressions.md)."""
     out = copy.deepcopy(doc)
     hits = 0
     for row in out["rows"]:
         if row["size_bytes"] != size:
             continue
-        t = row[half]
-        t["time_us"] *= factor
-        t["algbw_gbps"] /= factor
-        t["busbw_gbps"] /= factor
-        t["slowest_time_us"] *= factor
-        t["rank_time_us"] = [x * factor for x in t["rank_time_us"]]
+        for half in halves:
+            t = row[half]
+            t["time_us"] *= factor
+            t["algbw_gbps"] /= factor
+            t["busbw_gbps"] /= factor
+            t["slowest_time_us"] *= factor
+            t["rank_time_us"] = [x * factor for x in t["rank_time_us"]]
         hits += 1
     assert hits, f"no row of size {size}"
     return out

@@ -122,6 +122,7 @@ TEST(RegressRules, ABusbwBelowTheFloorFailsEvenWhenTheBaselineIsAsLow) {
 TEST(RegressRules, SmallMessagesAreJudgedOnTime) {
   Baseline b = baseline_of({run_at(10, 1.0, {1024, 1 << 20})});
   b.rules.small_message_bytes = 65536;
+  b.rules.latency_noise_floor_pct = 0;  // the floor is its own test below
   // 1 KiB 12% slower (busbw / 1.12), 1 MiB unchanged.
   report::Results run = run_at(10, 1.0, {1024, 1 << 20});
   run.rows[0] = testing::all_reduce_row(1024, 10 / 1.12);
@@ -130,6 +131,45 @@ TEST(RegressRules, SmallMessagesAreJudgedOnTime) {
   EXPECT_EQ(at(c, 1024).verdict, Verdict::Fail);
   EXPECT_NE(at(c, 1024).reason.find("time 12.0% slower"), std::string::npos) << at(c, 1024).reason;
   EXPECT_EQ(at(c, 1 << 20).metric, Metric::Busbw);
+}
+
+// A latency of microseconds moves by tens of percent with the scheduler: below the small-message
+// size a time is judged no finer than the floor (30%), yet a 2x slowdown still fails.
+TEST(RegressRules, LatenciesHaveANoiseFloorThatA2xSlowdownClears) {
+  Baseline b = baseline_of({run_at(10, 1.0, {1024, 1 << 20})});
+  report::Results jitter = run_at(10, 1.0, {1024, 1 << 20});
+  jitter.rows[0] = testing::all_reduce_row(1024, 10 / 1.25);  // 25% slower
+  EXPECT_EQ(at(compare(jitter, b), 1024).verdict, Verdict::Same) << at(compare(jitter, b), 1024).reason;
+  report::Results slowed = run_at(10, 1.0, {1024, 1 << 20});
+  slowed.rows[0] = testing::all_reduce_row(1024, 10 / 2.0);  // twice as slow
+  EXPECT_EQ(at(compare(slowed, b), 1024).verdict, Verdict::Fail) << at(compare(slowed, b), 1024).reason;
+}
+
+// One run carries a spread: its two halves (out-of-place, in-place) timed moments apart.
+TEST(RegressRules, ABaselineOfOneRunCarriesTheSpreadItsRowsShow) {
+  report::Results one = run_at(400, 1.0, {1 << 20});
+  one.rows[0].in_place.time_us = one.rows[0].out_of_place.time_us * 1.2;  // 20% apart
+  const Baseline b = baseline_of({one});
+  ASSERT_EQ(b.entries.size(), 2u);
+  EXPECT_NEAR(b.entries[0].bandwidth_spread_pct, 20.0, 1e-6);
+  EXPECT_NEAR(b.entries[0].time_spread_pct, 20.0, 1e-6);
+  // A rerun 15% lower is inside it; 2x lower is not.
+  EXPECT_EQ(at(compare(run_at(400, 0.85, {1 << 20}), b), 1 << 20).verdict, Verdict::Same);
+  EXPECT_EQ(at(compare(run_at(400, 0.5, {1 << 20}), b), 1 << 20).verdict, Verdict::Fail);
+}
+
+// A row is timed twice (out-of-place, in-place) moments apart: one half alone 60% slower is a
+// moment's noise (WARN, saying so); both halves slower is a regression (FAIL).
+TEST(RegressRules, OneHalfAloneIsNoiseBothHalvesARegression) {
+  report::Results spike = run_at(400, 1.0, {1 << 20});
+  spike.rows[0].out_of_place = testing::all_reduce_row(1 << 20, 250).out_of_place;
+  const Comparison lone = compare(spike, steady_baseline());
+  EXPECT_EQ(at(lone, 1 << 20).verdict, Verdict::Warn) << at(lone, 1 << 20).reason;
+  EXPECT_NE(at(lone, 1 << 20).reason.find("only this half"), std::string::npos) << at(lone, 1 << 20).reason;
+  EXPECT_EQ(at(lone, 1 << 20, "in_place").verdict, Verdict::Same);
+  const Comparison both = compare(run_at(250, 1.0, {1 << 20}), steady_baseline());
+  EXPECT_EQ(at(both, 1 << 20).verdict, Verdict::Fail) << at(both, 1 << 20).reason;
+  EXPECT_EQ(at(both, 1 << 20, "in_place").verdict, Verdict::Fail);
 }
 
 TEST(RegressRules, ASizeNotInTheBaselinePassesAndSaysSo) {

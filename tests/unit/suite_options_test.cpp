@@ -173,7 +173,7 @@ TEST(SuiteOptions, TestsAreCheckedAsOnTheCommandLine) {
     return read("- name: t\n  kind: collective\n  tests: " + tests + "\n");
   };
   EXPECT_TRUE(throws_usage([&] { with_tests("[all_reduce, all_gathr]"); },
-                           {"s.yaml:3: sweep 1 \"t\": key \"tests\"", "unknown test 'all_gathr'"}));
+                           {"s.yaml:3: sweep 1 \"t\": key \"tests\"", "unknown command or test 'all_gathr' (did you mean 'all_gather'?)"}));
   EXPECT_TRUE(throws_usage([&] { with_tests("[list]"); }, {"key \"tests\"", "'list' is not a test"}));
   EXPECT_TRUE(throws_usage([&] { with_tests("['--help']"); }, {"key \"tests\"", "'--help' is not a test"}));
   EXPECT_TRUE(throws_usage([&] { with_tests("[[all_reduce]]"); }, {"key \"tests\"", "single values"}));

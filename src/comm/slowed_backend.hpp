@@ -1,25 +1,29 @@
-// Testing only (`commsweep pairs --fault slow-rank:R`, or slow-leaf:LEAF for each rank of that leaf): a backend that makes rank R a slow
-// rail, so that the tests can prove the outlier rule names it. After each of R's exchanges it
-// sleeps kSlowdown - 1 times as long as the exchange took: R's partner waits in its next
-// exchange, as it would for a slow NIC, so both ends of the rail see it, on either backend.
+// Testing only: a backend that makes this rank slow, so that the tests can prove the rules name
+// it. `commsweep pairs --fault slow-rank:R` (or slow-leaf:LEAF for each rank of that leaf) makes
+// R a slow rail for the outlier rule; the sweeps' `--fault slow:RANK@SIZE` makes a size twice as
+// slow for the baseline rules. After each exchange it waits slowdown - 1 times as long as the
+// exchange took: the partner waits in its next exchange, as it would for a slow NIC, so both ends
+// see it, on either backend.
 #pragma once
 
 #include <functional>
 
 #include "comm/backend.hpp"
 
-namespace commsweep::pairs {
+namespace commsweep {
 
-class SlowRankBackend final : public Backend {
+class SlowedBackend final : public Backend {
  public:
   static constexpr double kSlowdown = 30;  // far past the noise of a loaded, oversubscribed CI machine
 
-  // slow_with(peer): whether an exchange with that rank is slowed (every one by default;
-  // --fault slow-leaf: only those with ranks outside the leaf, as a bad uplink would).
-  // slowdown: kSlowdown unless --fault-slowdown says otherwise (a wider gap for 16 ranks on 2 cores).
-  explicit SlowRankBackend(Backend& inner, double slowdown = kSlowdown,
-                           std::function<bool(int)> slow_with = [](int) { return true; })
-      : inner_(inner), slowdown_(slowdown), slow_with_(std::move(slow_with)) {}
+  // slowdown: how many times as long each exchange takes (kSlowdown unless --fault-slowdown says
+  // otherwise). spin: wait by spinning, not sleeping (the sweeps' --fault slow: exactly 2x, where
+  // a sleep's wake-up on a loaded machine would add its own noise). slow_with(peer): whether an
+  // exchange with that rank is slowed (every one by default; --fault slow-leaf: only those with
+  // ranks outside the leaf, as a bad uplink would).
+  explicit SlowedBackend(Backend& inner, double slowdown = kSlowdown, bool spin = false,
+                         std::function<bool(int)> slow_with = [](int) { return true; })
+      : inner_(inner), slowdown_(slowdown), spin_(spin), slow_with_(std::move(slow_with)) {}
 
   std::string_view name() const override { return inner_.name(); }
   std::string unsupported(DataType type, RedOp op) const override { return inner_.unsupported(type, op); }
@@ -44,7 +48,8 @@ class SlowRankBackend final : public Backend {
  private:
   Backend& inner_;
   double slowdown_;
+  bool spin_;
   std::function<bool(int)> slow_with_;
 };
 
-}  // namespace commsweep::pairs
+}  // namespace commsweep

@@ -1,11 +1,11 @@
-#include "pairs/slow_rank.hpp"
+#include "comm/slowed_backend.hpp"
 
 #include <chrono>
 #include <thread>
 
-namespace commsweep::pairs {
+namespace commsweep {
 
-double SlowRankBackend::run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) {
+double SlowedBackend::run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) {
   if (!slow_with_(args.send_peer)) return inner_.run(args, timing, phase);
   using Clock = std::chrono::steady_clock;
   TimingOptions one = timing;
@@ -15,9 +15,15 @@ double SlowRankBackend::run(const CollectiveArgs& args, const TimingOptions& tim
     const auto t0 = Clock::now();
     one.slices.first = timing.slices.first + static_cast<std::size_t>(i);  // iteration i's slice
     inner_.run(args, one, phase);
-    std::this_thread::sleep_for((Clock::now() - t0) * (slowdown_ - 1));
+    const auto extra = std::chrono::duration_cast<Clock::duration>((Clock::now() - t0) * (slowdown_ - 1));
+    if (spin_) {
+      for (const auto until = Clock::now() + extra; Clock::now() < until;) {
+      }
+    } else {
+      std::this_thread::sleep_for(extra);
+    }
   }
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / timing.iters;
 }
 
-}  // namespace commsweep::pairs
+}  // namespace commsweep
