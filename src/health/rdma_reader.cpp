@@ -36,13 +36,7 @@ int port_counter_width(const std::string& name) {
 
 namespace {
 
-std::string strip_code(const std::string& value) {
-  const auto colon = value.find(':');
-  if (colon == std::string::npos) return value;
-  std::string rest = value.substr(colon + 1);
-  rest.erase(0, rest.find_first_not_of(' '));
-  return rest;
-}
+using fabric::strip_code;  // "4: ACTIVE" -> "ACTIVE"
 
 void parse_rate(const std::string& rate, double* gbps, int* width) {
   std::istringstream in(rate);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "fabric/sysfs.hpp"
+
 namespace commsweep::health {
 
 // A sysfs attribute is at most a page; anything larger is not what the kernel wrote.
@@ -18,20 +20,22 @@ struct FileText {
   bool missing = false;             // absent (not an error for optional files)
 };
 
+// fabric::SysfsRoot (the root, paths, folder listings, links: the preflight's reader) with a
+// bounded read that says why it failed.
 class Tree {
  public:
-  explicit Tree(std::string root = "/");
-  const std::string& root() const { return root_; }
-  std::string path(const std::string& absolute) const;
-  bool exists(const std::string& absolute) const;
+  explicit Tree(std::string root = "/") : files_(std::move(root)) {}
+  const std::string& root() const { return files_.root(); }
+  std::string path(const std::string& absolute) const { return files_.path(absolute); }
+  bool exists(const std::string& absolute) const { return files_.exists(absolute); }
   FileText read(const std::string& absolute) const;
   // Names in a folder, sorted (numbers numerically); empty when absent.
-  std::vector<std::string> list(const std::string& absolute) const;
+  std::vector<std::string> list(const std::string& absolute) const { return files_.list(absolute); }
   // The last component of a symbolic link's target.
-  std::optional<std::string> link_name(const std::string& absolute) const;
+  std::optional<std::string> link_name(const std::string& absolute) const { return files_.link_name(absolute); }
 
  private:
-  std::string root_;
+  fabric::SysfsRoot files_;
 };
 
 }  // namespace commsweep::health
