@@ -5,7 +5,8 @@
 
 Every row (each cycle, both halves) is first put on the baseline's median busbw (time, algbw
 and per-rank times scaled to match): the night as the baseline describes it, without this
-machine's noise. Then, at --cut-size, the out-of-place busbw is set pct% below the baseline;
+machine's noise. Then, at --cut-size, the busbw of both halves is set pct% below the baseline
+(a regression slows the row: compare takes one half alone for a moment's noise);
 at --wrong-size, the first out-of-place row gets --count wrong elements (counted in the
 summary). So a verdict on the copy is caused by what was planted, and by nothing else.
 Standard library only.
@@ -39,7 +40,7 @@ def doctor(doc, base, a):
             if key not in medians:
                 sys.exit("doctor_results: no baseline entry for %s" % (key,))
             target = medians[key]
-            if place == "out_of_place" and row["size_bytes"] == a.cut_size:
+            if row["size_bytes"] == a.cut_size:
                 target *= (100 - a.pct) / 100
                 cut += 1
             set_busbw(row[place], target)

@@ -132,8 +132,27 @@ def check_kill_rank(opts):
         problems.append("exit code 0 after a rank was killed")
     if victim is not None and not re.search(r"rank 1 .*signal 9|signal 9.*rank 1", err.replace("\n", " ")):
         problems.append("stderr does not name rank 1 and signal 9")
-    check_no_partial_results(results, problems)
+    check_kept_or_none(results, problems)
     return problems, out, err
+
+
+def check_kept_or_none(results, problems):
+    """A killed rank makes mpirun end the others with SIGTERM: rank 0 may keep the rows measured
+    so far (docs/failures.md), as a whole file marked incomplete, or write nothing; never a
+    half-written file, a complete one, or a temporary one left beside it."""
+    leftovers = glob.glob(results + ".tmp.*")
+    if leftovers:
+        problems.append("temporary results files left behind: %s" % leftovers)
+    if not os.path.exists(results):
+        return
+    try:
+        with open(results) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        problems.append("a results file was left that is not whole JSON: %s" % e)
+        return
+    if doc.get("summary", {}).get("complete") is not False:
+        problems.append("the results file of a job that lost a rank is not marked incomplete")
 
 
 def check_out_of_memory(opts, np, args, ranks, wrapper=()):
