@@ -32,7 +32,7 @@ main() {
   folder=$("$COMMSWEEP_REPO/scripts/fetch-nccl-wheel.sh" "${NCCL_NEWEST_VERSION:-}")
   version=$(header_version "$folder")
   say "NCCL $version from PyPI's nvidia-nccl-cu13, unpacked in $folder"
-  NCCL_ROOT="$folder" build_commsweep commsweep commsweep_unit_tests
+  NCCL_ROOT="$folder" build_commsweep commsweep commsweep_unit_tests commsweep_pairs_bench
   found=$(sed -n 's/^FIND_PACKAGE_MESSAGE_DETAILS_NCCL:INTERNAL=.*\[v\([0-9.]*\)(.*/\1/p' "$COMMSWEEP_BUILD/CMakeCache.txt")
   [ "$found" = "$version" ] || die "CMake found NCCL '$found', not the wheel's $version (NCCL_ROOT=$folder)"
   # The binaries run against the wheel's library (their RPATH): the unit tests load it.
