@@ -1,12 +1,33 @@
 #include "health/health_json.hpp"
 
+#include <cstdint>
+#include <limits>
+#include <map>
 #include <stdexcept>
+#include <type_traits>
 
 namespace commsweep::health {
 
 using nlohmann::json;
 
 namespace {
+
+// A whole number of type T from a JSON value, or a json::type_error (caught below as a malformed
+// document): nlohmann's get<T>() converts a float or an out-of-range number with a cast, which
+// is undefined behaviour for a value T cannot hold (found by tests/fuzz/health_counter_fuzz).
+template <typename T>
+T whole(const json& v) {
+  if (v.is_number_unsigned()) {
+    const auto x = v.get<std::uint64_t>();
+    if (x <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())) return static_cast<T>(x);
+  } else if (v.is_number_integer()) {
+    const auto x = v.get<std::int64_t>();
+    if (x >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+        (x < 0 || static_cast<std::uint64_t>(x) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())))
+      return static_cast<T>(x);
+  }
+  throw json::type_error::create(302, "expected a whole number that fits, got " + v.dump(), &v);
+}
 
 json counters_json(const std::vector<Counter>& counters) {
   json out = json::object();
@@ -25,8 +46,8 @@ std::vector<Counter> counters_from(const json& j) {
   for (const auto& [name, v] : j.items()) {
     Counter c;
     c.name = name;
-    c.width_bits = v.at("width_bits").get<int>();
-    if (v.contains("value")) c.value = v.at("value").get<std::uint64_t>();
+    c.width_bits = whole<int>(v.at("width_bits"));
+    if (v.contains("value")) c.value = whole<std::uint64_t>(v.at("value"));
     c.saturated = v.value("saturated", false);
     c.problem = v.value("problem", "");
     out.push_back(std::move(c));
@@ -40,7 +61,19 @@ void put(json& j, const char* key, const std::optional<T>& v) {
 }
 template <typename T>
 void get(const json& j, const char* key, std::optional<T>* v) {
-  if (j.contains(key) && !j.at(key).is_null()) *v = j.at(key).get<T>();
+  if (!j.contains(key) || j.at(key).is_null()) return;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    *v = whole<T>(j.at(key));
+  } else {
+    *v = j.at(key).get<T>();
+  }
+}
+
+// AER counts by name ({"RxErr": 0, ...}), each a whole number.
+std::map<std::string, std::uint64_t> counts_from(const json& j) {
+  std::map<std::string, std::uint64_t> out;
+  for (const auto& [name, v] : j.items()) out[name] = whole<std::uint64_t>(v);
+  return out;
 }
 
 json aer_json(const AerCounts& a) {
@@ -78,7 +111,7 @@ json gpu_json(const GpuHealth& g) {
 
 GpuHealth gpu_from(const json& j) {
   GpuHealth g;
-  g.index = j.at("index").get<int>();
+  g.index = whole<int>(j.at("index"));
   g.name = j.at("name").get<std::string>();
   g.pci_bus_id = j.at("pci_bus_id").get<std::string>();
   g.unread = j.value("unread", std::vector<std::string>{});
@@ -96,7 +129,7 @@ GpuHealth gpu_from(const json& j) {
   get(j, "pcie_max_width", &g.pcie_max_width);
   for (const auto& lj : j.at("nvlinks")) {
     NvLink l;
-    l.link = lj.at("link").get<int>();
+    l.link = whole<int>(lj.at("link"));
     l.active = lj.at("active").get<bool>();
     get(lj, "replay", &l.replay);
     get(lj, "recovery", &l.recovery);
@@ -143,14 +176,14 @@ Snapshot snapshot_from_json(const json& j) {
     for (const auto& pj : j.at("ports")) {
       PortHealth p;
       p.device = pj.at("device").get<std::string>();
-      p.port = pj.at("port").get<int>();
+      p.port = whole<int>(pj.at("port"));
       p.pci_address = pj.at("pci_address").get<std::string>();
       p.state = pj.at("state").get<std::string>();
       p.phys_state = pj.at("phys_state").get<std::string>();
       p.link_layer = pj.at("link_layer").get<std::string>();
       p.rate = pj.at("rate").get<std::string>();
       p.speed_gbps = pj.at("speed_gbps").get<double>();
-      p.width = pj.at("width").get<int>();
+      p.width = whole<int>(pj.at("width"));
       p.counters = counters_from(pj.at("counters"));
       p.hw_counters = counters_from(pj.at("hw_counters"));
       p.unread = pj.at("unread").get<std::vector<std::string>>();
@@ -162,24 +195,24 @@ Snapshot snapshot_from_json(const json& j) {
       l.role = lj.at("role").get<std::string>();
       l.current_speed = lj.at("current_link_speed").get<std::string>();
       l.max_speed = lj.at("max_link_speed").get<std::string>();
-      l.current_width = lj.at("current_link_width").get<int>();
-      l.max_width = lj.at("max_link_width").get<int>();
+      l.current_width = whole<int>(lj.at("current_link_width"));
+      l.max_width = whole<int>(lj.at("max_link_width"));
       l.unread = lj.at("unread").get<std::vector<std::string>>();
       if (lj.contains("aer")) {
         const auto& a = lj.at("aer");
         AerCounts aer;
-        aer.correctable = a.at("correctable").get<std::map<std::string, std::uint64_t>>();
-        aer.nonfatal = a.at("nonfatal").get<std::map<std::string, std::uint64_t>>();
-        aer.fatal = a.at("fatal").get<std::map<std::string, std::uint64_t>>();
-        aer.total_correctable = a.at("total_correctable").get<std::uint64_t>();
-        aer.total_nonfatal = a.at("total_nonfatal").get<std::uint64_t>();
-        aer.total_fatal = a.at("total_fatal").get<std::uint64_t>();
+        aer.correctable = counts_from(a.at("correctable"));
+        aer.nonfatal = counts_from(a.at("nonfatal"));
+        aer.fatal = counts_from(a.at("fatal"));
+        aer.total_correctable = whole<std::uint64_t>(a.at("total_correctable"));
+        aer.total_nonfatal = whole<std::uint64_t>(a.at("total_nonfatal"));
+        aer.total_fatal = whole<std::uint64_t>(a.at("total_fatal"));
         l.aer = std::move(aer);
       }
       s.pcie.push_back(std::move(l));
     }
     for (const auto& gj : j.at("gpus")) s.gpus.push_back(gpu_from(gj));
-    for (const auto& xj : j.at("xids")) s.xids.push_back(XidEvent{xj.at("gpu").get<int>(), xj.at("xid").get<std::uint64_t>()});
+    for (const auto& xj : j.at("xids")) s.xids.push_back(XidEvent{whole<int>(xj.at("gpu")), whole<std::uint64_t>(xj.at("xid"))});
     s.nvml_note = j.at("nvml_note").get<std::string>();
     s.unread = j.at("unread").get<std::vector<std::string>>();
     return s;
@@ -210,7 +243,7 @@ Finding finding_from_json(const json& j) {
   f.component = j.at("component").get<std::string>();
   f.counter = j.at("counter").get<std::string>();
   f.detail = j.at("detail").get<std::string>();
-  if (j.contains("delta")) f.delta = j.at("delta").get<std::uint64_t>();
+  if (j.contains("delta")) f.delta = whole<std::uint64_t>(j.at("delta"));
   f.persistent = j.value("persistent", false);
   return f;
 }
