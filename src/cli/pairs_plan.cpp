@@ -9,6 +9,7 @@
 #include "plan/plan_text.hpp"
 #include "plan/topology_readers.hpp"
 #include "runtime/error.hpp"
+#include "report/json.hpp"
 
 namespace commsweep {
 
@@ -37,7 +38,7 @@ plan::NamedTopology parse_topology_text(const TopologyText& text) {
 plan::CostModel cost_model_of(const PairsOptions& o) {
   if (o.cost_from.empty()) return plan::CostModel{};
   try {
-    return plan::fit_cost_model(nlohmann::json::parse(read_bounded_file(o.cost_from)), o.cost_from);
+    return plan::fit_cost_model(report::read_json_file(o.cost_from), o.cost_from);  // names the file, no raw parser tag
   } catch (const std::exception& e) {
     throw_usage(std::string("pairs: --cost-from: ") + e.what());
   }

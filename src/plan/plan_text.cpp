@@ -78,8 +78,10 @@ std::string render_plan(const Plan& plan, const Topology& t, const CostModel& mo
   }
   const PlanCost cost = plan_cost(plan, model, shape, rails_per_node);
   out << "# cost model: " << model.source << "\n";
-  std::snprintf(line, sizeof line, "# predicted: %.3f s per round x %zu rounds = %s (h:mm:ss), %s on the wire per round at most\n",
-                cost.round_s, n, clock_text(cost.total_s).c_str(), bytes_text(cost.bytes_per_round).c_str());
+  // clock_text writes m:ss below an hour: the label says which, so that 1:29 is not read as 1 h 29.
+  std::snprintf(line, sizeof line, "# predicted: %.3f s per round x %zu rounds = %s (%s), %s on the wire per round at most\n",
+                cost.round_s, n, clock_text(cost.total_s).c_str(), cost.total_s < 3600 ? "m:ss" : "h:mm:ss",
+                bytes_text(cost.bytes_per_round).c_str());
   out << line;
   return out.str();
 }
