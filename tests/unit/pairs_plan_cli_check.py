@@ -68,7 +68,11 @@ def main():
     cost = os.path.join(o.workdir, "cost.json")
     json.dump(doc, open(cost, "w"))
     expect(["--nodes", "10", "-s", "1M", "--cost-from", cost], 0, r"fitted to 1 round\(s\) of .*cost\.json: 11\.1 GB/s per rail, 10 us per exchange, 0\.999 s per round")
-    expect(["--nodes", "10", "--cost-from", fx("hosts.txt")], 2, r"--cost-from: ", where="err")
+    expect(["--nodes", "10", "--cost-from", fx("hosts.txt")], 2, r"--cost-from: .*hosts\.txt: not valid JSON: parse error at line 1", where="err")
+    empty = os.path.join(o.workdir, "empty.json")
+    open(empty, "w").close()
+    expect(["--nodes", "10", "--cost-from", empty], 2, r"--cost-from: .*empty\.json: empty, no JSON in it", where="err")
+    expect(["--nodes", "10"], 0, r"= 0:0[0-9] \(m:ss\)")
     for b in bad:
         print("FAIL:", b)
     print("pairs --plan: %s" % ("FAILED" if bad else "PASSED"))
