@@ -82,27 +82,38 @@ json aer_json(const AerCounts& a) {
               {"total_fatal", a.total_fatal}};
 }
 
+// The optional NVML fields of a GPU and of an NVLink with their JSON keys: one list, which both
+// the writer and the reader walk (a field added here is written and read back alike).
+template <typename Gpu, typename Visit>  // Gpu: GpuHealth or const GpuHealth
+void each_gpu_optional(Gpu& g, Visit visit) {
+  visit("temperature_c", g.temperature_c);
+  visit("clock_event_reasons", g.clock_event_reasons);
+  visit("pcie_replay", g.pcie_replay);
+  visit("ecc_corrected_volatile", g.ecc_corrected);
+  visit("ecc_uncorrected_volatile", g.ecc_uncorrected);
+  visit("retired_pages_pending", g.retired_pages_pending);
+  visit("remap_pending", g.remap_pending);
+  visit("remap_failure", g.remap_failure);
+  visit("pcie_gen", g.pcie_gen);
+  visit("pcie_max_gen", g.pcie_max_gen);
+  visit("pcie_width", g.pcie_width);
+  visit("pcie_max_width", g.pcie_max_width);
+}
+template <typename Link, typename Visit>  // Link: NvLink or const NvLink
+void each_link_optional(Link& l, Visit visit) {
+  visit("replay", l.replay);
+  visit("recovery", l.recovery);
+  visit("crc_flit", l.crc_flit);
+  visit("crc_data", l.crc_data);
+}
+
 json gpu_json(const GpuHealth& g) {
   json j{{"index", g.index}, {"name", g.name}, {"pci_bus_id", g.pci_bus_id}, {"unread", g.unread}};
-  put(j, "temperature_c", g.temperature_c);
-  put(j, "clock_event_reasons", g.clock_event_reasons);
-  put(j, "pcie_replay", g.pcie_replay);
-  put(j, "ecc_corrected_volatile", g.ecc_corrected);
-  put(j, "ecc_uncorrected_volatile", g.ecc_uncorrected);
-  put(j, "retired_pages_pending", g.retired_pages_pending);
-  put(j, "remap_pending", g.remap_pending);
-  put(j, "remap_failure", g.remap_failure);
-  put(j, "pcie_gen", g.pcie_gen);
-  put(j, "pcie_max_gen", g.pcie_max_gen);
-  put(j, "pcie_width", g.pcie_width);
-  put(j, "pcie_max_width", g.pcie_max_width);
+  each_gpu_optional(g, [&](const char* key, const auto& v) { put(j, key, v); });
   json links = json::array();
   for (const auto& l : g.nvlinks) {
     json lj{{"link", l.link}, {"active", l.active}};
-    put(lj, "replay", l.replay);
-    put(lj, "recovery", l.recovery);
-    put(lj, "crc_flit", l.crc_flit);
-    put(lj, "crc_data", l.crc_data);
+    each_link_optional(l, [&](const char* key, const auto& v) { put(lj, key, v); });
     links.push_back(lj);
   }
   j["nvlinks"] = links;
@@ -115,26 +126,12 @@ GpuHealth gpu_from(const json& j) {
   g.name = j.at("name").get<std::string>();
   g.pci_bus_id = j.at("pci_bus_id").get<std::string>();
   g.unread = j.value("unread", std::vector<std::string>{});
-  get(j, "temperature_c", &g.temperature_c);
-  get(j, "clock_event_reasons", &g.clock_event_reasons);
-  get(j, "pcie_replay", &g.pcie_replay);
-  get(j, "ecc_corrected_volatile", &g.ecc_corrected);
-  get(j, "ecc_uncorrected_volatile", &g.ecc_uncorrected);
-  get(j, "retired_pages_pending", &g.retired_pages_pending);
-  get(j, "remap_pending", &g.remap_pending);
-  get(j, "remap_failure", &g.remap_failure);
-  get(j, "pcie_gen", &g.pcie_gen);
-  get(j, "pcie_max_gen", &g.pcie_max_gen);
-  get(j, "pcie_width", &g.pcie_width);
-  get(j, "pcie_max_width", &g.pcie_max_width);
+  each_gpu_optional(g, [&](const char* key, auto& v) { get(j, key, &v); });
   for (const auto& lj : j.at("nvlinks")) {
     NvLink l;
     l.link = whole<int>(lj.at("link"));
     l.active = lj.at("active").get<bool>();
-    get(lj, "replay", &l.replay);
-    get(lj, "recovery", &l.recovery);
-    get(lj, "crc_flit", &l.crc_flit);
-    get(lj, "crc_data", &l.crc_data);
+    each_link_optional(l, [&](const char* key, auto& v) { get(lj, key, &v); });
     g.nvlinks.push_back(l);
   }
   return g;
