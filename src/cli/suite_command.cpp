@@ -88,7 +88,7 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
     if (root) std::cout << suite_help_text();
     return exit_code::kOk;
   }
-  const double timeout_s = std::stod(o.timeout);
+  const double timeout_s = o.timeout_s;
   require_writable_results(world, o.json_path, timeout_s);
   const Suite suite = read_suite(o.path, shared_suite_text(world, o.path, timeout_s), o);
   check_against_world(suite, world);
@@ -123,7 +123,7 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
       results.notes.push_back(note);
     }
   }
-  // Suite files have no buffers key: every collective sweep of a suite runs with the default.
+  // One buffers choice per results file: the last collective sweep's (a suite's key "buffers").
   for (const SuiteSweep& s : suite.sweeps) {
     if (s.kind != SuiteSweep::Kind::Ep) results.provenance.buffers = name_of(s.collective.buffers);
   }

@@ -1,14 +1,15 @@
 #include "cli/suite_options.hpp"
 
 #include <boost/program_options.hpp>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
-#include "cli/ep_options.hpp"
 #include "cli/flags.hpp"
+#include "collectives/settings.hpp"
+#include "ep/settings.hpp"
 #include "runtime/error.hpp"
+#include "settings/program_options.hpp"
 #include "suite/document.hpp"
 
 namespace commsweep {
@@ -16,173 +17,49 @@ namespace po = boost::program_options;
 using nlohmann::json;
 namespace {
 
-// A sweep's key and the flag of `commsweep TEST...` / `commsweep ep` it stands for.
-struct KeyFlag {
-  const char* key;
-  const char* flag;  // long name; nullptr: the positional tests
-  bool list;         // a list (or a comma list), as the flag's comma list
-};
+const std::vector<std::string> kEntryKeys = {"name", "kind"};
 
-// Named as the flags' values are named; the flags' defaults apply to keys left out.
-constexpr KeyFlag kCollectiveKeys[] = {
-    {"tests", nullptr, true},           {"min_bytes", "--minbytes", false},
-    {"max_bytes", "--maxbytes", false}, {"step_bytes", "--stepbytes", false},
-    {"step_factor", "--stepfactor", false}, {"dtypes", "--datatype", true},
-    {"ops", "--op", true},              {"root", "--root", false},
-    {"iters", "--iters", false},        {"warmup", "--warmup_iters", false},
-    {"blocking", "--blocking", false},  {"cudagraph", "--cudagraph", false},
-    {"average", "--average", false},    {"timer", "--timer", false},
-    {"seed", "--seed", false}};
-constexpr KeyFlag kEpKeys[] = {
-    {"tokens", "--tokens", true},       {"hidden", "--hidden", true},
-    {"topk", "--topk", true},           {"experts", "--experts", true},
-    {"dtype", "--dtype", true},         {"routing", "--routing", true},
-    {"skew", "--skew", false},          {"routing_file", "--routing-file", false},
-    {"topk_groups", "--topk-groups", false}, {"iters", "--iters", false},
-    {"warmup", "--warmup_iters", false}, {"seed", "--seed", false}};
-
-template <std::size_t N>
-std::string key_names(const KeyFlag (&keys)[N]) {
-  std::string out = "name kind";
-  for (const auto& k : keys) out += std::string(" ") + k.key;
-  return out;
+// The suite's -T and -c, given on its command line: they override every sweep's key.
+settings::Flags overrides(const SuiteCliOptions& o, bool ep) {
+  settings::Flags flags;
+  const auto flag = [](const char* where, std::string text) {
+    settings::Given g;
+    g.where = where;
+    g.from = settings::Given::From::CommandLine;
+    g.value = std::move(text);
+    return g;
+  };
+  if (o.timeout_given) flags.emplace("timeout", flag("-T/--timeout", std::to_string(static_cast<long long>(o.timeout_s))));
+  // EP verifies or not: -c N > 0 turns its check on.
+  if (o.check_given) flags.emplace("check", flag("-c/--check", std::to_string(ep ? (o.check > 0 ? 1 : 0) : o.check)));
+  return flags;
 }
 
-// One sweep entry being read: where it is, for every message about it.
-struct Entry {
-  const std::string& path;
-  const suite::Document& doc;
-  const json& entry;
-  std::string pointer;  // "/3" or "/sweeps/3"
-  std::string label;    // "sweep 4 \"big\""
-
-  std::string at(const std::string& key = {}) const {
-    const int line = doc.line_of(key.empty() ? pointer : suite::pointer_child(pointer, key));
-    return path + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + label;
-  }
-  [[noreturn]] void refuse(const std::string& key, const std::string& why) const {
-    throw_usage(at(key) + (key.empty() ? "" : ": key \"" + key + "\"") + ": " + why);
-  }
-};
-
-// A scalar as the flag's text: what a user would have typed.
-std::string flag_text(const Entry& e, const std::string& key, const json& v) {
-  if (v.is_string()) {
-    if (v.get<std::string>().empty()) e.refuse(key, "an empty value");
-    return v.get<std::string>();
-  }
-  if (v.is_boolean()) {
-    if (key == "blocking") return v.get<bool>() ? "1" : "0";
-    return v.get<bool>() ? "true" : "false";
-  }
-  if (v.is_number()) return v.dump();
-  if (v.is_null()) e.refuse(key, "no value given");
-  e.refuse(key, v.dump() + " is not a single value");
+void read_collective(const settings::DocumentEntry& e, const SuiteCliOptions& o, SuiteSweep& s) {
+  const auto& table = collective_settings();
+  settings::check_keys(e, table.specs(), kEntryKeys);
+  CollectiveSettings c;
+  const settings::Origins origins = settings::apply(table, c, overrides(o, false), &e);
+  check_collective_backend(c.sweep, origins, o.backend == BackendChoice::Mpi);
+  s.tests = c.tests;
+  s.collective = c.sweep;
 }
 
-std::string value_text(const Entry& e, const KeyFlag& k, const json& v) {
-  if (!v.is_array()) return flag_text(e, k.key, v);
-  if (!k.list) e.refuse(k.key, "takes one value, not a list");
-  if (v.empty()) e.refuse(k.key, "an empty list");
-  std::string joined;
-  for (const auto& item : v) {
-    if (item.is_array() || item.is_object()) e.refuse(k.key, "a list of single values is expected");
-    joined += (joined.empty() ? "" : ",") + flag_text(e, k.key, item);
-  }
-  return joined;
-}
-
-// Whether `message` names `flag` ("--topk" is not named by "--topk-groups").
-bool names_flag(const std::string& message, const std::string& flag) {
-  for (auto at = message.find(flag); at != std::string::npos; at = message.find(flag, at + 1)) {
-    const std::size_t end = at + flag.size();
-    const char next = end < message.size() ? message[end] : ' ';
-    if (!std::isalnum(static_cast<unsigned char>(next)) && next != '-' && next != '_') return true;
-  }
-  return false;
-}
-
-// Runs the command's own parser on the entry's flags; its refusal comes back naming the key.
-template <std::size_t N, typename Parse>
-auto parse_as_flags(const Entry& e, const KeyFlag (&keys)[N], const std::vector<std::string>& args,
-                    Parse parse) {
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  try {
-    return parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const Error& error) {
-    if (error.kind() != ErrorKind::Usage) throw;
-    const std::string message = error.what();
-    // The first key the message names, of those the entry gives ("-f 1 ... give -i" is about
-    // step_factor when step_bytes is not there), else of all.
-    for (const bool given_only : {true, false}) {
-      for (const auto& k : keys) {
-        const bool named = k.flag ? names_flag(message, k.flag)
-                                  : message.compare(0, 24, "unknown command or test ") == 0;
-        if (named && (!given_only || e.entry.contains(k.key))) e.refuse(k.key, message);
-      }
-    }
-    e.refuse("", message);
-  }
-}
-
-void check_keys(const Entry& e, const json& entry, const std::string& known) {
-  for (const auto& item : entry.items()) {
-    if (known.find(" " + item.key() + " ") == std::string::npos) {
-      e.refuse(item.key(), "unknown key (the keys of this kind:" + known.substr(0, known.size() - 1) + ")");
-    }
-  }
-}
-
-void read_collective(const Entry& e, const json& entry, const SuiteCliOptions& o, SuiteSweep& s) {
-  check_keys(e, entry, " " + key_names(kCollectiveKeys) + " ");
-  std::vector<std::string> args{"commsweep"};
-  std::vector<std::string> flags;
-  for (const auto& k : kCollectiveKeys) {
-    if (!entry.contains(k.key)) continue;
-    const std::string text = value_text(e, k, entry.at(k.key));
-    if (k.flag) {
-      flags.push_back(std::string(k.flag) + "=" + text);
-      continue;
-    }
-    for (const auto& test : split_commas(text)) {
-      // A flag or `list` in the place of a test would change what the parser does.
-      if (test[0] == '-' || test == "list") e.refuse(k.key, "'" + test + "' is not a test");
-      args.push_back(test);
-    }
-  }
-  args.insert(args.end(), flags.begin(), flags.end());
-  args.push_back("--backend=" + std::string(o.backend == BackendChoice::Mpi    ? "mpi"
-                                            : o.backend == BackendChoice::Nccl ? "nccl"
-                                                                               : "auto"));
-  args.push_back("--timeout=" + o.timeout);
-  args.push_back("--check=" + o.check);
-  const CliOptions cli = parse_as_flags(e, kCollectiveKeys, args, parse_options);
-  s.tests = cli.tests;
-  s.collective = cli.sweep;
-}
-
-void read_ep(const Entry& e, const json& entry, const SuiteCliOptions& o, SuiteSweep& s) {
-  check_keys(e, entry, " " + key_names(kEpKeys) + " ");
-  std::vector<std::string> args{"commsweep", "ep"};
-  for (const auto& k : kEpKeys) {
-    if (!entry.contains(k.key)) continue;
-    std::string text = value_text(e, k, entry.at(k.key));
-    // As with `commsweep ep --suite`: a routing file relative to the suite's folder.
-    if (std::string(k.key) == "routing_file" && std::filesystem::path(text).is_relative()) {
-      text = (std::filesystem::path(e.path).parent_path() / text).string();
-    }
-    args.push_back(std::string(k.flag) + "=" + text);
-  }
-  args.push_back("--timeout=" + o.timeout);
-  args.push_back("--check=" + std::string(o.check == "0" ? "0" : "1"));
-  s.ep = parse_as_flags(e, kEpKeys, args, parse_ep_options).config;
+void read_ep(const settings::DocumentEntry& e, const SuiteCliOptions& o, SuiteSweep& s) {
+  const auto& table = ep::ep_settings();
+  settings::check_keys(e, table.specs(), kEntryKeys);
+  settings::apply(table, s.ep, overrides(o, true), &e);
 }
 
 SuiteSweep read_sweep(const std::string& path, const suite::Document& doc, const std::string& pointer,
                       std::size_t index, const SuiteCliOptions& o) {
   const json& entry = doc.value.at(json::json_pointer(pointer));
-  Entry e{path, doc, entry, pointer, "sweep " + std::to_string(index + 1)};
+  settings::DocumentEntry e;
+  e.entry = &entry;
+  e.path = path;
+  e.pointer = pointer;
+  e.label = "sweep " + std::to_string(index + 1);
+  e.line_of = [&doc](const std::string& p) { return doc.line_of(p); };
   if (!entry.is_object()) e.refuse("", "not a mapping of settings (name, kind, ...)");
   SuiteSweep s;
   s.name = "sweep " + std::to_string(index + 1);
@@ -195,14 +72,14 @@ SuiteSweep read_sweep(const std::string& path, const suite::Document& doc, const
   if (!entry.contains("kind")) e.refuse("", "no key \"kind\" (collective or ep)");
   const json& kind = entry.at("kind");
   if (kind == "collective") {
-    read_collective(e, entry, o, s);
+    read_collective(e, o, s);
   } else if (kind == "ep") {
     s.kind = SuiteSweep::Kind::Ep;
-    read_ep(e, entry, o, s);
+    read_ep(e, o, s);
   } else {
     e.refuse("kind", kind.dump() + " is not a kind (collective or ep)");
   }
-  s.where = e.at();
+  s.where = e.where();
   return s;
 }
 
@@ -210,8 +87,8 @@ po::options_description suite_flags() {
   po::options_description d("For the whole suite");
   d.add_options()
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
-      ("timeout,T", po::value<std::string>()->default_value("300"), "seconds any phase may take before the job is ended")
-      ("check,c", po::value<std::string>()->default_value("1"), "collectives: verify every output element N times per size (0: off); EP: verify when N > 0")
+      ("timeout,T", po::value<std::string>()->default_value("300"), "seconds any phase may take before the job is ended; given, it overrides every sweep's key \"timeout\"")
+      ("check,c", po::value<std::string>()->default_value("1"), "collectives: verify every output element N times per size (0: off); EP: verify when N > 0; given, it overrides every sweep's key \"check\"")
       ("json", po::value<std::string>(), "write the results of every sweep as one JSON file (atomically)")
       ("help,h", "show this help");
   return d;
@@ -246,14 +123,20 @@ SuiteCliOptions parse_suite_options(int argc, const char* const* argv) {
     o.json_path = vm["json"].as<std::string>();
     if (o.json_path.empty()) throw_usage("--json: give a file name");
   }
-  o.timeout = vm["timeout"].as<std::string>();
-  o.check = vm["check"].as<std::string>();
-  // -T and -c as `commsweep TEST...` takes them: its parser, its messages.
-  const std::string timeout = "--timeout=" + o.timeout, check = "--check=" + o.check;
-  const char* probe[] = {"commsweep", timeout.c_str(), check.c_str()};
-  const CliOptions cli = parse_options(3, probe);
-  o.check = std::to_string(cli.sweep.check);
-  o.timeout = std::to_string(static_cast<long long>(cli.sweep.timeout_s));
+  // -T and -c as `commsweep TEST...` reads them: the collectives' settings, their messages.
+  const settings::Flags given = settings::given_flags(vm, collective_settings().specs());
+  for (const settings::Spec* spec : collective_settings().specs()) {
+    const auto it = given.find(spec->flag);
+    if (it == given.end()) continue;
+    const settings::Value v = settings::read(spec->type, it->second);
+    if (spec->flag == "timeout") {
+      o.timeout_s = static_cast<double>(v.whole);
+      o.timeout_given = true;
+    } else if (spec->flag == "check") {
+      o.check = static_cast<int>(v.whole);
+      o.check_given = true;
+    }
+  }
   return o;
 }
 
@@ -298,6 +181,26 @@ Suite read_suite(const std::string& path, const std::string& text, const SuiteCl
 }  // namespace commsweep
 
 namespace commsweep {
+namespace {
+
+// "tests, min_bytes (-b), ..., timer (--timer)": each key and its flag, in lines of at most 88
+// columns continued after 15 spaces.
+std::string keys_and_flags(const std::vector<const settings::Spec*>& specs) {
+  std::string out, line;
+  for (const settings::Spec* s : specs) {
+    if (s->key.empty()) continue;
+    std::string item = s->key;
+    if (!s->flag.empty()) item += s->letter ? std::string(" (-") + s->letter + ")" : " (--" + s->flag + ")";
+    if (!line.empty() && 15 + line.size() + 2 + item.size() > 88) {
+      out += line + ",\n" + std::string(15, ' ');
+      line.clear();
+    }
+    line += (line.empty() ? "" : ", ") + item;
+  }
+  return out + line;
+}
+
+}  // namespace
 
 std::string suite_help_text() {
   std::ostringstream out;
@@ -314,17 +217,16 @@ std::string suite_help_text() {
          "the same suite. Each sweep is a mapping:\n"
          "  name         optional; unique; shown above its table (default \"sweep N\")\n"
          "  kind         collective or ep\n"
-         "  collective:  tests (a list or a comma list; all), min_bytes (-b), max_bytes (-e),\n"
-         "               step_bytes (-i), step_factor (-f), dtypes (-d), ops (-o), root (-r),\n"
-         "               iters (-n), warmup (-w), blocking (-z), cudagraph (-G), average (-a),\n"
-         "               timer, seed\n"
-         "  ep:          tokens, hidden, topk, experts, dtype, routing (each a list or one\n"
-         "               value), skew, routing_file (relative to FILE's folder), topk_groups,\n"
-         "               iters, warmup, seed\n"
-         "Values are those of the flags (`commsweep --help`, `commsweep ep --help`): sizes with\n"
-         "K M G T suffixes, the same type and operator names; keys left out take the flags'\n"
-         "defaults. An unknown key or a bad value is refused before anything runs, with the\n"
-         "file, line, sweep and key (exit code 2).\n\n"
+         "  collective:  " << keys_and_flags(collective_settings().specs()) << "\n"
+         "  ep:          " << keys_and_flags(ep::ep_settings().specs()) << "\n"
+         "Values are those of the flags (`commsweep --help`, `commsweep ep --help`): sizes\n"
+         "with K M G T suffixes, the same type and operator names; a list (tests, dtypes,\n"
+         "ops; ep's tokens, hidden, topk, experts, dtype, routing, impl) as a YAML/JSON list\n"
+         "or a comma list; routing_file relative to FILE's folder. A key left out takes the\n"
+         "flag's default; -T and -c given to `commsweep suite` override every sweep's timeout\n"
+         "and check. `commsweep ep --suite FILE` reads the same keys as one ep entry. An\n"
+         "unknown key or a bad value is refused before anything runs, with the file, line,\n"
+         "sweep and key (exit code 2).\n\n"
          "YAML: a strict subset, read without a YAML library. Mappings (key: value) and\n"
          "sequences (- item) by indentation with spaces; plain, 'single' and \"double\" quoted\n"
          "scalars; one-line flow sequences [a, b]; # comments. Refused with the line: anchors,\n"

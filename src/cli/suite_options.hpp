@@ -1,7 +1,7 @@
 // `commsweep suite FILE`: its command line, and the suite file read into sweeps. Each sweep's
-// settings go through the very parsers of `commsweep TEST...` and `commsweep ep` (an entry
-// becomes the flags those commands take), so a value is refused or accepted exactly as on the
-// command line; a refusal names the file, line, sweep and key.
+// keys are read straight from the document through the settings tables of `commsweep TEST...`
+// (collectives/settings.hpp) and `commsweep ep` (ep/settings.hpp), so a value is refused or
+// accepted exactly as on the command line; a refusal names the file, line, sweep and key.
 #pragma once
 
 #include <string>
@@ -17,8 +17,10 @@ struct SuiteCliOptions {
   std::string path;                    // the suite file
   BackendChoice backend = BackendChoice::Auto;
   std::string json_path;
-  std::string timeout = "300";         // -T as given: every sweep's --timeout
-  std::string check = "1";             // -c as given: collectives' -c; EP checks when > 0
+  double timeout_s = 300;              // -T: the suite's own phases, and every sweep's when given
+  bool timeout_given = false;
+  int check = 1;                       // -c: collectives' -c, EP checks when > 0 (when given)
+  bool check_given = false;
   FabricRunOptions fabric;             // once for the suite: preflight, transport, binding
   std::vector<std::string> arguments;  // argv after the program name, for provenance
   bool help = false;

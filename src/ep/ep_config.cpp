@@ -33,6 +33,22 @@ std::string_view name_of(EpImpl impl) {
   return "?";
 }
 
+const std::vector<RoutingKind>& all_routing_kinds() {
+  static const std::vector<RoutingKind> all{RoutingKind::Randn, RoutingKind::Uniform, RoutingKind::Balanced,
+                                            RoutingKind::Skewed, RoutingKind::File};
+  return all;
+}
+
+const std::vector<EpDtype>& all_ep_dtypes() {
+  static const std::vector<EpDtype> all{EpDtype::Bf16, EpDtype::Fp8};
+  return all;
+}
+
+const std::vector<EpImpl>& all_ep_impls() {
+  static const std::vector<EpImpl> all{EpImpl::Alltoallv, EpImpl::Lsa};
+  return all;
+}
+
 namespace {
 
 std::string setting(const char* flag, int value) {

@@ -17,6 +17,11 @@ enum class EpImpl { Alltoallv, Lsa };
 std::string_view name_of(RoutingKind kind);  // "randn" "uniform" "balanced" "skewed" "file"
 std::string_view name_of(EpDtype dtype);     // "bf16" "fp8"
 std::string_view name_of(EpImpl impl);       // "alltoallv" "lsa"
+// Every value of each, in the enum's order: the names the settings (ep/settings.hpp), --help
+// and the schema list.
+const std::vector<RoutingKind>& all_routing_kinds();
+const std::vector<EpDtype>& all_ep_dtypes();
+const std::vector<EpImpl>& all_ep_impls();
 
 // One point of the sweep.
 struct EpCase {

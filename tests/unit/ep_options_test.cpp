@@ -175,6 +175,40 @@ TEST_F(EpSuite, FlagsGivenOverrideItDefaultsDoNot) {
   EXPECT_EQ(o.config.hidden, std::vector<int>{7168});  // neither: the default
 }
 
+// The same format as one `kind: ep` entry of a suite: YAML too, with lines in its messages.
+TEST_F(EpSuite, YamlAsASuitesEpEntry) {
+  write("r.txt", "# a routing table\n");
+  const std::string yaml = write("s.yaml",
+                                 "kind: ep\n"
+                                 "tokens: [16, 32]\n"
+                                 "experts: 8\n"
+                                 "topk: 2\n"
+                                 "impl: lsa\n"
+                                 "lsa_blocks: 32\n"
+                                 "check: false\n"
+                                 "routing: file\n"
+                                 "routing_file: r.txt\n"
+                                 "timeout: 30\n");
+  const EpCliOptions o = parse({"--suite", yaml, "--lsa-blocks", "8"});
+  EXPECT_EQ(o.config.tokens, (std::vector<int>{16, 32}));
+  EXPECT_EQ(o.config.impls, std::vector<ep::EpImpl>{ep::EpImpl::Lsa});
+  EXPECT_EQ(o.config.lsa_blocks, 8);  // the flag over the key
+  EXPECT_FALSE(o.config.check);
+  EXPECT_EQ(o.config.timeout_s, 30);
+  EXPECT_EQ(std::filesystem::path(o.config.routing_file), dir_ / "r.txt");
+  const std::string bad = write("b.yaml", "tokens: 16\ntopk: 2\nimpl: [alltoallv, nvl]\n");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", bad}); },
+                           {"--suite " + bad + ":3: key \"impl\": unknown value 'nvl' (alltoallv lsa)"}));
+  const std::string unknown = write("u.yaml", "tokens: 16\nmin_bytes: 8\n");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", unknown}); },
+                           {"--suite " + unknown + ":2: key \"min_bytes\": unknown key", "lsa_blocks"}));
+  const std::string kind = write("k.yaml", "kind: collective\n");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", kind}); }, {kind + ":1: key \"kind\"", "not ep"}));
+  const std::string cross = write("c.yaml", "experts: 4\ntopk: 8\n");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", cross}); },
+                           {cross + ":2: key \"topk\": 8 is more than the experts", cross + ":1: key \"experts\" 4"}));
+}
+
 TEST_F(EpSuite, ErrorsNameTheFileAndTheKey) {
   const std::string unknown = write("u.json", R"({"tokenz": 16})");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", unknown}); }, {"--suite", unknown, "tokenz"}));

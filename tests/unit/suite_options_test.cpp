@@ -11,6 +11,7 @@
 
 #include "cli/options.hpp"
 #include "cli/suite_options.hpp"
+#include "ep/ep_config.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep {
@@ -39,8 +40,12 @@ TEST(SuiteOptions, Flags) {
   const SuiteCliOptions o = options({"x.yaml", "--backend", "mpi", "-T", "60", "-c", "0", "--json", "r.json"});
   EXPECT_EQ(o.path, "x.yaml");
   EXPECT_EQ(o.backend, BackendChoice::Mpi);
-  EXPECT_EQ(o.timeout, "60");
-  EXPECT_EQ(o.check, "0");
+  EXPECT_EQ(o.timeout_s, 60);
+  EXPECT_TRUE(o.timeout_given);
+  EXPECT_EQ(o.check, 0);
+  EXPECT_TRUE(o.check_given);
+  EXPECT_FALSE(options({"x.yaml"}).timeout_given);
+  EXPECT_EQ(options({"x.yaml"}).timeout_s, 300);
   EXPECT_EQ(o.json_path, "r.json");
   EXPECT_TRUE(options({"--help"}).help);
   EXPECT_TRUE(throws_usage([] { options({}); }, {"one suite file"}));
@@ -149,9 +154,9 @@ TEST(SuiteOptions, RefusalsNameTheFileLineSweepAndKey) {
                            {"s.yaml:7: sweep 2 \"second\": key \"min_byte\": unknown key",
                             "max_bytes"}));
   EXPECT_TRUE(throws_usage([] { read_second("max_bytes: 12Q"); },
-                           {"s.yaml:7: sweep 2 \"second\": key \"max_bytes\"", "-e/--maxbytes", "12Q"}));
+                           {"s.yaml:7: sweep 2 \"second\": key \"max_bytes\": '12Q' is not a size"}));
   EXPECT_TRUE(throws_usage([] { read_second("dtypes: [float, bogus]"); },
-                           {"s.yaml:7:", "key \"dtypes\"", "-d/--datatype", "bogus"}));
+                           {"s.yaml:7: sweep 2 \"second\": key \"dtypes\": unknown type 'bogus'"}));
   EXPECT_TRUE(throws_usage([] { read_second("ops: [sum, nope]"); }, {"s.yaml:7:", "key \"ops\"", "nope"}));
   EXPECT_TRUE(throws_usage([] { read_second("iters: 0"); }, {"s.yaml:7:", "key \"iters\"", "out of range"}));
   EXPECT_TRUE(throws_usage([] { read_second("warmup: many"); }, {"s.yaml:7:", "key \"warmup\"", "whole number"}));
@@ -163,7 +168,7 @@ TEST(SuiteOptions, RefusalsNameTheFileLineSweepAndKey) {
   EXPECT_NO_THROW(read_second("timer: device"));  // auto may pick nccl
   EXPECT_TRUE(throws_usage(
       [] { read_second("timer: device", options({"s.yaml", "--backend", "mpi"})); },
-      {"s.yaml:7:", "key \"timer\"", "needs the nccl backend"}));
+      {"s.yaml:7: sweep 2 \"second\": key \"timer\": device needs the nccl backend"}));
   EXPECT_TRUE(throws_usage([] { read_second("name: first"); },
                            {"s.yaml:7: duplicate key 'name' (first on line 4)"}));
 }
@@ -173,9 +178,9 @@ TEST(SuiteOptions, TestsAreCheckedAsOnTheCommandLine) {
     return read("- name: t\n  kind: collective\n  tests: " + tests + "\n");
   };
   EXPECT_TRUE(throws_usage([&] { with_tests("[all_reduce, all_gathr]"); },
-                           {"s.yaml:3: sweep 1 \"t\": key \"tests\"", "unknown command or test 'all_gathr' (did you mean 'all_gather'?)"}));
-  EXPECT_TRUE(throws_usage([&] { with_tests("[list]"); }, {"key \"tests\"", "'list' is not a test"}));
-  EXPECT_TRUE(throws_usage([&] { with_tests("['--help']"); }, {"key \"tests\"", "'--help' is not a test"}));
+                           {"s.yaml:3: sweep 1 \"t\": key \"tests\": unknown test 'all_gathr' (did you mean 'all_gather'?)"}));
+  EXPECT_TRUE(throws_usage([&] { with_tests("[list]"); }, {"key \"tests\"", "unknown test 'list'"}));
+  EXPECT_TRUE(throws_usage([&] { with_tests("['--help']"); }, {"key \"tests\"", "unknown test '--help'"}));
   EXPECT_TRUE(throws_usage([&] { with_tests("[[all_reduce]]"); }, {"key \"tests\"", "single values"}));
   EXPECT_EQ(with_tests("all").sweeps[0].tests.size(), 7u);
 }
@@ -196,7 +201,7 @@ TEST(SuiteOptions, EntriesThemselves) {
 
 TEST(SuiteOptions, EpValuesAreCheckedAsOnTheCommandLine) {
   EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  tokens: [16, x]\n"); },
-                           {"s.yaml:3: sweep 1 \"e\": key \"tokens\"", "--tokens", "'x'"}));
+                           {"s.yaml:3: sweep 1 \"e\": key \"tokens\": 'x' is not a whole number"}));
   EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  experts: 8\n  topk: 9\n"); },
                            {"s.yaml:4:", "key \"topk\"", "more than the experts"}));
   EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  dtype: fp8\n  hidden: 100\n"); },
@@ -204,7 +209,56 @@ TEST(SuiteOptions, EpValuesAreCheckedAsOnTheCommandLine) {
   EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  routing: [randn, randn]\n"); },
                            {"s.yaml:3:", "key \"routing\"", "given twice"}));
   EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  topk_groups: -1\n"); },
-                           {"s.yaml:3:", "key \"topk_groups\"", "--topk-groups"}));
+                           {"s.yaml:3:", "key \"topk_groups\": -1 is out of range"}));
+}
+
+// One format: an ep entry takes every key of `commsweep ep` (impl, lsa_blocks and check
+// included), a collective entry every collective key (buffers, check and timeout included).
+TEST(SuiteOptions, EveryKeyOfEachKind) {
+  const Suite s = read(
+      "- name: e\n  kind: ep\n  impl: [alltoallv, lsa]\n  lsa_blocks: 64\n  check: false\n"
+      "  experts: 16\n  seed: 7\n  timeout: 90\n"
+      "- name: c\n  kind: collective\n  buffers: warm\n  check: 3\n  timeout: 45\n  timer: host\n");
+  const ep::EpConfig& e = s.sweeps[0].ep;
+  EXPECT_EQ(e.impls, (std::vector<ep::EpImpl>{ep::EpImpl::Alltoallv, ep::EpImpl::Lsa}));
+  EXPECT_EQ(e.lsa_blocks, 64);
+  EXPECT_FALSE(e.check);
+  EXPECT_EQ(e.seed, 7u);
+  EXPECT_EQ(e.timeout_s, 90);
+  const SweepConfig& c = s.sweeps[1].collective;
+  EXPECT_EQ(c.buffers, Buffers::Warm);
+  EXPECT_EQ(c.check, 3);
+  EXPECT_EQ(c.timeout_s, 45);
+  EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  impl: nvl\n"); },
+                           {"s.yaml:3: sweep 1 \"e\": key \"impl\": unknown value 'nvl' (alltoallv lsa)"}));
+  EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  lsa_blocks: -2\n"); },
+                           {"s.yaml:3: sweep 1 \"e\": key \"lsa_blocks\": -2 is out of range (0 to 65536)"}));
+  EXPECT_TRUE(throws_usage([] { read("- name: e\n  kind: ep\n  check: 2\n"); },
+                           {"s.yaml:3: sweep 1 \"e\": key \"check\": 2 is out of range (0 to 1)"}));
+  EXPECT_TRUE(throws_usage([] { read("- name: c\n  kind: collective\n  buffers: hot\n"); },
+                           {"s.yaml:3: sweep 1 \"c\": key \"buffers\": unknown choice 'hot' (cold or warm)"}));
+  // The command line's own flags are not keys.
+  EXPECT_TRUE(throws_usage([] { read("- name: c\n  kind: collective\n  fault: hang:1\n"); },
+                           {"s.yaml:3: sweep 1 \"c\": key \"fault\": unknown key"}));
+}
+
+// -T and -c given to `commsweep suite` override every sweep's key; not given, each sweep's key
+// or the default applies.
+TEST(SuiteOptions, CommandLineOverSweepKeyOverDefault) {
+  const char* text = "- kind: collective\n  timeout: 45\n  check: 2\n- kind: ep\n  experts: 16\n  check: 0\n"
+                     "- kind: collective\n";
+  const Suite keys = read(text);
+  EXPECT_EQ(keys.sweeps[0].collective.timeout_s, 45);
+  EXPECT_EQ(keys.sweeps[0].collective.check, 2);
+  EXPECT_FALSE(keys.sweeps[1].ep.check);
+  EXPECT_EQ(keys.sweeps[2].collective.timeout_s, 300);
+  EXPECT_EQ(keys.sweeps[2].collective.check, 1);
+  const Suite flags = read(text, "s.yaml", options({"s.yaml", "-T", "20", "-c", "5"}));
+  EXPECT_EQ(flags.sweeps[0].collective.timeout_s, 20);
+  EXPECT_EQ(flags.sweeps[0].collective.check, 5);
+  EXPECT_TRUE(flags.sweeps[1].ep.check);
+  EXPECT_EQ(flags.sweeps[1].ep.timeout_s, 20);
+  EXPECT_EQ(flags.sweeps[2].collective.check, 5);
 }
 
 TEST(SuiteOptions, RoutingFileIsRelativeToTheSuite) {
@@ -229,7 +283,8 @@ TEST(SuiteOptions, SyntaxErrorsNameTheFileAndLine) {
                            {"s.json: sweep 1: key \"tokenz\": unknown key"}));
 }
 
-// The message of the flag itself is inside the suite's: one validation, not two.
+// The message of the flag itself follows the key in the suite's: one validation, through the
+// same setting, only the place named differs.
 TEST(SuiteOptions, SameMessageAsTheCommandLine) {
   std::string cli_message;
   try {
@@ -238,8 +293,10 @@ TEST(SuiteOptions, SameMessageAsTheCommandLine) {
   } catch (const Error& e) {
     cli_message = e.what();
   }
-  ASSERT_FALSE(cli_message.empty());
-  EXPECT_TRUE(throws_usage([] { read_second("max_bytes: 12Q"); }, {cli_message}));
+  const std::string flag = "-e/--maxbytes: ";
+  ASSERT_EQ(cli_message.compare(0, flag.size(), flag), 0) << cli_message;
+  EXPECT_TRUE(throws_usage([] { read_second("max_bytes: 12Q"); },
+                           {"key \"max_bytes\": " + cli_message.substr(flag.size())}));
 }
 
 }  // namespace

@@ -1,0 +1,264 @@
+#include "collectives/settings.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "collectives/collective_test.hpp"
+#include "core/strings.hpp"
+#include "runtime/error.hpp"
+#include "sweep/sizes.hpp"
+
+namespace commsweep {
+namespace {
+
+using settings::Given;
+using settings::Origins;
+using settings::Setting;
+using settings::Spec;
+using settings::Type;
+using settings::Value;
+using Config = CollectiveSettings;
+
+// --fault's choices (test hooks, sweep/config.hpp), each given as NAME:RANK.
+struct FaultName {
+  const char* name;
+  Fault::Kind kind;
+};
+constexpr FaultName kFaults[] = {{"wrong-element", Fault::Kind::WrongElement},
+                                 {"never-join", Fault::Kind::NeverJoin},
+                                 {"hang", Fault::Kind::Hang},
+                                 {"alloc", Fault::Kind::Alloc},
+                                 {"async-error", Fault::Kind::AsyncError},
+                                 {"slow", Fault::Kind::Slow}};
+
+// "wrong-element:RANK, never-join:RANK, ... or async-error:RANK"
+std::string fault_choices() {
+  std::string out;
+  const std::size_t n = std::size(kFaults);
+  for (std::size_t i = 0; i < n; ++i) {
+    out += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + kFaults[i].name + ":RANK";
+  }
+  return out;
+}
+
+Fault parse_fault(const std::string& text) {
+  const auto colon = text.find(':');
+  const std::string kind = text.substr(0, colon);
+  const auto* known = std::find_if(std::begin(kFaults), std::end(kFaults),
+                                   [&](const FaultName& f) { return kind == f.name; });
+  if (known == std::end(kFaults)) {
+    throw_usage("--fault: unknown fault '" + kind + "' (" + fault_choices() + ")");
+  }
+  Fault f;
+  f.kind = known->kind;
+  if (colon == std::string::npos) throw_usage("--fault: give the rank, e.g. " + kind + ":1");
+  const std::string rest = text.substr(colon + 1);
+  const auto at = rest.find('@');
+  const std::string rank = rest.substr(0, at);
+  std::size_t used = 0;
+  try {
+    f.rank = std::stoi(rank, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != rank.size()) throw_usage("--fault: '" + rank + "' is not a rank");
+  if (at != std::string::npos) {
+    if (f.kind != Fault::Kind::NeverJoin && f.kind != Fault::Kind::Hang && f.kind != Fault::Kind::AsyncError &&
+        f.kind != Fault::Kind::Slow) {
+      throw_usage("--fault " + text + ": @SIZE is for never-join, hang, async-error and slow");
+    }
+    f.from_bytes = parse_size(rest.substr(at + 1), "--fault " + kind + ":RANK@SIZE");
+  }
+  return f;
+}
+
+std::vector<std::string> type_names() {
+  std::vector<std::string> names;
+  for (const auto t : all_data_types()) names.emplace_back(name_of(t));
+  return names;
+}
+
+std::vector<std::string> op_names() {
+  std::vector<std::string> names;
+  for (const auto op : all_red_ops()) names.emplace_back(name_of(op));
+  return names;
+}
+
+std::vector<std::string> test_names() {
+  std::vector<std::string> names;
+  for (const auto* t : collective_tests()) names.emplace_back(t->name);
+  return names;
+}
+
+std::string spaced(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : " ") + n;
+  return out;
+}
+
+template <typename T>
+std::optional<int> index_of(const std::vector<T>& all, std::optional<T> found) {
+  if (!found) return std::nullopt;
+  const auto it = std::find(all.begin(), all.end(), *found);
+  if (it == all.end()) return std::nullopt;
+  return static_cast<int>(it - all.begin());
+}
+
+Type types_type() {
+  Type t = settings::list_of(settings::choice(type_names(), "type"), false);
+  t.all = true;
+  t.alias = [](const std::string& s) { return index_of(all_data_types(), parse_data_type(s)); };
+  return t;
+}
+
+Type ops_type() {
+  Type t = settings::list_of(settings::choice(op_names(), "operator"), false);
+  t.all = true;
+  t.alias = [](const std::string& s) { return index_of(all_red_ops(), parse_red_op(s)); };
+  return t;
+}
+
+// A test name (or alias, or all) per item; a suite's key "tests".
+void apply_tests(Config& c, const Value& v, const Given& g) {
+  c.tests.clear();
+  for (const auto& item : v.items) {
+    if (item.text == "all") {
+      for (const auto* t : collective_tests()) c.tests.emplace_back(t->name);
+      continue;
+    }
+    const auto* t = find_collective_test(item.text);
+    if (t == nullptr) {
+      const std::string guess = closest_name(item.text, test_names());
+      throw_usage(g.where + ": unknown test '" + item.text + "'" +
+                  (guess.empty() ? std::string() : " (did you mean '" + guess + "'?)") +
+                  "; the tests are: all " + spaced(test_names()));
+    }
+    c.tests.emplace_back(t->name);
+  }
+}
+
+Setting<Config> entry(const char* flag, char letter, const char* key, Type type, std::optional<std::string> def,
+                      std::string help, const char* section,
+                      std::function<void(Config&, const Value&, const Given&)> apply) {
+  return {Spec{flag, letter, key, std::move(type), std::move(def), std::move(help), section}, std::move(apply)};
+}
+
+int to_int(const Value& v) { return static_cast<int>(v.whole); }
+
+// -b <= -e, -f 1 with its step, no sweep of only 0 bytes, not too many sizes.
+void finish(Config& config, const Origins& o) {
+  SweepConfig& c = config.sweep;
+  if (c.min_bytes > c.max_bytes) {
+    throw_usage(o.name("minbytes") + " (" + o.shown("minbytes") + ") is greater than " + o.name("maxbytes") +
+                " (" + o.shown("maxbytes") + ")");
+  }
+  const bool stepbytes = o.find("stepbytes") != nullptr;
+  if (stepbytes) {
+    if (c.step_bytes == 0) throw_usage(o.name("stepbytes") + ": the step must be greater than 0");
+  } else if (c.step_factor == 1 && c.min_bytes != c.max_bytes) {
+    throw_usage(o.name("stepfactor") + " 1 makes a linear sweep: give its step with " + o.name("stepbytes"));
+  }
+  if (stepbytes && !o.given("stepfactor")) c.step_factor = 1;
+  // 0 times a factor stays 0: the sweep would be the one size 0, which has no element to move.
+  if (c.min_bytes == 0 && c.step_factor > 1) {
+    throw_usage(o.name("minbytes") + " 0 with " + o.name("stepfactor") + " " + o.shown("stepfactor") +
+                " sweeps only 0 bytes (0 times a factor stays 0): give -b 8 or more, or a linear "
+                "sweep (-f 1 -i STEP)");
+  }
+  if (const std::uint64_t n = size_count(c); n > kMaxSizes) {
+    throw_usage(o.name("stepbytes") + ": " + o.shown("stepbytes") + " steps from -b to -e make " +
+                std::to_string(n) + " sizes (at most " + std::to_string(kMaxSizes) + "); give a larger step");
+  }
+}
+
+settings::Table<Config> make_table() {
+  settings::Table<Config> t;
+  t.name = "collective";
+  const char* sweep = kSweepSection;
+  const char* run = kRunSection;
+  const std::string fault_help =
+      "testing only: " + fault_choices() +
+      "; never-join, hang, async-error and slow take @SIZE: from the first size of at least SIZE on"
+      " (slow: that rank takes twice as long per timed iteration, so the job does)";
+  t.settings = {
+      entry("", 0, "tests", settings::list_of(settings::text(), false), "all_reduce",
+            "the tests: " + spaced(test_names()) + ", or all (on the command line, the words before the flags)",
+            sweep, apply_tests),
+      entry("minbytes", 'b', "min_bytes", settings::size(), "8", "smallest message size, e.g. 8, 64K, 1M", sweep,
+            [](Config& c, const Value& v, const Given&) { c.sweep.min_bytes = v.count; }),
+      entry("maxbytes", 'e', "max_bytes", settings::size(), "128M", "largest message size, e.g. 8G", sweep,
+            [](Config& c, const Value& v, const Given&) { c.sweep.max_bytes = v.count; }),
+      entry("stepbytes", 'i', "step_bytes", settings::size(), std::nullopt, "linear step between sizes (with -f 1)",
+            sweep, [](Config& c, const Value& v, const Given&) { c.sweep.step_bytes = v.count; }),
+      entry("stepfactor", 'f', "step_factor", settings::whole(1, 1 << 20), "2",
+            "multiply each size by this (> 1), or 1 for -i steps", sweep,
+            [](Config& c, const Value& v, const Given&) { c.sweep.step_factor = static_cast<std::uint64_t>(v.whole); }),
+      entry("iters", 'n', "iters", settings::whole(1, 1 << 24), "20", "timed iterations per size", sweep,
+            [](Config& c, const Value& v, const Given&) { c.sweep.iters = to_int(v); }),
+      entry("warmup_iters", 'w', "warmup", settings::whole(0, 1 << 24), "5", "untimed warm-up iterations per size",
+            sweep, [](Config& c, const Value& v, const Given&) { c.sweep.warmup = to_int(v); }),
+      entry("check", 'c', "check", settings::whole(0, 1000), "1",
+            "verify every output element bit-exact N times per size (0: off)", sweep,
+            [](Config& c, const Value& v, const Given&) { c.sweep.check = to_int(v); }),
+      entry("datatype", 'd', "dtypes", types_type(), "float", spaced(type_names()) + ", a comma list, or all", sweep,
+            [](Config& c, const Value& v, const Given&) {
+              c.sweep.types.clear();
+              for (const auto& i : v.items) c.sweep.types.push_back(all_data_types()[static_cast<std::size_t>(i.whole)]);
+            }),
+      entry("op", 'o', "ops", ops_type(), "sum", spaced(op_names()) + ", a comma list, or all", sweep,
+            [](Config& c, const Value& v, const Given&) {
+              c.sweep.ops.clear();
+              for (const auto& i : v.items) c.sweep.ops.push_back(all_red_ops()[static_cast<std::size_t>(i.whole)]);
+            }),
+      entry("root", 'r', "root", settings::whole(0, 1 << 30), "0", "root rank of broadcast and reduce", sweep,
+            [](Config& c, const Value& v, const Given&) { c.sweep.root = to_int(v); }),
+      entry("blocking", 'z', "blocking", settings::whole(0, 1), "0", "1: wait for each collective before the next",
+            sweep, [](Config& c, const Value& v, const Given&) { c.sweep.blocking = v.whole == 1; }),
+      entry("cudagraph", 'G', "cudagraph", settings::whole(0, 1 << 20), "0",
+            "N > 0: capture the iterations in a CUDA graph and launch it N times (nccl)", sweep,
+            [](Config& c, const Value& v, const Given&) { c.sweep.graph_launches = to_int(v); }),
+      entry("average", 'a', "average", settings::whole(0, 3), "1",
+            "time shown: 0 rank 0, 1 mean over ranks, 2 min, 3 max", sweep,
+            [](Config& c, const Value& v, const Given&) { c.sweep.average = static_cast<Average>(v.whole); }),
+      // A suite runs each sweep once: -N is the command line's.
+      entry("run_cycles", 'N', "", settings::whole(0, 1 << 30), "1", "run the sweep N times (0: until interrupted)",
+            sweep, [](Config& c, const Value& v, const Given&) { c.sweep.cycles = to_int(v); }),
+      entry("timeout", 'T', "timeout", settings::whole(1, 7 * 24 * 3600), "300",
+            "seconds any phase may take (communicator set-up, each collective) before the job is ended", sweep,
+            [](Config& c, const Value& v, const Given&) { c.sweep.timeout_s = static_cast<double>(v.whole); }),
+      entry("timer", 0, "timer", settings::choice({"host", "device"}, "timer", "host or device"), "host",
+            "host: a clock around issue and completion after a barrier, as nccl-tests; device: CUDA events on the "
+            "stream (nccl), without launch and synchronisation latency",
+            run, [](Config& c, const Value& v, const Given&) { c.sweep.device_timer = v.whole == 1; }),
+      entry("buffers", 0, "buffers", settings::choice({"cold", "warm"}, "choice", "cold or warm"), "cold",
+            "cold: each iteration uses the next slice of buffers sized for -e, as nccl-tests (inputs not left in "
+            "cache by the last iteration); warm: the same bytes every iteration (cache-resident where they fit)",
+            run, [](Config& c, const Value& v, const Given&) { c.sweep.buffers = static_cast<Buffers>(v.whole); }),
+      entry("seed", 0, "seed", settings::whole(0, INT64_MAX), std::nullopt, "seed of the data pattern", run,
+            [](Config& c, const Value& v, const Given&) { c.sweep.seed = static_cast<std::uint64_t>(v.whole); }),
+      entry("fault", 0, "", settings::text(), std::nullopt, fault_help, run,
+            [](Config& c, const Value& v, const Given&) { c.sweep.fault = parse_fault(v.text); }),
+  };
+  t.finish = finish;
+  return t;
+}
+
+}  // namespace
+
+const settings::Table<CollectiveSettings>& collective_settings() {
+  static const settings::Table<CollectiveSettings> table = make_table();
+  return table;
+}
+
+void check_collective_backend(const SweepConfig& c, const Origins& o, bool backend_is_mpi) {
+  if (!backend_is_mpi) return;
+  if (c.device_timer) {
+    const bool document = o.find("timer") && o.find("timer")->from_document();
+    throw_usage(o.name("timer") + (document ? ": " : " ") + "device needs the nccl backend (--backend mpi times with MPI_Wtime)");
+  }
+  if (c.graph_launches > 0) {
+    throw_usage(o.name("cudagraph") + " needs the nccl backend (--backend mpi was given)");
+  }
+}
+
+}  // namespace commsweep

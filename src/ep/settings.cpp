@@ -1,0 +1,181 @@
+#include "ep/settings.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "ep_pattern.hpp"  // kFp8BlockElements
+#include "runtime/error.hpp"
+
+namespace commsweep::ep {
+namespace {
+
+using settings::Given;
+using settings::Origins;
+using settings::Setting;
+using settings::Spec;
+using settings::Type;
+using settings::Value;
+
+// Bounds that keep every product (tokens x hidden x ranks) far from overflow; DeepEP's own
+// tests stay below 4096 tokens, hidden 7168, top-k 8 and 288 experts.
+constexpr long long kMaxTokens = 1 << 24;
+constexpr long long kMaxHidden = 1 << 20;
+constexpr long long kMaxTopk = 1024;
+constexpr long long kMaxExperts = 1 << 20;
+constexpr long long kMaxIters = 1 << 24;
+constexpr long long kMaxTimeoutS = 7 * 24 * 3600;
+
+template <typename T>
+std::vector<std::string> names(const std::vector<T>& all) {
+  std::vector<std::string> out;
+  for (const T v : all) out.emplace_back(name_of(v));
+  return out;
+}
+
+Type ints(long long min, long long max) { return settings::list_of(settings::whole(min, max), true); }
+Type names_type(std::vector<std::string> n) { return settings::list_of(settings::choice(std::move(n)), true); }
+
+std::vector<int> int_items(const Value& v) {
+  std::vector<int> out;
+  for (const auto& i : v.items) out.push_back(static_cast<int>(i.whole));
+  return out;
+}
+
+template <typename T>
+std::vector<T> picked(const Value& v, const std::vector<T>& all) {
+  std::vector<T> out;
+  for (const auto& i : v.items) out.push_back(all[static_cast<std::size_t>(i.whole)]);
+  return out;
+}
+
+// A routing file named in a document is relative to the document's folder, so that the two
+// travel together.
+void apply_routing_file(EpConfig& c, const Value& v, const Given& g) {
+  std::string path = v.text;
+  if (path.empty()) throw_usage(g.where + ": give a file name");
+  if (g.from_document() && std::filesystem::path(path).is_relative()) {
+    path = (std::filesystem::path(g.folder) / path).string();
+  }
+  std::ifstream in(path);
+  if (std::filesystem::is_directory(path) || !in) {
+    throw_usage(g.where + ": cannot read the routing file '" + path + "'");
+  }
+  c.routing_file = path;
+}
+
+void apply_fault(EpConfig& c, const Value& v, const Given& g) {
+  const std::string kind = "wrong-element:";
+  if (v.text.compare(0, kind.size(), kind) != 0) {
+    throw_usage(g.where + ": unknown fault '" + v.text + "' (wrong-element:RANK)");
+  }
+  Given rank = g;
+  rank.value = v.text.substr(kind.size());
+  c.fault_wrong_rank = static_cast<int>(settings::read(settings::whole(0, 1 << 30), rank).whole);
+}
+
+// The routing file goes with --routing file; fp8 needs whole 128-element blocks; no token can
+// pick more distinct experts than there are.
+void finish(EpConfig& c, const Origins& o) {
+  bool file_routing = false;
+  for (const auto r : c.routings) file_routing = file_routing || r == RoutingKind::File;
+  if (o.find("routing-file") && !file_routing) {
+    throw_usage(o.name("routing-file") + " is read only with " + o.name("routing") + " file");
+  }
+  if (!o.find("routing-file") && file_routing) {
+    throw_usage(o.name("routing") + " file needs --routing-file PATH (the routing table)");
+  }
+  bool fp8 = false;
+  for (const auto d : c.dtypes) fp8 = fp8 || d == EpDtype::Fp8;
+  for (const int h : c.hidden) {
+    if (fp8 && h % kFp8BlockElements != 0) {
+      throw_usage(o.name("hidden") + ": " + std::to_string(h) + " is not a multiple of " +
+                  std::to_string(kFp8BlockElements) + ", which fp8 (" + o.name("dtype") +
+                  ") needs: one fp32 scale per block of " + std::to_string(kFp8BlockElements) +
+                  " elements, as DeepEP");
+    }
+  }
+  for (const int k : c.topk) {
+    for (const int e : c.experts) {
+      if (k > e) {
+        throw_usage(o.name("topk") + ": " + std::to_string(k) + " is more than the experts (" + o.name("experts") +
+                    " " + std::to_string(e) + "): a token picks distinct experts");
+      }
+    }
+  }
+}
+
+Setting<EpConfig> entry(const char* flag, char letter, const char* key, Type type, std::optional<std::string> def,
+                        std::string help, const char* section,
+                        std::function<void(EpConfig&, const Value&, const Given&)> apply) {
+  return {Spec{flag, letter, key, std::move(type), std::move(def), std::move(help), section}, std::move(apply)};
+}
+
+settings::Table<EpConfig> make_table() {
+  settings::Table<EpConfig> t;
+  t.name = "ep";
+  const char* axes = kAxesSection;
+  const char* run = kSettingsSection;
+  const auto routings = names(all_routing_kinds());
+  std::string routing_help;
+  for (const auto& r : routings) routing_help += (routing_help.empty() ? "" : " ") + r;
+  t.settings = {
+      entry("tokens", 0, "tokens", ints(0, kMaxTokens), "128,256,512,1024,2048,4096", "tokens per rank", axes,
+            [](EpConfig& c, const Value& v, const Given&) { c.tokens = int_items(v); }),
+      entry("hidden", 0, "hidden", ints(1, kMaxHidden), "7168", "elements per token (a multiple of 8: 16-byte vectors)",
+            axes, [](EpConfig& c, const Value& v, const Given&) { c.hidden = int_items(v); }),
+      entry("topk", 0, "topk", ints(1, kMaxTopk), "8", "experts per token", axes,
+            [](EpConfig& c, const Value& v, const Given&) { c.topk = int_items(v); }),
+      entry("experts", 0, "experts", ints(1, kMaxExperts), "256",
+            "experts in all; experts / ranks on each rank (must divide)", axes,
+            [](EpConfig& c, const Value& v, const Given&) { c.experts = int_items(v); }),
+      entry("dtype", 0, "dtype", names_type(names(all_ep_dtypes())), "bf16",
+            "dispatch type: bf16, fp8 (e4m3, one fp32 scale per 128 elements; hidden a multiple of 128)", axes,
+            [](EpConfig& c, const Value& v, const Given&) { c.dtypes = picked(v, all_ep_dtypes()); }),
+      entry("routing", 0, "routing", names_type(routings), "randn", routing_help + " (below)", axes,
+            [](EpConfig& c, const Value& v, const Given&) { c.routings = picked(v, all_routing_kinds()); }),
+      entry("ep-impl", 0, "impl", names_type(names(all_ep_impls())), "alltoallv",
+            "how the exchange is done (below): alltoallv, lsa; alltoallv,lsa runs both on every case, side by side",
+            axes, [](EpConfig& c, const Value& v, const Given&) { c.impls = picked(v, all_ep_impls()); }),
+      entry("skew", 0, "skew", settings::positive(), "1.0",
+            "skewed routing: expert e drawn with weight 1 / (e + 1)^S, S > 0", run,
+            [](EpConfig& c, const Value& v, const Given&) { c.skew = v.number; }),
+      entry("routing-file", 0, "routing_file", settings::text(), std::nullopt,
+            "the routing table of --routing file (format below; in a suite file relative to its folder)", run,
+            apply_routing_file),
+      entry("topk-groups", 0, "topk_groups", settings::whole(0, kMaxExperts), "0",
+            "N > 0: a token's experts lie on at most N nodes (DeepEP's num_topk_groups); 0 off", run,
+            [](EpConfig& c, const Value& v, const Given&) { c.topk_groups = static_cast<int>(v.whole); }),
+      entry("iters", 'n', "iters", settings::whole(1, kMaxIters), "20", "timed iterations per row", run,
+            [](EpConfig& c, const Value& v, const Given&) { c.iters = static_cast<int>(v.whole); }),
+      entry("warmup_iters", 'w', "warmup", settings::whole(0, kMaxIters), "5", "untimed warm-up iterations per row",
+            run, [](EpConfig& c, const Value& v, const Given&) { c.warmup = static_cast<int>(v.whole); }),
+      entry("check", 'c', "check", settings::whole(0, 1), "1",
+            "1: verify every dispatched and combined element bit-exact; 0 off", run,
+            [](EpConfig& c, const Value& v, const Given&) { c.check = v.whole == 1; }),
+      entry("timeout", 'T', "timeout", settings::whole(1, kMaxTimeoutS), "300",
+            "seconds any phase may take before the job is ended", run,
+            [](EpConfig& c, const Value& v, const Given&) { c.timeout_s = static_cast<double>(v.whole); }),
+      entry("seed", 0, "seed", settings::unsigned64(), std::nullopt, "seed of the routing and the token data", run,
+            [](EpConfig& c, const Value& v, const Given&) { c.seed = v.count; }),
+      entry("lsa-blocks", 0, "lsa_blocks", settings::whole(0, 1 << 16), "0",
+            "--ep-impl lsa: thread blocks (512 threads) per kernel, at most what the GPU keeps resident; 0: a warp "
+            "per (token, rank) piece, up to 2 blocks per SM",
+            run, [](EpConfig& c, const Value& v, const Given&) { c.lsa_blocks = static_cast<int>(v.whole); }),
+      entry("fault", 0, "", settings::text(), std::nullopt,
+            "testing only: wrong-element:RANK flips one dispatched and one combined element on RANK", run,
+            apply_fault),
+  };
+  t.finish = finish;
+  return t;
+}
+
+}  // namespace
+
+const settings::Table<EpConfig>& ep_settings() {
+  static const settings::Table<EpConfig> table = make_table();
+  return table;
+}
+
+}  // namespace commsweep::ep
