@@ -48,7 +48,7 @@ SuiteFile read_suite_file(const std::string& path) {
   try {
     text = read_bounded_file(path, suite::kMaxDocumentBytes);
   } catch (const std::runtime_error& e) {
-    throw_usage(std::string("--suite: cannot read '") + path + "': " + e.what());
+    throw_usage(std::string("--suite: ") + e.what());
   }
   try {
     s.doc = suite::parse_document(path, text);

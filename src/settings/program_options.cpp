@@ -13,6 +13,10 @@ void describe(po::options_description& options, const std::vector<const Spec*>& 
       options.add_options()(name.c_str(), s->help.c_str());
       continue;
     }
+    if (s->repeatable) {
+      options.add_options()(name.c_str(), po::value<std::vector<std::string>>()->composing(), s->help.c_str());
+      continue;
+    }
     auto* value = po::value<std::string>();
     if (s->default_text) value->default_value(*s->default_text);
     options.add_options()(name.c_str(), value, s->help.c_str());
@@ -26,7 +30,13 @@ Flags given_flags(const po::variables_map& vm, const std::vector<const Spec*>& s
     Given g;
     g.where = s->flag_name();
     g.from = Given::From::CommandLine;
-    g.value = s->type.kind == Kind::Presence ? std::string("1") : vm[s->flag].as<std::string>();
+    if (s->type.kind == Kind::Presence) {
+      g.value = "1";
+    } else if (s->repeatable) {
+      g.value = vm[s->flag].as<std::vector<std::string>>();
+    } else {
+      g.value = vm[s->flag].as<std::string>();
+    }
     flags.emplace(s->flag, std::move(g));
   }
   return flags;

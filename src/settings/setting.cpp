@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 
 #include "runtime/error.hpp"
@@ -72,7 +73,14 @@ std::uint64_t unsigned_item(const Given& g, const json& item) {
   return v;
 }
 
-double positive_item(const Given& g, const json& item) {
+// "1.5", "0.001", "1e+06": a number as a message shows it.
+std::string compact(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+double number_item(const Type& t, const Given& g, const json& item) {
   double v = 0;
   if (item.is_string()) {
     const std::string text = item.get<std::string>();
@@ -88,7 +96,14 @@ double positive_item(const Given& g, const json& item) {
   } else {
     throw_usage(g.where + ": " + item.dump() + " is not a number");
   }
-  if (!std::isfinite(v) || v <= 0) throw_usage(g.where + ": " + shown_item(item) + " must be a number > 0");
+  const bool unbounded = std::isinf(t.high);
+  if (!std::isfinite(v) || v < t.low || (t.above_low && v <= t.low) || v > t.high) {
+    if (t.above_low && unbounded) throw_usage(g.where + ": " + shown_item(item) + " must be a number > " + compact(t.low));
+    if (t.above_low) {
+      throw_usage(g.where + ": " + shown_item(item) + " is not in (" + compact(t.low) + ", " + compact(t.high) + "]");
+    }
+    throw_usage(g.where + ": " + shown_item(item) + " is out of range (" + compact(t.low) + " to " + compact(t.high) + ")");
+  }
   return v;
 }
 
@@ -105,8 +120,8 @@ Value read_item(const Type& t, const Given& g, const json& item) {
       if (item.is_boolean()) throw_usage(g.where + ": " + item.dump() + " is not a size");
       v.count = parse_size(shown_item(item), g.where);
       break;
-    case Kind::Positive:
-      v.number = positive_item(g, item);
+    case Kind::Number:
+      v.number = number_item(t, g, item);
       break;
     case Kind::Choice: {
       v.text = shown_item(item);
@@ -180,9 +195,14 @@ Type size() {
   return t;
 }
 
-Type positive() {
+Type positive() { return number(0, std::numeric_limits<double>::infinity(), true); }
+
+Type number(double low, double high, bool above_low) {
   Type t;
-  t.kind = Kind::Positive;
+  t.kind = Kind::Number;
+  t.low = low;
+  t.high = high;
+  t.above_low = above_low;
   return t;
 }
 

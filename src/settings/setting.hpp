@@ -21,7 +21,7 @@ enum class Kind {
   Whole,      // a whole number within [min, max]; a document's true/false count as 1/0 when in range
   Unsigned,   // a whole number from 0 to 2^64-1 (a seed)
   Size,       // bytes with an optional K M G T suffix (sweep/sizes.hpp)
-  Positive,   // a finite number > 0
+  Number,     // a finite number within [low, high] (or (low, high] when above_low)
   Choice,     // one name of `choices` (or an alias)
   Text,       // any text
   Presence,   // a flag without value; in a document true or false
@@ -30,6 +30,8 @@ enum class Kind {
 struct Type {
   Kind kind = Kind::Text;
   long long min = 0, max = 0;        // Whole
+  double low = 0, high = 0;          // Number
+  bool above_low = false;            // Number: low itself is refused
   std::vector<std::string> choices;  // Choice: the names, in the model's own order
   // Choice: other spellings (bf16 for bfloat16) -> index into choices; nullopt when unknown.
   std::function<std::optional<int>(const std::string&)> alias;
@@ -46,7 +48,8 @@ struct Type {
 Type whole(long long min, long long max);
 Type unsigned64();
 Type size();
-Type positive();
+Type positive();  // a number > 0
+Type number(double low, double high, bool above_low = false);
 Type choice(std::vector<std::string> names, std::string noun = "value", std::string listed = {});
 Type text();
 Type presence();
@@ -70,7 +73,7 @@ struct Given {
 struct Value {
   long long whole = 0;        // Whole; Choice: the index
   std::uint64_t count = 0;    // Unsigned, Size
-  double number = 0;          // Positive
+  double number = 0;          // Number
   std::string text;           // Text; Choice: the name
   bool present = false;       // Presence
   std::vector<Value> items;   // lists
@@ -88,7 +91,8 @@ struct Spec {
   Type type;
   std::optional<std::string> default_text;  // read under `type` when neither flag nor key is given
   std::string help;
-  std::string section;       // the --help section it is listed under
+  std::string section;       // the --help section it is listed under ("hidden": test hooks)
+  bool repeatable = false;   // the flag may be given several times (a list of its values)
 
   // "-b/--minbytes", "--seed"; "key \"tests\"" for a document-only setting.
   std::string flag_name() const;

@@ -8,6 +8,7 @@
 
 #include "collectives/settings.hpp"
 #include "ep/settings.hpp"
+#include "pairs/settings.hpp"
 #include "settings/program_options.hpp"
 #include "usage_error.hpp"
 
@@ -49,6 +50,7 @@ void check_table(const settings::Table<Config>& table) {
 TEST(Settings, EveryTableChecksItself) {
   check_table(collective_settings());
   check_table(ep::ep_settings());
+  check_table(pairs::pairs_settings());
 }
 
 TEST(Settings, ChoicesComeFromTheModelsNames) {

@@ -1,0 +1,149 @@
+#include "pairs/settings.hpp"
+
+#include <limits>
+#include <stdexcept>
+
+#include "plan/planners.hpp"
+#include "runtime/error.hpp"
+
+namespace commsweep::pairs {
+namespace {
+
+using settings::Given;
+using settings::Origins;
+using settings::Setting;
+using settings::Spec;
+using settings::Type;
+using settings::Value;
+using Config = PairsSettings;
+
+// A whole number of TEXT from FROM to its end (or to STOP), or -1.
+int whole_number(const std::string& text, std::size_t from, std::size_t stop = std::string::npos) {
+  const std::string digits = text.substr(from, stop == std::string::npos ? stop : stop - from);
+  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(digits);
+}
+
+void apply_fault(Config& o, const Value& v, const Given& g) {
+  const std::string& text = v.text;
+  const std::string slow = "slow-rank:", hang = "hang:", leaf = "slow-leaf:";
+  if (text.rfind(leaf, 0) == 0 && text.size() > leaf.size()) {
+    o.slow_leaf = text.substr(leaf.size());
+    return;
+  }
+  if (text.rfind(slow, 0) == 0) o.slow_rank = whole_number(text, slow.size());
+  if (text.rfind(hang, 0) == 0) {
+    const std::size_t at = text.find('@');
+    if (at != std::string::npos) {
+      o.hang_rank = whole_number(text, hang.size(), at);
+      o.hang_round = whole_number(text, at + 1);
+    }
+  }
+  const bool slow_ok = o.slow_rank >= 0;
+  const bool hang_ok = o.hang_rank >= 0 && o.hang_round >= 1;
+  if (!slow_ok && !hang_ok) {
+    throw_usage(g.where + ": '" + text + "' is not slow-rank:RANK, slow-leaf:LEAF or hang:RANK@ROUND (ROUND counted from 1)");
+  }
+}
+
+// --plan's flags go together.
+void finish(Config& o, const Origins& origins) {
+  const bool nodes = origins.find("nodes") != nullptr;
+  if ((nodes || o.per_leaf || o.leaves_per_block) && !o.plan) throw_usage("--nodes, --per-leaf and --leaves-per-block go with --plan");
+  if (o.plan && nodes == !o.topology_files.empty()) throw_usage("--plan needs --nodes N or --topology FILE (one of them)");
+  if ((o.per_leaf || o.leaves_per_block) && !nodes) throw_usage("--per-leaf and --leaves-per-block go with --plan --nodes N");
+  if (o.leaves_per_block && !o.per_leaf) throw_usage("--leaves-per-block needs --per-leaf");
+}
+
+Setting<Config> entry(const char* flag, char letter, Type type, std::optional<std::string> def, std::string help,
+                      const char* section, std::function<void(Config&, const Value&, const Given&)> apply) {
+  return {Spec{flag, letter, "", std::move(type), std::move(def), std::move(help), section}, std::move(apply)};
+}
+
+int to_int(const Value& v) { return static_cast<int>(v.whole); }
+
+settings::Table<Config> make_table() {
+  settings::Table<Config> t;
+  t.name = "pairs";
+  const char* shown = kOptionsSection;
+  const char* hidden = kHiddenSection;
+  t.settings = {
+      entry("size", 's', settings::size(), "64M",
+            "bytes each way per rail and exchange (K, M, G: powers of 1024); rounded down to whole floats", shown,
+            [](Config& o, const Value& v, const Given& g) {
+              if (v.count < 4) throw_usage(g.where + ": " + std::to_string(v.count) + " B is less than one float (4 B)");
+              o.bytes = v.count;
+            }),
+      entry("iters", 'n', settings::whole(1, 1 << 24), "20", "timed exchanges per round", shown,
+            [](Config& o, const Value& v, const Given&) { o.iters = to_int(v); }),
+      entry("warmup_iters", 'w', settings::whole(0, 1 << 24), "5", "untimed exchanges per round before them", shown,
+            [](Config& o, const Value& v, const Given&) { o.warmup = to_int(v); }),
+      entry("check", 'c', settings::whole(0, 1000), "1", "verify the received data bit-exact N times per round (0: off)",
+            shown, [](Config& o, const Value& v, const Given&) { o.check = to_int(v); }),
+      entry("slow-below", 0, settings::number(0, 1, true), "0.8",
+            "a pair is slow below this fraction of the median rail (0 < F <= 1)", shown,
+            [](Config& o, const Value& v, const Given&) { o.slow_fraction = v.number; }),
+      entry("timeout", 'T', settings::number(1, 7 * 24 * 3600), "300",
+            "seconds any phase may take before the job is ended (as the sweeps' -T)", shown,
+            [](Config& o, const Value& v, const Given&) { o.timeout_s = v.number; }),
+      entry("seed", 0, settings::unsigned64(), std::nullopt, "seed of the data pattern (and of sample:K's draw)", shown,
+            [](Config& o, const Value& v, const Given&) { o.seed = v.count; }),
+      entry("pattern", 0, settings::text(), "all-pairs",
+            "which pairs: all-pairs, intra-leaf, cross-leaf, bisection, sample:K (see below)", shown,
+            [](Config& o, const Value& v, const Given& g) {
+              try {
+                plan::parse_pattern(v.text);
+              } catch (const std::invalid_argument& e) {
+                throw_usage(g.where + ": " + e.what());
+              }
+              o.pattern = v.text;
+            }),
+      entry("topology", 0, settings::list_of(settings::text(), false), std::nullopt,
+            "the leaf (and block) of every node: kubectl get nodes -o json|yaml (OCI RDMA or "
+            "network.topology.kubernetes.io labels, or a Kueue Topology in the same input), Volcano HyperNodes, or "
+            "NODE LEAF [BLOCK] lines; repeatable",
+            shown, [](Config& o, const Value& v, const Given&) {
+              for (const auto& item : v.items) o.topology_files.push_back(item.text);
+            }),
+      entry("adaptive", 0, settings::presence(), std::nullopt,
+            "after the pattern, re-test the nodes of slow pairs until each finding names one node or one leaf's uplinks",
+            shown, [](Config& o, const Value& v, const Given&) { o.adaptive = v.present; }),
+      entry("max-minutes", 0, settings::number(0, 1e6), "0", "refuse a plan predicted to take longer (0: no limit)",
+            shown, [](Config& o, const Value& v, const Given&) { o.max_minutes = v.number; }),
+      entry("cost-from", 0, settings::text(), std::nullopt,
+            "fit the cost model to this pairs results file (--json of an earlier run)", shown,
+            [](Config& o, const Value& v, const Given&) { o.cost_from = v.text; }),
+      entry("plan", 0, settings::presence(), std::nullopt,
+            "print the plan (rounds, pairs, bytes, predicted time) and exit; no MPI, no mpirun", shown,
+            [](Config& o, const Value& v, const Given&) { o.plan = v.present; }),
+      entry("nodes", 0, settings::whole(2, 1 << 16), std::nullopt, "--plan: this many nodes (without --topology)", shown,
+            [](Config& o, const Value& v, const Given&) { o.plan_nodes = to_int(v); }),
+      entry("per-leaf", 0, settings::whole(1, 1 << 16), std::nullopt,
+            "--plan --nodes: a synthetic fabric of leaves of this many nodes", shown,
+            [](Config& o, const Value& v, const Given&) { o.per_leaf = to_int(v); }),
+      entry("leaves-per-block", 0, settings::whole(1, 1 << 16), std::nullopt,
+            "--plan --nodes --per-leaf: this many leaves per block", shown,
+            [](Config& o, const Value& v, const Given&) { o.leaves_per_block = to_int(v); }),
+      entry("gpus-per-node", 0, settings::whole(1, 1024), "8", "--plan: rails per node (one GPU and NIC each)", shown,
+            [](Config& o, const Value& v, const Given&) { o.gpus_per_node = to_int(v); }),
+      // Testing only: slow-rank:R sleeps after each exchange (comm/slowed_backend.hpp), a planted
+      // slow rail; hang:R@ROUND stays silent from that round on.
+      entry("fault", 0, settings::text(), std::nullopt,
+            "testing only: slow-rank:RANK, slow-leaf:LEAF or hang:RANK@ROUND", hidden, apply_fault),
+      entry("fault-slowdown", 0, settings::number(2, 1000), std::nullopt,
+            "testing only: how many times slower a planted slow exchange is", hidden,
+            [](Config& o, const Value& v, const Given&) { o.fault_slowdown = v.number; }),
+  };
+  for (auto& s : t.settings) s.spec.repeatable = s.spec.flag == "topology";
+  t.finish = finish;
+  return t;
+}
+
+}  // namespace
+
+const settings::Table<PairsSettings>& pairs_settings() {
+  static const settings::Table<PairsSettings> table = make_table();
+  return table;
+}
+
+}  // namespace commsweep::pairs
