@@ -167,6 +167,9 @@ def flag_cases(opts, w):
     ep("suite an array", {"--suite": w + "/array.json"}, "--suite", "array.json")
     ep("suite number overflow", {"--suite": w + "/overflow.json"}, "--suite", "overflow.json", "1e400")
     ep("suite is a folder", {"--suite": w}, "--suite")
+    ep("suite YAML bad impl", {"--suite": w + "/ep_entry.yaml"}, "--suite " + w + '/ep_entry.yaml:3: key "impl"', "nvl")
+    ep("suite YAML unknown key", {"--suite": w + "/ep_unknown.yaml"}, "--suite " + w + '/ep_unknown.yaml:2: key "max_bytes"',
+       "unknown key")
     ep("--json in a missing folder", {"--json": w + "/missing/ep.json"}, "--json", w + "/missing/ep.json")
     ep("unknown flag", {"--bogus": "1"}, "--bogus")
     return out
@@ -376,6 +379,10 @@ def suite_cases(opts, w, keep):
         suite("unknown key", w + "/unknown_key.yaml", "unknown_key.yaml:5", "max_byte"),
         suite("max_bytes beyond 64 bits", w + "/big_max.yaml", "big_max.yaml:5", "max_bytes", "too large"),
         suite("a tab in the indentation", w + "/tab.yaml", "tab.yaml:3", "tab"),
+        suite("ep impl unknown", w + "/ep_impl.yaml", 'ep_impl.yaml:4: sweep 1 "moe": key "impl"', "nvl"),
+        suite("ep lsa_blocks negative", w + "/ep_blocks.yaml", 'ep_blocks.yaml:4: sweep 1 "moe": key "lsa_blocks"',
+              "out of range"),
+        suite("collective buffers unknown", w + "/buffers.yaml", 'buffers.yaml:4: sweep 1 "c": key "buffers"', "hot"),
         suite("--json in a missing folder", opts.suites + "/ci.yaml", "--json", w + "/missing/s.json",
               results=w + "/missing/s.json"),
     ]
@@ -607,6 +614,11 @@ def make_files(w, good_results, good_baseline, listener_url):
         "unknown_key.yaml": b"sweeps:\n  - name: x\n    kind: collective\n    tests: all\n    max_byte: 1K\n",
         "big_max.yaml": b"sweeps:\n  - name: x\n    kind: collective\n    tests: all\n    max_bytes: 99999999999999999999\n",
         "tab.yaml": b"sweeps:\n  - name: x\n\tkind: collective\n",
+        "ep_impl.yaml": b"- name: moe\n  kind: ep\n  experts: 4\n  impl: [alltoallv, nvl]\n",
+        "ep_blocks.yaml": b"- name: moe\n  kind: ep\n  experts: 4\n  lsa_blocks: -1\n",
+        "buffers.yaml": b"- name: c\n  kind: collective\n  tests: all_reduce\n  buffers: hot\n",
+        "ep_entry.yaml": b"kind: ep\ntokens: [4, 8]\nimpl: nvl\n",
+        "ep_unknown.yaml": b"tokens: 4\nmax_bytes: 1K\n",
         # topology
         "secret.txt": SECRET.encode() + b"\n",
         "laughs.xml": b'<?xml version="1.0"?>\n<!DOCTYPE system [<!ENTITY a "aaaaaaaaaa">'
