@@ -25,12 +25,13 @@ po::options_description commsweep_flags() {
   po::options_description d("commsweep");
   d.add_options()
       ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
-      ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
+      ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)");
+  settings::describe(d, collective_settings().specs(), kRunSection);  // --timer --buffers --seed --fault
+  d.add_options()
       ("shape", po::value<std::string>(), "the node shape (e.g. BM.GPU.H100.8; else COMMSWEEP_SHAPE or the node's instance-type label): NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node")
       ("force", "run with a topology file that does not match the node")
       ("help,h", "show this help")
       ("version", "print the version");
-  settings::describe(d, collective_settings().specs(), kRunSection);
   return d;
 }
 
