@@ -1,7 +1,6 @@
 #include "cli/ep_options.hpp"
 
 #include <boost/program_options.hpp>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
@@ -14,7 +13,6 @@
 
 namespace commsweep {
 namespace po = boost::program_options;
-using nlohmann::json;
 namespace {
 
 po::options_description axis_flags() {
@@ -74,6 +72,20 @@ settings::DocumentEntry entry_of(const SuiteFile& s) {
     e.refuse("kind", s.doc.value.at("kind").dump() + " is not ep (the keys of `commsweep ep --suite` are an ep entry's)");
   }
   return e;
+}
+
+// Words in lines of at most 88 columns, each line after the first indented by two spaces.
+std::string wrapped(const std::string& text) {
+  std::istringstream words(text);
+  std::string out, line, word;
+  while (words >> word) {
+    if (!line.empty() && 2 + line.size() + 1 + word.size() > 88) {
+      out += line + "\n  ";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
 }
 
 }  // namespace
@@ -175,7 +187,7 @@ std::string ep_help_text() {
       << "Defaults are DeepEP's test sizes (DeepSeek-V3: hidden 7168, top-k 8, 256 experts) over\n"
          "128..4096 tokens per rank. Experts must divide by the ranks.\n\n"
          "--suite FILE: JSON or YAML, a mapping with any of the keys\n"
-         "  " << settings::key_list(ep::ep_settings().specs(), {}) << "\n"
+         "  " << wrapped(settings::key_list(ep::ep_settings().specs(), {})) << "\n"
          "the same as one `kind: ep` entry of a `commsweep suite` file (kind optional; each key as\n"
          "its flag, a list or one value for the axes, routing_file relative to FILE's folder).\n"
          "Flags given on the command line override its keys; its keys override the defaults.\n\n"
@@ -189,7 +201,7 @@ std::string ep_help_text() {
          "  mpirun -np 8 commsweep ep\n"
          "  mpirun -np 8 commsweep ep --tokens 512 --experts 32      (the Helm chart's job)\n"
          "  mpirun -np 4 commsweep ep --dtype bf16,fp8 --routing randn,skewed --skew 1.5 --json ep.json\n"
-         "  mpirun -np 4 commsweep ep --suite moe.json --tokens 1024\n"
+         "  mpirun -np 4 commsweep ep --suite moe.yaml --tokens 1024\n"
          "  mpirun -np 4 commsweep ep --ep-impl alltoallv,lsa --tokens 128,4096   (one node, NVLink)\n";
   return out.str();
 }
