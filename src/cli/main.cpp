@@ -35,6 +35,16 @@ __attribute__((constructor)) void block_termination_signals_at_load() { commswee
   world.fail(commsweep::error_line(world.rank(), world.host(), ctx.device, e), e.what(), e.exit_code());
 }
 
+// A usage error every rank reached: the job ends at once, so the others' exit (mpirun answers a
+// rank's non-zero exit with SIGTERM to the rest) must not add an "interrupted" line to the one
+// message: nothing is kept or said on a signal from here on, then rank 0 says why.
+int refuse_usage(commsweep::World& world, const commsweep::Error& e) {
+  world.set_last_words(nullptr);
+  commsweep::on_termination(nullptr);
+  if (world.rank() == 0) std::fprintf(stderr, "commsweep: %s\n", e.what());
+  return e.exit_code();
+}
+
 // Runs a command, turning every error into its message and exit code.
 template <typename Command>
 int guarded(commsweep::World& world, commsweep::RankContext& context, Command command) {
@@ -45,14 +55,14 @@ int guarded(commsweep::World& world, commsweep::RankContext& context, Command co
     on_termination(nullptr);
     return rc;
   } catch (const Error& e) {
-    if (e.kind() == ErrorKind::Usage || e.kind() == ErrorKind::OutOfMemory) {
-      // Every rank reaches the same verdict (the same arguments; an allocation failure is
-      // agreed over MPI by the sweep): end normally, rank 0 says why (and, out of memory,
-      // keeps the sizes measured before it).
+    // Every rank reaches the same verdict (the same arguments; an allocation failure is
+    // agreed over MPI by the sweep): end normally, rank 0 says why (and, out of memory,
+    // keeps the sizes measured before it).
+    if (e.kind() == ErrorKind::Usage) return refuse_usage(world, e);
+    if (e.kind() == ErrorKind::OutOfMemory) {
       if (world.rank() == 0) {
-        std::fprintf(stderr, "commsweep: %s%s\n",
-                     e.kind() == ErrorKind::OutOfMemory ? "out of memory: " : "", e.what());
-        if (e.kind() == ErrorKind::OutOfMemory) world.say_last_words(std::string(name_of(e.kind())), e.what());
+        std::fprintf(stderr, "commsweep: out of memory: %s\n", e.what());
+        world.say_last_words(std::string(name_of(e.kind())), e.what());
       }
       world.set_last_words(nullptr);
       on_termination(nullptr);
@@ -74,8 +84,7 @@ int run_ep(commsweep::World& world, int argc, char** argv, char** envp) {
   try {
     options = parse_ep_options(argc, argv);
   } catch (const Error& e) {
-    if (world.rank() == 0) std::fprintf(stderr, "commsweep: %s\n", e.what());
-    return exit_code::kUsage;
+    return refuse_usage(world, e);
   }
   if (options.help) {
     if (world.rank() == 0) std::cout << ep_help_text();
@@ -132,8 +141,7 @@ int run_command(int argc, char** argv, char** envp) {
   try {
     options = parse_options(argc, argv);
   } catch (const Error& e) {
-    if (world.rank() == 0) std::fprintf(stderr, "commsweep: %s\n", e.what());
-    return exit_code::kUsage;
+    return refuse_usage(world, e);
   }
   if (world.rank() == 0) {
     switch (options.action) {
