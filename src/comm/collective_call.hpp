@@ -37,7 +37,8 @@ struct CollectiveCall {
   // MPI, before the clock starts (may be null): e.g. sizing ctx.scratch.
   void (*mpi_prepare)(MpiCallContext& ctx, const CollectiveArgs& args);
   // MPI: issues one iteration's non-blocking call(s), appending their requests.
-  void (*mpi_issue)(MpiCallContext& ctx, const CollectiveArgs& args, std::vector<MPI_Request>& requests);
+  void (*mpi_issue)(MpiCallContext& ctx, const CollectiveArgs& args,
+                    std::vector<MPI_Request>& requests);
   // MPI, once the requests completed (may be null): moves the result where NCCL leaves it.
   // Returns whether args.recv holds this rank's reduction (then `avg` scales it); null: it does.
   bool (*mpi_complete)(MpiCallContext& ctx, const CollectiveArgs& args);

@@ -19,7 +19,9 @@ TEST(CollectiveCalls, EveryDescriptorHasItsCallsAndEveryCallItsDescriptor) {
   EXPECT_EQ(tests, calls);
   EXPECT_EQ(tests.size(), collective_tests().size()) << "two descriptors share a name";
   EXPECT_EQ(calls.size(), collective_calls().size()) << "two calls share a name";
-  for (const CollectiveTest* t : collective_tests()) EXPECT_EQ(collective_call(t->name).name, t->name);
+  for (const CollectiveTest* t : collective_tests()) {
+    EXPECT_EQ(collective_call(t->name).name, t->name);
+  }
 }
 
 TEST(CollectiveCalls, EveryCallIssuesOnBothBackends) {
@@ -34,7 +36,8 @@ TEST(CollectiveRegistry, ListedInTheDescriptorsOrderWithTheirBusbwText) {
   const auto& tests = collective_tests();
   ASSERT_GE(tests.size(), 7u);
   // The order `commsweep list` has always printed for the first seven.
-  const char* first[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce"};
+  const char* first[] = {"all_reduce", "all_gather", "reduce_scatter",
+                         "alltoall",   "broadcast",  "reduce"};
   for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(tests[i]->name, first[i]);
   for (std::size_t i = 1; i < tests.size(); ++i) EXPECT_LT(tests[i - 1]->order, tests[i]->order);
   for (const CollectiveTest* t : tests) {

@@ -17,7 +17,8 @@ void mpi_issue(MpiCallContext& ctx, const CollectiveArgs& a, std::vector<MPI_Req
 
 #if COMMSWEEP_HAVE_NCCL_BACKEND
 void nccl_issue(const NcclCallContext& ctx, const CollectiveArgs& a) {
-  CS_NCCL_CALL(ctx, ncclAllReduce(a.send, a.recv, a.count, ctx.datatype, ctx.op, ctx.comm, ctx.stream));
+  CS_NCCL_CALL(ctx, ncclAllReduce(a.send, a.recv, a.count, ctx.datatype, ctx.op, ctx.comm,
+                                  ctx.stream));
 }
 #else
 constexpr void (*nccl_issue)(const NcclCallContext&, const CollectiveArgs&) = nullptr;

@@ -1,4 +1,5 @@
-// alltoall's backend calls: MPI_Ialltoall; on NCCL grouped point-to-point, as nccl-tests measures it.
+// alltoall's backend calls: MPI_Ialltoall; on NCCL grouped point-to-point, as nccl-tests
+// measures it.
 #include "comm/collective_call.hpp"
 #include "runtime/mpi_check.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND

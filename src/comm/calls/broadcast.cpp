@@ -12,7 +12,9 @@ namespace {
 
 // MPI broadcasts in one buffer: out of place, the root first copies its input into it.
 void mpi_issue(MpiCallContext& ctx, const CollectiveArgs& a, std::vector<MPI_Request>& requests) {
-  if (ctx.rank == a.root && a.send != a.recv) std::memcpy(a.recv, a.send, a.count * ctx.element_bytes);
+  if (ctx.rank == a.root && a.send != a.recv) {
+    std::memcpy(a.recv, a.send, a.count * ctx.element_bytes);
+  }
   MPI_Request r;
   CS_MPI(MPI_Ibcast(a.recv, mpi_count(a), ctx.datatype, a.root, ctx.comm, &r));
   requests.push_back(r);

@@ -278,7 +278,8 @@ void NcclBackend::corrupt(void* buffer, std::size_t index, std::size_t element_b
 
 // The collective's own NCCL call (comm/calls/<name>.cpp), on this rank's stream.
 void NcclBackend::issue(const CollectiveArgs& a, const Phase& phase) {
-  const NcclCallContext ctx{*this,        phase,           comm_, stream_, world_.rank(), world_.size(),
+  const NcclCallContext ctx{*this,         phase,         comm_,
+                            stream_,       world_.rank(), world_.size(),
                             nccl_type(a.type), nccl_op(a.op), element_size(a.type)};
   a.call->nccl_issue(ctx, a);
 }
