@@ -328,7 +328,8 @@ mpirun_line() {
 
 # The commsweep arguments: the script's own arguments (a Volcano Job's `args`), else
 # COMMSWEEP_ARGS (split at spaces), else `suite $COMMSWEEP_SUITE` when that is set, else the
-# default sweep of the seven collectives from 8 B to COMMSWEEP_MAX_BYTES.
+# default sweep of every collective (`all`: those `commsweep list` names) from 8 B to
+# COMMSWEEP_MAX_BYTES.
 commsweep_arguments() {
   local -a args=("$@")
   if [ "${#args[@]}" -eq 0 ] && [ -n "${COMMSWEEP_ARGS:-}" ]; then
@@ -338,8 +339,7 @@ commsweep_arguments() {
     args=(suite "$COMMSWEEP_SUITE")
   fi
   if [ "${#args[@]}" -eq 0 ]; then
-    args=("all_reduce,all_gather,reduce_scatter,alltoall,broadcast,reduce,sendrecv"
-          -b 8 -e "${COMMSWEEP_MAX_BYTES:-8G}")
+    args=(all -b 8 -e "${COMMSWEEP_MAX_BYTES:-8G}")
   fi
   local a
   for a in "${args[@]}"; do

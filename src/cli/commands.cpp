@@ -11,12 +11,15 @@
 
 namespace commsweep {
 
+int run_schema_command(int argc, char** argv, char** envp);  // cli/schema_command.cpp
+
 // One line per command; keep each list in alphabetical order.
 const std::vector<OfflineCommand>& offline_commands() {
   static const std::vector<OfflineCommand> commands = {
       {"baseline", "a baseline (median, spread, rules) from N results files", run_baseline_command},
       {"compare", "judge a results file against a baseline: verdicts, stragglers, reports", run_compare_command},
       {"env", "export lines for NCCL/UCX that fit this pod's RDMA devices (commsweep env --help)", run_env_command},
+      {"schema", "the results, baseline and pairs JSON Schemas, enums from the registries (--help)", run_schema_command},
       {"topo", "NCCL topology files per shape: generate, validate, dump (commsweep topo --help)", run_topo_command},
       {"transport", "read NCCL INFO logs: network, HCAs, GDR, per-peer transport (--help)", run_transport_command},
   };

@@ -159,9 +159,8 @@ std::string help_text() {
          "Bandwidth (GB/s = 1e9 bytes/s): algbw = size / time. busbw = algbw x factor, the share\n"
          "of the data each rank moves over its busiest link, comparable with the link's peak\n"
          "(nccl-tests' definitions, PERFORMANCE.md):\n"
-         "  all_reduce 2(n-1)/n   all_gather, reduce_scatter, alltoall (n-1)/n\n"
-         "  broadcast, reduce, sendrecv 1\n\n"
-         "Correctness: each rank's input is a deterministic pattern of (rank, index, seed) chosen so\n"
+      << bus_factor_help_lines() << "\n"  // from the descriptors (collectives/<name>.cpp)
+      << "Correctness: each rank's input is a deterministic pattern of (rank, index, seed) chosen so\n"
          "that every reduction is exact in every type and order; with -c every output element is\n"
          "compared bit-exact with the expectation computed locally, and #wrong sums over ranks.\n"
          "(Floating avg divides by n, rounded in the element type, as NCCL does.)\n\n"

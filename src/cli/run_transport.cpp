@@ -32,10 +32,10 @@ void connect_peers(World& world, Backend& backend, Watchdog& watchdog, double ti
   args.send = send->data();
   args.recv = recv->data();
   args.type = DataType::Float32;
-  args.kind = Collective::AllReduce;
+  args.call = &collective_call("all_reduce");
   args.count = kPerPeer * n;
   backend.run(args, TimingOptions{}, phase);
-  args.kind = Collective::AllToAll;
+  args.call = &collective_call("alltoall");
   args.count = kPerPeer;
   backend.run(args, TimingOptions{}, phase);
 }

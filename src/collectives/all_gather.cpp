@@ -18,8 +18,8 @@ pattern::Expect expected(const pattern::Spec& spec, const Counts& c, int, int, i
 
 const CollectiveTest& all_gather_test() {
   static const CollectiveTest test{"all_gather", "every rank gets every rank's block",
-                                   Collective::AllGather, false, false, true,
-                                   factor_n_minus_1_over_n, counts, expected, every_rank_checked};
+                                   20, false, false, true, factor_n_minus_1_over_n, "(n-1)/n",
+                                   counts, expected, every_rank_checked};
   return test;
 }
 

@@ -16,7 +16,7 @@ pattern::Expect expected(const pattern::Spec& spec, const Counts&, int, int, int
 
 const CollectiveTest& all_reduce_test() {
   static const CollectiveTest test{"all_reduce", "every rank gets the reduction of all inputs",
-                                   Collective::AllReduce, true, false, true, bus_factor, counts,
+                                   10, true, false, true, bus_factor, "2(n-1)/n", counts,
                                    expected, every_rank_checked};
   return test;
 }

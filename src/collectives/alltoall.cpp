@@ -20,8 +20,8 @@ pattern::Expect expected(const pattern::Spec& spec, const Counts& c, int rank, i
 // timed like nccl-tests, with #wrong N/A.
 const CollectiveTest& alltoall_test() {
   static const CollectiveTest test{"alltoall", "every rank sends a distinct block to every rank",
-                                   Collective::AllToAll, false, false, false,
-                                   factor_n_minus_1_over_n, counts, expected, every_rank_checked};
+                                   40, false, false, false, factor_n_minus_1_over_n, "(n-1)/n",
+                                   counts, expected, every_rank_checked};
   return test;
 }
 

@@ -13,7 +13,7 @@ pattern::Expect expected(const pattern::Spec& spec, const Counts&, int, int, int
 
 const CollectiveTest& broadcast_test() {
   static const CollectiveTest test{"broadcast", "the root's buffer reaches every rank",
-                                   Collective::Broadcast, false, true, true, factor_one, counts,
+                                   50, false, true, true, factor_one, "1", counts,
                                    expected, every_rank_checked};
   return test;
 }

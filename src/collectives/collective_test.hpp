@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,6 +12,8 @@
 
 namespace commsweep {
 
+// The descriptors of the first seven, named for the unit tests' extra checks; the registry
+// needs no declaration (collective_tests() is generated from the files in collectives/).
 const CollectiveTest& all_reduce_test();
 const CollectiveTest& all_gather_test();
 const CollectiveTest& reduce_scatter_test();
@@ -19,9 +22,12 @@ const CollectiveTest& broadcast_test();
 const CollectiveTest& reduce_test();
 const CollectiveTest& sendrecv_test();
 
-// All tests in a fixed order; find by name ("all_reduce", also "allreduce").
+// All tests in their descriptors' `order`; find by name ("all_reduce", also "allreduce").
 const std::vector<const CollectiveTest*>& collective_tests();
 const CollectiveTest* find_collective_test(std::string_view name);
+// --help's busbw lines: the collectives grouped by their factor's text, in the registry's
+// order ("  all_reduce 2(n-1)/n   all_gather, reduce_scatter, alltoall (n-1)/n\n...").
+std::string bus_factor_help_lines();
 
 // Shared building blocks of the test files.
 namespace expect {

@@ -16,7 +16,7 @@ bool root_only(int rank, int root) { return rank == root; }
 
 const CollectiveTest& reduce_test() {
   static const CollectiveTest test{"reduce", "the root gets the reduction of all inputs",
-                                   Collective::Reduce, true, true, true, factor_one, counts,
+                                   60, true, true, true, factor_one, "1", counts,
                                    expected, root_only};
   return test;
 }

@@ -18,8 +18,8 @@ pattern::Expect expected(const pattern::Spec& spec, const Counts& c, int rank, i
 const CollectiveTest& reduce_scatter_test() {
   static const CollectiveTest test{"reduce_scatter",
                                    "rank r gets block r of the reduction of all inputs",
-                                   Collective::ReduceScatter, true, false, true,
-                                   factor_n_minus_1_over_n, counts, expected, every_rank_checked};
+                                   30, true, false, true, factor_n_minus_1_over_n, "(n-1)/n",
+                                   counts, expected, every_rank_checked};
   return test;
 }
 

@@ -1,17 +1,13 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <utility>
 
 #include "collectives/collective_test.hpp"
 
 namespace commsweep {
 
-const std::vector<const CollectiveTest*>& collective_tests() {
-  static const std::vector<const CollectiveTest*> tests{
-      &all_reduce_test(), &all_gather_test(), &reduce_scatter_test(), &alltoall_test(),
-      &broadcast_test(),  &reduce_test(),     &sendrecv_test()};
-  return tests;
-}
+// collective_tests() is generated from the descriptors present (tests_table.cpp.in).
 
 const CollectiveTest* find_collective_test(std::string_view name) {
   auto squash = [](std::string_view s) {
@@ -26,6 +22,30 @@ const CollectiveTest* find_collective_test(std::string_view name) {
     if (squash(t->name) == wanted || squash(t->name) + "perf" == wanted) return t;
   }
   return nullptr;
+}
+
+std::string bus_factor_help_lines() {
+  std::vector<std::pair<std::string_view, std::string>> groups;  // factor text, names
+  for (const auto* t : collective_tests()) {
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == t->bus_factor_text; });
+    if (it == groups.end()) {
+      groups.emplace_back(t->bus_factor_text, std::string(t->name));
+    } else {
+      it->second += ", " + std::string(t->name);
+    }
+  }
+  std::string out, line;
+  for (const auto& [factor, names] : groups) {
+    const std::string group = names + " " + std::string(factor);
+    if (!line.empty() && line.size() + 3 + group.size() > 88) {
+      out += "  " + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : "   ") + group;
+  }
+  if (!line.empty()) out += "  " + line + "\n";
+  return out;
 }
 
 namespace expect {

@@ -18,7 +18,7 @@ pattern::Expect expected(const pattern::Spec& spec, const Counts&, int rank, int
 // in-place half is timed, with #wrong N/A, like alltoall.
 const CollectiveTest& sendrecv_test() {
   static const CollectiveTest test{"sendrecv", "each rank sends to its ring neighbour",
-                                   Collective::SendRecv, false, false, false, factor_one, counts,
+                                   70, false, false, false, factor_one, "1", counts,
                                    expected, every_rank_checked};
   return test;
 }

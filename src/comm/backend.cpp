@@ -1,5 +1,10 @@
 #include "comm/backend.hpp"
 
+#include <stdexcept>
+#include <string>
+
+#include "comm/collective_call.hpp"
+
 namespace commsweep {
 
 CollectiveArgs at_offset(const CollectiveArgs& args, std::size_t offset) {
@@ -9,17 +14,12 @@ CollectiveArgs at_offset(const CollectiveArgs& args, std::size_t offset) {
   return moved;
 }
 
-std::string_view name_of(Collective c) {
-  switch (c) {
-    case Collective::AllReduce: return "all_reduce";
-    case Collective::AllGather: return "all_gather";
-    case Collective::ReduceScatter: return "reduce_scatter";
-    case Collective::AllToAll: return "alltoall";
-    case Collective::Broadcast: return "broadcast";
-    case Collective::Reduce: return "reduce";
-    case Collective::SendRecv: return "sendrecv";
+const CollectiveCall& collective_call(std::string_view name) {
+  for (const CollectiveCall* call : collective_calls()) {
+    if (call->name == name) return *call;
   }
-  return "unknown";
+  throw std::logic_error("no backend calls for the collective " + std::string(name) +
+                         " (src/comm/calls/" + std::string(name) + ".cpp)");
 }
 
 }  // namespace commsweep

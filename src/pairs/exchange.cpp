@@ -17,7 +17,7 @@ PairExchange::PairExchange(World& world, Backend& backend, Watchdog& watchdog, c
 // Both directions at once: the partner is the send and the receive peer.
 CollectiveArgs PairExchange::exchange_args(int partner) {
   CollectiveArgs args;
-  args.kind = Collective::SendRecv;
+  args.call = &collective_call("sendrecv");
   args.send = send_->data();
   args.recv = recv_->data();
   args.count = config_.count;

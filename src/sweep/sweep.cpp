@@ -134,7 +134,7 @@ CollectiveArgs Sweep::collective_args(const CollectiveTest& test, const PlannedS
   char* send_base = static_cast<char*>(send_->data());
   char* recv_base = static_cast<char*>(recv_->data());
   CollectiveArgs args;
-  args.kind = test.kind;
+  args.call = &collective_call(test.name);
   args.count = c.param_count;
   args.type = type;
   args.op = op;

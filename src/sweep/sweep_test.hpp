@@ -24,13 +24,14 @@ struct Counts {
 struct CollectiveTest {
   std::string_view name;        // "all_reduce"
   std::string_view summary;     // one line for --help
-  Collective kind;
+  int order;                    // where `commsweep list` and --help place it (ascending)
   bool reduces;                 // takes -o
   bool rooted;                  // takes -r
   bool in_place_checked;        // false: in-place #wrong is N/A (as nccl-tests' alltoall)
   // busbw = algbw * factor: the bytes each rank must move over its busiest link relative to
   // the algorithm bandwidth, so that figures compare with the hardware's peak.
   double (*bus_factor)(int nranks);
+  std::string_view bus_factor_text;  // the factor as --help prints it: "2(n-1)/n", "1"
   Counts (*counts)(std::size_t count, std::size_t element_bytes, int nranks);
   pattern::Expect (*expect)(const pattern::Spec& spec, const Counts& c, int rank, int nranks,
                             int root);

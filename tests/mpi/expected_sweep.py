@@ -4,6 +4,8 @@ Written from nccl-tests' definitions and commsweep's documented choices (rounded
 sizes dropped; alltoall and sendrecv in place not verified), not from commsweep's code, so that
 it checks the code."""
 
+import glob
+import os
 import re
 
 # name, bytes, aliases: commsweep's (and nccl-tests') spelling first.
@@ -37,19 +39,26 @@ class Test:
         self.bus_factor = bus_factor
 
 
-# busbw = algbw * factor, nccl-tests' definitions: an all-reduce ring moves 2(n-1)/n of the
-# buffer over each rank's link, all-gather / reduce-scatter / alltoall (n-1)/n, the rest 1.
-TESTS = [
-    Test("all_reduce", False, True, False, True, lambda n: 2.0 * (n - 1) / n),
-    Test("all_gather", True, False, False, True, lambda n: (n - 1) / n),
-    Test("reduce_scatter", True, True, False, True, lambda n: (n - 1) / n),
-    Test("alltoall", True, False, False, False, lambda n: (n - 1) / n),
-    Test("broadcast", False, False, True, True, lambda n: 1.0),
-    Test("reduce", False, True, True, True, lambda n: 1.0),
-    # In place, alltoall's and sendrecv's peers write into the buffer being sent, with no
-    # ordering between the two: timed, with #wrong N/A (alltoall as in nccl-tests).
-    Test("sendrecv", False, False, False, False, lambda n: 1.0),
-]
+# One file per collective, tests/collectives/<name>.py, each its own oracle (nccl-tests'
+# accounting of it: blocks, reduces, rooted, in place checked, busbw factor), in the order of
+# `commsweep list` (each file's ORDER). Read with exec, so that no __pycache__ lands there.
+COLLECTIVES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "collectives")
+
+
+def load_tests(folder=COLLECTIVES_DIR):
+    tests = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.py"))):
+        oracle = {}
+        with open(path) as f:
+            exec(compile(f.read(), path, "exec"), oracle)
+        name = os.path.splitext(os.path.basename(path))[0]
+        test = Test(name, oracle["BLOCKS"], oracle["REDUCES"], oracle["ROOTED"],
+                    oracle["IN_PLACE_CHECKED"], oracle["bus_factor"])
+        tests.append((oracle["ORDER"], name, test))
+    return [t for _, _, t in sorted(tests, key=lambda x: (x[0], x[1]))]
+
+
+TESTS = load_tests()
 TESTS_BY_NAME = {t.name: t for t in TESTS}
 
 # Flags of commsweep that take a value; the checker reads the sweep it must expect from them.

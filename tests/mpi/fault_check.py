@@ -41,8 +41,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from commsweep_check import SKIP_CODE, finish_job, launcher, run, run_mode_checks, start_job  # noqa: E402
 from results_json import validate  # noqa: E402
 
-SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "schema",
-                      "commsweep.results.v2.schema.json")
+# The schema with its enums filled from the registries, which the build writes beside the
+# binary (<build>/results/schema, `commsweep schema results`).
+SCHEMA = os.path.join("results", "schema", "commsweep.results.v2.schema.json")
 
 BOUND_S = 60
 QUICK = ["--backend", "mpi", "-c", "1", "-w", "1", "-n", "2"]
@@ -237,7 +238,7 @@ def check_kept(opts, fault, rc_want, cause, named):
         return problems + ["no results file at %s" % results], out, err
     with open(results) as f:
         doc = json.load(f)
-    with open(SCHEMA) as f:
+    with open(os.path.join(os.path.dirname(os.path.abspath(opts.commsweep)), SCHEMA)) as f:
         schema = json.load(f)
     problems += ["schema: " + e for e in validate(doc, schema, schema)]
     summary = doc["summary"]

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/collective_call.hpp"
 #include "runtime/error.hpp"
 #include "runtime/mpi_check.hpp"
 
@@ -168,7 +169,6 @@ MPI_Op MpiBackend::op_of(DataType type, RedOp op) {
 // integers divided by n).
 void MpiBackend::finish_average(const CollectiveArgs& a) {
   if (a.op != RedOp::Avg) return;
-  if (a.kind == Collective::Reduce && world_.rank() != a.root) return;
   const pattern::Format f = format_of(a.type);
   const int n = world_.size();
   const double scale = pattern::from_bits(pattern::to_bits(1.0 / n, f), f);
@@ -183,88 +183,31 @@ void MpiBackend::finish_average(const CollectiveArgs& a) {
   }
 }
 
-void MpiBackend::issue(const CollectiveArgs& a, std::vector<MPI_Request>& reqs) {
-  const MPI_Datatype dt = datatype_of(a.type);
-  const MPI_Comm comm = world_.comm();
-  const int count = static_cast<int>(a.count);
-  const bool in_place = a.send == a.recv;
-  const void* send = in_place ? MPI_IN_PLACE : a.send;
-  MPI_Request r;
-  switch (a.kind) {
-    case Collective::AllReduce:
-      CS_MPI(MPI_Iallreduce(send, a.recv, count, dt, op_of(a.type, a.op), comm, &r));
-      break;
-    case Collective::AllGather:
-      // In place, this rank's block already sits at its offset of the receive buffer.
-      send = (static_cast<const char*>(a.send) ==
-              static_cast<const char*>(a.recv) + world_.rank() * a.count * element_size(a.type))
-                 ? MPI_IN_PLACE
-                 : a.send;
-      CS_MPI(MPI_Iallgather(send, count, dt, a.recv, count, dt, comm, &r));
-      break;
-    case Collective::ReduceScatter:
-      // In place (NCCL's convention: recv inside send), MPI wants MPI_IN_PLACE and the result
-      // at the start of the buffer; a staging copy would distort the timing, so reduce in
-      // place into the send buffer and move this rank's block where NCCL would leave it.
-      if (static_cast<const char*>(a.recv) ==
-          static_cast<const char*>(a.send) + world_.rank() * a.count * element_size(a.type)) {
-        CS_MPI(MPI_Ireduce_scatter_block(MPI_IN_PLACE, const_cast<void*>(a.send), count, dt,
-                                         op_of(a.type, a.op), comm, &r));
-      } else {
-        CS_MPI(MPI_Ireduce_scatter_block(a.send, a.recv, count, dt, op_of(a.type, a.op), comm, &r));
-      }
-      break;
-    case Collective::AllToAll:
-      CS_MPI(MPI_Ialltoall(send, count, dt, a.recv, count, dt, comm, &r));
-      break;
-    case Collective::Broadcast:
-      if (world_.rank() == a.root && !in_place) {
-        std::memcpy(a.recv, a.send, a.count * element_size(a.type));
-      }
-      CS_MPI(MPI_Ibcast(a.recv, count, dt, a.root, comm, &r));
-      break;
-    case Collective::Reduce:
-      send = (in_place && world_.rank() == a.root) ? MPI_IN_PLACE : a.send;
-      CS_MPI(MPI_Ireduce(send, a.recv, count, dt, op_of(a.type, a.op), a.root, comm, &r));
-      break;
-    case Collective::SendRecv: {
-      // MPI may not send from a buffer it is receiving into: in place receives into a
-      // scratch buffer (see run()); the in-place half is not verified (#wrong N/A).
-      MPI_Request s;
-      CS_MPI(MPI_Irecv(a.recv, count, dt, a.recv_peer, 0, comm, &r));
-      CS_MPI(MPI_Isend(a.send, count, dt, a.send_peer, 0, comm, &s));
-      reqs.push_back(s);
-      break;
-    }
-  }
-  reqs.push_back(r);
-}
-
+// The collective's own MPI calls (comm/calls/<name>.cpp) issue each iteration; the clock, the
+// waits against the deadline and the average are the same for every collective.
 double MpiBackend::run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) {
   if (timing.graph_launches > 0) {
     throw Error(ErrorKind::Usage, "-G/--cudagraph needs the nccl backend");
   }
-  // In place, sendrecv receives into a scratch buffer (see issue()); it stays at one address.
-  std::vector<unsigned char> scratch;
-  const bool sendrecv_in_place = args.kind == Collective::SendRecv && args.send == args.recv;
-  if (sendrecv_in_place) scratch.resize(args.count * element_size(args.type));
-  const bool in_place_rs =
-      args.kind == Collective::ReduceScatter &&
-      static_cast<const char*>(args.recv) ==
-          static_cast<const char*>(args.send) + world_.rank() * args.count * element_size(args.type);
+  const CollectiveCall& call = *args.call;
+  MpiCallContext ctx;
+  ctx.comm = world_.comm();
+  ctx.rank = world_.rank();
+  ctx.size = world_.size();
+  ctx.datatype = datatype_of(args.type);
+  ctx.element_bytes = element_size(args.type);
+  ctx.op = [this, type = args.type, op = args.op] { return op_of(type, op); };
+  if (call.mpi_prepare != nullptr) call.mpi_prepare(ctx, args);
   std::vector<MPI_Request> reqs;
   reqs.reserve(4);
   const double start = MPI_Wtime();
   for (int i = 0; i < timing.iters; ++i) {
-    CollectiveArgs a = at_offset(args, timing.slices.offset(static_cast<std::size_t>(i)));
-    if (sendrecv_in_place) a.recv = scratch.data();
+    const CollectiveArgs a = at_offset(args, timing.slices.offset(static_cast<std::size_t>(i)));
     reqs.clear();
-    issue(a, reqs);
+    call.mpi_issue(ctx, a, reqs);
     world_.wait_all(reqs, phase);
-    if (in_place_rs && world_.rank() != 0) {
-      std::memmove(a.recv, a.send, a.count * element_size(a.type));
-    }
-    finish_average(a);
+    const bool holds_result = call.mpi_complete == nullptr || call.mpi_complete(ctx, a);
+    if (holds_result) finish_average(a);
   }
   const double elapsed = MPI_Wtime() - start;
   return elapsed * 1e6 / timing.iters;

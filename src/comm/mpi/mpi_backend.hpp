@@ -32,7 +32,6 @@ class MpiBackend final : public Backend {
   void inject_asynchronous_error() override { injected_failure_ = true; }
 
  private:
-  void issue(const CollectiveArgs& args, std::vector<MPI_Request>& requests);
   MPI_Datatype datatype_of(DataType type) const;
   MPI_Op op_of(DataType type, RedOp op);
   void finish_average(const CollectiveArgs& args);

@@ -4,6 +4,7 @@
 #include <exception>
 #include <thread>
 
+#include "comm/nccl/nccl_call.hpp"
 #include "ep_lsa.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/error.hpp"
@@ -24,7 +25,6 @@ Error nccl_error(ncclResult_t rc, const char* call, const char* file, int line) 
   return Error(ErrorKind::Nccl, message, call, file, line);
 }
 
-#define CS_NCCL(call, phase) settle((call), #call, __FILE__, __LINE__, (phase))
 
 ncclDataType_t nccl_type(DataType t) {
   switch (t) {
@@ -276,45 +276,12 @@ void NcclBackend::corrupt(void* buffer, std::size_t index, std::size_t element_b
   CS_CUDA(cudaMemcpy(at, &byte, 1, cudaMemcpyHostToDevice));
 }
 
+// The collective's own NCCL call (comm/calls/<name>.cpp), on this rank's stream.
 void NcclBackend::issue(const CollectiveArgs& a, const Phase& phase) {
-  const ncclDataType_t dt = nccl_type(a.type);
-  const ncclRedOp_t op = nccl_op(a.op);
-  switch (a.kind) {
-    case Collective::AllReduce:
-      CS_NCCL(ncclAllReduce(a.send, a.recv, a.count, dt, op, comm_, stream_), phase);
-      break;
-    case Collective::AllGather:
-      CS_NCCL(ncclAllGather(a.send, a.recv, a.count, dt, comm_, stream_), phase);
-      break;
-    case Collective::ReduceScatter:
-      CS_NCCL(ncclReduceScatter(a.send, a.recv, a.count, dt, op, comm_, stream_), phase);
-      break;
-    case Collective::Broadcast:
-      CS_NCCL(ncclBroadcast(a.send, a.recv, a.count, dt, a.root, comm_, stream_), phase);
-      break;
-    case Collective::Reduce:
-      CS_NCCL(ncclReduce(a.send, a.recv, a.count, dt, op, a.root, comm_, stream_), phase);
-      break;
-    case Collective::AllToAll: {
-      // Grouped point-to-point, as nccl-tests measures it (and as every NCCL version has).
-      const std::size_t block = a.count * element_size(a.type);
-      CS_NCCL(ncclGroupStart(), phase);
-      for (int peer = 0; peer < world_.size(); ++peer) {
-        CS_NCCL(ncclSend(static_cast<const char*>(a.send) + peer * block, a.count, dt, peer, comm_,
-                         stream_), phase);
-        CS_NCCL(ncclRecv(static_cast<char*>(a.recv) + peer * block, a.count, dt, peer, comm_,
-                         stream_), phase);
-      }
-      CS_NCCL(ncclGroupEnd(), phase);
-      break;
-    }
-    case Collective::SendRecv:
-      CS_NCCL(ncclGroupStart(), phase);
-      CS_NCCL(ncclSend(a.send, a.count, dt, a.send_peer, comm_, stream_), phase);
-      CS_NCCL(ncclRecv(a.recv, a.count, dt, a.recv_peer, comm_, stream_), phase);
-      CS_NCCL(ncclGroupEnd(), phase);
-      break;
-  }
+  const NcclCallContext ctx{*this,         phase,         comm_,
+                            stream_,       world_.rank(), world_.size(),
+                            nccl_type(a.type), nccl_op(a.op), element_size(a.type)};
+  a.call->nccl_issue(ctx, a);
 }
 
 double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) {

@@ -1,0 +1,109 @@
+// `commsweep schema results|baseline|pairs`: the newest schema of results/schema (built in at
+// configure time), with each `"x-commsweep-enum": "<list>"` marker replaced by the enum of
+// that list, read from the registries: so that a collective (or a type, an EP routing) added
+// to the code is in the schema with no hand-kept list to update.
+#include <iostream>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectives/collective_test.hpp"
+#include "core/types.hpp"
+#include "ep/ep_config.hpp"
+#include "runtime/error.hpp"
+
+namespace commsweep {
+
+// generated/builtin_schemas.cpp (src/CMakeLists.txt): file name and text of each schema file.
+const std::vector<std::pair<std::string, std::string>>& builtin_schemas();
+
+namespace {
+
+constexpr const char* kHelp =
+    "commsweep schema results|baseline|pairs (offline, no MPI)\n"
+    "  prints the newest JSON Schema of that document (results/schema/commsweep.NAME.vN.schema.json)\n"
+    "  with its enums filled from the registries: collectives (`commsweep list`), data types,\n"
+    "  reductions, EP routings, types and implementations. The files in results/schema keep a\n"
+    "  marker instead (\"x-commsweep-enum\": \"collectives\"); the build writes the filled ones to\n"
+    "  <build>/results/schema/, which the tests validate against.\n";
+
+template <typename Values>
+nlohmann::ordered_json names(const Values& values) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& v : values) out.push_back(std::string(name_of(v)));
+  return out;
+}
+
+// The lists a marker may name.
+nlohmann::ordered_json enum_of(const std::string& list) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  if (list == "collectives" || list == "collectives+ep") {
+    for (const auto* t : collective_tests()) out.push_back(std::string(t->name));
+    if (list == "collectives+ep") out.push_back("ep");
+  } else if (list == "data_types") {
+    out = names(all_data_types());
+  } else if (list == "reductions+none") {
+    out = names(all_red_ops());
+    out.push_back(std::string(name_of(RedOp::None)));
+  } else if (list == "ep_routings") {
+    out = names(ep::kRoutingKinds);
+  } else if (list == "ep_dtypes") {
+    out = names(ep::kEpDtypes);
+  } else if (list == "ep_impls") {
+    out = names(ep::kEpImpls);
+  } else {
+    throw Error(ErrorKind::Runtime, "results/schema names an unknown list \"" + list + "\"");
+  }
+  return out;
+}
+
+void fill(nlohmann::ordered_json& node) {
+  if (node.is_object()) {
+    if (auto it = node.find("x-commsweep-enum"); it != node.end()) {
+      nlohmann::ordered_json filled = nlohmann::ordered_json::object();
+      for (auto& [key, value] : node.items()) {
+        if (key == "x-commsweep-enum") {
+          filled["enum"] = enum_of(value.get<std::string>());
+        } else {
+          filled[key] = value;
+        }
+      }
+      node = std::move(filled);
+    }
+    for (auto& [key, value] : node.items()) fill(value);
+  } else if (node.is_array()) {
+    for (auto& value : node) fill(value);
+  }
+}
+
+}  // namespace
+
+int run_schema_command(int argc, char** argv, char**) {
+  const std::string name = argc > 2 ? argv[2] : "";
+  if (name.empty() || name == "--help" || name == "-h" || name == "help") {
+    std::cout << kHelp;
+    return name.empty() ? exit_code::kUsage : exit_code::kOk;
+  }
+  if (argc > 3) throw_usage("one name only: results, baseline or pairs (see --help)");
+  // The newest version of commsweep.NAME.vN.schema.json.
+  const std::string prefix = "commsweep." + name + ".v";
+  const std::string* text = nullptr;
+  int newest = 0;
+  for (const auto& [file, body] : builtin_schemas()) {
+    if (file.rfind(prefix, 0) != 0) continue;
+    const int version = std::atoi(file.c_str() + prefix.size());
+    if (version > newest) newest = version, text = &body;
+  }
+  if (text == nullptr) {
+    throw_usage("unknown schema '" + name + "' (results, baseline or pairs; see --help)");
+  }
+  nlohmann::ordered_json schema = nlohmann::ordered_json::parse(*text);
+  fill(schema);
+  std::cout << schema.dump(2) << "\n";
+  return exit_code::kOk;
+}
+
+}  // namespace commsweep

@@ -1,0 +1,15 @@
+"""all_gather, as nccl-tests accounts for it (all_gather_perf, PERFORMANCE.md): every rank gets
+every rank's block.
+Written from nccl-tests' definitions, not from commsweep's code (tests/mpi/expected_sweep.py
+loads every file here: the rows, counts and busbw each run must print)."""
+
+ORDER = 20  # its place in `commsweep list` and in `all`
+BLOCKS = True  # the size is n blocks of `count` elements (rounded to 16 bytes per block)
+REDUCES = False  # takes -o
+ROOTED = False  # takes -r
+IN_PLACE_CHECKED = True  # in place, every element is verified (else #wrong N/A)
+
+
+def bus_factor(n):
+    """busbw = algbw * factor: each rank lacks (n-1)/n of the gathered buffer."""
+    return (n - 1) / n
