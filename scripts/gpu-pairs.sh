@@ -8,9 +8,12 @@
 # written to $OUT) with rank 2 planted slow, the bisection pattern and --adaptive: the follow-up
 # must name node 2 (two leaves alone cannot tell whose uplinks are slow); and the plan of 1,000 x 8-GPU
 # nodes at 1 MiB and 64 MiB with the cost model fitted to the healthy 4-node run (--cost-from).
+# On a machine of 2 or 3 GPUs (nvidia-h100-x2) the steps that need 4 ranks are skipped (said):
+# 2 nodes of 1 GPU are measured at 1 MiB and 64 MiB, and each size's plan is fitted to its run.
 # Prints each matrix; logs and JSON go to $OUT. Every step is bounded in time.
 #   OUT=/tmp/out scripts/gpu-pairs.sh build-gpu/commsweep [extra pairs flags, e.g. -s 256M]
-# PAIRS_BACKEND=mpi runs the same steps on host buffers (a dry run of this script without GPUs).
+# PAIRS_BACKEND=mpi runs the same steps on host buffers (a dry run of this script without GPUs;
+# PAIRS_NP=2 for the 2-GPU steps).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,7 +29,7 @@ declare -a SUMMARY=()
 FAILED=0
 
 usage() {
-  sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -35,7 +38,7 @@ pairs_step() {
   local name=$1 per_node=$2 want=$3 rc=0
   shift 3
   # --oversubscribe: only for a PAIRS_BACKEND=mpi dry run on a machine of fewer cores.
-  local -a cmd=(mpirun --bind-to none --oversubscribe -np 4)
+  local -a cmd=(mpirun --bind-to none --oversubscribe -np "$NP")
   [ "$(id -u)" -ne 0 ] || cmd+=(--allow-run-as-root)
   cmd+=(-x NCCL_NVLS_ENABLE -x COMMSWEEP_RANKS_PER_NODE "$HERE/emulate-nodes.sh" "$BIN" pairs
         --backend "$BACKEND" --json "$OUT/$name.json" "$@")
@@ -84,11 +87,15 @@ PY
 
 # The predicted wall time of every pair of 1,000 x 8-GPU nodes, the cost per round fitted to a
 # measured run of this machine.
+# predict_1000_nodes FILE_1M FILE_64M: each size's plan fitted to the run of that size (one
+# message size cannot separate latency from bandwidth, so the fit of one size is used for it).
 predict_1000_nodes() {
-  local size
+  local size file
   for size in 1M 64M; do
-    echo "== plan: 1000 nodes x 8 GPUs, -s $size, cost model from $1" | tee -a "$OUT/plan-1000x8.txt"
-    timeout 60 "$BIN" pairs --plan --nodes 1000 --gpus-per-node 8 -s "$size" --cost-from "$1" \
+    file=$1
+    [ "$size" = 1M ] || file=$2
+    echo "== plan: 1000 nodes x 8 GPUs, -s $size, cost model from $file" | tee -a "$OUT/plan-1000x8.txt"
+    timeout 60 "$BIN" pairs --plan --nodes 1000 --gpus-per-node 8 -s "$size" --cost-from "$file" \
       | grep -E '^# (cost model|predicted)' | tee -a "$OUT/plan-1000x8.txt" || FAILED=1
   done
 }
@@ -100,13 +107,24 @@ main() {
   [ -x "$BIN" ] || { echo "gpu-pairs: $BIN is not executable" >&2; exit 2; }
   : "${OUT:?set OUT to the folder for the logs}"
   mkdir -p "$OUT"
+  NP=${PAIRS_NP:-4}  # PAIRS_NP=2 with PAIRS_BACKEND=mpi: a dry run of the 2-GPU steps
   if [ "$BACKEND" = nccl ]; then
     local gpus
     gpus=$(timeout 60 nvidia-smi -L | grep -c '^GPU' || true)
-    [ "${gpus:-0}" -ge 4 ] || { echo "gpu-pairs: needs 4 GPUs, nvidia-smi -L lists ${gpus:-none}" >&2; exit 2; }
+    [ "${gpus:-0}" -ge 2 ] || { echo "gpu-pairs: needs 2 GPUs or more, nvidia-smi -L lists ${gpus:-none}" >&2; exit 2; }
+    [ "$gpus" -ge 4 ] || NP=2
     timeout 60 nvidia-smi -L >"$OUT/nvidia-smi.txt" 2>&1 || true
   fi
 
+  if [ "$NP" -eq 2 ]; then
+    echo "gpu-pairs: 2 GPUs: 2 nodes of 1 GPU at 1 MiB and 64 MiB; the 4-rank steps (slow rail, hang, adaptive) need 4 GPUs and are skipped" | tee "$OUT/skipped.txt"
+    pairs_step pairs-2nodes-x1gpu-1M 1 0 -s 1M "$@"
+    pairs_step pairs-2nodes-x1gpu-64M 1 0 -s 64M "$@"
+    predict_1000_nodes "$OUT/pairs-2nodes-x1gpu-1M.json" "$OUT/pairs-2nodes-x1gpu-64M.json"
+    echo "== summary"
+    printf '%s\n' "${SUMMARY[@]}" | tee "$OUT/summary.txt"
+    return "$FAILED"
+  fi
   pairs_step pairs-2nodes-x2gpus 2 0 "$@"
   pairs_step pairs-4nodes-x1gpu 1 0 "$@"
   pairs_step pairs-4nodes-slow-rank2 1 "$SLOW_PAIR_EXIT" --fault slow-rank:2 "$@"
@@ -116,7 +134,7 @@ main() {
   pairs_step pairs-4nodes-adaptive-slow-rank2 1 "$SLOW_PAIR_EXIT" --topology "$OUT/two-leaves.txt" \
     --pattern bisection --adaptive --fault slow-rank:2 "$@"
   check_node_finding "$OUT/pairs-4nodes-adaptive-slow-rank2.json"
-  predict_1000_nodes "$OUT/pairs-4nodes-x1gpu.json"
+  predict_1000_nodes "$OUT/pairs-4nodes-x1gpu.json" "$OUT/pairs-4nodes-x1gpu.json"
 
   echo "== summary"
   printf '%s\n' "${SUMMARY[@]}" | tee "$OUT/summary.txt"
