@@ -87,13 +87,14 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
     return exit_code::kOk;
   }
   const double timeout_s = std::stod(o.timeout);
+  RankContext context;
+  ResultsRun run(world, {o.backend, timeout_s, o.json_path, o.arguments, o.fabric, {}}, envp, context);
+  // After --json (a flag's error before the file's), before anything runs.
   const Suite suite = read_suite(o.path, shared_suite_text(world, o.path, timeout_s), o);
   check_against_world(suite, world);
 
   // Once for the whole suite: the brief preflight, the binding, the transport report, and the
   // NCCL version policy of each EP sweep's implementations (before the preamble, which says it).
-  RankContext context;
-  ResultsRun run(world, {o.backend, timeout_s, o.json_path, o.arguments, o.fabric, {}}, envp, context);
   std::vector<ep::EpConfig> ep_configs(suite.sweeps.size());
   std::vector<std::string> policy_notes(suite.sweeps.size());
   const bool started = run.start([&](RunSetup& setup) {
