@@ -5,15 +5,13 @@
 #include <memory>
 #include <sstream>
 
-#include "cli/fabric_commands.hpp"
-#include "cli/health_gather.hpp"
+#include "cli/measuring_run.hpp"
 #include "cli/run_setup.hpp"
 #include "ep/ep_sweep.hpp"
 #include "ep/host_exchange.hpp"
 #include "report/ep_table.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
-#include "runtime/termination.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
 #include "ep/lsa_exchange.hpp"
 #include "ep/nccl_exchange.hpp"
@@ -108,7 +106,7 @@ void check_ep_config(const World& world, const ep::EpConfig& config) {
   ep::validate_cases(config, world.size());
 }
 
-EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const RunSetup& run,
+EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, const RunSetup& run,
                        const ep::EpConfig& config, std::ostream& out, const std::string& policy_note) {
   const bool root = world.rank() == 0;
   std::vector<std::unique_ptr<ep::EpExchange>> exchanges;
@@ -118,7 +116,7 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
     named.push_back({impl, exchanges.back().get()});
   }
   // Nodes for --topk-groups: World's nodes (hosts, or NCCL_HOSTID groups).
-  ep::EpSweep sweep(world, named, watchdog, config, world.node_size());
+  ep::EpSweep sweep(world, named, control, config, world.node_size());
 
   report::EpTablePrinter printer(out);
   if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});
@@ -129,7 +127,7 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
     printer.row(row);
   });
   outcome.wrong = report::wrong_elements(outcome.rows);
-  outcome.interrupted = sweep.interrupted();
+  outcome.interrupted = control.interrupted();
   if (root && outcome.interrupted) printer.note(interrupted_note());
   for (const auto& x : exchanges) {  // after the rows: how each ran is known once it has
     if (root && !x->note().empty()) printer.note(x->note());
@@ -140,32 +138,20 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const
 
 int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext& context) {
   check_ep_config(world, o.config);  // before anything runs or is printed
-  if (o.fabric.preflight) run_brief_preflight(world, envp, o.config.timeout_s);
-  require_writable_results(world, o.json_path, o.config.timeout_s);
-  Watchdog watchdog(world);
-  RunHealth health(world, o.config.timeout_s);  // before the backend's set-up and its transport check
-  RunSetup run = start_run(world, watchdog, o.backend, o.config.timeout_s, o.arguments, envp, context,
-                           TopologyRequest{o.shape, o.force_topology}, o.fabric);
+  ResultsRun run(world, {o.backend, o.config.timeout_s, o.json_path, o.arguments, o.fabric, {o.shape, o.force_topology}},
+                 envp, context);
   ep::EpConfig config = o.config;
-  const std::string policy_note = apply_ep_nccl_policy(world, run, config);
-  print_preamble(world, run);
-  if (run.transport_failed) {
-    health.finish(std::cout, {whole_job(world, "the transport check that failed")});
-    return exit_code::kPreflightFailed;
+  std::string policy_note;
+  if (!run.start([&](RunSetup& setup) { policy_note = apply_ep_nccl_policy(world, setup, config); })) {
+    return run.end_failed_transport();
   }
-  report::Results results;
-  results.provenance = run.provenance;
-  results.transport = run.transport;
+  report::Results results = run.header();
   if (!policy_note.empty()) results.notes.push_back(policy_note);
-  run.keeper = make_keeper<ResultsKeeper>(world, o.json_path, results);
-  EpOutcome outcome = run_ep_sweep(world, *run.backend.backend, watchdog, run, config, std::cout, policy_note);
+  run.keep(results);
+  EpOutcome outcome = run_ep_sweep(world, run.backend(), run.control(), run.setup(), config, std::cout, policy_note);
   results.ep_rows = std::move(outcome.rows);
   results.wrong_total = outcome.wrong;
-  results.complete = !outcome.interrupted;
-  if (!results.complete) results.interrupted_by = termination_signal_name();
-  results.health = health.finish(std::cout);
-  if (run.keeper) run.keeper->write_final(results);
-  return exit_code_of(results);
+  return run.finish(results);
 }
 
 }  // namespace commsweep

@@ -10,8 +10,8 @@
 #include "comm/backend.hpp"
 #include "ep/ep_config.hpp"
 #include "report/result.hpp"
-#include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
+#include "sweep/run_control.hpp"
 
 namespace commsweep {
 
@@ -36,10 +36,10 @@ std::string apply_ep_nccl_policy(World& world, RunSetup& run, ep::EpConfig& conf
 std::string leave_out_refused_lsa(ep::EpConfig& config, const std::string& refusal);
 
 // Runs the EP sweep of `config` on a backend that is set up: one table, printed by rank 0 to
-// `out`, with `policy_note` (apply_ep_nccl_policy) under its header. Refuses (usage error) a
-// case that cannot run on this job before any runs.
+// `out`, with `policy_note` (apply_ep_nccl_policy) under its header; CONTROL stops it where the
+// ranks agree to. Refuses (usage error) a case that cannot run on this job before any runs.
 // `commsweep ep` and `commsweep suite` both run their EP sweeps here.
-EpOutcome run_ep_sweep(World& world, Backend& backend, Watchdog& watchdog, const RunSetup& run,
+EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, const RunSetup& run,
                        const ep::EpConfig& config, std::ostream& out, const std::string& policy_note = "");
 
 // Runs `commsweep ep`: the MoE dispatch / combine sweep; returns the exit code (0, or 1 on

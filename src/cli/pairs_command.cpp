@@ -13,12 +13,12 @@
 #include <utility>
 #include <vector>
 
-#include "cli/health_gather.hpp"
 #include "cli/pairs_health.hpp"
 #include "cli/pairs_keeper.hpp"
 #include "cli/pairs_options.hpp"
 #include "cli/pairs_plan.hpp"
 #include "cli/progress.hpp"
+#include "cli/measuring_run.hpp"
 #include "cli/run_setup.hpp"
 #include "core/strings.hpp"
 #include "pairs/exchange.hpp"
@@ -183,12 +183,12 @@ void hang_if_planted(const World& world, const PairsOptions& o, int round) {
 // Every round on every rank; rank 0 collects the rails, prints a line per round and hands the
 // run to the keeper. A SIGTERM ends the rounds (run.complete false) with those measured kept; a
 // timeout or an error ends the job, and the keeper's last words keep them.
-void measure_rounds(World& world, pairs::PairExchange& exchange, const PairsOptions& o, pairs::PairsRun& run,
-                    std::size_t first, PairsKeeper* keeper) {
+void measure_rounds(World& world, RunControl& control, pairs::PairExchange& exchange, const PairsOptions& o,
+                    pairs::PairsRun& run, std::size_t first, PairsKeeper* keeper) {
   const auto node_of = node_of_every_rank(world);
   const auto by_node = pairs::ranks_by_node(node_of);
   ProgressLine progress(world.rank() == 0 && isatty(STDERR_FILENO), run.rounds.size() - first);
-  try {
+  const bool complete = control.until_stopped([&] {
     for (int r = static_cast<int>(first); r < static_cast<int>(run.rounds.size()); ++r) {
       const auto start = std::chrono::steady_clock::now();
       const std::string label = "pairs round " + std::to_string(r + 1);
@@ -207,7 +207,8 @@ void measure_rounds(World& world, pairs::PairExchange& exchange, const PairsOpti
       std::cout << pairs::render_round(run, r) << std::flush;
       progress.step("pairs round " + std::to_string(r + 1) + " of " + std::to_string(run.rounds.size()), run.settings.bytes);
     }
-  } catch (const Interrupted&) {
+  });
+  if (!complete) {
     run.complete = false;
     run.interrupted_by = termination_signal_name();
   }
@@ -239,8 +240,8 @@ constexpr int kMaxFollowUps = 4;  // each re-tests only what is still open; 2 su
 
 // --adaptive: rank 0 judges every pair measured so far, names what it can, and plans rounds that
 // re-test the nodes of slow pairs; every rank measures them; until nothing is left to re-test.
-void follow_up(World& world, pairs::PairExchange& exchange, const PairsOptions& o, pairs::PairsRun& run,
-               PairsKeeper* keeper) {
+void follow_up(World& world, RunControl& control, pairs::PairExchange& exchange, const PairsOptions& o,
+               pairs::PairsRun& run, PairsKeeper* keeper) {
   const Phase phase{"pairs follow-up plan (broadcast)", Deadline::after(o.timeout_s)};
   for (int step = 1; step <= kMaxFollowUps; ++step) {
     std::vector<int> encoded;
@@ -261,7 +262,7 @@ void follow_up(World& world, pairs::PairExchange& exchange, const PairsOptions& 
       std::cout << "# follow-up " << step << ": " << run.rounds.size() - first
                 << " round(s) re-testing the nodes of slow pairs against partners fine so far\n" << std::flush;
     }
-    measure_rounds(world, exchange, o, run, first, keeper);
+    measure_rounds(world, control, exchange, o, run, first, keeper);
     int complete = run.complete ? 1 : 0;
     world.broadcast(&complete, sizeof complete, 0, phase);
     if (!complete) return;
@@ -319,38 +320,41 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
     return std::string();
   });
   require_planted_faults_fit(world, o, static_cast<int>(plan.rounds.size()), topology);
-  require_writable_results(world, o.json_path, o.timeout_s);
 
-  RankContext context;
-  Watchdog watchdog(world);
-  RunHealth health(world, o.timeout_s);  // the hardware's counters before and after the rounds
-  RunSetup setup = start_run(world, watchdog, o.backend, o.timeout_s, o.arguments, envp, context);
-  std::unique_ptr<Backend> slowed;
-  if (o.slow_rank == world.rank()) slowed = std::make_unique<SlowedBackend>(*setup.backend.backend, o.fault_slowdown);
-  if (!o.slow_leaf.empty() && topology.leaf_names[topology.leaf_of[world.node_of(world.rank())]] == o.slow_leaf) {
-    // Every exchange with a rank of another leaf is slow: a bad uplink of this leaf.
-    const int my_leaf = topology.leaf_of[world.node_of(world.rank())];
-    slowed = std::make_unique<SlowedBackend>(*setup.backend.backend, o.fault_slowdown, /*spin=*/false, [&world, leaf_of = topology.leaf_of, my_leaf](int peer) {
-      return peer >= 0 && leaf_of[world.node_of(peer)] != my_leaf;
-    });
-  }
-  Backend& backend = slowed ? *slowed : *setup.backend.backend;
-
+  // Known before the set-up, and in the file a signal during it leaves: the nodes, the rounds.
   pairs::PairsRun run;
-  run.provenance = setup.provenance;
   run.settings = {o.bytes / 4 * 4, o.bytes / 4, "float", o.iters, o.warmup, o.check, o.slow_fraction};
-  run.nodes = describe_nodes(world, setup.provenance);
+  run.nodes = describe_nodes(world, run.provenance);
   run.pattern = plan.pattern;
   run.topology = std::move(topology);
   run.rounds = plan.rounds;
   run.planned_rounds = static_cast<int>(plan.rounds.size());
+
+  // pairs has no fabric flags: the brief preflight runs, without a binding or a transport check.
+  RankContext context;
+  MeasuringRun<PairsKeeper> lifecycle(world, {o.backend, o.timeout_s, o.json_path, o.arguments, {}, {}}, envp,
+                                      context, run);
+  if (!lifecycle.start()) return lifecycle.end_failed_transport();
+  run.provenance = lifecycle.setup().provenance;
+  run.nodes = describe_nodes(world, run.provenance);
   if (root) {
-    std::cout << "# " << world_summary(world) << "\n# " << setup.backend.note << "\n# " << setup.version_line
-              << "\n" << pairs::render_header(run) << std::flush;
+    std::cout << "# " << lifecycle.setup().version_line << "\n" << pairs::render_header(run) << std::flush;
     for (const auto& note : plan.notes) std::cout << "# note: " << note << "\n";
   }
 
-  const std::shared_ptr<PairsKeeper> keeper = make_keeper<PairsKeeper>(world, o.json_path);
+  std::unique_ptr<Backend> slowed;
+  const plan::Topology& topo = run.topology;
+  if (o.slow_rank == world.rank()) slowed = std::make_unique<SlowedBackend>(lifecycle.backend(), o.fault_slowdown);
+  if (!o.slow_leaf.empty() && topo.leaf_names[topo.leaf_of[world.node_of(world.rank())]] == o.slow_leaf) {
+    // Every exchange with a rank of another leaf is slow: a bad uplink of this leaf.
+    const int my_leaf = topo.leaf_of[world.node_of(world.rank())];
+    slowed = std::make_unique<SlowedBackend>(lifecycle.backend(), o.fault_slowdown, /*spin=*/false, [&world, leaf_of = topo.leaf_of, my_leaf](int peer) {
+      return peer >= 0 && leaf_of[world.node_of(peer)] != my_leaf;
+    });
+  }
+  Backend& backend = slowed ? *slowed : lifecycle.backend();
+
+  PairsKeeper* keeper = lifecycle.keeper();
   pairs::ExchangeConfig config;
   config.count = run.settings.count;
   config.iters = o.iters;
@@ -358,15 +362,19 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
   config.check = o.check;
   config.timeout_s = o.timeout_s;
   config.seed = o.seed;
-  pairs::PairExchange exchange(world, backend, watchdog, config);
-  measure_rounds(world, exchange, o, run, 0, keeper.get());
-  if (o.adaptive) follow_up(world, exchange, o, run, keeper.get());
-  const auto health_doc = health.finish_quietly(root ? slow_pair_evidence(run) : std::vector<health::TrafficEvidence>{});
-  if (keeper) keeper->attach("health", health_doc);
-  int code = root ? report_run(run, o.adaptive, o.html_path, keeper.get()) : exit_code::kOk;
-  if (root) std::cout << health.block() << std::flush;
-  world.broadcast(&code, sizeof code, 0, Phase{"pairs verdict", Deadline::after(o.timeout_s)});
-  return code;
+  RunControl& control = lifecycle.control();
+  pairs::PairExchange exchange(world, backend, control, config);
+  measure_rounds(world, control, exchange, o, run, 0, keeper);
+  if (o.adaptive) follow_up(world, control, exchange, o, run, keeper);
+
+  RunLifecycle::Ending ending;
+  if (root) ending.evidence = slow_pair_evidence(run);
+  ending.health_block_last = true;  // under the matrix and its findings
+  ending.report = [&](nlohmann::json health) {
+    if (keeper) keeper->attach("health", std::move(health));
+    return report_run(run, o.adaptive, o.html_path, keeper);
+  };
+  return lifecycle.finish(run, ending);
 }
 
 }  // namespace commsweep

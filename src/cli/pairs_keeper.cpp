@@ -1,15 +1,21 @@
 #include "cli/pairs_keeper.hpp"
 
+#include <utility>
+
 #include "pairs/outliers.hpp"
 #include "pairs/pairs_json.hpp"
 
 namespace commsweep {
 
+PairsKeeper::PairsKeeper(std::string path, pairs::PairsRun early)
+    : Keeper(std::move(path)), kept_(std::move(early)) {}
+
 // After the first round only what changed is copied: a copy of the whole run after every round
 // would cost rounds x pairs (quadratic: 999 rounds of up to 500,000 pairs at 1,000 nodes).
 void PairsKeeper::keep(const pairs::PairsRun& run) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  if (kept_.nodes.empty() || kept_.pairs.size() > run.pairs.size()) {
+  // The first round's: the whole run (the early record had no GPUs, no full provenance).
+  if (kept_.pairs.empty() || kept_.pairs.size() > run.pairs.size()) {
     kept_ = run;
   } else {
     kept_.pairs.insert(kept_.pairs.end(), run.pairs.begin() + static_cast<long>(kept_.pairs.size()), run.pairs.end());

@@ -15,7 +15,10 @@ namespace commsweep {
 
 class PairsKeeper final : public Keeper {
  public:
-  using Keeper::Keeper;
+  using Record = pairs::PairsRun;
+  // EARLY: what is known of the run before the set-up (cli/measuring_run.hpp): its nodes,
+  // rounds and settings, so that a file written before the first round is a whole document.
+  PairsKeeper(std::string path, pairs::PairsRun early);
   // After each round: the run as it stands.
   void keep(const pairs::PairsRun& run);
   // The run's own file (a SIGTERM's incomplete one included), with its analysis.

@@ -100,6 +100,7 @@ std::shared_ptr<K> make_keeper(World& world, const std::string& path, Args&&... 
 class ResultsKeeper final : public Keeper {
  public:
   // HEADER: the provenance and transport of the run, written with the rows.
+  using Record = report::Results;
   ResultsKeeper(std::string path, report::Results header);
   void add(const report::ResultRow& row);
   void add(const report::EpRow& row);

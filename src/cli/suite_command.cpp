@@ -5,8 +5,7 @@
 #include <sstream>
 
 #include "cli/ep_command.hpp"
-#include "cli/fabric_commands.hpp"
-#include "cli/health_gather.hpp"
+#include "cli/measuring_run.hpp"
 #include "cli/run_setup.hpp"
 #include "cli/suite_options.hpp"
 #include "cli/sweep_command.hpp"
@@ -14,7 +13,6 @@
 #include "collectives/collective_test.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
-#include "runtime/termination.hpp"
 #include "runtime/world.hpp"
 #include "suite/document.hpp"
 
@@ -89,72 +87,57 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
     return exit_code::kOk;
   }
   const double timeout_s = o.timeout_s;
-  require_writable_results(world, o.json_path, timeout_s);
+  RankContext context;
+  ResultsRun run(world, {o.backend, timeout_s, o.json_path, o.arguments, o.fabric, {}}, envp, context);
+  // After --json (a flag's error before the file's), before anything runs.
   const Suite suite = read_suite(o.path, shared_suite_text(world, o.path, timeout_s), o);
   check_against_world(suite, world);
 
-  // Once for the whole suite: the brief preflight, the binding, the transport report.
-  if (o.fabric.preflight) run_brief_preflight(world, envp, timeout_s);
-  RankContext context;
-  Watchdog watchdog(world);
-  RunHealth health(world, timeout_s);  // before the backend's set-up and its transport check
-  RunSetup run = start_run(world, watchdog, o.backend, timeout_s, o.arguments, envp, context, TopologyRequest{},
-                           o.fabric);
-  Backend& backend = *run.backend.backend;
-  // The NCCL version policy of each EP sweep's implementations, decided before the preamble.
+  // Once for the whole suite: the brief preflight, the binding, the transport report, and the
+  // NCCL version policy of each EP sweep's implementations (before the preamble, which says it).
   std::vector<ep::EpConfig> ep_configs(suite.sweeps.size());
   std::vector<std::string> policy_notes(suite.sweeps.size());
-  for (std::size_t i = 0; i < suite.sweeps.size(); ++i) {
-    if (suite.sweeps[i].kind != SuiteSweep::Kind::Ep) continue;
-    ep_configs[i] = suite.sweeps[i].ep;
-    policy_notes[i] = apply_ep_nccl_policy(world, run, ep_configs[i]);
-  }
-  print_preamble(world, run);
-  if (run.transport_failed) {
-    health.finish(std::cout, {whole_job(world, "the transport check that failed")});
-    return exit_code::kPreflightFailed;
-  }
+  const bool started = run.start([&](RunSetup& setup) {
+    for (std::size_t i = 0; i < suite.sweeps.size(); ++i) {
+      if (suite.sweeps[i].kind != SuiteSweep::Kind::Ep) continue;
+      ep_configs[i] = suite.sweeps[i].ep;
+      policy_notes[i] = apply_ep_nccl_policy(world, setup, ep_configs[i]);
+    }
+  });
+  if (!started) return run.end_failed_transport();
 
-  report::Results results;
-  results.provenance = run.provenance;
-  results.transport = run.transport;
+  report::Results results = run.header();
   for (const auto& note : policy_notes) {
     if (!note.empty() && std::find(results.notes.begin(), results.notes.end(), note) == results.notes.end()) {
       results.notes.push_back(note);
     }
   }
-  // One buffers choice per results file: the last collective sweep's (a suite's key "buffers").
+  // One buffers choice per results file: every collective sweep's (read_suite refuses a mix).
   for (const SuiteSweep& s : suite.sweeps) {
     if (s.kind != SuiteSweep::Kind::Ep) results.provenance.buffers = name_of(s.collective.buffers);
   }
-  run.keeper = make_keeper<ResultsKeeper>(world, o.json_path, results);
-  bool interrupted = false;
-  for (std::size_t i = 0; i < suite.sweeps.size() && !interrupted; ++i) {
+  run.keep(results);
+  RunControl& control = run.control();
+  for (std::size_t i = 0; i < suite.sweeps.size() && !control.interrupted(); ++i) {
     const SuiteSweep& s = suite.sweeps[i];
     if (root) std::cout << banner(s, i, suite.sweeps.size()) << "\n";
     if (s.kind == SuiteSweep::Kind::Ep) {
-      EpOutcome outcome = run_ep_sweep(world, backend, watchdog, run, ep_configs[i], std::cout, policy_notes[i]);
+      EpOutcome outcome = run_ep_sweep(world, run.backend(), control, run.setup(), ep_configs[i], std::cout, policy_notes[i]);
       results.wrong_total += outcome.wrong;
-      interrupted = outcome.interrupted;
       for (auto& r : outcome.rows) results.ep_rows.push_back(std::move(r));
     } else {
       CollectiveOutcome outcome =
-          run_collective_sweep(world, backend, watchdog, run, s.tests, s.collective, std::cout);
+          run_collective_sweep(world, run.backend(), control, run.setup(), s.tests, s.collective, std::cout);
       results.wrong_total += outcome.wrong;
-      interrupted = outcome.interrupted;
       for (auto& r : outcome.rows) results.rows.push_back(std::move(r));
     }
-    if (root && interrupted && i + 1 < suite.sweeps.size()) {
+    if (root && control.interrupted() && i + 1 < suite.sweeps.size()) {
       std::cout << "# Suite stopped: the " << suite.sweeps.size() - i - 1
                 << " sweep(s) after this one did not run\n";
     }
   }
   results.avg_busbw_gbps = report::average_busbw(results.rows);
-  results.complete = !interrupted;
-  if (!results.complete) results.interrupted_by = termination_signal_name();
-  results.health = health.finish(std::cout);
-  if (run.keeper) run.keeper->write_final(results);
-  return exit_code_of(results);
+  return run.finish(results);
 }
 
 }  // namespace commsweep

@@ -175,6 +175,19 @@ Suite read_suite(const std::string& path, const std::string& text, const SuiteCl
     }
     suite.sweeps.push_back(std::move(s));
   }
+  // The results file records one buffers choice (provenance.buffers) for all its rows.
+  const SuiteSweep* first = nullptr;
+  for (const SuiteSweep& s : suite.sweeps) {
+    if (s.kind == SuiteSweep::Kind::Ep) continue;
+    if (first == nullptr) {
+      first = &s;
+    } else if (s.collective.buffers != first->collective.buffers) {
+      throw_usage(s.where + ": key \"buffers\": " + std::string(name_of(s.collective.buffers)) + " differs from " +
+                  std::string(name_of(first->collective.buffers)) + " of " + first->where +
+                  ": a suite's results file records one buffers choice, so its collective sweeps share it "
+                  "(run a second suite for the other)");
+    }
+  }
   return suite;
 }
 

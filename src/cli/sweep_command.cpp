@@ -6,10 +6,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/fabric_commands.hpp"
-#include "cli/health_gather.hpp"
+#include "cli/measuring_run.hpp"
 #include "cli/progress.hpp"
-#include "cli/provenance.hpp"
 #include "cli/run_setup.hpp"
 #include "collectives/collective_test.hpp"
 #include "comm/make_backend.hpp"
@@ -18,11 +16,8 @@
 #include "runtime/gpu.hpp"
 #include "report/table.hpp"
 #include "runtime/error.hpp"
-#include "runtime/termination.hpp"
-#include "runtime/watchdog.hpp"
 #include "sweep/sizes.hpp"
 #include "sweep/sweep.hpp"
-#include "version.hpp"
 
 namespace commsweep {
 namespace {
@@ -53,22 +48,6 @@ std::size_t planned_rows(const std::vector<std::string>& tests, const SweepConfi
   return rows * static_cast<std::size_t>(c.cycles);
 }
 
-// What rank 0 knows of the run before its set-up: the build, the start, the ranks and hosts,
-// the arguments, the backend asked for.
-report::Provenance early_provenance(const World& world, const std::vector<std::string>& arguments,
-                                    BackendChoice backend) {
-  report::Provenance p;
-  p.commsweep_version = kVersion;
-  p.git_hash = kGitHash;
-  p.started_at = utc_now_iso8601();
-  p.backend = backend == BackendChoice::Mpi ? "mpi" : backend == BackendChoice::Nccl ? "nccl" : "auto";
-  p.ranks = world.size();
-  p.hosts = world.hosts_by_rank();
-  p.driver_version = p.cuda_version = p.nccl_version = p.nccl_headers_version = p.mpi_version = "unknown";
-  p.arguments = arguments;
-  return p;
-}
-
 // The usage errors that need the job's size or its GPUs, found before the preflight and the
 // table header are printed (every rank reaches the same verdict).
 void require_usable_settings(World& world, const CliOptions& o) {
@@ -96,7 +75,7 @@ void require_usable_settings(World& world, const CliOptions& o) {
 
 }  // namespace
 
-CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog& watchdog,
+CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunControl& control,
                                        const RunSetup& run, const std::vector<std::string>& tests,
                                        SweepConfig config, std::ostream& out) {
   const bool root = world.rank() == 0;
@@ -127,10 +106,10 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
                          if (root) printer.note(text);
                        }};
   CollectiveOutcome outcome;
-  Sweep sweep(world, backend, watchdog, config);
-  for (int cycle = 0; (config.cycles == 0 || cycle < config.cycles) && !sweep.interrupted(); ++cycle) {
+  Sweep sweep(world, backend, control, config);
+  for (int cycle = 0; (config.cycles == 0 || cycle < config.cycles) && !control.interrupted(); ++cycle) {
     for (const auto& name : tests) {
-      if (sweep.interrupted()) break;
+      if (control.interrupted()) break;
       const CollectiveTest& test = *find_collective_test(name);
       progress.clear();
       if (root) {
@@ -140,51 +119,30 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog&
       auto rows = sweep.run(test, sink);
       const std::uint64_t wrong = report::wrong_elements(rows);
       progress.clear();
-      if (root && sweep.interrupted()) printer.note(interrupted_note());
+      if (root && control.interrupted()) printer.note(interrupted_note());
       if (root) printer.footer(std::string(test.name), wrong, report::average_busbw(rows));
       outcome.wrong += wrong;
       for (auto& r : rows) outcome.rows.push_back(std::move(r));
     }
   }
-  outcome.interrupted = sweep.interrupted();
+  outcome.interrupted = control.interrupted();
   return outcome;
 }
 
 int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
-  // Before the preflight and the sweep: a results file that cannot be written would lose them.
   require_usable_settings(world, o);
-  require_writable_results(world, o.json_path, o.sweep.timeout_s);
-  // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
-  // Kept from here on: a signal during the preflight or the set-up still leaves a file (no
-  // rows, complete: false) saying so, with what is known of the run so far.
-  report::Results results;
-  if (world.rank() == 0) results.provenance = early_provenance(world, o.arguments, o.backend);
-  const auto keeper = make_keeper<ResultsKeeper>(world, o.json_path, results);
-  if (o.fabric.preflight) run_brief_preflight(world, envp, o.sweep.timeout_s);
-  Watchdog watchdog(world);
-  RunHealth health(world, o.sweep.timeout_s);  // before the backend's set-up and its transport check
-  RunSetup run = start_run(world, watchdog, o.backend, o.sweep.timeout_s, o.arguments, envp, context,
-                           TopologyRequest{o.shape, o.force_topology}, o.fabric);
-  print_preamble(world, run);
-  if (run.transport_failed) {
-    health.finish(std::cout, {whole_job(world, "the transport check that failed")});
-    return exit_code::kPreflightFailed;
-  }
-  results.provenance = run.provenance;
+  ResultsRun run(world, {o.backend, o.sweep.timeout_s, o.json_path, o.arguments, o.fabric, {o.shape, o.force_topology}},
+                 envp, context);
+  if (!run.start()) return run.end_failed_transport();
+  report::Results results = run.header();
   results.provenance.buffers = name_of(o.sweep.buffers);
-  results.transport = run.transport;
-  run.keeper = keeper;
-  if (keeper) keeper->set_header(results);
-  CollectiveOutcome outcome = run_collective_sweep(world, *run.backend.backend, watchdog, run,
-                                                   o.tests, o.sweep, std::cout);
+  run.keep(results);
+  CollectiveOutcome outcome = run_collective_sweep(world, run.backend(), run.control(), run.setup(), o.tests, o.sweep,
+                                                   std::cout);
   results.rows = std::move(outcome.rows);
   results.wrong_total = outcome.wrong;
   results.avg_busbw_gbps = report::average_busbw(results.rows);
-  results.complete = !outcome.interrupted;
-  if (!results.complete) results.interrupted_by = termination_signal_name();
-  results.health = health.finish(std::cout);
-  if (run.keeper) run.keeper->write_final(results);
-  return exit_code_of(results);
+  return run.finish(results);
 }
 
 }  // namespace commsweep

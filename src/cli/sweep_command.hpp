@@ -8,9 +8,9 @@
 #include "cli/options.hpp"
 #include "comm/backend.hpp"
 #include "report/result.hpp"
-#include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
 #include "sweep/config.hpp"
+#include "sweep/run_control.hpp"
 
 namespace commsweep {
 
@@ -29,9 +29,10 @@ struct CollectiveOutcome {
 };
 
 // Runs `tests` over `config` on a backend that is set up: a table per test (and per cycle) in
-// nccl-tests' layout, printed by rank 0 to `out`. `commsweep TEST...` and `commsweep suite`
-// both run their collective sweeps here.
-CollectiveOutcome run_collective_sweep(World& world, Backend& backend, Watchdog& watchdog,
+// nccl-tests' layout, printed by rank 0 to `out`; CONTROL stops it where the ranks agree to
+// (and stays interrupted). `commsweep TEST...` and `commsweep suite` both run their collective
+// sweeps here.
+CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunControl& control,
                                        const RunSetup& run, const std::vector<std::string>& tests,
                                        SweepConfig config, std::ostream& out);
 

@@ -7,7 +7,6 @@
 #include "ep/layout.hpp"
 #include "ep/verify.hpp"
 #include "runtime/error.hpp"
-#include "runtime/termination.hpp"
 
 namespace commsweep::ep {
 
@@ -46,9 +45,9 @@ report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
   return p;
 }
 
-EpSweep::EpSweep(World& world, std::vector<NamedExchange> exchanges, Watchdog& watchdog,
+EpSweep::EpSweep(World& world, std::vector<NamedExchange> exchanges, RunControl& control,
                  const EpConfig& config, int ranks_per_node)
-    : world_(world), exchanges_(std::move(exchanges)), watchdog_(watchdog), config_(config),
+    : world_(world), exchanges_(std::move(exchanges)), control_(control), config_(config),
       ranks_per_node_(ranks_per_node) {}
 
 void validate_cases(const EpConfig& config, int nranks) {
@@ -96,7 +95,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
   std::vector<double> dispatch_us, combine_us;
   for (int i = 0; i < config_.warmup + config_.iters; ++i) {
     const Phase p = phase(i < config_.warmup ? "warm-up" : "timed iterations");
-    const auto guard = watchdog_.watch(p);
+    const auto guard = control_.watch(p);
     world_.barrier(p);
     const double d = exchange.dispatch(p);
     exchange.run_experts(p);
@@ -112,7 +111,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
   EpResult result;
   {
     const Phase p = phase("check");
-    const auto guard = watchdog_.watch(p);
+    const auto guard = control_.watch(p);
     exchange.poison();
     world_.barrier(p);
     exchange.dispatch(p);
@@ -172,19 +171,17 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
 
 std::vector<report::EpRow> EpSweep::run(const std::function<void(const report::EpRow&)>& on_row) {
   std::vector<report::EpRow> rows;
-  for (const EpCase& c : expand(config_)) {
-    // The ranks agree on stopping before a case starts (SIGTERM / SIGINT): rows so far stay.
-    const Phase p{"ep arrival", Deadline::after(config_.timeout_s)};
-    if (world_.sum(termination_requested() ? 1 : 0, p) > 0) {
-      interrupted_ = true;
-      break;
+  control_.until_stopped([&] {
+    for (const EpCase& c : expand(config_)) {
+      // The ranks agree on stopping before a case starts (SIGTERM / SIGINT): rows so far stay.
+      control_.arrive(Phase{"ep arrival", Deadline::after(config_.timeout_s)});
+      const std::vector<Routing> all = routings(c);  // the same routing for every implementation
+      for (const NamedExchange& x : exchanges_) {
+        rows.push_back(run_case(c, all, x));
+        if (world_.rank() == 0 && on_row) on_row(rows.back());
+      }
     }
-    const std::vector<Routing> all = routings(c);  // the same routing for every implementation
-    for (const NamedExchange& x : exchanges_) {
-      rows.push_back(run_case(c, all, x));
-      if (world_.rank() == 0 && on_row) on_row(rows.back());
-    }
-  }
+  });
   return rows;
 }
 

@@ -8,8 +8,8 @@
 #include "ep/ep_config.hpp"
 #include "ep/exchange.hpp"
 #include "report/result.hpp"
-#include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
+#include "sweep/run_control.hpp"
 
 namespace commsweep::ep {
 
@@ -33,12 +33,14 @@ void validate_cases(const EpConfig& config, int nranks);
 
 class EpSweep {
  public:
-  // One exchange per implementation of config.impls, in that order.
-  EpSweep(World& world, std::vector<NamedExchange> exchanges, Watchdog& watchdog,
+  // One exchange per implementation of config.impls, in that order. CONTROL watches its
+  // phases and stops it where the ranks agree to (sweep/run_control.hpp).
+  EpSweep(World& world, std::vector<NamedExchange> exchanges, RunControl& control,
           const EpConfig& config, int ranks_per_node);
   // Every case, on every exchange; the caller has refused bad cases (validate_cases) first.
+  // Stopped on SIGTERM / SIGINT before a case (the control is then interrupted()), it returns
+  // the rows so far.
   std::vector<report::EpRow> run(const std::function<void(const report::EpRow&)>& on_row);
-  bool interrupted() const { return interrupted_; }
 
  private:
   std::vector<Routing> routings(const EpCase& c) const;
@@ -46,10 +48,9 @@ class EpSweep {
 
   World& world_;
   std::vector<NamedExchange> exchanges_;
-  Watchdog& watchdog_;
+  RunControl& control_;
   EpConfig config_;
   int ranks_per_node_;
-  bool interrupted_ = false;
 };
 
 }  // namespace commsweep::ep

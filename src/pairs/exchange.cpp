@@ -3,12 +3,11 @@
 #include <cstdio>
 
 #include "collectives/collective_test.hpp"
-#include "runtime/termination.hpp"
 
 namespace commsweep::pairs {
 
-PairExchange::PairExchange(World& world, Backend& backend, Watchdog& watchdog, const ExchangeConfig& config)
-    : world_(world), backend_(backend), watchdog_(watchdog), config_(config) {
+PairExchange::PairExchange(World& world, Backend& backend, RunControl& control, const ExchangeConfig& config)
+    : world_(world), backend_(backend), control_(control), config_(config) {
   const std::size_t bytes = config_.count * element_size(config_.type);
   send_ = backend_.allocate(bytes);
   recv_ = backend_.allocate(bytes);
@@ -39,7 +38,7 @@ std::uint64_t PairExchange::verify(int partner, const std::string& label) {
   std::uint64_t wrong = 0;
   for (int i = 0; i < config_.check; ++i) {
     const Phase p = phase(label, "check");
-    const auto guard = watchdog_.watch(p);
+    const auto guard = control_.watch(p);
     backend_.poison(recv_->data(), config_.count, expect);
     backend_.fill(send_->data(), config_.count, spec, rank);
     backend_.run(args, TimingOptions{1, false, 0, false}, p);
@@ -61,14 +60,14 @@ std::uint64_t PairExchange::verify(int partner, const std::string& label) {
 RankRound PairExchange::run_round(int partner, const std::string& label) {
   RankRound out;
   out.partner = partner;
-  if (world_.sum(termination_requested() ? 1 : 0, phase(label, "arrival")) > 0) throw Interrupted{};
+  control_.arrive(phase(label, "arrival"));
   const CollectiveArgs args = exchange_args(partner);
   const pattern::Spec spec = make_spec(config_.type, RedOp::None, world_.size(), config_.seed);
   if (partner >= 0) {
     backend_.fill(send_->data(), config_.count, spec, world_.rank());
     if (config_.warmup > 0) {
       const Phase p = phase(label, "warm-up");
-      const auto guard = watchdog_.watch(p);
+      const auto guard = control_.watch(p);
       backend_.run(args, TimingOptions{config_.warmup, false, 0, false}, p);
     }
   }
@@ -76,7 +75,7 @@ RankRound PairExchange::run_round(int partner, const std::string& label) {
     // Every pair of the round starts together, as in a collective over all nodes: the pairs
     // load the fabric's spine at the same time, as they do in a real job.
     const Phase p = phase(label, "timed iterations");
-    const auto guard = watchdog_.watch(p);
+    const auto guard = control_.watch(p);
     backend_.synchronize(p);
     world_.barrier(p);
     if (partner >= 0) out.time_us = backend_.run(args, TimingOptions{config_.iters, false, 0, false}, p);

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "comm/backend.hpp"
-#include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
+#include "sweep/run_control.hpp"
 
 namespace commsweep::pairs {
 
@@ -33,10 +33,11 @@ struct RankRound {
 
 class PairExchange {
  public:
-  PairExchange(World& world, Backend& backend, Watchdog& watchdog, const ExchangeConfig& config);
+  // CONTROL watches its phases and stops it where the ranks agree to (sweep/run_control.hpp).
+  PairExchange(World& world, Backend& backend, RunControl& control, const ExchangeConfig& config);
 
   // Every rank calls it, also those without a partner (they join the barriers). Throws
-  // Interrupted when the ranks agree to stop on SIGTERM / SIGINT.
+  // Interrupted (RunControl::arrive) when the ranks agree to stop on SIGTERM / SIGINT.
   RankRound run_round(int partner, const std::string& label);
 
  private:
@@ -46,7 +47,7 @@ class PairExchange {
 
   World& world_;
   Backend& backend_;
-  Watchdog& watchdog_;
+  RunControl& control_;
   ExchangeConfig config_;
   std::unique_ptr<Buffer> send_;
   std::unique_ptr<Buffer> recv_;

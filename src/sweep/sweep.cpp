@@ -64,8 +64,8 @@ report::Timing combine_timing(const std::vector<double>& rank_time_us, Average a
   return t;
 }
 
-Sweep::Sweep(World& world, Backend& backend, Watchdog& watchdog, const SweepConfig& config)
-    : world_(world), backend_(backend), watchdog_(watchdog), config_(config) {}
+Sweep::Sweep(World& world, Backend& backend, RunControl& control, const SweepConfig& config)
+    : world_(world), backend_(backend), control_(control), config_(config) {}
 
 void Sweep::announce_fault(const char* what, const Phase& phase) const {
   std::fprintf(stderr, "commsweep: rank %d: fault injection: %s %s\n", world_.rank(), what,
@@ -75,7 +75,7 @@ void Sweep::announce_fault(const char* what, const Phase& phase) const {
 
 void Sweep::inject_never_join(const Phase& phase) {
   announce_fault("not joining", phase);
-  const auto guard = watchdog_.watch(phase);
+  const auto guard = control_.watch(phase);
   stay_until_the_end();
 }
 
@@ -158,7 +158,7 @@ std::uint64_t Sweep::check(const CollectiveArgs& args, const Counts& c, const Sl
   std::uint64_t my_wrong = 0;
   for (int i = 0; i < config_.check; ++i) {
     const Phase p{label + " (check)", Deadline::after(config_.timeout_s)};
-    const auto guard = watchdog_.watch(p);
+    const auto guard = control_.watch(p);
     // Cold: each check runs on the slice after the last one used, poisoned and filled here,
     // and every element of its output is verified, as with one slice. The backend moves the
     // pointers itself, as in the timed iterations: a backend that ignored the slices would
@@ -225,8 +225,9 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   }
   // Every rank arrives before any collective is issued: a rank that never comes is named
   // here. Inside a collective it could not be: NCCL may block in the call itself (its lazy
-  // connection set-up waits for the absent peer), out of reach of any polling wait.
-  if (world_.sum(termination_requested() ? 1 : 0, phase("arrival")) > 0) throw Interrupted{};
+  // connection set-up waits for the absent peer), out of reach of any polling wait. The ranks
+  // agree here on stopping (SIGTERM / SIGINT).
+  control_.arrive(phase("arrival"));
 
   // The input of every slice the warm-up and timed iterations read holds the pattern (values
   // do not change NCCL's speed, but uninitialised host memory could hold slow denormals).
@@ -235,13 +236,13 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   }
   if (config_.warmup > 0) {
     const Phase p = phase("warm-up");
-    const auto guard = watchdog_.watch(p);
+    const auto guard = control_.watch(p);
     backend_.run(args, TimingOptions{config_.warmup, config_.blocking, 0, false, s.slices}, p);
   }
   double my_time_us = 0;
   {
     const Phase p = phase("timed iterations");
-    const auto guard = watchdog_.watch(p);
+    const auto guard = control_.watch(p);
     // As nccl-tests: the ranks start the clock together, after a barrier.
     backend_.synchronize(p);
     world_.barrier(p);
@@ -279,7 +280,7 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
   std::vector<report::ResultRow> rows;
   // A termination request stops the sweep at the next arrival barrier, on every rank at once:
   // the rows measured so far are kept.
-  try {
+  control_.until_stopped([&] {
     for (DataType type : config_.types) {
       const auto planned = plan_sizes(test, sizes, type, nranks);
       // Buffers for the largest size, reused across the sweep like nccl-tests does (cold: both
@@ -329,11 +330,9 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
         recv_.reset();
       }
     }
-  } catch (const Interrupted&) {
-    interrupted_ = true;
-    send_.reset();
-    recv_.reset();
-  }
+  });
+  send_.reset();  // stopped half-way: the buffers go now
+  recv_.reset();
   return rows;
 }
 

@@ -8,9 +8,9 @@
 
 #include "comm/backend.hpp"
 #include "report/result.hpp"
-#include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
 #include "sweep/config.hpp"
+#include "sweep/run_control.hpp"
 #include "sweep/slices.hpp"
 #include "sweep/sweep_test.hpp"
 
@@ -40,13 +40,13 @@ report::Timing combine_timing(const std::vector<double>& rank_time_us, Average a
 
 class Sweep {
  public:
-  Sweep(World& world, Backend& backend, Watchdog& watchdog, const SweepConfig& config);
+  // CONTROL watches its phases and stops it where the ranks agree to (sweep/run_control.hpp).
+  Sweep(World& world, Backend& backend, RunControl& control, const SweepConfig& config);
 
   // One test over every type, operator and size of the configuration. Returns the rows
-  // (complete on rank 0; other ranks get rows without per-rank detail).
+  // (complete on rank 0; other ranks get rows without per-rank detail). Stopped on SIGTERM /
+  // SIGINT at a size's arrival (the control is then interrupted()), it returns the rows so far.
   std::vector<report::ResultRow> run(const CollectiveTest& test, const SweepSink& sink);
-  // True once a run stopped early on SIGTERM / SIGINT (runtime/termination.hpp).
-  bool interrupted() const { return interrupted_; }
 
  private:
   // One half of one size: where its iterations run and what its check expects.
@@ -76,12 +76,11 @@ class Sweep {
 
   World& world_;
   Backend& backend_;
-  Watchdog& watchdog_;
+  RunControl& control_;
   SweepConfig config_;
   std::unique_ptr<Buffer> send_;
   std::unique_ptr<Buffer> recv_;
   bool fault_fired_ = false;
-  bool interrupted_ = false;
 };
 
 }  // namespace commsweep

@@ -11,6 +11,11 @@
             exit code 5 and the table says that the run was interrupted.
   sigterm-suite: `commsweep suite` signalled during its first sweep (a singleton): exit code
             5, the rows so far written, the suite's later sweeps not started.
+  sigterm-setup: every measuring command (a sweep, ep, suite, pairs) signalled while its set-up
+            is held (rank 0's health snapshot reads a FIFO in its COMMSWEEP_SYSFS_ROOT tree):
+            the one lifecycle (src/cli/measuring_run.hpp) leaves the same incomplete file for
+            each: no rows, summary.complete false, interrupted_by SIGTERM, a failure saying that
+            nothing was measured yet, and the run's arguments in its provenance.
   sigint-moments: Ctrl-C as a user gives it: SIGINT to mpirun (which forwards SIGTERM to the
             ranks and kills them a second later) at 20 moments from the set-up to deep in the
             sweep. Every time either the JSON holds every row the table showed, marked
@@ -27,7 +32,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from commsweep_check import finish_job, launcher, run_mode_checks, start_job  # noqa: E402
+from commsweep_check import REPO, finish_job, launcher, run_mode_checks, start_job  # noqa: E402
+from results_json import validate  # noqa: E402
 
 BOUND_S = 60  # the whole job, start to end
 
@@ -141,6 +147,120 @@ def check_sigterm_suite(opts):
     return problems, out, err
 
 
+def held_setup_tree(workdir):
+    """COMMSWEEP_SYSFS_ROOT trees per emulated node: node0's first sysfs file the health snapshot
+    reads is a FIFO, which holds rank 0 inside the set-up until a writer opens it; node1's is
+    empty. Returns (wrapper, fifo)."""
+    trees = os.path.join(workdir, "trees")
+    port = os.path.join(trees, "node0", "sys", "class", "infiniband", "mlx5_0", "ports", "1")
+    os.makedirs(port, exist_ok=True)
+    os.makedirs(os.path.join(trees, "node1"), exist_ok=True)
+    fifo = os.path.join(port, "state")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    wrapper = os.path.join(workdir, "per-node-sysfs.sh")
+    with open(wrapper, "w") as f:
+        f.write('#!/bin/sh\nCOMMSWEEP_SYSFS_ROOT="%s/$NCCL_HOSTID" exec "$@"\n' % trees)
+    os.chmod(wrapper, 0o755)
+    return wrapper, fifo
+
+
+def release(fifo):
+    """Opens FIFO for writing and closes it (its reader reads an empty file); False when no
+    reader has it open."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        return True
+    except OSError:
+        return False
+
+
+def wait_for_reader(fifo, until):
+    """Waits until a reader holds FIFO open: a non-blocking writer can open it then (ENXIO
+    before). The writer's descriptor is returned, to be closed once the signal was sent (its
+    close releases the reader); None past `until`."""
+    while time.monotonic() < until:
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            time.sleep(0.05)
+    return None
+
+
+SETUP_COMMANDS = {
+    "sweep": ["all_reduce", "-b", "8", "-e", "1K"],
+    "ep": ["ep", "--tokens", "4", "--hidden", "128", "--topk", "1", "--experts", "2"],
+    "suite": ["suite", "SUITE"],  # a suite of one small sweep, written to the workdir
+    "pairs": ["pairs", "-s", "4K", "-n", "2", "-w", "1"],
+}
+
+
+def check_sigterm_setup(opts):
+    problems, log = [], []
+    schemas = {}
+    for kind in ("results", "pairs"):
+        with open(os.path.join(REPO, "results", "schema", "commsweep.%s.v2.schema.json" % kind)) as f:
+            schemas[kind] = json.load(f)
+    for name, args in SETUP_COMMANDS.items():
+        workdir = os.path.join(opts.workdir, name)
+        os.makedirs(workdir, exist_ok=True)
+        wrapper, fifo = held_setup_tree(workdir)
+        results = os.path.join(workdir, "results.json")
+        if os.path.exists(results):
+            os.remove(results)
+        suite = os.path.join(workdir, "suite.yaml")
+        with open(suite, "w") as f:
+            f.write("- name: small\n  kind: collective\n  tests: [all_reduce]\n  max_bytes: 1K\n")
+        arguments = [suite if a == "SUITE" else a for a in args] + ["--backend", "mpi", "-T", "60", "--json", results]
+        os.environ["COMMSWEEP_RANKS_PER_NODE"] = "1"  # 2 nodes of 1 rank: pairs runs too
+        cmd = (launcher(opts.mpiexec, 2) + [os.path.join(REPO, "scripts", "emulate-nodes.sh"), wrapper,
+                                            opts.commsweep] + arguments)
+        found = []
+        p, files = start_job(cmd, workdir)
+        held = wait_for_reader(fifo, time.monotonic() + 30)
+        if held is None:
+            found.append("rank 0 never reached the health snapshot of its set-up")
+        p.send_signal(signal.SIGTERM)
+        for _ in range(100):  # rank 0's keeper writes at the signal, on its own thread
+            if os.path.exists(results):
+                break
+            time.sleep(0.05)
+        time.sleep(0.2)
+        doc = None
+        try:
+            with open(results) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            found.append("no results file after a SIGTERM during the set-up: %s" % e)
+        if held is not None:
+            os.close(held)
+        release(fifo)
+        rc, out, err = finish_job(p, files, workdir, time.monotonic() + BOUND_S, found,
+                                  "still running %d s after SIGTERM" % BOUND_S)
+        if rc == 0:
+            found.append("exit code 0 for an interrupted run")
+        if doc is not None:
+            summary = doc.get("summary", {})
+            unit = "pair" if name == "pairs" else "row"
+            if summary.get("complete") is not False or summary.get("interrupted_by") != "SIGTERM":
+                found.append("summary not incomplete by SIGTERM: %s" % summary)
+            if "before any %s was measured" % unit not in summary.get("failure", ""):
+                found.append("summary.failure does not say that no %s was measured: %s" % (unit, summary.get("failure")))
+            measured = doc.get("pairs", []) if name == "pairs" else doc.get("rows", []) + doc.get("ep_rows", [])
+            if measured:
+                found.append("%d measurements in a file written before any was measured" % len(measured))
+            if doc.get("provenance", {}).get("arguments") != arguments:
+                found.append("provenance.arguments %s, expected %s" % (doc.get("provenance", {}).get("arguments"), arguments))
+            schema = schemas["pairs" if name == "pairs" else "results"]
+            errors = validate(doc, schema, schema)
+            found += ["schema: %s" % e for e in errors[:5]]
+        log.append("%s: exit %s, %s" % (name, rc, "ok" if not found else "; ".join(found)))
+        problems += ["%s: %s" % (name, x) for x in found]
+    text = "\n".join(log) + "\n"
+    print(text)
+    return problems, text, ""
+
+
 # Seconds after mpirun starts: dense early (the ranks start, the preflight, the set-up take a
 # few tenths of a second here), then deep into the sweep.
 MOMENTS_S = [0.02, 0.05, 0.08, 0.11, 0.14, 0.17, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 0.9, 1.2, 1.5, 2.0, 2.5,
@@ -227,7 +347,7 @@ def check_sigint_moments(opts):
 
 CHECKS = {"mismatch": check_mismatch, "sigterm": check_sigterm,
           "sigterm-singleton": check_sigterm_singleton, "sigterm-suite": check_sigterm_suite,
-          "sigint-moments": check_sigint_moments}
+          "sigterm-setup": check_sigterm_setup, "sigint-moments": check_sigint_moments}
 
 
 def main():

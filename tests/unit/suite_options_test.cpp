@@ -238,6 +238,19 @@ TEST(SuiteOptions, EveryKeyOfEachKind) {
                            {"s.yaml:3: sweep 1 \"e\": key \"check\": 2 is out of range (0 to 1)"}));
   EXPECT_TRUE(throws_usage([] { read("- name: c\n  kind: collective\n  buffers: hot\n"); },
                            {"s.yaml:3: sweep 1 \"c\": key \"buffers\": unknown choice 'hot' (cold or warm)"}));
+  // One results file records one buffers choice: collective sweeps that differ are refused,
+  // naming both (an ep sweep between them has no buffers key).
+  EXPECT_TRUE(throws_usage(
+      [] {
+        read("- name: a\n  kind: collective\n- name: e\n  kind: ep\n- name: b\n  kind: collective\n"
+             "  buffers: warm\n");
+      },
+      {"s.yaml:5: sweep 3 \"b\": key \"buffers\": warm differs from cold of s.yaml:1: sweep 1 \"a\"",
+       "run a second suite"}));
+  EXPECT_EQ(read("- name: a\n  kind: collective\n  buffers: warm\n- name: b\n  kind: collective\n  buffers: warm\n")
+                .sweeps[1]
+                .collective.buffers,
+            Buffers::Warm);
   // The command line's own flags are not keys.
   EXPECT_TRUE(throws_usage([] { read("- name: c\n  kind: collective\n  fault: hang:1\n"); },
                            {"s.yaml:3: sweep 1 \"c\": key \"fault\": unknown key"}));
