@@ -1,6 +1,6 @@
 // The fabric flags of every command that measures (`commsweep TEST...`, `commsweep ep`,
-// `commsweep suite`): the brief preflight before the run, the transport NCCL must use, and the
-// CPU binding of each rank. One flag block and one parser, so the three commands agree.
+// `commsweep suite`, `commsweep pairs`): the brief preflight before the run, the transport NCCL
+// must use, and the CPU binding of each rank. One flag block and one parser, so the commands agree.
 #pragma once
 
 #include <string>

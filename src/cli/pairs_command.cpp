@@ -330,9 +330,8 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
   run.rounds = plan.rounds;
   run.planned_rounds = static_cast<int>(plan.rounds.size());
 
-  // pairs has no fabric flags: the brief preflight runs, without a binding or a transport check.
   RankContext context;
-  MeasuringRun<PairsKeeper> lifecycle(world, {o.backend, o.timeout_s, o.json_path, o.arguments, {}, {}}, envp,
+  MeasuringRun<PairsKeeper> lifecycle(world, {o.backend, o.timeout_s, o.json_path, o.arguments, o.fabric, {}}, envp,
                                       context, run);
   if (!lifecycle.start()) return lifecycle.end_failed_transport();
   run.provenance = lifecycle.setup().provenance;

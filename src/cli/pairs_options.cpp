@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 
+#include "cli/fabric_run_options.hpp"
 #include "cli/flags.hpp"
 #include "runtime/error.hpp"
 #include "settings/program_options.hpp"
@@ -33,7 +34,7 @@ po::options_description hidden_flags() {
 
 PairsOptions parse_pairs_options(int argc, const char* const* argv) {
   po::options_description all;
-  all.add(visible_flags()).add(hidden_flags());
+  all.add(visible_flags()).add(fabric_run_flags()).add(hidden_flags());
   const po::variables_map vm =
       parse_flags(argc, argv, 2, all, po::positional_options_description(), "pairs: ", " (commsweep pairs --help)");
   PairsOptions o;
@@ -45,6 +46,7 @@ PairsOptions parse_pairs_options(int argc, const char* const* argv) {
   o.backend = parse_backend(vm["backend"].as<std::string>());
   if (vm.count("json")) o.json_path = vm["json"].as<std::string>();
   if (vm.count("html")) o.html_path = vm["html"].as<std::string>();
+  o.fabric = parse_fabric_run_flags(vm, o.backend == BackendChoice::Mpi);
   try {
     settings::apply(pairs::pairs_settings(), static_cast<pairs::PairsSettings&>(o),
                     settings::given_flags(vm, pairs::pairs_settings().specs()));
@@ -105,7 +107,8 @@ std::string pairs_help_text() {
          "  kubectl get nodes -o json > nodes.json\n"
          "  commsweep pairs --plan --topology nodes.json --pattern cross-leaf --max-minutes 60\n"
          "  mpirun -np 8000 -npernode 8 commsweep pairs --topology nodes.json --pattern bisection --adaptive --json p.json --html p.html\n\n"
-      << visible_flags()
+      << visible_flags() << "\n"
+      << fabric_run_flags()
       << "\nExit codes: 0 no slow pair, every element right; 1 wrong elements (outranks the others);\n"
          "2 bad flags, or fewer than 2 nodes; 3 a CUDA, NCCL or MPI call failed; 4 timeout (hang)\n"
          "(for 3 and 4 the rounds measured so far are written to --json, marked incomplete);\n"

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/fabric_run_options.hpp"
 #include "cli/options.hpp"
 #include "pairs/settings.hpp"
 
@@ -17,6 +18,7 @@ struct PairsOptions : pairs::PairsSettings {
   BackendChoice backend = BackendChoice::Auto;
   std::string json_path;
   std::string html_path;  // --html: the heatmap by leaf
+  FabricRunOptions fabric;  // --no-preflight, --require-transport, --require-gdr, --bind
   std::vector<std::string> arguments;  // argv after the program name, for provenance
 };
 

@@ -168,6 +168,8 @@ def check_run_flags(opts, fail):
          "--require-transport: the mpi backend"),
         ("suite_mpi_require_gdr", ["suite", suite_file, "--backend", "mpi", "--require-gdr"],
          "--require-gdr: the mpi backend"),
+        ("pairs_mpi_require_ib", ["pairs", "--backend", "mpi", "--require-transport", "ib", "-s", "1K"],
+         "--require-transport: the mpi backend makes no NCCL connections to verify (--backend mpi)"),
         ("bad_transport", ["all_reduce", "--require-transport", "tcp"] + quick,
          "--require-transport: 'tcp' is not ib, roce, socket or nvlink"),
         ("bad_bind", ["ep", "--bind", "numa"] + ep_quick, "--bind: 'numa' is not auto or none"),
