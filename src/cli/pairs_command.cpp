@@ -92,13 +92,7 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
   pairs::require_planted_faults_fit(world, o, static_cast<int>(plan.rounds.size()), topology);
 
   // Known before the set-up, and in the file a signal during it leaves: the nodes, the rounds.
-  pairs::PairsRun run;
-  run.settings = {o.bytes / 4 * 4, o.bytes / 4, "float", o.iters, o.warmup, o.check, o.slow_fraction};
-  run.nodes = pairs::describe_nodes(world, run.provenance);
-  run.pattern = plan.pattern;
-  run.topology = std::move(topology);
-  run.rounds = plan.rounds;
-  run.planned_rounds = static_cast<int>(plan.rounds.size());
+  pairs::PairsRun run = pairs::planned_run(world, o, plan, std::move(topology));
 
   RankContext context;
   MeasuringRun<PairsKeeper> lifecycle(world, {o.backend, o.timeout_s, o.json_path, o.arguments, o.fabric, {}}, envp,
@@ -115,15 +109,8 @@ int run_pairs_command(World& world, int argc, char** argv, char** envp) {
   Backend& backend = slowed ? *slowed : lifecycle.backend();
 
   PairsKeeper* keeper = lifecycle.keeper();
-  pairs::ExchangeConfig config;
-  config.count = run.settings.count;
-  config.iters = o.iters;
-  config.warmup = o.warmup;
-  config.check = o.check;
-  config.timeout_s = o.timeout_s;
-  config.seed = o.seed;
   RunControl& control = lifecycle.control();
-  pairs::PairExchange exchange(world, backend, control, config);
+  pairs::PairExchange exchange(world, backend, control, pairs::exchange_config(o));
   RoundPrinter printer(root, keeper);
   pairs::measure_rounds(world, control, exchange, o, run, 0, printer);
   if (o.adaptive) pairs::follow_up(world, control, exchange, o, run, printer);

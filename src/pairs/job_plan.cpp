@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/text_file.hpp"
@@ -112,6 +113,17 @@ plan::Plan job_plan(const PairsSettings& o, const plan::Topology& topology) {
                 (p.notes.empty() ? "" : " (" + p.notes.front() + ")"));
   }
   return p;
+}
+
+PairsRun planned_run(const World& world, const PairsSettings& s, const plan::Plan& plan, plan::Topology topology) {
+  PairsRun run;
+  run.settings = {s.bytes / 4 * 4, s.bytes / 4, "float", s.iters, s.warmup, s.check, s.slow_fraction};
+  run.nodes = describe_nodes(world, run.provenance);
+  run.pattern = plan.pattern;
+  run.topology = std::move(topology);
+  run.rounds = plan.rounds;
+  run.planned_rounds = static_cast<int>(plan.rounds.size());
+  return run;
 }
 
 }  // namespace commsweep::pairs

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "pairs/record.hpp"
 #include "pairs/settings.hpp"
 #include "plan/cost_model.hpp"
 #include "plan/planners.hpp"
@@ -36,5 +37,9 @@ plan::Topology job_topology(World& world, const PairsSettings& s);
 
 // The pattern's rounds on this topology; none (cross-leaf on one flat group) is a usage error.
 plan::Plan job_plan(const PairsSettings& s, const plan::Topology& topology);
+
+// The run as planned, before anything is measured: its settings, nodes (without their GPUs:
+// the provenance comes with the set-up), pattern, topology and rounds.
+PairsRun planned_run(const World& world, const PairsSettings& s, const plan::Plan& plan, plan::Topology topology);
 
 }  // namespace commsweep::pairs

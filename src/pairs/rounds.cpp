@@ -41,6 +41,17 @@ class Watching {
 
 }  // namespace
 
+ExchangeConfig exchange_config(const PairsSettings& s) {
+  ExchangeConfig config;
+  config.count = s.bytes / 4;
+  config.iters = s.iters;
+  config.warmup = s.warmup;
+  config.check = s.check;
+  config.timeout_s = s.timeout_s;
+  config.seed = s.seed;
+  return config;
+}
+
 void add_round(PairsRun& run, int round, const std::vector<std::string>& reports, bool checked) {
   const std::uint64_t bytes = run.settings.bytes;
   for (const auto& np : run.rounds[round].pairs) {

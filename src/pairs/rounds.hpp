@@ -28,6 +28,10 @@ class RoundWatcher {
   virtual void follow_up_planned(int step, std::size_t rounds) = 0;
 };
 
+// The exchange of every round as the settings ask: -s bytes each way (as floats), -n -w -c -T
+// --seed.
+ExchangeConfig exchange_config(const PairsSettings& s);
+
 // Rank 0 turns every rank's "time wrong" into the round's pairs and their rails.
 void add_round(PairsRun& run, int round, const std::vector<std::string>& reports, bool checked);
 
