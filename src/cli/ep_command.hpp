@@ -1,3 +1,5 @@
+// `commsweep ep` and the EP sweeps of `commsweep suite`: the command's side (the policy's
+// record, the table); the workload is ep/ (ep_sweep, make_exchange, nccl_policy).
 #pragma once
 
 #include <cstdint>
@@ -26,14 +28,13 @@ struct EpOutcome {
 // divide by the ranks, ...), before anything runs.
 void check_ep_config(const World& world, const ep::EpConfig& config);
 
-// The NCCL version policy for the EP implementations `config` asks for (nccl backend only),
-// recorded in `run` for the preamble and the provenance. Every rank agrees (the first rank
-// whose library is refused gives the reason). --ep-impl lsa refused: an Error (exit code 3)
-// when it is the only implementation asked for; otherwise it is left out of `config` and the
-// returned note says why (for the table and the results' notes). "" when nothing was left out.
+// The NCCL version policy for the EP implementations `config` asks for (nccl backend only;
+// ep/nccl_policy.hpp decides), recorded in `run` for the preamble and the provenance. Every
+// rank agrees (the first rank whose library is refused gives the reason). --ep-impl lsa
+// refused: an Error (exit code 3) when it is the only implementation asked for; otherwise it is
+// left out of `config` and the returned note says why (for the table and the results' notes).
+// "" when nothing was left out.
 std::string apply_ep_nccl_policy(World& world, RunSetup& run, ep::EpConfig& config);
-// Its last step: `refusal` ("" where lsa is accepted on every rank) applied to `config`.
-std::string leave_out_refused_lsa(ep::EpConfig& config, const std::string& refusal);
 
 // Runs the EP sweep of `config` on a backend that is set up: one table, printed by rank 0 to
 // `out`, with `policy_note` (apply_ep_nccl_policy) under its header; CONTROL stops it where the

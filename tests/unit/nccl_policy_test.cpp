@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/ep_command.hpp"
+#include "ep/nccl_policy.hpp"
 #include "runtime/error.hpp"
 
 namespace commsweep::nccl_policy {
@@ -221,7 +221,7 @@ TEST(NcclPolicy, VersionText) {
 }  // namespace
 }  // namespace commsweep::nccl_policy
 
-// What `commsweep ep` does with an lsa the policy refused (cli/ep_command): never a silent
+// What `commsweep ep` does with an lsa the policy refused (ep/nccl_policy): never a silent
 // fallback.
 namespace commsweep {
 namespace {
@@ -230,7 +230,7 @@ TEST(NcclPolicyEp, LsaAloneRefusedIsAnErrorOfExitCode3) {
   ep::EpConfig config;
   config.impls = {ep::EpImpl::Lsa};
   try {
-    leave_out_refused_lsa(config, "built against NCCL 2.32.3 headers but the library in use is 2.28.9, older");
+    ep::leave_out_refused_lsa(config, "built against NCCL 2.32.3 headers but the library in use is 2.28.9, older");
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), exit_code::kRuntime);
@@ -241,7 +241,7 @@ TEST(NcclPolicyEp, LsaAloneRefusedIsAnErrorOfExitCode3) {
 TEST(NcclPolicyEp, BesideAlltoallvLsaIsLeftOutWithANote) {
   ep::EpConfig config;
   config.impls = {ep::EpImpl::Alltoallv, ep::EpImpl::Lsa};
-  const std::string note = leave_out_refused_lsa(config, "rank 1 (node2): why");
+  const std::string note = ep::leave_out_refused_lsa(config, "rank 1 (node2): why");
   EXPECT_EQ(note, "--ep-impl lsa left out by the NCCL version policy (the rows are alltoallv's only): rank 1 (node2): why");
   EXPECT_EQ(config.impls, std::vector<ep::EpImpl>{ep::EpImpl::Alltoallv});
 }
@@ -249,10 +249,10 @@ TEST(NcclPolicyEp, BesideAlltoallvLsaIsLeftOutWithANote) {
 TEST(NcclPolicyEp, AcceptedOrNotAskedChangesNothing) {
   ep::EpConfig config;
   config.impls = {ep::EpImpl::Alltoallv, ep::EpImpl::Lsa};
-  EXPECT_EQ(leave_out_refused_lsa(config, ""), "");
+  EXPECT_EQ(ep::leave_out_refused_lsa(config, ""), "");
   EXPECT_EQ(config.impls.size(), 2u);
   config.impls = {ep::EpImpl::Alltoallv};
-  EXPECT_EQ(leave_out_refused_lsa(config, "why"), "");
+  EXPECT_EQ(ep::leave_out_refused_lsa(config, "why"), "");
   EXPECT_EQ(config.impls.size(), 1u);
 }
 

@@ -1,0 +1,157 @@
+// The rounds of `commsweep pairs` (pairs/rounds.hpp).
+#include "pairs/rounds.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <utility>
+
+#include "pairs/job.hpp"
+#include "pairs/outliers.hpp"
+#include "pairs/schedule.hpp"
+#include "plan/adaptive.hpp"
+#include "runtime/termination.hpp"
+
+namespace commsweep::pairs {
+namespace {
+
+constexpr int kMaxFollowUps = 4;  // each re-tests only what is still open; 2 suffice for one fault
+
+// --fault hang:R@ROUND: rank R stays alive and silent from that round on, as a hung process
+// would, until the job is ended by its peers' -T.
+void hang_if_planted(const World& world, const PairsSettings& s, int round) {
+  if (world.rank() != s.hang_rank || round + 1 < s.hang_round) return;
+  std::fprintf(stderr, "commsweep: rank %d: fault injection: hanging in pairs round %d\n", world.rank(), round + 1);
+  std::fflush(stderr);
+  stay_until_the_end();
+}
+
+// rounds_ended() on the way out, an exception's included.
+class Watching {
+ public:
+  Watching(RoundWatcher& watcher, std::size_t count) : watcher_(watcher) { watcher_.rounds_starting(count); }
+  ~Watching() { watcher_.rounds_ended(); }
+  Watching(const Watching&) = delete;
+  Watching& operator=(const Watching&) = delete;
+
+ private:
+  RoundWatcher& watcher_;
+};
+
+}  // namespace
+
+ExchangeConfig exchange_config(const PairsSettings& s) {
+  ExchangeConfig config;
+  config.count = s.bytes / 4;
+  config.iters = s.iters;
+  config.warmup = s.warmup;
+  config.check = s.check;
+  config.timeout_s = s.timeout_s;
+  config.seed = s.seed;
+  return config;
+}
+
+void add_round(PairsRun& run, int round, const std::vector<std::string>& reports, bool checked) {
+  const std::uint64_t bytes = run.settings.bytes;
+  for (const auto& np : run.rounds[round].pairs) {
+    PairMeasurement m;
+    m.round = round;
+    m.node_a = np.a;
+    m.node_b = np.b;
+    const auto& a = run.nodes[np.a].ranks;
+    const auto& b = run.nodes[np.b].ranks;
+    for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+      Rail rail;
+      rail.local_rank = static_cast<int>(k);
+      rail.rank_a = a[k];
+      rail.rank_b = b[k];
+      std::uint64_t wrong_a = 0, wrong_b = 0;
+      std::istringstream(reports[a[k]]) >> rail.time_us_a >> wrong_a;
+      std::istringstream(reports[b[k]]) >> rail.time_us_b >> wrong_b;
+      rail.time_us = std::max(rail.time_us_a, rail.time_us_b);
+      // bytes / us = 1e6 B/s; GB/s is 1e9 B/s.
+      rail.gbps = rail.time_us > 0 ? static_cast<double>(bytes) / rail.time_us / 1e3 : 0;
+      if (checked) rail.wrong = wrong_a + wrong_b;
+      m.rails.push_back(rail);
+    }
+    run.pairs.push_back(std::move(m));
+  }
+}
+
+void measure_rounds(World& world, RunControl& control, PairExchange& exchange, const PairsSettings& s,
+                    PairsRun& run, std::size_t first, RoundWatcher& watcher) {
+  const auto node_of = node_of_every_rank(world);
+  const auto by_node = ranks_by_node(node_of);
+  const Watching watching(watcher, run.rounds.size() - first);
+  const bool complete = control.until_stopped([&] {
+    for (int r = static_cast<int>(first); r < static_cast<int>(run.rounds.size()); ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      const std::string label = "pairs round " + std::to_string(r + 1);
+      hang_if_planted(world, s, r);
+      const int partner = partner_of(world.rank(), run.rounds[r], by_node, node_of);
+      const RankRound mine = exchange.run_round(partner, label);
+      std::ostringstream report;
+      report.precision(17);
+      report << mine.time_us << " " << mine.wrong;
+      const auto reports = world.gather(report.str(), Phase{label + " (gather)", Deadline::after(s.timeout_s)});
+      if (world.rank() != 0) continue;
+      add_round(run, r, reports, s.check > 0);
+      run.round_wall_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      watcher.round_measured(run, r);
+    }
+  });
+  if (!complete) {
+    run.complete = false;
+    run.interrupted_by = termination_signal_name();
+  }
+}
+
+std::vector<int> encode_rounds(const std::vector<Round>& rounds) {
+  std::vector<int> out;
+  for (const auto& r : rounds) {
+    out.push_back(static_cast<int>(r.pairs.size()));
+    for (const auto& p : r.pairs) out.push_back(p.a), out.push_back(p.b);
+  }
+  return out;
+}
+
+std::vector<Round> decode_rounds(const std::vector<int>& in, const std::string& label) {
+  std::vector<Round> rounds;
+  for (std::size_t i = 0; i < in.size();) {
+    Round r;
+    r.label = label;
+    const int n = in[i++];
+    for (int k = 0; k < n; ++k, i += 2) r.pairs.push_back({in[i], in[i + 1]});
+    rounds.push_back(std::move(r));
+  }
+  return rounds;
+}
+
+void follow_up(World& world, RunControl& control, PairExchange& exchange, const PairsSettings& s,
+               PairsRun& run, RoundWatcher& watcher) {
+  const Phase phase{"pairs follow-up plan (broadcast)", Deadline::after(s.timeout_s)};
+  for (int step = 1; step <= kMaxFollowUps; ++step) {
+    std::vector<int> encoded;
+    int open = 0;  // rank 0: the complete run, and slow pairs to follow
+    if (world.rank() == 0 && run.complete) {
+      const auto evidence = evidence_of(run, analyse(run));
+      run.findings = plan::localise(run.topology, evidence);
+      encoded = encode_rounds(plan::followup(run.topology, evidence, run.findings, step));
+      open = static_cast<int>(encoded.size());
+    }
+    world.broadcast(&open, sizeof open, 0, phase);
+    if (open == 0) return;
+    encoded.resize(static_cast<std::size_t>(open));
+    world.broadcast(encoded.data(), open * static_cast<int>(sizeof(int)), 0, phase);
+    const std::size_t first = run.rounds.size();
+    for (auto& r : decode_rounds(encoded, "follow-up " + std::to_string(step))) run.rounds.push_back(std::move(r));
+    if (world.rank() == 0) watcher.follow_up_planned(step, run.rounds.size() - first);
+    measure_rounds(world, control, exchange, s, run, first, watcher);
+    int complete = run.complete ? 1 : 0;
+    world.broadcast(&complete, sizeof complete, 0, phase);
+    if (!complete) return;
+  }
+}
+
+}  // namespace commsweep::pairs
