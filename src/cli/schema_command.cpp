@@ -49,11 +49,11 @@ nlohmann::ordered_json enum_of(const std::string& list) {
     out = names(all_red_ops());
     out.push_back(std::string(name_of(RedOp::None)));
   } else if (list == "ep_routings") {
-    out = names(ep::kRoutingKinds);
+    out = names(ep::all_routing_kinds());
   } else if (list == "ep_dtypes") {
-    out = names(ep::kEpDtypes);
+    out = names(ep::all_ep_dtypes());
   } else if (list == "ep_impls") {
-    out = names(ep::kEpImpls);
+    out = names(ep::all_ep_impls());
   } else {
     throw Error(ErrorKind::Runtime, "results/schema names an unknown list \"" + list + "\"");
   }

@@ -14,13 +14,6 @@ enum class EpDtype { Bf16, Fp8 };
 // store into peers' memory over NVLink through NCCL's device API.
 enum class EpImpl { Alltoallv, Lsa };
 
-// Every value of each, in order (their names are the EP enums of `commsweep schema results`).
-inline constexpr RoutingKind kRoutingKinds[] = {RoutingKind::Randn, RoutingKind::Uniform,
-                                                RoutingKind::Balanced, RoutingKind::Skewed,
-                                                RoutingKind::File};
-inline constexpr EpDtype kEpDtypes[] = {EpDtype::Bf16, EpDtype::Fp8};
-inline constexpr EpImpl kEpImpls[] = {EpImpl::Alltoallv, EpImpl::Lsa};
-
 std::string_view name_of(RoutingKind kind);  // "randn" "uniform" "balanced" "skewed" "file"
 std::string_view name_of(EpDtype dtype);     // "bf16" "fp8"
 std::string_view name_of(EpImpl impl);       // "alltoallv" "lsa"
