@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "collectives/collective_test.hpp"
 #include "cli/flags.hpp"
 #include "cli/regress_commands.hpp"
 #include "core/text_file.hpp"
@@ -112,13 +113,14 @@ int run_compare_command(int argc, char** argv, char**) {
     const report::Results results = regress::merge_runs(inputs, o.results);
     const regress::Baseline baseline = regress::read_baseline_file(o.baseline);
     std::vector<regress::HistoryRun> history;
+    const std::size_t collectives = collective_tests().size();  // how many `all` names
     for (const auto& input : inputs) {
-      const std::string own_name = regress::history_file_name(input);
+      const std::string own_name = regress::history_file_name(input, collectives);
       if (o.record && std::filesystem::exists(std::filesystem::path(o.history) / own_name)) {
         return bad_input("--record: " + o.history + "/" + own_name + " exists: this run is already recorded");
       }
       if (o.history.empty()) continue;
-      for (auto& h : regress::read_history(o.history, regress::test_id(input), own_name, o.history_runs)) {
+      for (auto& h : regress::read_history(o.history, regress::test_id(input, collectives), own_name, o.history_runs)) {
         history.push_back({h.name, regress::observe(h.results)});
       }
     }
@@ -128,7 +130,7 @@ int run_compare_command(int argc, char** argv, char**) {
     write_reports(o, c, baseline, history);
     if (!o.quiet) std::cout << regress::render_table(c) << std::flush;
     for (std::size_t i = 0; o.record && i < inputs.size(); ++i) {
-      std::cout << "recorded " << regress::record_in_history(o.history, inputs[i], read_text_file(o.results[i]).value_or("")) << "\n";
+      std::cout << "recorded " << regress::record_in_history(o.history, inputs[i], read_text_file(o.results[i]).value_or(""), collectives) << "\n";
     }
     return c.exit_code;
   } catch (const std::exception& e) {

@@ -15,31 +15,32 @@
 namespace commsweep::regress {
 namespace fs = std::filesystem;
 
-std::string test_id(const report::Results& r) {
+std::string test_id(const report::Results& r, std::size_t collectives) {
   if (!r.ep_rows.empty() && r.rows.empty()) return "ep";
   std::vector<std::string> tests;
   for (const auto& row : r.rows) {
     if (std::find(tests.begin(), tests.end(), row.test) == tests.end()) tests.push_back(row.test);
   }
+  // Every collective of `commsweep all` (with ep too, as a suite of both runs them).
+  if (collectives > 0 && tests.size() >= collectives) return "all";
   if (!r.ep_rows.empty()) tests.push_back("ep");
-  // The seven collectives of `commsweep all`.
-  if (tests.size() >= 7) return "all";
   std::string id;
   for (const auto& t : tests) id += (id.empty() ? "" : "+") + t;
   return id.empty() ? "empty" : id;
 }
 
-std::string history_file_name(const report::Results& r) {
+std::string history_file_name(const report::Results& r, std::size_t collectives) {
   std::string stamp;
   for (char c : r.provenance.started_at) {
     if (c != '-' && c != ':') stamp += c;
   }
   if (stamp.empty()) stamp = "unknown";
-  return stamp + "-" + test_id(r) + ".json";
+  return stamp + "-" + test_id(r, collectives) + ".json";
 }
 
-std::string record_in_history(const std::string& dir, const report::Results& results, const std::string& text) {
-  const std::string path = (fs::path(dir) / history_file_name(results)).string();
+std::string record_in_history(const std::string& dir, const report::Results& results, const std::string& text,
+                              std::size_t collectives) {
+  const std::string path = (fs::path(dir) / history_file_name(results, collectives)).string();
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create history folder " + dir + ": " + ec.message());

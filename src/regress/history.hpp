@@ -3,6 +3,7 @@
 // Names sort by time.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -10,14 +11,17 @@
 
 namespace commsweep::regress {
 
-// "all" for every collective, "ep", or the tests joined with '+' ("all_reduce+sendrecv").
-std::string test_id(const report::Results& results);
+// "all" for a run of every collective (COLLECTIVES: how many `commsweep all` names, the
+// registry's count, which this pure layer cannot see), "ep", or the tests joined with '+'
+// ("all_reduce+sendrecv").
+std::string test_id(const report::Results& results, std::size_t collectives);
 // "<YYYYMMDDTHHMMSSZ>-<test id>.json" from provenance.started_at.
-std::string history_file_name(const report::Results& results);
+std::string history_file_name(const report::Results& results, std::size_t collectives);
 
 // Adds `text` (a results file's content) to `dir` as history_file_name; throws naming the
 // path when that name is taken (a run is recorded once) or the write fails. Returns the path.
-std::string record_in_history(const std::string& dir, const report::Results& results, const std::string& text);
+std::string record_in_history(const std::string& dir, const report::Results& results, const std::string& text,
+                              std::size_t collectives);
 
 struct HistoryFile {
   std::string name;

@@ -78,17 +78,36 @@ class RegressHistory : public ::testing::Test {
 
 TEST_F(RegressHistory, FileNamesAreTimeThenTestId) {
   const auto run = testing::run_at(400);
-  EXPECT_EQ(history_file_name(run), "20261121T031500Z-all_reduce.json");
+  EXPECT_EQ(history_file_name(run, 8), "20261121T031500Z-all_reduce.json");
   report::Results ep;
   ep.provenance.started_at = "2026-11-21T04:00:00Z";
   ep.ep_rows.resize(1);
-  EXPECT_EQ(history_file_name(ep), "20261121T040000Z-ep.json");
+  EXPECT_EQ(history_file_name(ep, 8), "20261121T040000Z-ep.json");
+}
+
+// "all" is a run of every collective the registry has (the caller's count), with or without ep;
+// one fewer is named by its tests.
+TEST_F(RegressHistory, AllMeansEveryCollectiveOfTheRegistry) {
+  const char* names[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv", "gather"};
+  report::Results run;
+  for (const char* n : names) {
+    report::ResultRow row;
+    row.test = n;
+    run.rows.push_back(row);
+  }
+  EXPECT_EQ(test_id(run, 8), "all");
+  run.ep_rows.resize(1);
+  EXPECT_EQ(test_id(run, 8), "all");
+  run.ep_rows.clear();
+  run.rows.pop_back();
+  EXPECT_EQ(test_id(run, 8), "all_reduce+all_gather+reduce_scatter+alltoall+broadcast+reduce+sendrecv");
+  EXPECT_EQ(test_id(run, 7), "all");
 }
 
 TEST_F(RegressHistory, ARecordedRunIsNeverOverwritten) {
   const auto run = testing::run_at(400);
-  const std::string path = record_in_history(dir_, run, "first\n");
-  EXPECT_THROW(record_in_history(dir_, run, "second\n"), std::runtime_error);
+  const std::string path = record_in_history(dir_, run, "first\n", 8);
+  EXPECT_THROW(record_in_history(dir_, run, "second\n", 8), std::runtime_error);
   std::ifstream in(path);
   std::string text;
   std::getline(in, text);
@@ -100,7 +119,7 @@ TEST_F(RegressHistory, ReadsTheNewestRunsOfOneTestOldestFirst) {
   for (const char* t : {"2026-11-18T03:15:00Z", "2026-11-19T03:15:00Z", "2026-11-20T03:15:00Z"}) {
     auto run = testing::run_at(400);
     run.provenance.started_at = t;
-    record_in_history(dir_, run, report::to_json(run).dump());
+    record_in_history(dir_, run, report::to_json(run).dump(), 8);
   }
   std::ofstream(dir_ + "/20261120T040000Z-ep.json") << "not read: another test id";
   const auto runs = read_history(dir_, "all_reduce", "20261120T031500Z-all_reduce.json", 1);
