@@ -90,6 +90,19 @@ std::vector<std::string> test_names() {
   return names;
 }
 
+// "broadcast, reduce and gather": the collectives that take -r, from their descriptors.
+std::string rooted_in_words() {
+  std::vector<std::string> rooted;
+  for (const auto* t : collective_tests()) {
+    if (t->rooted) rooted.emplace_back(t->name);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < rooted.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == rooted.size() ? " and " : ", ") + rooted[i];
+  }
+  return out;
+}
+
 std::string spaced(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : " ") + n;
@@ -210,7 +223,7 @@ settings::Table<Config> make_table() {
               c.sweep.ops.clear();
               for (const auto& i : v.items) c.sweep.ops.push_back(all_red_ops()[static_cast<std::size_t>(i.whole)]);
             }),
-      entry("root", 'r', "root", settings::whole(0, 1 << 30), "0", "root rank of broadcast and reduce", sweep,
+      entry("root", 'r', "root", settings::whole(0, 1 << 30), "0", "root rank of " + rooted_in_words(), sweep,
             [](Config& c, const Value& v, const Given&) { c.sweep.root = to_int(v); }),
       entry("blocking", 'z', "blocking", settings::whole(0, 1), "0", "1: wait for each collective before the next",
             sweep, [](Config& c, const Value& v, const Given&) { c.sweep.blocking = v.whole == 1; }),
