@@ -1,5 +1,7 @@
 #include "cli/flags.hpp"
 
+#include <cctype>
+#include <string>
 #include <vector>
 
 #include "runtime/error.hpp"
@@ -7,6 +9,22 @@
 namespace commsweep {
 
 namespace po = boost::program_options;
+namespace {
+
+// A "%word%" token in ARG, or empty. Boost.Program_options builds its messages by replacing
+// such placeholders (%canonical_option%, %value%, ...) with the argument itself, and loops
+// without end when the argument holds the placeholder (found by ep_options_fuzz): so an
+// argument with one is refused before Boost sees it.
+std::string placeholder_in(const std::string& arg) {
+  for (std::size_t open = arg.find('%'); open != std::string::npos; open = arg.find('%', open + 1)) {
+    std::size_t end = open + 1;
+    while (end < arg.size() && (std::isalnum(static_cast<unsigned char>(arg[end])) || arg[end] == '_')) ++end;
+    if (end > open + 1 && end < arg.size() && arg[end] == '%') return arg.substr(open, end - open + 1);
+  }
+  return {};
+}
+
+}  // namespace
 
 po::variables_map parse_flags(int argc, const char* const* argv, int first,
                               const po::options_description& options,
@@ -14,7 +32,13 @@ po::variables_map parse_flags(int argc, const char* const* argv, int first,
                               const std::string& prefix, const std::string& suffix) {
   // Boost skips the first element as the program's name.
   std::vector<const char*> args{argc > 0 ? argv[0] : "commsweep"};
-  for (int i = first; i < argc; ++i) args.push_back(argv[i]);
+  for (int i = first; i < argc; ++i) {
+    if (const std::string token = placeholder_in(argv[i]); !token.empty()) {
+      throw Error(ErrorKind::Usage, prefix + "argument " + std::to_string(i) + " holds '" + token +
+                                        "': no argument of commsweep holds a %word% token" + suffix);
+    }
+    args.push_back(argv[i]);
+  }
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(static_cast<int>(args.size()), args.data())

@@ -280,3 +280,19 @@ TEST(ExitCodes, DistinctAndAsDocumented) {
 }
 
 }  // namespace
+
+namespace commsweep {
+namespace {
+
+// Boost.Program_options expands placeholders such as %canonical_option% in its messages with
+// the argument itself and never ends when the argument holds one (ep_options_fuzz found it):
+// such an argument is refused before Boost sees it, naming its position and the token.
+TEST(Options, PlaceholderTokensAreRefusedBeforeBoost) {
+  EXPECT_TRUE(throws_usage([] { parse({"--%canonical_option%"}); },
+                           {"argument 1 holds '%canonical_option%'", "(see --help)"}));
+  EXPECT_TRUE(throws_usage([] { parse({"-b", "8", "--json", "a%value%b"}); }, {"argument 4 holds '%value%'"}));
+  EXPECT_EQ(parse({"--json", "100%.json"}).json_path, "100%.json");  // a lone % is a character
+}
+
+}  // namespace
+}  // namespace commsweep
