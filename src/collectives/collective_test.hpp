@@ -43,6 +43,16 @@ inline std::size_t per_rank_block(std::size_t count, std::size_t element_bytes, 
   const std::size_t align = element_bytes < 16 ? 16 / element_bytes : 1;
   return (count / static_cast<std::size_t>(nranks)) / align * align;
 }
+// A gathered buffer (all_gather, gather): the size is the whole buffer, each rank sends 1/n
+// of it, and in place its block sits at its offset there; block r of the output is rank r's
+// input.
+inline Counts gathered_counts(std::size_t count, std::size_t element_bytes, int n) {
+  const std::size_t per_rank = per_rank_block(count, element_bytes, n);
+  return {per_rank, per_rank * static_cast<std::size_t>(n), per_rank, per_rank, 0};
+}
+inline pattern::Expect gathered_blocks(const pattern::Spec& spec, const Counts& c, int, int, int) {
+  return expect::copied_in_blocks(spec, c.param_count, 0);
+}
 inline double factor_one(int) { return 1.0; }
 inline double factor_n_minus_1_over_n(int n) { return static_cast<double>(n - 1) / n; }
 

@@ -150,11 +150,7 @@ void apply_tests(Config& c, const Value& v, const Given& g) {
   }
 }
 
-Setting<Config> entry(const char* flag, char letter, const char* key, Type type, std::optional<std::string> def,
-                      std::string help, const char* section,
-                      std::function<void(Config&, const Value&, const Given&)> apply) {
-  return {Spec{flag, letter, key, std::move(type), std::move(def), std::move(help), section}, std::move(apply)};
-}
+constexpr auto entry = &settings::entry<Config>;
 
 int to_int(const Value& v) { return static_cast<int>(v.whole); }
 

@@ -46,6 +46,14 @@ struct CollectiveCall {
   void (*nccl_issue)(const NcclCallContext& ctx, const CollectiveArgs& args);
 };
 
+// A calls file's NCCL call for its CollectiveCall: the function in a build with the nccl
+// backend, null without one (where the file defines no nccl_issue under its #if).
+#if COMMSWEEP_HAVE_NCCL_BACKEND
+#define COMMSWEEP_NCCL_ISSUE(function) (function)
+#else
+#define COMMSWEEP_NCCL_ISSUE(function) nullptr
+#endif
+
 // Every collective's calls, by name (generated from comm/calls/*.cpp).
 const std::vector<const CollectiveCall*>& collective_calls();
 

@@ -106,11 +106,7 @@ void finish(EpConfig& c, const Origins& o) {
   }
 }
 
-Setting<EpConfig> entry(const char* flag, char letter, const char* key, Type type, std::optional<std::string> def,
-                        std::string help, const char* section,
-                        std::function<void(EpConfig&, const Value&, const Given&)> apply) {
-  return {Spec{flag, letter, key, std::move(type), std::move(def), std::move(help), section}, std::move(apply)};
-}
+constexpr auto entry = &settings::entry<EpConfig>;
 
 settings::Table<EpConfig> make_table() {
   settings::Table<EpConfig> t;

@@ -57,7 +57,8 @@ void finish(Config& o, const Origins& origins) {
 
 Setting<Config> entry(const char* flag, char letter, Type type, std::optional<std::string> def, std::string help,
                       const char* section, std::function<void(Config&, const Value&, const Given&)> apply) {
-  return {Spec{flag, letter, "", std::move(type), std::move(def), std::move(help), section}, std::move(apply)};
+  return settings::entry<Config>(flag, letter, "", std::move(type), std::move(def), std::move(help), section,
+                                 std::move(apply));
 }
 
 int to_int(const Value& v) { return static_cast<int>(v.whole); }

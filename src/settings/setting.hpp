@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,15 @@ struct Setting {
   // Puts the value into the config; may refuse it (throws a usage Error naming given.where).
   std::function<void(Config&, const Value&, const Given&)> apply;
 };
+
+// One table entry: its spec's fields in order, then how the value is applied.
+template <typename Config>
+Setting<Config> entry(const char* flag, char letter, const char* key, Type type,
+                      std::optional<std::string> default_text, std::string help, const char* section,
+                      std::function<void(Config&, const Value&, const Given&)> apply) {
+  return {Spec{flag, letter, key, std::move(type), std::move(default_text), std::move(help), section},
+          std::move(apply)};
+}
 
 // Where each setting's value came from, for the checks that involve several.
 class Origins {

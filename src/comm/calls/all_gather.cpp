@@ -23,14 +23,12 @@ void mpi_issue(MpiCallContext& ctx, const CollectiveArgs& a, std::vector<MPI_Req
 void nccl_issue(const NcclCallContext& ctx, const CollectiveArgs& a) {
   CS_NCCL_CALL(ctx, ncclAllGather(a.send, a.recv, a.count, ctx.datatype, ctx.comm, ctx.stream));
 }
-#else
-constexpr void (*nccl_issue)(const NcclCallContext&, const CollectiveArgs&) = nullptr;
 #endif
 
 }  // namespace
 
 const CollectiveCall& all_gather_call() {
-  static const CollectiveCall call{"all_gather", nullptr, mpi_issue, nullptr, nccl_issue};
+  static const CollectiveCall call{"all_gather", nullptr, mpi_issue, nullptr, COMMSWEEP_NCCL_ISSUE(nccl_issue)};
   return call;
 }
 

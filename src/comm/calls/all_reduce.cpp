@@ -20,14 +20,12 @@ void nccl_issue(const NcclCallContext& ctx, const CollectiveArgs& a) {
   CS_NCCL_CALL(ctx, ncclAllReduce(a.send, a.recv, a.count, ctx.datatype, ctx.op, ctx.comm,
                                   ctx.stream));
 }
-#else
-constexpr void (*nccl_issue)(const NcclCallContext&, const CollectiveArgs&) = nullptr;
 #endif
 
 }  // namespace
 
 const CollectiveCall& all_reduce_call() {
-  static const CollectiveCall call{"all_reduce", nullptr, mpi_issue, nullptr, nccl_issue};
+  static const CollectiveCall call{"all_reduce", nullptr, mpi_issue, nullptr, COMMSWEEP_NCCL_ISSUE(nccl_issue)};
   return call;
 }
 

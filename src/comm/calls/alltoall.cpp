@@ -30,14 +30,12 @@ void nccl_issue(const NcclCallContext& ctx, const CollectiveArgs& a) {
   }
   CS_NCCL_CALL(ctx, ncclGroupEnd());
 }
-#else
-constexpr void (*nccl_issue)(const NcclCallContext&, const CollectiveArgs&) = nullptr;
 #endif
 
 }  // namespace
 
 const CollectiveCall& alltoall_call() {
-  static const CollectiveCall call{"alltoall", nullptr, mpi_issue, nullptr, nccl_issue};
+  static const CollectiveCall call{"alltoall", nullptr, mpi_issue, nullptr, COMMSWEEP_NCCL_ISSUE(nccl_issue)};
   return call;
 }
 

@@ -25,14 +25,12 @@ void nccl_issue(const NcclCallContext& ctx, const CollectiveArgs& a) {
   CS_NCCL_CALL(ctx, ncclBroadcast(a.send, a.recv, a.count, ctx.datatype, a.root, ctx.comm,
                                   ctx.stream));
 }
-#else
-constexpr void (*nccl_issue)(const NcclCallContext&, const CollectiveArgs&) = nullptr;
 #endif
 
 }  // namespace
 
 const CollectiveCall& broadcast_call() {
-  static const CollectiveCall call{"broadcast", nullptr, mpi_issue, nullptr, nccl_issue};
+  static const CollectiveCall call{"broadcast", nullptr, mpi_issue, nullptr, COMMSWEEP_NCCL_ISSUE(nccl_issue)};
   return call;
 }
 

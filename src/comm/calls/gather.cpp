@@ -34,14 +34,12 @@ void nccl_issue(const NcclCallContext& ctx, const CollectiveArgs& a) {
   }
   CS_NCCL_CALL(ctx, ncclGroupEnd());
 }
-#else
-constexpr void (*nccl_issue)(const NcclCallContext&, const CollectiveArgs&) = nullptr;
 #endif
 
 }  // namespace
 
 const CollectiveCall& gather_call() {
-  static const CollectiveCall call{"gather", nullptr, mpi_issue, nullptr, nccl_issue};
+  static const CollectiveCall call{"gather", nullptr, mpi_issue, nullptr, COMMSWEEP_NCCL_ISSUE(nccl_issue)};
   return call;
 }
 

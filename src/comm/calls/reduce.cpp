@@ -23,14 +23,12 @@ void nccl_issue(const NcclCallContext& ctx, const CollectiveArgs& a) {
   CS_NCCL_CALL(ctx, ncclReduce(a.send, a.recv, a.count, ctx.datatype, ctx.op, a.root, ctx.comm,
                                ctx.stream));
 }
-#else
-constexpr void (*nccl_issue)(const NcclCallContext&, const CollectiveArgs&) = nullptr;
 #endif
 
 }  // namespace
 
 const CollectiveCall& reduce_call() {
-  static const CollectiveCall call{"reduce", nullptr, mpi_issue, mpi_complete, nccl_issue};
+  static const CollectiveCall call{"reduce", nullptr, mpi_issue, mpi_complete, COMMSWEEP_NCCL_ISSUE(nccl_issue)};
   return call;
 }
 

@@ -41,14 +41,12 @@ void nccl_issue(const NcclCallContext& ctx, const CollectiveArgs& a) {
   CS_NCCL_CALL(ctx, ncclReduceScatter(a.send, a.recv, a.count, ctx.datatype, ctx.op, ctx.comm,
                                       ctx.stream));
 }
-#else
-constexpr void (*nccl_issue)(const NcclCallContext&, const CollectiveArgs&) = nullptr;
 #endif
 
 }  // namespace
 
 const CollectiveCall& reduce_scatter_call() {
-  static const CollectiveCall call{"reduce_scatter", nullptr, mpi_issue, mpi_complete, nccl_issue};
+  static const CollectiveCall call{"reduce_scatter", nullptr, mpi_issue, mpi_complete, COMMSWEEP_NCCL_ISSUE(nccl_issue)};
   return call;
 }
 

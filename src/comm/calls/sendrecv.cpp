@@ -30,14 +30,12 @@ void nccl_issue(const NcclCallContext& ctx, const CollectiveArgs& a) {
   CS_NCCL_CALL(ctx, ncclRecv(a.recv, a.count, ctx.datatype, a.recv_peer, ctx.comm, ctx.stream));
   CS_NCCL_CALL(ctx, ncclGroupEnd());
 }
-#else
-constexpr void (*nccl_issue)(const NcclCallContext&, const CollectiveArgs&) = nullptr;
 #endif
 
 }  // namespace
 
 const CollectiveCall& sendrecv_call() {
-  static const CollectiveCall call{"sendrecv", mpi_prepare, mpi_issue, nullptr, nccl_issue};
+  static const CollectiveCall call{"sendrecv", mpi_prepare, mpi_issue, nullptr, COMMSWEEP_NCCL_ISSUE(nccl_issue)};
   return call;
 }
 
