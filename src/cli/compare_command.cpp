@@ -14,6 +14,7 @@
 #include "regress/baseline_json.hpp"
 #include "regress/compare.hpp"
 #include "regress/history.hpp"
+#include "regress/measured_setup.hpp"
 #include "regress/render.hpp"
 #include "report/json.hpp"
 
@@ -23,8 +24,9 @@ namespace {
 
 struct CompareOptions {
   std::vector<std::string> results;
-  std::string baseline, history, markdown, html, prometheus, json;
+  std::string baseline, history, markdown, html, prometheus, json, mode;
   bool record = false;
+  bool allow_mismatch = false;
   bool quiet = false;
   std::size_t history_runs = 10;
 };
@@ -39,7 +41,9 @@ po::options_description compare_flags(CompareOptions& o) {
       ("markdown", po::value(&o.markdown), "write a markdown summary here")
       ("html", po::value(&o.html), "write a self-contained HTML report with plots here")
       ("prometheus", po::value(&o.prometheus), "write Prometheus text exposition here (node-exporter textfile collector: *.prom)")
-      ("json", po::value(&o.json), "write the verdicts as JSON (schema commsweep.compare/1) here")
+      ("json", po::value(&o.json), "write the verdicts as JSON (schema commsweep.compare/2) here")
+      ("mode", po::value(&o.mode), "the fabric mode RESULTS were taken in (as baseline --mode: nvlink, ib, roce-sriov, ...): checked against the baseline's")
+      ("allow-mismatch", po::bool_switch(&o.allow_mismatch), "judge RESULTS against a baseline that measured something else (backend, ranks, nodes, GPUs per node, shape, mode, buffers, timer): the differences are said before the verdicts")
       ("quiet", po::bool_switch(&o.quiet), "no verdict table on stdout")
       ("help,h", "show this help");
   return d;
@@ -54,10 +58,17 @@ std::string compare_help(const po::options_description& d) {
          "the baseline's median, with the baseline's rules: busbw (time below rules.small_message_bytes)\n"
          "worse by rules.warn_pct is WARN, by rules.fail_pct FAIL; a change inside the run-to-run spread\n"
          "(the baseline's, or the cycles' of RESULTS) is SAME; busbw below a floor, a size or test missing\n"
-         "from RESULTS, and any wrong element FAIL. Ranks whose time is an outlier among the ranks' are\n"
-         "named as stragglers with their host.\n\n"
+         "from RESULTS, and any wrong element FAIL; a measurement the baseline lacks is NOT_JUDGED, counted\n"
+         "apart (never a PASS, never a regression by itself). Ranks whose time is an outlier among the\n"
+         "ranks' are named as stragglers with their host.\n\n"
+         "RESULTS must have measured what the baseline did: the same backend, ranks, nodes, GPUs per node,\n"
+         "shape, buffers and timer (and --mode, when given, the baseline's mode). Otherwise compare refuses\n"
+         "(exit 2) with one line per property naming both values; --allow-mismatch judges it anyway and\n"
+         "says what differs before the verdicts. What the baseline does not record (baselines written\n"
+         "before it) is said as not checked.\n\n"
          "Exit codes: 0 pass (warnings allowed), 1 regression, 2 bad input (unreadable or corrupt file,\n"
-         "another schema version, bad flags: nothing is written), 3 wrong results (#wrong > 0).\n";
+         "another schema version, a baseline that measured something else, bad flags: nothing is\n"
+         "written), 3 wrong results (#wrong > 0).\n";
   return out.str();
 }
 
@@ -75,6 +86,27 @@ void write_reports(const CompareOptions& o, const regress::Comparison& c, const 
 int bad_input(const std::string& message) {
   std::cerr << "commsweep compare: " << message << "\n";
   return regress::compare_exit::kBadInput;
+}
+
+// Whether RESULTS measured what the baseline did; a difference ends compare here (exit 2)
+// unless --allow-mismatch, with one line per property.
+regress::SetupCheck check_setup(const CompareOptions& o, const std::vector<report::Results>& inputs,
+                                const regress::Baseline& baseline) {
+  std::vector<regress::MeasuredSetup> run, base;
+  for (const auto& input : inputs) run.push_back(regress::measured_setup(input));
+  for (const auto& source : baseline.provenance.sources) base.push_back(source.setup);
+  regress::SetupCheck check = regress::check_setup(run, base, o.mode, baseline.mode);
+  check.allowed = o.allow_mismatch;
+  return check;
+}
+
+std::string setup_refusal(const CompareOptions& o, const regress::SetupCheck& check) {
+  std::string names;
+  for (const auto& r : o.results) names += (names.empty() ? "" : ", ") + r;
+  std::string text = names + " did not measure what the baseline " + o.baseline +
+                     " did (give --allow-mismatch to judge it anyway):";
+  for (const auto& d : check.differences) text += "\n  " + regress::describe(d);
+  return text;
 }
 
 }  // namespace
@@ -112,6 +144,8 @@ int run_compare_command(int argc, char** argv, char**) {
     for (const auto& path : o.results) inputs.push_back(report::read_results_file(path));
     const report::Results results = regress::merge_runs(inputs, o.results);
     const regress::Baseline baseline = regress::read_baseline_file(o.baseline);
+    const regress::SetupCheck setup = check_setup(o, inputs, baseline);
+    if (!setup.differences.empty() && !setup.allowed) return bad_input(setup_refusal(o, setup));
     std::vector<regress::HistoryRun> history;
     const std::size_t collectives = collective_tests().size();  // how many `all` names
     for (const auto& input : inputs) {
@@ -125,6 +159,7 @@ int run_compare_command(int argc, char** argv, char**) {
       }
     }
     regress::Comparison c = regress::compare(results, baseline);
+    c.setup = setup;
     for (const auto& path : o.results) c.results_file += (c.results_file.empty() ? "" : ", ") + path;
     c.baseline_file = o.baseline;
     write_reports(o, c, baseline, history);

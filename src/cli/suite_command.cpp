@@ -114,7 +114,12 @@ int run_suite_command(World& world, int argc, char** argv, char** envp) {
   }
   // One buffers choice per results file: every collective sweep's (read_suite refuses a mix).
   for (const SuiteSweep& s : suite.sweeps) {
-    if (s.kind != SuiteSweep::Kind::Ep) results.provenance.buffers = name_of(s.collective.buffers);
+    if (s.kind == SuiteSweep::Kind::Ep) continue;
+    results.provenance.buffers = name_of(s.collective.buffers);
+    // The clock of its collective sweeps; a suite may time them with both (compare says so).
+    const std::string timer = timer_name(s.collective, run.backend());
+    const std::string& kept = results.provenance.timer;
+    results.provenance.timer = kept.empty() || kept == timer ? timer : "mixed";
   }
   run.keep(results);
   RunControl& control = run.control();

@@ -75,6 +75,10 @@ void require_usable_settings(World& world, const CliOptions& o) {
 
 }  // namespace
 
+std::string timer_name(const SweepConfig& config, const Backend& backend) {
+  return config.device_timer && backend.name() == "nccl" ? "device" : "host";  // mpi: MPI_Wtime only
+}
+
 CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunControl& control,
                                        const RunSetup& run, const std::vector<std::string>& tests,
                                        SweepConfig config, std::ostream& out) {
@@ -136,6 +140,7 @@ int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContex
   if (!run.start()) return run.end_failed_transport();
   report::Results results = run.header();
   results.provenance.buffers = name_of(o.sweep.buffers);
+  results.provenance.timer = timer_name(o.sweep, run.backend());
   run.keep(results);
   CollectiveOutcome outcome = run_collective_sweep(world, run.backend(), run.control(), run.setup(), o.tests, o.sweep,
                                                    std::cout);

@@ -100,7 +100,10 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
     j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;
     judge_change(j, rules);
   } else {
-    j.reason = "not in the baseline";
+    // Nothing to judge it against: said apart, never a PASS (a floor or a wrong element below
+    // still FAILs it).
+    j.verdict = Verdict::NotJudged;
+    j.reason = "not judged: not in the baseline";
   }
   if (const Floor* f = floor_for(o.key, rules); f && j.busbw_gbps < f->min_busbw_gbps) {
     j.verdict = Verdict::Fail;
@@ -195,6 +198,7 @@ std::vector<std::string> join_with_slow(const Comparison& c) {
 
 const char* name_of(Verdict v) {
   switch (v) {
+    case Verdict::NotJudged: return "NOT_JUDGED";
     case Verdict::Same: return "SAME";
     case Verdict::Pass: return "PASS";
     case Verdict::Warn: return "WARN";
@@ -202,6 +206,8 @@ const char* name_of(Verdict v) {
   }
   return "?";
 }
+
+int level_of(Verdict v) { return v == Verdict::NotJudged ? -1 : static_cast<int>(v) - 1; }
 
 const char* name_of(Metric m) {
   switch (m) {

@@ -1,4 +1,4 @@
-// The comparison as JSON (schema commsweep.compare/1, results/schema/README.md).
+// The comparison as JSON (schema commsweep.compare/2, results/schema/README.md).
 #include "regress/render.hpp"
 
 namespace commsweep::regress {
@@ -27,13 +27,16 @@ nlohmann::json comparison_json(const Comparison& c) {
                           {"worst_slower_pct", s.worst_slower_pct}, {"worst_at", s.worst_at}});
   }
   json counts;
-  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail}) {
-    counts[name_of(v)] = c.counts[static_cast<int>(v)];
+  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail, Verdict::NotJudged}) {
+    counts[name_of(v)] = verdict_count(c, v);
   }
-  return json{{"schema", "commsweep.compare/1"}, {"results", c.results_file}, {"baseline", c.baseline_file},
+  json differs = json::array();
+  for (const auto& d : c.setup.differences) differs.push_back({{"property", d.property}, {"run", d.run}, {"baseline", d.baseline}});
+  const json setup{{"differs", differs}, {"allowed", c.setup.allowed}, {"not_checked", c.setup.not_checked}};
+  return json{{"schema", kCompareSchema}, {"results", c.results_file}, {"baseline", c.baseline_file},
               {"shape", c.shape}, {"mode", c.mode}, {"started_at", c.started_at},
               {"complete", c.complete}, {"ended_by", c.ended_by}, {"exit_code", c.exit_code}, {"counts", counts},
-              {"wrong_total", c.wrong_total}, {"stragglers", stragglers}, {"judgements", judgements}};
+              {"setup", setup}, {"wrong_total", c.wrong_total}, {"stragglers", stragglers}, {"judgements", judgements}};
 }
 
 }  // namespace commsweep::regress

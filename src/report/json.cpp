@@ -164,6 +164,8 @@ Provenance provenance_from(const json& j) {
   p.arguments = j.at("arguments").get<std::vector<std::string>>();
   // Written by collective sweeps since --buffers; files from before it measured "warm".
   if (j.contains("buffers")) p.buffers = j.at("buffers").get<std::string>();
+  // Written by collective sweeps since compare checks it; absent before (regress/measured_setup).
+  if (j.contains("timer")) p.timer = j.at("timer").get<std::string>();
   return p;
 }
 
@@ -265,6 +267,7 @@ json provenance_json(const Provenance& p) {
            {"environment", p.environment},
            {"arguments", p.arguments}};
   if (!p.buffers.empty()) doc["buffers"] = p.buffers;
+  if (!p.timer.empty()) doc["timer"] = p.timer;
   if (!p.nccl_policy.empty()) {
     json decisions = json::array();
     for (const auto& d : p.nccl_policy) {

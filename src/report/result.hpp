@@ -109,6 +109,9 @@ struct Provenance {
   std::vector<std::string> arguments;
   // Collective sweeps: "cold" or "warm" (--buffers); "" elsewhere (not written: ep, pairs).
   std::string buffers;
+  // Collective sweeps: the clock that timed them, "host" or "device" (--timer, after the mpi
+  // backend's fallback to the host clock); "mixed" for a suite whose sweeps differ; "" elsewhere.
+  std::string timer;
 };
 
 // The transport NCCL used, per rank, as its own INFO lines said at set-up (captured by

@@ -235,7 +235,32 @@ def regress_cases(opts, w, keep):
              ["--html", "is a directory"], outputs=outs + [hist]),
         Case("compare", "compare: no --baseline", [opts.commsweep, "compare", good], ["--baseline",
              "commsweep baseline RUN.json"], outputs=outs + [hist]),
-    ]
+    ] + setup_cases(opts, w, compare)
+
+
+def setup_cases(opts, w, compare):
+    """A run judged against a baseline that measured something else: refused before the verdicts
+    (exit 2), one line per differing property naming both values (checked exactly)."""
+    shipped = os.path.join(os.path.dirname(opts.scripts), "results", "baselines", "h200x4-nvlink.json")
+
+    def lines(*want):
+        def after(out, err):
+            got = [l for l in err.splitlines() if l.startswith("  ")]
+            return [] if got == list(want) else ["property lines %s, expected %s" % (got, list(want))]
+        return after
+
+    shipped_case = compare("a 1-rank mpi run against the shipped 4 x H200 NVLink baseline", w + "/good.json", shipped,
+                           "good.json did not measure what the baseline " + shipped +
+                           " did (give --allow-mismatch to judge it anyway):")
+    shipped_case.after = lines("  backend: run mpi, baseline nccl", "  ranks: run 1, baseline 4",
+                               "  GPUs per node: run 0, baseline 4", "  shape: run cpux1, baseline h200x4")
+    mode = compare("--mode other than the baseline's", w + "/good.json", w + "/good_baseline_nvlink.json",
+                   "good.json did not measure what the baseline", extra=["--mode", "roce-sriov"])
+    mode.after = lines("  mode: run roce-sriov, baseline nvlink")
+    buffers = compare("a run of warm buffers against a baseline of cold ones", w + "/warm.json", w + "/good_baseline.json",
+                      "warm.json did not measure what the baseline")
+    buffers.after = lines("  buffers: run warm, baseline cold")
+    return [shipped_case, mode, buffers]
 
 
 def is_root():
@@ -604,6 +629,8 @@ def make_files(w, good_results, good_baseline, listener_url):
         "baseline_v2.json": spoiled(base, lambda d: d.update(schema="commsweep.baseline/2")),
         "baseline_negative.json": spoiled(base, lambda d: d["entries"][0].update(size_bytes=-8)),
         "baseline_rule.json": spoiled(base, lambda d: d["rules"].update(fail_pct="ten")),
+        "good_baseline_nvlink.json": spoiled(base, lambda d: d.update(mode="nvlink")),
+        "warm.json": spoiled(results, lambda d: d["provenance"].update(buffers="warm")),
         # suite
         "alias.yaml": b"sweeps:\n  - &a\n    name: x\n  - *a\n",
         "deep.yaml": b"sweeps: " + b"[" * 10000 + b"]" * 10000 + b"\n",
