@@ -9,8 +9,10 @@
 
 #include "collectives/collective_test.hpp"
 #include "cli/flags.hpp"
+#include "cli/health_gather.hpp"
 #include "cli/regress_commands.hpp"
 #include "core/text_file.hpp"
+#include "health/report.hpp"
 #include "regress/baseline_json.hpp"
 #include "regress/compare.hpp"
 #include "regress/history.hpp"
@@ -23,7 +25,7 @@ namespace {
 
 struct CompareOptions {
   std::vector<std::string> results;
-  std::string baseline, history, markdown, html, prometheus, json;
+  std::string baseline, history, markdown, html, prometheus, json, health_thresholds;
   bool record = false;
   bool quiet = false;
   std::size_t history_runs = 10;
@@ -41,6 +43,7 @@ po::options_description compare_flags(CompareOptions& o) {
       ("prometheus", po::value(&o.prometheus), "write Prometheus text exposition here (node-exporter textfile collector: *.prom)")
       ("json", po::value(&o.json), "write the verdicts as JSON (schema commsweep.compare/1) here")
       ("quiet", po::bool_switch(&o.quiet), "no verdict table on stdout")
+      ("health-thresholds", po::value(&o.health_thresholds), "judge the runs' stored health snapshots with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table; docs/health.md)")
       ("help,h", "show this help");
   return d;
 }
@@ -55,7 +58,9 @@ std::string compare_help(const po::options_description& d) {
          "worse by rules.warn_pct is WARN, by rules.fail_pct FAIL; a change inside the run-to-run spread\n"
          "(the baseline's, or the cycles' of RESULTS) is SAME; busbw below a floor, a size or test missing\n"
          "from RESULTS, and any wrong element FAIL. Ranks whose time is an outlier among the ranks' are\n"
-         "named as stragglers with their host.\n\n"
+         "named as stragglers with their host. The hardware health snapshots stored in RESULTS are judged\n"
+         "again with the rules in force (the built-in table, or --health-thresholds): a new WARN or FAIL\n"
+         "finding is a regression, INFO never is; each is printed with the rule and limit that made it.\n\n"
          "Exit codes: 0 pass (warnings allowed), 1 regression, 2 bad input (unreadable or corrupt file,\n"
          "another schema version, bad flags: nothing is written), 3 wrong results (#wrong > 0).\n";
   return out.str();
@@ -70,6 +75,18 @@ void write_reports(const CompareOptions& o, const regress::Comparison& c, const 
   if (!o.prometheus.empty()) files.emplace_back(o.prometheus, regress::render_prometheus(c));
   if (!o.json.empty()) files.emplace_back(o.json, regress::comparison_json(c).dump(2) + "\n");
   for (const auto& [path, text] : files) report::write_file_atomically(path, text);
+}
+
+// The run's stored health judged again under RULES, so that an old run meets the limits in
+// force, not those it was written with (health/report.hpp, rejudge); the result is what
+// regress::compare reads as the run's "health".
+void rejudge_health(report::Results& run, const std::string& path, const health::RuleBook& rules) {
+  if (!run.health.is_object()) return;
+  try {
+    run.health = health::report_json(health::rejudge(run.health, rules));
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
 }
 
 int bad_input(const std::string& message) {
@@ -108,8 +125,12 @@ int run_compare_command(int argc, char** argv, char**) {
     }
   }
   try {
+    const health::RuleBook rules = health_rules(thresholds_file(o.health_thresholds));
     std::vector<report::Results> inputs;
-    for (const auto& path : o.results) inputs.push_back(report::read_results_file(path));
+    for (const auto& path : o.results) {
+      inputs.push_back(report::read_results_file(path));
+      rejudge_health(inputs.back(), path, rules);
+    }
     const report::Results results = regress::merge_runs(inputs, o.results);
     const regress::Baseline baseline = regress::read_baseline_file(o.baseline);
     std::vector<regress::HistoryRun> history;

@@ -59,7 +59,7 @@ std::string render_table(const Comparison& c) {
   }
   if (c.stragglers.empty()) out << "stragglers: none\n";
   for (const auto& h : c.health)
-    out << "health " << h.severity << ": " << h.host << " " << h.component << ": " << h.counter << " " << h.detail << "\n";
+    out << "health " << h.severity << ": " << h.host << " " << h.component << ": " << health_text(h) << "\n";
   for (const auto& line : c.health_evidence) out << "evidence: " << line << "\n";
   out << "verdicts (each half or phase): " << c.counts[3] << " FAIL, " << c.counts[2] << " WARN, "
       << c.counts[1] << " PASS, " << c.counts[0] << " SAME; wrong elements: " << c.wrong_total << "\n";
