@@ -72,6 +72,8 @@ Settings (environment):
   COMMSWEEP_HEALTH           0: no hardware health snapshots around the run (passed to the
                              ranks; by default each worker's first rank reads its pod's /sys
                              and NVML, and says what it could not read)
+  COMMSWEEP_HEALTH_THRESHOLDS  the health rules' limits file (passed to the ranks; compare reads
+                             it too): volcano/components/health-thresholds mounts one
 EOF
 }
 

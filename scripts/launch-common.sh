@@ -284,10 +284,10 @@ write_mpi_hostfile() {
 }
 
 # Names of the NCCL_* and UCX_* variables set here, and the health snapshots' switches
-# (COMMSWEEP_HEALTH=0 turns them off, COMMSWEEP_SYSFS_ROOT moves /sys): mpirun passes them to
-# every rank (-x).
+# (COMMSWEEP_HEALTH=0 turns them off, COMMSWEEP_SYSFS_ROOT moves /sys, COMMSWEEP_HEALTH_THRESHOLDS
+# names the rules' limits file): mpirun passes them to every rank (-x).
 fabric_variables() {
-  compgen -e | grep -E '^(NCCL|UCX)_|^COMMSWEEP_(HEALTH|SYSFS_ROOT)$' || true
+  compgen -e | grep -E '^(NCCL|UCX)_|^COMMSWEEP_(HEALTH|SYSFS_ROOT|HEALTH_THRESHOLDS)$' || true
 }
 
 # The mpirun command, one word a line: ranks = hosts x gpus, ppr:G:node, the ssh options,

@@ -9,8 +9,10 @@
 
 #include "collectives/collective_test.hpp"
 #include "cli/flags.hpp"
+#include "cli/health_gather.hpp"
 #include "cli/regress_commands.hpp"
 #include "core/text_file.hpp"
+#include "health/report.hpp"
 #include "regress/baseline_json.hpp"
 #include "regress/compare.hpp"
 #include "regress/history.hpp"
@@ -24,7 +26,7 @@ namespace {
 
 struct CompareOptions {
   std::vector<std::string> results;
-  std::string baseline, history, markdown, html, prometheus, json, mode;
+  std::string baseline, history, markdown, html, prometheus, json, mode, health_thresholds;
   bool record = false;
   bool allow_mismatch = false;
   bool quiet = false;
@@ -45,6 +47,7 @@ po::options_description compare_flags(CompareOptions& o) {
       ("mode", po::value(&o.mode), "the fabric mode RESULTS were taken in (as baseline --mode: nvlink, ib, roce-sriov, ...): checked against the baseline's")
       ("allow-mismatch", po::bool_switch(&o.allow_mismatch), "judge RESULTS against a baseline that measured something else (backend, ranks, nodes, GPUs per node, shape, mode, buffers, timer): the differences are said before the verdicts")
       ("quiet", po::bool_switch(&o.quiet), "no verdict table on stdout")
+      ("health-thresholds", po::value(&o.health_thresholds), "judge the runs' stored health snapshots with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table; docs/health.md)")
       ("help,h", "show this help");
   return d;
 }
@@ -65,7 +68,9 @@ std::string compare_help(const po::options_description& d) {
          "shape, buffers and timer (and --mode, when given, the baseline's mode). Otherwise compare refuses\n"
          "(exit 2) with one line per property naming both values; --allow-mismatch judges it anyway and\n"
          "says what differs before the verdicts. What the baseline does not record (baselines written\n"
-         "before it) is said as not checked.\n\n"
+         "before it) is said as not checked. The hardware health snapshots stored in RESULTS are judged\n"
+         "again with the rules in force (the built-in table, or --health-thresholds): a new WARN or FAIL\n"
+         "finding is a regression, INFO never is; each is printed with the rule and limit that made it.\n\n"
          "Exit codes: 0 pass (warnings allowed), 1 regression, 2 bad input (unreadable or corrupt file,\n"
          "another schema version, a baseline that measured something else, bad flags: nothing is\n"
          "written), 3 wrong results (#wrong > 0).\n";
@@ -81,6 +86,18 @@ void write_reports(const CompareOptions& o, const regress::Comparison& c, const 
   if (!o.prometheus.empty()) files.emplace_back(o.prometheus, regress::render_prometheus(c));
   if (!o.json.empty()) files.emplace_back(o.json, regress::comparison_json(c).dump(2) + "\n");
   for (const auto& [path, text] : files) report::write_file_atomically(path, text);
+}
+
+// The run's stored health judged again under RULES, so that an old run meets the limits in
+// force, not those it was written with (health/report.hpp, rejudge); the result is what
+// regress::compare reads as the run's "health".
+void rejudge_health(report::Results& run, const std::string& path, const health::RuleBook& rules) {
+  if (!run.health.is_object()) return;
+  try {
+    run.health = health::report_json(health::rejudge(run.health, rules));
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
 }
 
 int bad_input(const std::string& message) {
@@ -140,8 +157,12 @@ int run_compare_command(int argc, char** argv, char**) {
     }
   }
   try {
+    const health::RuleBook rules = health_rules(thresholds_file(o.health_thresholds));
     std::vector<report::Results> inputs;
-    for (const auto& path : o.results) inputs.push_back(report::read_results_file(path));
+    for (const auto& path : o.results) {
+      inputs.push_back(report::read_results_file(path));
+      rejudge_health(inputs.back(), path, rules);
+    }
     const report::Results results = regress::merge_runs(inputs, o.results);
     const regress::Baseline baseline = regress::read_baseline_file(o.baseline);
     const regress::SetupCheck setup = check_setup(o, inputs, baseline);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/flags.hpp"
+#include "cli/health_gather.hpp"
 #include "cli/rank_binding.hpp"
 #include "cli/run_setup.hpp"
 #include "core/text_file.hpp"
@@ -108,6 +109,8 @@ int run_preflight_command(World& world, int argc, char** argv, char** envp) {
   options.sysfs_root = vm["sysfs-root"].as<std::string>();
   if (vm.count("annotations")) options.annotations = vm["annotations"].as<std::string>();
   const double timeout = vm["timeout"].as<double>();
+  // A root that is not there reads nothing, and nothing read would pass.
+  require_sysfs_root(world, options.sysfs_root, "preflight: --sysfs-root " + options.sysfs_root, timeout);
   if (vm.count("json")) require_writable_results(world, vm["json"].as<std::string>(), timeout);
   const auto nodes = gather_nodes(world, options, envp, timeout, bind_note(vm["bind"].as<std::string>(), world.local_rank()));
   int code = exit_code::kOk;

@@ -15,7 +15,9 @@ po::options_description fabric_run_flags() {
       ("no-preflight", "skip the brief fabric preflight before the run (commsweep preflight)")
       ("require-transport", po::value<std::string>(), "ib, roce, socket or nvlink: NCCL must use it (its own INFO lines say, read after set-up); anything else stops the run before measuring, exit code 6 (nccl backend only: with mpi a usage error)")
       ("require-gdr", "NCCL's network connections must use GPUDirect RDMA, else exit code 6 before measuring (nccl backend only: with mpi a usage error)")
-      ("bind", po::value<std::string>()->default_value("none"), "auto: bind each rank to the CPUs of its GPU's NUMA node (hwloc); none: leave the binding to the launcher");
+      ("bind", po::value<std::string>()->default_value("none"), "auto: bind each rank to the CPUs of its GPU's NUMA node (hwloc); none: leave the binding to the launcher")
+      ("health-thresholds", po::value<std::string>(), "judge the health counters with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table, which results/health-thresholds.yaml holds; docs/health.md); a bad file stops the run before measuring, exit code 2")
+      ("health-verbose", "print every health finding, INFO included, one line each (the block prints one line per node and component class with a WARN or FAIL)");
   return d;
 }
 
@@ -37,6 +39,8 @@ FabricRunOptions parse_fabric_run_flags(const po::variables_map& vm, bool backen
     }
   }
   o.require_gdr = vm.count("require-gdr") > 0;
+  if (vm.count("health-thresholds")) o.health_thresholds = vm["health-thresholds"].as<std::string>();
+  o.health_verbose = vm.count("health-verbose") > 0;
   const std::string bind = vm["bind"].as<std::string>();
   if (bind == "auto") {
     o.bind = BindMode::Auto;

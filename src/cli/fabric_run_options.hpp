@@ -1,6 +1,7 @@
 // The fabric flags of every command that measures (`commsweep TEST...`, `commsweep ep`,
 // `commsweep suite`, `commsweep pairs`): the brief preflight before the run, the transport NCCL
-// must use, and the CPU binding of each rank. One flag block and one parser, so the commands agree.
+// must use, the CPU binding of each rank, and the health rules' thresholds and detail. One flag
+// block and one parser, so the commands agree.
 #pragma once
 
 #include <string>
@@ -21,11 +22,13 @@ struct FabricRunOptions {
   fabric::RequiredTransport required = fabric::RequiredTransport::Any;  // --require-transport
   bool require_gdr = false;                                             // --require-gdr
   BindMode bind = BindMode::None;                                       // --bind
+  std::string health_thresholds;  // --health-thresholds FILE (read before anything is measured)
+  bool health_verbose = false;    // --health-verbose
 
   bool requires_transport() const { return required != fabric::RequiredTransport::Any || require_gdr; }
 };
 
-// --no-preflight, --require-transport, --require-gdr, --bind.
+// --no-preflight, --require-transport, --require-gdr, --bind, --health-thresholds, --health-verbose.
 boost::program_options::options_description fabric_run_flags();
 // Throws a usage Error naming the flag: a bad value, or --require-transport / --require-gdr
 // with --backend mpi (the mpi backend makes no NCCL connections to verify).

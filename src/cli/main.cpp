@@ -14,6 +14,7 @@
 #include "cli/run_setup.hpp"
 #include "cli/ep_command.hpp"
 #include "cli/ep_options.hpp"
+#include "cli/health_command.hpp"
 #include "cli/sweep_command.hpp"
 #include "collectives/collective_test.hpp"
 #include "output/stdout_check.hpp"
@@ -103,6 +104,15 @@ int run_command(int argc, char** argv, char** envp) {
       return c.run(argc, argv, envp);
     } catch (const Error& e) {
       std::fprintf(stderr, "commsweep %s: %s\n", c.name, e.what());
+      return e.exit_code();
+    }
+  }
+  // `commsweep health --judge FILE` reads a file: no MPI (and no mpirun) either.
+  if (command == "health" && health_judge_requested(argc, argv)) {
+    try {
+      return run_health_judge(argc, argv);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "commsweep: %s\n", e.what());
       return e.exit_code();
     }
   }

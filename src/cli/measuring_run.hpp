@@ -3,7 +3,8 @@
 // root outside the job, experts that do not divide, a pairs job of one node), then:
 //
 //   MeasuringRun<K> run(world, request, envp, context)
-//        --json writable (else a usage Error on every rank), then the keeper K at once
+//        --json writable, --health-thresholds read, COMMSWEEP_SYSFS_ROOT a folder (else a
+//        usage Error on every rank), then the keeper K at once
 //        (ResultsKeeper, PairsKeeper: cli/results_keeper.hpp): a SIGTERM / SIGINT from here on
 //        leaves an incomplete file (no rows, complete: false, interrupted_by, the early
 //        provenance) however far the set-up got;
@@ -104,6 +105,7 @@ class RunLifecycle {
   RankContext& context_;
   // In this order: the set-up's health check polls through the watchdog and goes first.
   RunControl control_;
+  health::RuleBook health_rules_;  // --health-thresholds (rank 0's), read before the preflight
   std::optional<RunHealth> health_;
   RunSetup setup_;
 };

@@ -182,7 +182,7 @@ json to_json(const PairsRun& run, const Analysis& a) {
   for (std::size_t i = 0; i < run.pairs.size(); ++i) {
     if (full || a.verdicts[i].slow) pairs.push_back(pair_json(run.pairs[i], a.verdicts[i]));
   }
-  json doc{{"schema", "commsweep.pairs/2"},
+  json doc{{"schema", kPairsSchema},
            {"detail", full ? "full" : "sparse"},
            {"provenance", report::provenance_json(run.provenance)},
            {"settings", {{"bytes", s.bytes}, {"count", s.count}, {"type", s.type}, {"iters", s.iters},

@@ -170,6 +170,9 @@ std::vector<HealthFinding> health_findings(const nlohmann::json& health) {
                       f.at("component").get<std::string>(), f.at("counter").get<std::string>(),
                       f.at("detail").get<std::string>(), -1};
       if (f.contains("delta")) h.delta = f.at("delta").get<double>();
+      h.rule = f.value("rule", "");
+      h.limit = f.value("limit", "");
+      h.rate_per_s = f.value("rate_per_s", -1.0);
       // A state already so before the run is not this run's finding (health/findings.hpp).
       const bool persistent = f.contains("persistent") && f.at("persistent").get<bool>();
       if ((h.severity == "WARN" || h.severity == "FAIL") && !persistent) out.push_back(std::move(h));
@@ -190,11 +193,15 @@ std::vector<std::string> join_with_slow(const Comparison& c) {
   if (!worst) return out;
   const std::string what = "the run whose " + describe(worst->key) + " failed against the baseline (" +
                            std::to_string(static_cast<int>(worst->change_pct)) + "%)";
-  for (const auto& h : c.health) out.push_back(h.host + " " + h.component + ": " + h.counter + " " + h.detail + " during " + what);
+  for (const auto& h : c.health) out.push_back(h.host + " " + h.component + ": " + health_text(h) + " during " + what);
   return out;
 }
 
 }  // namespace
+
+std::string health_text(const HealthFinding& h) {
+  return h.counter + " " + h.detail + (h.rule.empty() ? "" : " (rule " + h.rule + ": " + h.limit + ")");
+}
 
 const char* name_of(Verdict v) {
   switch (v) {

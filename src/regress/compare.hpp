@@ -64,9 +64,9 @@ struct Straggler {
   std::string worst_at;         // describe(key) of that sample
 };
 
-// A hardware health finding of the judged run (its "health" member, health/report.hpp):
-// a new WARN or FAIL (not "persistent": not already so before the run) is a regression, as a
-// slower bus is.
+// A hardware health finding of the judged run (its "health" member, health/report.hpp, as
+// the CLI judged it again under the rules in force): a new WARN or FAIL (not "persistent": not
+// already so before the run) is a regression, as a slower bus is; an INFO never is.
 struct HealthFinding {
   std::string severity;  // FAIL, WARN, INFO
   std::string host;
@@ -74,7 +74,12 @@ struct HealthFinding {
   std::string counter;
   std::string detail;
   double delta = -1;     // the counter's rise; -1 for states and saturation
+  std::string rule;      // the rule that made it a finding ("" in files written before the rule table)
+  std::string limit;     // that rule's limit and its source: "limit 100/s, DCGM"
+  double rate_per_s = -1;  // the rise per second of the window; -1 where none
 };
+// "nvlink_crc_data +3891, 512/s (rule nvlink_crc_data: limit 100/s, DCGM)".
+std::string health_text(const HealthFinding& h);
 
 struct Comparison {
   std::string results_file;

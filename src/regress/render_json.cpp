@@ -26,6 +26,13 @@ nlohmann::json comparison_json(const Comparison& c) {
                           {"outlier_samples", s.outlier_samples}, {"samples", s.samples},
                           {"worst_slower_pct", s.worst_slower_pct}, {"worst_at", s.worst_at}});
   }
+  json health = json::array();
+  for (const auto& h : c.health) {
+    health.push_back({{"severity", h.severity}, {"host", h.host}, {"component", h.component}, {"counter", h.counter},
+                      {"detail", h.detail}, {"delta", h.delta >= 0 ? json(h.delta) : json(nullptr)},
+                      {"rate_per_s", h.rate_per_s >= 0 ? json(h.rate_per_s) : json(nullptr)},
+                      {"rule", h.rule}, {"limit", h.limit}});
+  }
   json counts;
   for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail, Verdict::NotJudged}) {
     counts[name_of(v)] = verdict_count(c, v);
@@ -36,7 +43,8 @@ nlohmann::json comparison_json(const Comparison& c) {
   return json{{"schema", kCompareSchema}, {"results", c.results_file}, {"baseline", c.baseline_file},
               {"shape", c.shape}, {"mode", c.mode}, {"started_at", c.started_at},
               {"complete", c.complete}, {"ended_by", c.ended_by}, {"exit_code", c.exit_code}, {"counts", counts},
-              {"setup", setup}, {"wrong_total", c.wrong_total}, {"stragglers", stragglers}, {"judgements", judgements}};
+              {"setup", setup}, {"wrong_total", c.wrong_total}, {"stragglers", stragglers}, {"health", health},
+              {"health_evidence", c.health_evidence}, {"judgements", judgements}};
 }
 
 }  // namespace commsweep::regress

@@ -36,6 +36,7 @@ std::string render_markdown(const Comparison& c) {
   if (!header) out << "No measurement is worse than the warn band.\n";
   out << "\n";
   if (c.stragglers.empty()) out << "Stragglers: none.\n";
+  for (const auto& h : c.health) out << "- health " << h.severity << ": `" << h.host << "` " << h.component << ": " << health_text(h) << "\n";
   for (const auto& s : c.stragglers) {
     out << "- straggler: rank " << s.rank << " on host `" << s.host << "` (GPU " << s.gpu << "): an outlier in "
         << s.outlier_samples << " of " << s.samples << " samples, worst " << fixed(s.worst_slower_pct, 1)

@@ -114,7 +114,8 @@ void summary_families(Exposition& e, const Comparison& c) {
   if (!c.health.empty())
     e.family("commsweep_health_finding", "New hardware health findings (WARN, FAIL) of the run: the counter's rise, or 1 for a state.");
   for (const auto& h : c.health) {
-    e.sample({{"severity", h.severity}, {"host", h.host}, {"component", h.component}, {"counter", h.counter}},
+    e.sample({{"severity", h.severity}, {"host", h.host}, {"component", h.component}, {"counter", h.counter},
+              {"rule", h.rule}, {"limit", h.limit}},
              h.delta >= 0 ? h.delta : 1);
   }
 }

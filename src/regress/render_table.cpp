@@ -62,7 +62,7 @@ std::string render_table(const Comparison& c) {
   }
   if (c.stragglers.empty()) out << "stragglers: none\n";
   for (const auto& h : c.health)
-    out << "health " << h.severity << ": " << h.host << " " << h.component << ": " << h.counter << " " << h.detail << "\n";
+    out << "health " << h.severity << ": " << h.host << " " << h.component << ": " << health_text(h) << "\n";
   for (const auto& line : c.health_evidence) out << "evidence: " << line << "\n";
   out << "verdicts (each half or phase): " << counts_text(c) << "; wrong elements: " << c.wrong_total << "\n";
   out << "exit " << c.exit_code << ": " << exit_meaning(c.exit_code) << "\n";
