@@ -444,27 +444,6 @@ __device__ void add_slots(float (&partial)[8], const std::uint16_t* from, float 
   }
 }
 
-// Lane's 8 elements at e0 of a received record's partial: the fmaf chain over its top-k slots
-// whose experts are on this rank, in slot order, from 0, not yet rounded. Lane j looks up top-k
-// slot j's expert output here (none: not this rank's expert) and weight; top-k above 32 takes
-// the slots 32 at a time, in order.
-__device__ void record_partial(float (&partial)[8], const LsaArgs& a, const Header& h, std::uint32_t e0, bool mine,
-                               int lane) {
-  const int topk = static_cast<int>(a.f.topk);
-  for (int j0 = 0; j0 < topk; j0 += 32) {
-    const std::uint16_t* from = nullptr;  // lane's slot j0 + lane
-    float weight = 0;
-    if (j0 + lane < topk) {
-      const int place = h.place[j0 + lane];
-      if (place >= 0) {
-        from = a.expert_output + static_cast<std::size_t>(place) * a.f.hidden;
-        weight = h.weight[j0 + lane];
-      }
-    }
-    add_slots(partial, from, weight, min(32, topk - j0), e0, mine);
-  }
-}
-
 __device__ uint4 to_bf16x8(const float (&x)[8]) {
   uint4 packed;
   auto* o = reinterpret_cast<std::uint16_t*>(&packed);
@@ -474,15 +453,17 @@ __device__ uint4 to_bf16x8(const float (&x)[8]) {
 }
 
 // The combine's first stage: each (received record, segment of hidden) a storing warp, sources
-// interleaved from this rank on: the record's partial (record_partial), rounded to bf16, stored
-// at the record's place in its source's partials buffer, then the piece's flag there. On one
-// node this rank's own tokens are left to the reduction, which computes their partials where
-// it adds them (no store and load of them).
+// interleaved from this rank on. Lane j looks up top-k slot j's expert output here (none: not
+// this rank's expert) and weight; per 8 elements the fmaf chain over the slots in order (the
+// lanes' values passed round by shuffles), rounded to bf16, stored at the record's place in
+// its source's partials buffer, then the piece's flag there. Top-k above 32 takes the slots 32
+// at a time, in order.
 __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
   const int n = a.nranks;
   char* headers = local_part(a, a.headers_offset);
   const std::uint32_t hidden = a.f.hidden;
   const std::uint32_t nseg = lsa_segments(hidden, kSegmentElements);
+  const int topk = static_cast<int>(a.f.topk);
   const Starts st = starts_of(a);
   int most = 0;  // records from the source that sent the most
   for (int s = 0; s < n; ++s) most = max(most, a.counts_copy[s * n + a.rank]);
@@ -492,7 +473,6 @@ __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w)
     const std::uint32_t g = static_cast<std::uint32_t>(p / n % nseg);
     const int i = static_cast<int>(p / n / nseg);  // among the source's records here
     if (i >= a.counts_copy[source * n + a.rank]) continue;
-    if (source == a.rank && a.gathered == nullptr) continue;  // one node: the reduction computes its own
     const int r = st.records_from(source) + i;
     const int at = st.partials_at(source) + i;  // its place at the source
     // A source on this node: its partials buffer; on another node: by record here, for the
@@ -506,7 +486,18 @@ __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w)
     for (std::uint32_t e0 = begin + w.lane * 8; e0 - w.lane * 8 < end; e0 += 32 * 8) {
       const bool mine = e0 < end;
       float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      record_partial(partial, a, h, e0, mine, w.lane);
+      for (int j0 = 0; j0 < topk; j0 += 32) {
+        const std::uint16_t* from = nullptr;  // lane's slot j0 + lane
+        float weight = 0;
+        if (j0 + w.lane < topk) {
+          const int place = h.place[j0 + w.lane];
+          if (place >= 0) {
+            from = a.expert_output + static_cast<std::size_t>(place) * hidden;
+            weight = h.weight[j0 + w.lane];
+          }
+        }
+        add_slots(partial, from, weight, min(32, topk - j0), e0, mine);
+      }
       if (mine) *reinterpret_cast<uint4*>(dst + e0) = to_bf16x8(partial);
     }
     if (peer >= 0) publish(flags, flag_at(peer_part(a, a.partial_flags_offset, peer), at, g, nseg), w.lane);
@@ -517,34 +508,25 @@ __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w)
 // Segment g of token t's output: lane d finds where the token's partial from rank d lies (none:
 // the token did not go there); per 8 elements the partials in ascending rank order, summed in
 // fp32, rounded to bf16. Above 32 ranks, 32 at a time, in order. With flags (one node), every
-// lane first waits for each partial's flag, and this rank's own partial is computed here
-// (record_partial, rounded to bf16 as a stored one is) instead of read.
+// lane first waits for each partial's flag.
 __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, const unsigned* flags, unsigned epoch, int lane) {
-  const int n = a.nranks, me = a.rank;
+  const int n = a.nranks;
   const auto* partials = reinterpret_cast<const std::uint16_t*>(local_part(a, a.partials_offset));
   const std::uint32_t hidden = a.f.hidden, nseg = lsa_segments(hidden, kSegmentElements);
   const Starts st = starts_of(a);
   const int* slot = a.slot + static_cast<std::size_t>(t) * n;
-  const bool own = flags != nullptr && slot[me] >= 0;  // this rank's partial, computed here
   if (flags != nullptr) {
     for (int d = 0; d < n; ++d) {
-      if (slot[d] >= 0 && d != me) wait_for(flags + static_cast<std::size_t>(st.partials_from(d) + slot[d]) * nseg + g, epoch);
+      if (slot[d] >= 0) wait_for(flags + static_cast<std::size_t>(st.partials_from(d) + slot[d]) * nseg + g, epoch);
     }
   }
-  const Header h = header_at(local_part(a, a.headers_offset), own ? st.records_from(me) + slot[me] : 0, a);
   const std::uint32_t begin = g * kSegmentElements, end = min(begin + kSegmentElements, hidden);
   for (std::uint32_t e0 = begin + lane * 8; e0 - lane * 8 < end; e0 += 32 * 8) {
     const bool mine = e0 < end;
-    uint4 self{};  // this rank's partial, rounded to bf16 as a stored one is
-    if (own) {
-      float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      record_partial(partial, a, h, e0, mine, lane);
-      self = to_bf16x8(partial);
-    }
     float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int d0 = 0; d0 < n; d0 += 32) {
       const std::uint16_t* from = nullptr;  // lane's rank d0 + lane
-      if (d0 + lane < n && slot[d0 + lane] >= 0 && !(own && d0 + lane == me)) {
+      if (d0 + lane < n && slot[d0 + lane] >= 0) {
         from = partials + static_cast<std::size_t>(st.partials_from(d0 + lane) + slot[d0 + lane]) * hidden;
       }
       const int ranks = min(32, n - d0);
@@ -561,11 +543,6 @@ __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, const uns
         }
 #pragma unroll
         for (int k = 0; k < kLoadsInFlight; ++k) {
-          if (own && d0 + k0 + k == me) {
-            const auto* part = reinterpret_cast<const std::uint16_t*>(&self);
-#pragma unroll
-            for (int m = 0; m < 8; ++m) acc[m] += bf16_to_float(part[m]);
-          }
           if (!has[k]) continue;
           const auto* part = reinterpret_cast<const std::uint16_t*>(&v[k]);
 #pragma unroll
