@@ -82,7 +82,8 @@ json ep_phase_json(const EpPhase& p) {
               {"wrong", p.wrong},
               {"slowest_rank", p.slowest_rank},
               {"slowest_time_us", p.slowest_time_us},
-              {"rank_time_us", p.rank_time_us}};
+              {"rank_time_us", p.rank_time_us},
+              {"sms", p.sms > 0 ? json(p.sms) : json(nullptr)}};
 }
 
 EpPhase ep_phase_from(const json& j) {
@@ -94,6 +95,8 @@ EpPhase ep_phase_from(const json& j) {
   p.slowest_rank = j.at("slowest_rank").get<int>();
   p.slowest_time_us = j.at("slowest_time_us").get<double>();
   p.rank_time_us = j.at("rank_time_us").get<std::vector<double>>();
+  // Results written before the SMs were counted have none.
+  if (j.contains("sms") && !j.at("sms").is_null()) p.sms = j.at("sms").get<int>();
   return p;
 }
 

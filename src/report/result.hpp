@@ -48,6 +48,9 @@ struct EpPhase {
   int slowest_rank = 0;
   double slowest_time_us = 0;
   std::vector<double> rank_time_us;
+  // SMs that ran the phase's own kernel (the most over ranks); 0 where none was counted: NCCL's
+  // collectives or the host do the work (null in the JSON).
+  int sms = 0;
 };
 
 // One configuration of the MoE dispatch / combine sweep.
