@@ -75,16 +75,6 @@ std::vector<std::string> parse_tests(const std::vector<std::string>& given) {
 
 }  // namespace
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
-
 BackendChoice parse_backend(const std::string& text) {
   if (text == "auto") return BackendChoice::Auto;
   if (text == "nccl") return BackendChoice::Nccl;

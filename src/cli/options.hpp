@@ -29,7 +29,5 @@ CliOptions parse_options(int argc, const char* const* argv);
 // --backend's value: nccl, mpi or auto; a usage Error naming --backend otherwise.
 BackendChoice parse_backend(const std::string& text);
 std::string help_text();
-// "a,b,,c" -> {a, b, c}: the comma lists of the axes flags.
-std::vector<std::string> split_commas(const std::string& text);
 
 }  // namespace commsweep

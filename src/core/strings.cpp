@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <sstream>
 
 namespace commsweep {
 
@@ -56,6 +57,16 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
     }
   }
   return best;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream ss(text);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
 }
 
 std::string count_of(std::size_t count, const std::string& noun, const std::string& plural) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/strings.hpp"
 #include "runtime/error.hpp"
 #include "suite/document.hpp"
 #include "sweep/sizes.hpp"
@@ -13,17 +14,6 @@ namespace commsweep::settings {
 namespace {
 
 using nlohmann::json;
-
-// "a,b,,c" -> {a, b, c}.
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
 
 // An item as a user wrote it: text as is, anything else as JSON.
 std::string shown_item(const json& item) { return item.is_string() ? item.get<std::string>() : item.dump(); }
