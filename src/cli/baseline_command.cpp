@@ -8,6 +8,7 @@
 #include "cli/flags.hpp"
 #include "cli/regress_commands.hpp"
 #include "core/strings.hpp"
+#include "output/output_file.hpp"
 #include "regress/baseline_json.hpp"
 #include "runtime/error.hpp"
 #include "regress/compare.hpp"
@@ -161,7 +162,7 @@ int run_baseline_command(int argc, char** argv, char**) {
   }
   if (o.runs.empty()) throw_usage("no RUN files given (commsweep baseline --help)");
   if (o.output.empty()) throw_usage("-o/--output FILE is required");
-  if (const std::string why = report::cannot_write_reason(o.output); !why.empty()) {
+  if (const std::string why = output::cannot_write_reason(o.output); !why.empty()) {
     throw_usage("-o/--output " + o.output + ": cannot write the baseline there: " + why);
   }
   std::vector<report::Results> runs;
@@ -171,7 +172,7 @@ int run_baseline_command(int argc, char** argv, char**) {
     for (const auto& r : o.runs) runs.push_back(report::read_results_file(r));
     require_comparable(o, runs);
     const regress::Baseline b = make_baseline(o, runs, command_line);
-    report::write_file_atomically(o.output, regress::to_json(b).dump(2) + "\n");
+    output::write_output_file(o.output, regress::to_json(b).dump(2) + "\n");
     std::cout << "baseline " << o.output << ": " << b.shape << " " << b.mode << ", "
               << count_of(b.entries.size(), "measurement") << " from " << count_of(runs.size(), "run") << "\n";
     if (runs.size() < regress::kRecommendedBaselineRuns) {

@@ -11,6 +11,7 @@
 #include "cli/flags.hpp"
 #include "cli/regress_commands.hpp"
 #include "core/text_file.hpp"
+#include "output/output_file.hpp"
 #include "regress/baseline_json.hpp"
 #include "regress/compare.hpp"
 #include "regress/history.hpp"
@@ -69,7 +70,7 @@ void write_reports(const CompareOptions& o, const regress::Comparison& c, const 
   if (!o.html.empty()) files.emplace_back(o.html, regress::render_html(c, b, history));
   if (!o.prometheus.empty()) files.emplace_back(o.prometheus, regress::render_prometheus(c));
   if (!o.json.empty()) files.emplace_back(o.json, regress::comparison_json(c).dump(2) + "\n");
-  for (const auto& [path, text] : files) report::write_file_atomically(path, text);
+  for (const auto& [path, text] : files) output::write_output_file(path, text);
 }
 
 int bad_input(const std::string& message) {
@@ -103,7 +104,7 @@ int run_compare_command(int argc, char** argv, char**) {
   for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--markdown", o.markdown},
                                    {"--html", o.html}, {"--prometheus", o.prometheus}, {"--json", o.json}}) {
     if (path.empty()) continue;
-    if (const std::string why = report::cannot_write_reason(path); !why.empty()) {
+    if (const std::string why = output::cannot_write_reason(path); !why.empty()) {
       return bad_input(std::string(flag) + " " + path + ": cannot write the report there: " + why);
     }
   }

@@ -16,6 +16,7 @@
 #include "fabric/pod_devices.hpp"
 #include "fabric/preflight.hpp"
 #include "fabric/preflight_table.hpp"
+#include "output/output_file.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
 #include "runtime/world.hpp"
@@ -116,7 +117,7 @@ int run_preflight_command(World& world, int argc, char** argv, char** envp) {
     if (fabric::tally(nodes).fail) code = exit_code::kPreflightFailed;
     if (vm.count("json")) {
       try {
-        report::write_file_atomically(vm["json"].as<std::string>(), fabric::preflight_json(nodes).dump(2) + "\n");
+        output::write_output_file(vm["json"].as<std::string>(), fabric::preflight_json(nodes).dump(2) + "\n");
       } catch (const std::exception& e) {
         std::fprintf(stderr, "commsweep preflight: --json: %s\n", e.what());
         code = exit_code::kUsage;

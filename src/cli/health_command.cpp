@@ -11,6 +11,7 @@
 #include "cli/flags.hpp"
 #include "cli/health_gather.hpp"
 #include "health/nvml_loader.hpp"
+#include "output/output_file.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
 #include "runtime/world.hpp"
@@ -88,7 +89,7 @@ int run_health_command(World& world, int argc, char** argv, char** /*envp*/) {
   check(o);
   // Rank 0 writes the files; every rank learns that it cannot, so that all stop together.
   for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--json", o.json}, {"--prometheus", o.prometheus}}) {
-    const std::string why = world.rank() == 0 && !path.empty() ? report::cannot_write_reason(path) : "";
+    const std::string why = world.rank() == 0 && !path.empty() ? output::cannot_write_reason(path) : "";
     if (world.sum(why.empty() ? 0 : 1, Phase{"checking " + flag, Deadline::after(o.timeout_s)}) > 0)
       throw_usage("health: " + flag + " " + path + ": cannot write there" + (why.empty() ? "" : ": " + why));
   }
@@ -103,8 +104,8 @@ int run_health_command(World& world, int argc, char** argv, char** /*envp*/) {
     std::cout << health::render_inventory(report) << health::render_block(report) << std::flush;
     if (health::worst(report.findings) == health::Severity::Fail) code = exit_code::kPreflightFailed;
     try {
-      if (!o.json.empty()) report::write_file_atomically(o.json, health::report_json(report).dump(2) + "\n");
-      if (!o.prometheus.empty()) report::write_file_atomically(o.prometheus, health::render_prometheus(report));
+      if (!o.json.empty()) output::write_output_file(o.json, health::report_json(report).dump(2) + "\n");
+      if (!o.prometheus.empty()) output::write_output_file(o.prometheus, health::render_prometheus(report));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "commsweep health: %s\n", e.what());
       code = exit_code::kUsage;

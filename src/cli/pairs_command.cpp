@@ -17,6 +17,7 @@
 #include "cli/pairs_options.hpp"
 #include "cli/progress.hpp"
 #include "cli/run_setup.hpp"
+#include "output/output_file.hpp"
 #include "pairs/exchange.hpp"
 #include "pairs/faults.hpp"
 #include "pairs/heatmap_html.hpp"
@@ -66,7 +67,7 @@ int report_run(pairs::PairsRun& run, bool adaptive, const std::string& html, Pai
   std::cout << pairs::render_report(run, analysis) << std::flush;
   if (keeper) keeper->write_final(run, analysis);
   if (!html.empty()) {
-    report::write_file_atomically(html, pairs::render_html(run, analysis));
+    output::write_output_file(html, pairs::render_html(run, analysis));
     std::cout << "# HTML report written to " << html << "\n";
   }
   std::cout << std::flush;

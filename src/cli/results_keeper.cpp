@@ -25,7 +25,7 @@ void Keeper::write(const nlohmann::json& doc) {
   for (const auto& [key, value] : attached_.items())
     if (full.is_object() && !full.contains(key)) full[key] = value;
   try {
-    report::write_file_atomically(path_, full.dump(2) + "\n");
+    output::write_output_file(path_, full.dump(2) + "\n");
     std::cout << "# Results written to " << path_ << "\n";
   } catch (const std::runtime_error& e) {
     throw Error(ErrorKind::Runtime, std::string("--json: ") + e.what());
@@ -33,7 +33,7 @@ void Keeper::write(const nlohmann::json& doc) {
 }
 
 void Keeper::write_quietly(const nlohmann::json& doc) {
-  report::write_file_atomically(path_, doc.dump(2) + "\n");
+  output::write_output_file(path_, doc.dump(2) + "\n");
 }
 
 void Keeper::rewrite_if_interrupted() {

@@ -12,6 +12,7 @@
 #include "cli/rank_binding.hpp"
 #include "cli/run_transport.hpp"
 #include "core/strings.hpp"
+#include "output/output_file.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
 #include "runtime/termination.hpp"
@@ -75,7 +76,7 @@ std::vector<std::string> oversubscription_warnings(const World& world, const std
 void require_writable_results(World& world, const std::string& path, double timeout_s) {
   if (path.empty()) return;
   // Rank 0 writes the results, so its file system is the one that counts; all ranks agree.
-  const std::string why = world.rank() == 0 ? report::cannot_write_reason(path) : "";
+  const std::string why = world.rank() == 0 ? output::cannot_write_reason(path) : "";
   const Phase phase{"checking --json", Deadline::after(timeout_s)};
   if (world.sum(why.empty() ? 0 : 1, phase) > 0) {
     throw_usage("--json " + path + ": cannot write the results there: " + why);

@@ -10,6 +10,7 @@
 
 #include "cli/flags.hpp"
 #include "core/text_file.hpp"
+#include "output/output_file.hpp"
 #include "report/json.hpp"
 #include "runtime/error.hpp"
 #include "topology/generate.hpp"
@@ -97,7 +98,7 @@ int generate(int argc, char** argv) {
       }
       try {
         fs::create_directories(out);
-        report::write_file_atomically(path, text);
+        output::write_output_file(path, text);
       } catch (const std::exception& e) {
         throw Error(ErrorKind::Usage, "--out: " + std::string(e.what()));
       }

@@ -347,12 +347,6 @@ Results results_from_json(const json& doc) {
   return r;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  output::write_output_file(path, text);
-}
-
-std::string cannot_write_reason(const std::string& path) { return output::cannot_write_reason(path); }
-
 json read_json_file(const std::string& path, const std::string& what) {
   std::string text;
   try {
