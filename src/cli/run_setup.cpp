@@ -23,7 +23,7 @@ namespace commsweep {
 namespace {
 
 // Rank 0 learns every rank's device and its host's online cores: "device|pci|pid|cores|name".
-std::vector<report::GpuInfo> gather_gpus(World& world, const report::GpuInfo& mine, double timeout,
+std::vector<report::GpuInfo> gather_gpus(World& world, const GpuChoice& mine, double timeout,
                                          std::vector<int>* pids, std::map<std::string, long>* cores) {
   std::ostringstream line;
   line << mine.device << "|" << mine.pci_bus_id << "|" << getpid() << "|" << sysconf(_SC_NPROCESSORS_ONLN) << "|"
