@@ -15,6 +15,7 @@
 #include "runtime/error.hpp"
 #include "runtime/world.hpp"
 #include "suite/document.hpp"
+#include "sweep/sweep.hpp"
 
 namespace commsweep {
 namespace {
@@ -52,11 +53,7 @@ void check_against_world(const Suite& suite, const World& world) {
         continue;
       }
       for (const auto& name : s.tests) {
-        const bool rooted = find_collective_test(name)->rooted;
-        if (rooted && s.collective.root >= world.size()) {
-          throw_usage("root " + std::to_string(s.collective.root) + " is not a rank of this job (0 to " +
-                      std::to_string(world.size() - 1) + ")");
-        }
+        require_root_in_job(*find_collective_test(name), s.collective.root, world.size(), "root");
       }
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Usage) throw;

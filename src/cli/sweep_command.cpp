@@ -51,13 +51,7 @@ std::size_t planned_rows(const std::vector<std::string>& tests, const SweepConfi
 // The usage errors that need the job's size or its GPUs, found before the preflight and the
 // table header are printed (every rank reaches the same verdict).
 void require_usable_settings(World& world, const CliOptions& o) {
-  for (const auto& name : o.tests) {
-    if (!find_collective_test(name)->rooted) continue;
-    if (o.sweep.root >= world.size()) {
-      throw_usage("-r/--root " + std::to_string(o.sweep.root) + " is not a rank of this job (0 to " +
-                  std::to_string(world.size() - 1) + ")");
-    }
-  }
+  for (const auto& name : o.tests) require_root_in_job(*find_collective_test(name), o.sweep.root, world.size());
   if (o.sweep.graph_launches == 0 || o.backend != BackendChoice::Auto) return;
   // -G with --backend auto: only a job whose every rank has a GPU gets the nccl backend.
   std::string why_none;
