@@ -26,12 +26,7 @@
 #error "nccl.h on the include path is not the NCCL that CMake found (NCCL_INCLUDE_DIR): another NCCL's headers come first"
 #endif
 
-#if __has_include(<nccl_device.h>) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-#define COMMSWEEP_NCCL_DEVICE_API 1
-#include <nccl_device.h>
-#else
-#define COMMSWEEP_NCCL_DEVICE_API 0
-#endif
+#include "nccl_device_api.hpp"
 
 namespace commsweep::ep::kernels {
 
@@ -558,8 +553,6 @@ cudaError_t launch(void (*kernel)(ncclDevComm, LsaArgs), const ncclDevComm& comm
 
 }  // namespace
 
-bool lsa_available() { return true; }
-
 int lsa_max_blocks(int device) {
   int sms = 0, per_sm_dispatch = 0, per_sm_combine = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
@@ -598,7 +591,6 @@ cudaError_t lsa_reduce(const LsaArgs& a, int blocks, cudaStream_t stream) {
 
 #else  // no device API in this NCCL
 
-bool lsa_available() { return false; }
 int lsa_max_blocks(int) { return 0; }
 int lsa_barrier_count(int) { return 0; }
 cudaError_t lsa_dispatch(const ncclDevComm&, const LsaArgs&, int, cudaStream_t) {

@@ -89,8 +89,6 @@ inline constexpr int kLsaStartKinds = 6;
 inline constexpr const char* kLsaDispatchStages[] = {"layout", "counts", "stores", "barrier", "duplicates"};
 inline constexpr const char* kLsaCombineStages[] = {"partials", "barrier", "reduction"};
 
-// True where this build has NCCL's device API (nccl_device.h, NCCL >= 2.28).
-bool lsa_available();
 // Blocks a cooperative launch of either kernel can keep resident on `device` (0: none).
 int lsa_max_blocks(int device);
 // LSA barriers the two kernels need for `blocks` blocks (the device communicator's

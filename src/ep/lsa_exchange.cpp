@@ -10,14 +10,9 @@
 #include "ep/device_result.hpp"
 #include "ep/grouped_send_recv.hpp"
 #include "ep_kernels.hpp"
+#include "nccl_device_api.hpp"
 #include "runtime/error.hpp"
 
-#if __has_include(<nccl_device.h>) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-#include <nccl_device.h>
-#define COMMSWEEP_NCCL_DEVICE_API 1
-#else
-#define COMMSWEEP_NCCL_DEVICE_API 0
-#endif
 
 #define CS_LSA_NCCL(call, phase) backend_.check((call), #call, __FILE__, __LINE__, (phase))
 

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "comm/nccl/nccl_call.hpp"
-#include "ep_lsa.hpp"
+#include "nccl_device_api.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/error.hpp"
 
@@ -92,7 +92,7 @@ nccl_policy::Versions nccl_policy_versions() {
   nccl_policy::Versions p;
   p.headers = v.headers;
   p.library = v.library;
-  p.device_api_built = ep::kernels::lsa_available();
+  p.device_api_built = kernels::kNcclDeviceApiBuilt;
   if (const char* jit = std::getenv("NCCL_DEV_API_JIT"); jit != nullptr) p.dev_api_jit = jit;
   return p;
 }
