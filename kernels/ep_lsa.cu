@@ -12,13 +12,13 @@
 // records and partials for other nodes go to local buffers that the host exchanges.
 // Work is split into (item, segment) pieces, a warp each, so that few tokens still spread over
 // many warps; pieces for different peers interleave so that no peer's links take all stores.
-// The arithmetic is kernels/ep_pattern.hpp's, in the order the host reference uses, so the
+// The arithmetic is src/pattern/ep_pattern.hpp's, in the order the host reference uses, so the
 // result is bit-exact against it and against the alltoallv path.
 #include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 
 #include "ep_lsa.hpp"
-#include "ep_pattern.hpp"
+#include "pattern/ep_pattern.hpp"
 
 // The nccl.h included must be the one CMake found (cmake/FindNCCL.cmake, NCCL_ROOT): the CUDA
 // toolkit's include folder holds another NCCL's, which may come first on the include path.

@@ -28,7 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "ep_record.hpp"
+#include "pattern/ep_record.hpp"
 
 struct ncclDevComm;
 

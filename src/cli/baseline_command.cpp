@@ -10,10 +10,10 @@
 #include "core/strings.hpp"
 #include "output/output_file.hpp"
 #include "regress/baseline_json.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "regress/compare.hpp"
 #include "report/json.hpp"
-#include "sweep/sizes.hpp"
+#include "core/sizes.hpp"
 #include "version.hpp"
 
 namespace commsweep {

@@ -7,7 +7,7 @@
 #include "cli/flags.hpp"
 #include "core/text_file.hpp"
 #include "ep/settings.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "settings/program_options.hpp"
 #include "suite/document.hpp"
 

@@ -18,7 +18,7 @@
 #include "fabric/preflight_table.hpp"
 #include "output/output_file.hpp"
 #include "report/json.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep {

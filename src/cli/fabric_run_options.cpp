@@ -3,7 +3,7 @@
 #include <boost/program_options.hpp>
 #include <stdexcept>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep {
 

@@ -13,7 +13,7 @@
 #include "health/nvml_loader.hpp"
 #include "output/output_file.hpp"
 #include "report/json.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep {

@@ -17,7 +17,7 @@
 #include "cli/sweep_command.hpp"
 #include "collectives/collective_test.hpp"
 #include "output/stdout_check.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/termination.hpp"
 #include "runtime/world.hpp"
 #include "version.hpp"

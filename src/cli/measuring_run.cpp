@@ -6,7 +6,7 @@
 #include "cli/fabric_commands.hpp"
 #include "cli/provenance.hpp"
 #include "report/json.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "version.hpp"
 
 namespace commsweep {

@@ -8,7 +8,7 @@
 #include "collectives/collective_test.hpp"
 #include "collectives/settings.hpp"
 #include "core/strings.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "settings/program_options.hpp"
 
 namespace commsweep {

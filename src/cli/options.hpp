@@ -7,7 +7,7 @@
 
 #include "cli/fabric_run_options.hpp"
 #include "comm/make_backend.hpp"
-#include "sweep/config.hpp"
+#include "core/sweep_config.hpp"
 
 namespace commsweep {
 

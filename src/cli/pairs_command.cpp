@@ -28,7 +28,7 @@
 #include "pairs/rounds.hpp"
 #include "plan/adaptive.hpp"
 #include "report/json.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep {

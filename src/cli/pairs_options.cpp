@@ -5,7 +5,7 @@
 
 #include "cli/fabric_run_options.hpp"
 #include "cli/flags.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "settings/program_options.hpp"
 
 namespace commsweep {

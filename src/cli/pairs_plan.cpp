@@ -7,7 +7,7 @@
 #include "pairs/job_plan.hpp"
 #include "plan/plan_text.hpp"
 #include "plan/topology_readers.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep {
 

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "sweep/sizes.hpp"
+#include "core/sizes.hpp"
 
 namespace commsweep {
 namespace {

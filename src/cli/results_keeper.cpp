@@ -8,7 +8,7 @@
 #include "core/strings.hpp"
 #include "output/output_file.hpp"
 #include "report/json.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/termination.hpp"
 #include "runtime/world.hpp"
 

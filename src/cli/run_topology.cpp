@@ -5,7 +5,7 @@
 #include <cctype>
 #include <optional>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/world.hpp"
 #include "topology/run_check.hpp"
 #include "topology/shape_detect.hpp"

@@ -5,7 +5,7 @@
 #include "comm/backend.hpp"
 #include "comm/make_backend.hpp"
 #include "fabric/transport_report.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
 

@@ -13,7 +13,7 @@
 #include "collectives/collective_test.hpp"
 #include "core/types.hpp"
 #include "ep/ep_config.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep {
 

@@ -12,7 +12,7 @@
 #include "core/text_file.hpp"
 #include "collectives/collective_test.hpp"
 #include "report/json.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/world.hpp"
 #include "suite/document.hpp"
 #include "sweep/sweep.hpp"

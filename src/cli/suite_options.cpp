@@ -8,7 +8,7 @@
 #include "cli/flags.hpp"
 #include "collectives/settings.hpp"
 #include "ep/settings.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "settings/program_options.hpp"
 #include "suite/document.hpp"
 

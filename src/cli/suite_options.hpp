@@ -9,7 +9,7 @@
 
 #include "cli/options.hpp"
 #include "ep/ep_config.hpp"
-#include "sweep/config.hpp"
+#include "core/sweep_config.hpp"
 
 namespace commsweep {
 

@@ -15,8 +15,8 @@
 #include "report/json.hpp"
 #include "runtime/gpu.hpp"
 #include "report/table.hpp"
-#include "runtime/error.hpp"
-#include "sweep/sizes.hpp"
+#include "core/error.hpp"
+#include "core/sizes.hpp"
 #include "sweep/sweep.hpp"
 
 namespace commsweep {

@@ -9,7 +9,7 @@
 #include "comm/backend.hpp"
 #include "report/result.hpp"
 #include "runtime/world.hpp"
-#include "sweep/config.hpp"
+#include "core/sweep_config.hpp"
 #include "sweep/run_control.hpp"
 
 namespace commsweep {

@@ -12,9 +12,9 @@
 #include "core/text_file.hpp"
 #include "output/output_file.hpp"
 #include "report/json.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "topology/generate.hpp"
-#include "topology/nccl_dump.hpp"
+#include "comm/nccl_dump.hpp"
 #include "topology/shape_detect.hpp"
 #include "topology/validate.hpp"
 

@@ -5,8 +5,8 @@
 
 #include "collectives/collective_test.hpp"
 #include "core/strings.hpp"
-#include "runtime/error.hpp"
-#include "sweep/sizes.hpp"
+#include "core/error.hpp"
+#include "core/sizes.hpp"
 
 namespace commsweep {
 namespace {
@@ -19,7 +19,7 @@ using settings::Type;
 using settings::Value;
 using Config = CollectiveSettings;
 
-// --fault's choices (test hooks, sweep/config.hpp), each given as NAME:RANK.
+// --fault's choices (test hooks, core/sweep_config.hpp), each given as NAME:RANK.
 struct FaultName {
   const char* name;
   Fault::Kind kind;

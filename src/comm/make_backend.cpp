@@ -2,7 +2,7 @@
 
 #include "comm/mpi/mpi_backend.hpp"
 #include "mpitransport/mpi_components.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/gpu.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
 #include "comm/nccl/nccl_backend.hpp"

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "ep_pattern.hpp"  // kFp8BlockElements
+#include "pattern/ep_pattern.hpp"  // kFp8BlockElements
 
 namespace commsweep::ep {
 

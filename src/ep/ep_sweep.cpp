@@ -6,7 +6,7 @@
 
 #include "ep/layout.hpp"
 #include "ep/verify.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::ep {
 

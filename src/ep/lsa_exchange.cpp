@@ -11,7 +11,7 @@
 #include "ep/grouped_send_recv.hpp"
 #include "ep_kernels.hpp"
 #include "nccl_device_api.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 
 #define CS_LSA_NCCL(call, phase) backend_.check((call), #call, __FILE__, __LINE__, (phase))

@@ -2,7 +2,7 @@
 #include "ep/make_exchange.hpp"
 
 #include "ep/host_exchange.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
 #include "ep/lsa_exchange.hpp"
 #include "ep/nccl_exchange.hpp"

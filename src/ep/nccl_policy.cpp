@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::ep {
 namespace {

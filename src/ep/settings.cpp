@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "ep_pattern.hpp"  // kFp8BlockElements
-#include "runtime/error.hpp"
+#include "pattern/ep_pattern.hpp"  // kFp8BlockElements
+#include "core/error.hpp"
 
 namespace commsweep::ep {
 namespace {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "plan/planners.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::pairs {
 namespace {

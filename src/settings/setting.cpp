@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "core/strings.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "suite/document.hpp"
-#include "sweep/sizes.hpp"
+#include "core/sizes.hpp"
 
 namespace commsweep::settings {
 namespace {

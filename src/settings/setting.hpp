@@ -21,7 +21,7 @@ namespace commsweep::settings {
 enum class Kind {
   Whole,      // a whole number within [min, max]; a document's true/false count as 1/0 when in range
   Unsigned,   // a whole number from 0 to 2^64-1 (a seed)
-  Size,       // bytes with an optional K M G T suffix (sweep/sizes.hpp)
+  Size,       // bytes with an optional K M G T suffix (core/sizes.hpp)
   Number,     // a finite number within [low, high] (or (low, high] when above_low)
   Choice,     // one name of `choices` (or an alias)
   Text,       // any text

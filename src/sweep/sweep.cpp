@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include "core/strings.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/termination.hpp"
-#include "sweep/sizes.hpp"
+#include "core/sizes.hpp"
 #include "sweep/slices.hpp"
 
 namespace commsweep {

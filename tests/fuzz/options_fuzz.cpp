@@ -1,4 +1,4 @@
-// The sweep's command line (cli/options.cpp, sweep/sizes.cpp): any argv either parses or
+// The sweep's command line (cli/options.cpp, core/sizes.cpp): any argv either parses or
 // throws commsweep::Error (exit code 2). Nothing may crash, exit, abort or throw anything else;
 // a parsed sweep's size list must stay small enough to plan (a size list that would take
 // gigabytes is a hang in disguise). Input: the arguments, one per line.
@@ -7,7 +7,7 @@
 
 #include "cli/options.hpp"
 #include "fuzz_input.hpp"
-#include "sweep/sizes.hpp"
+#include "core/sizes.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const commsweep::fuzz::Argv args(data, size);

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli/suite_options.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ep/nccl_policy.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::nccl_policy {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "cli/options.hpp"
 #include "collectives/collective_test.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep {

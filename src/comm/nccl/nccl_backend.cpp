@@ -7,7 +7,7 @@
 #include "comm/nccl/nccl_call.hpp"
 #include "nccl_device_api.hpp"
 #include "runtime/cuda_check.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 // The nccl.h included must be the one CMake found (cmake/FindNCCL.cmake, NCCL_ROOT): the CUDA
 // toolkit's include folder holds another NCCL's, which may come first on the include path.

@@ -15,7 +15,7 @@
 #include "comm/nccl_version.hpp"
 #include "nccl_policy/policy.hpp"
 #include "pattern_kernels.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/gpu.hpp"
 
 namespace commsweep {

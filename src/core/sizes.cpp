@@ -1,9 +1,9 @@
-#include "sweep/sizes.hpp"
+#include "core/sizes.hpp"
 
 #include <cctype>
 #include <limits>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep {
 

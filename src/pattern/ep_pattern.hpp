@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "pattern.hpp"
+#include "pattern/pattern.hpp"
 
 namespace commsweep::ep {
 

@@ -1,4 +1,4 @@
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep {
 

@@ -1,5 +1,5 @@
-#include "runtime/error.hpp"
-#include "topology/nccl_dump.hpp"
+#include "core/error.hpp"
+#include "comm/nccl_dump.hpp"
 
 namespace commsweep::topology {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep/config.hpp"
+#include "core/sweep_config.hpp"
 
 namespace commsweep {
 

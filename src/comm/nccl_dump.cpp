@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "runtime/error.hpp"
-#include "topology/nccl_dump.hpp"
+#include "core/error.hpp"
+#include "comm/nccl_dump.hpp"
 
 namespace commsweep::topology {
 namespace {
