@@ -605,4 +605,9 @@ cudaError_t lsa_reduce(const LsaArgs&, int, cudaStream_t) { return cudaErrorNotS
 
 #endif
 
+const LsaKernels& lsa_kernels() {
+  static const LsaKernels kernels{lsa_dispatch, lsa_combine, lsa_max_blocks};
+  return kernels;
+}
+
 }  // namespace commsweep::ep::kernels

@@ -91,6 +91,18 @@ inline constexpr const char* kLsaCombineStages[] = {"partials", "barrier", "redu
 
 // Blocks a cooperative launch of either kernel can keep resident on `device` (0: none).
 int lsa_max_blocks(int device);
+
+// The kernels an lsa exchange launches (src/ep/lsa_exchange.hpp: LsaVariant): the dispatch and
+// the combine (cooperative launches; block b of every rank meets block b of the others), and
+// how many blocks of both a device keeps resident. A kernel variant brings its own three, with
+// the LsaArgs, window layout and hybrid steps below.
+struct LsaKernels {
+  cudaError_t (*dispatch)(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream);
+  cudaError_t (*combine)(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream);
+  int (*max_blocks)(int device);
+};
+// This file's: lsa_dispatch, lsa_combine, lsa_max_blocks (declared below).
+const LsaKernels& lsa_kernels();
 // LSA barriers the two kernels need for `blocks` blocks (the device communicator's
 // lsaBarrierCount): the dispatch's per block from 0, the combine's per block from `blocks`.
 int lsa_barrier_count(int blocks);

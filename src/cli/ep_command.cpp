@@ -4,8 +4,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/measuring_run.hpp"
-#include "cli/run_setup.hpp"
+#include "run/measuring_run.hpp"
+#include "run/run_setup.hpp"
 #include "ep/ep_sweep.hpp"
 #include "ep/make_exchange.hpp"
 #include "ep/nccl_policy.hpp"
@@ -28,9 +28,9 @@ std::string parameters_line(const World& world, const ep::EpConfig& c) {
 
 std::string apply_ep_nccl_policy(World& world, RunSetup& run, ep::EpConfig& config) {
   if (!run.backend.nccl) return "";  // the mpi backend: no NCCL (lsa is refused when made)
-  const std::string why = ep::decide_nccl_policy(world, *run.backend.nccl, config,
-                                                 [&](const nccl_policy::Decision& d) { record_nccl_decision(run, d); });
-  return ep::leave_out_refused_lsa(config, why);
+  const auto refusals = ep::decide_nccl_policy(world, *run.backend.nccl, config,
+                                               [&](const nccl_policy::Decision& d) { record_nccl_decision(run, d); });
+  return ep::leave_out_refused(config, refusals);
 }
 
 void check_ep_config(const World& world, const ep::EpConfig& config) {

@@ -6,6 +6,7 @@
 
 #include "cli/flags.hpp"
 #include "core/text_file.hpp"
+#include "ep/implementation.hpp"
 #include "ep/settings.hpp"
 #include "core/error.hpp"
 #include "settings/program_options.hpp"
@@ -88,6 +89,23 @@ std::string wrapped(const std::string& text) {
   return out + line;
 }
 
+// The registered implementations' paragraphs (ep/impls/<name>.cpp), the name in a column.
+std::string implementations_help() {
+  std::string out;
+  for (const ep::EpImplementation* impl : ep::ep_implementations()) {
+    std::istringstream lines{std::string(impl->help)};
+    std::string line;
+    for (bool first = true; std::getline(lines, line); first = false) {
+      const std::string name = first ? std::string(impl->name) : "";
+      out += "  " + name + std::string(name.size() < 11 ? 11 - name.size() : 1, ' ') + line + "\n";
+    }
+  }
+  const std::size_t n = ep::ep_implementations().size();
+  return out + "  " + (n == 2 ? "Both produce" : "Every one produces") +
+         " the same expert-grouped buffers and the same combined output, checked\n"
+         "  element by element against the host reference.\n";
+}
+
 }  // namespace
 
 EpCliOptions parse_ep_options(int argc, const char* const* argv) {
@@ -167,22 +185,7 @@ std::string ep_help_text() {
          "            one for each token 0..tokens-1 of every rank; weights default to 1/k; '#' comments\n"
          "  --topk-groups N limits a token's experts to N nodes (DeepEP's num_topk_groups).\n\n"
          "Implementations (--ep-impl, a comma list; each case runs on each, rows side by side):\n"
-         "  alltoallv  the reference: kernels pack the records, the counts go first (ncclSend/Recv),\n"
-         "             the host waits for them, then grouped ncclSend/Recv move the records and,\n"
-         "             reversed, the partial sums; time is the host's wall time of the whole step.\n"
-         "             On the mpi backend the same exchange is MPI_Alltoallv on host buffers.\n"
-         "  lsa        nccl backend, NCCL 2.28+ device API; which library it runs on is the NCCL\n"
-         "             version policy's (stated before the table; docs/nccl-versions.md). On one\n"
-         "             node one cooperative kernel per step stores each token once per destination\n"
-         "             rank straight into the receiver's symmetric buffer (ncclMemAlloc +\n"
-         "             ncclCommWindowRegister, peer pointers; counts by the LL all-to-all, LSA\n"
-         "             barriers between stages); the combine stores each rank's weighted partial\n"
-         "             sums straight back. Replayed as a CUDA graph; time is the kernel's own span\n"
-         "             (first block's start to last block's end, on the GPU's clock), as DeepEP\n"
-         "             times its kernels. On several nodes the same within each node, and\n"
-         "             ncclSend/Recv to other nodes; time is then the host's wall time.\n"
-         "  Both produce the same expert-grouped buffers and the same combined output, checked\n"
-         "  element by element against the host reference.\n"
+      << implementations_help()
       << visible << "\n"
       << "Defaults are DeepEP's test sizes (DeepSeek-V3: hidden 7168, top-k 8, 256 experts) over\n"
          "128..4096 tokens per rank. Experts must divide by the ranks.\n\n"

@@ -129,7 +129,7 @@ void record_nccl_decision(RunSetup& run, const nccl_policy::Decision& d) {
     if (known.path == d.path) return;
   }
   run.nccl_policy.push_back(d);
-  report::NcclPolicyDecision record{std::string(nccl_policy::name_of(d.path)),
+  report::NcclPolicyDecision record{d.path,
                                     std::string(nccl_policy::name_of(d.verdict)), d.message, {}};
   for (const auto& s : d.settings) {
     record.settings.push_back({s.name, s.value, std::string(nccl_policy::name_of(s.how)), s.why});
@@ -185,7 +185,7 @@ RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, doubl
   const auto gpus = gather_gpus(world, run.backend.gpu, timeout_s, &pids, &cores);
   // The collectives' decision (a refusal ended the run in NcclBackend's constructor).
   if (run.backend.nccl) {
-    record_nccl_decision(run, nccl_policy::decide(nccl_policy::Path::HostCollectives, *run.backend.nccl));
+    record_nccl_decision(run, nccl_policy::decide("host_collectives", *run.backend.nccl));
   }
   if (world.rank() != 0) return run;
   const auto warnings = oversubscription_warnings(world, cores);

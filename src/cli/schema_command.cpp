@@ -13,6 +13,7 @@
 #include "collectives/collective_test.hpp"
 #include "core/types.hpp"
 #include "ep/ep_config.hpp"
+#include "ep/implementation.hpp"
 #include "core/error.hpp"
 
 namespace commsweep {
@@ -53,7 +54,7 @@ nlohmann::ordered_json enum_of(const std::string& list) {
   } else if (list == "ep_dtypes") {
     out = names(ep::all_ep_dtypes());
   } else if (list == "ep_impls") {
-    out = names(ep::all_ep_impls());
+    for (const auto& name : ep::ep_implementation_names()) out.push_back(name);
   } else {
     throw Error(ErrorKind::Runtime, "results/schema names an unknown list \"" + list + "\"");
   }

@@ -7,6 +7,7 @@
 
 #include "pattern/ep_pattern.hpp"  // kFp8BlockElements
 #include "core/error.hpp"
+#include "ep/implementation.hpp"
 
 namespace commsweep::ep {
 namespace {
@@ -106,6 +107,19 @@ void finish(EpConfig& c, const Origins& o) {
   }
 }
 
+// "how the exchange is done (below): alltoallv, lsa; alltoallv,lsa runs both on every case, side
+// by side", from the registered implementations.
+std::string impl_help() {
+  const auto all = ep_implementation_names();
+  std::string listed, together;
+  for (const auto& n : all) {
+    listed += (listed.empty() ? "" : ", ") + n;
+    together += (together.empty() ? "" : ",") + n;
+  }
+  return "how the exchange is done (below): " + listed + "; " + together + " runs " +
+         (all.size() == 2 ? "both" : "each") + " on every case, side by side";
+}
+
 constexpr auto entry = &settings::entry<EpConfig>;
 
 settings::Table<EpConfig> make_table() {
@@ -131,9 +145,8 @@ settings::Table<EpConfig> make_table() {
             [](EpConfig& c, const Value& v, const Given&) { c.dtypes = picked(v, all_ep_dtypes()); }),
       entry("routing", 0, "routing", names_type(routings), "randn", routing_help + " (below)", axes,
             [](EpConfig& c, const Value& v, const Given&) { c.routings = picked(v, all_routing_kinds()); }),
-      entry("ep-impl", 0, "impl", names_type(names(all_ep_impls())), "alltoallv",
-            "how the exchange is done (below): alltoallv, lsa; alltoallv,lsa runs both on every case, side by side",
-            axes, [](EpConfig& c, const Value& v, const Given&) { c.impls = picked(v, all_ep_impls()); }),
+      entry("ep-impl", 0, "impl", names_type(ep_implementation_names()), "alltoallv", impl_help(), axes,
+            [](EpConfig& c, const Value& v, const Given&) { c.impls = picked(v, ep_implementation_names()); }),
       entry("skew", 0, "skew", settings::positive(), "1.0",
             "skewed routing: expert e drawn with weight 1 / (e + 1)^S, S > 0", run,
             [](EpConfig& c, const Value& v, const Given&) { c.skew = v.number; }),

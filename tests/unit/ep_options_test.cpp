@@ -191,7 +191,7 @@ TEST_F(EpSuite, YamlAsASuitesEpEntry) {
                                  "timeout: 30\n");
   const EpCliOptions o = parse({"--suite", yaml, "--lsa-blocks", "8"});
   EXPECT_EQ(o.config.tokens, (std::vector<int>{16, 32}));
-  EXPECT_EQ(o.config.impls, std::vector<ep::EpImpl>{ep::EpImpl::Lsa});
+  EXPECT_EQ(o.config.impls, std::vector<std::string>{"lsa"});
   EXPECT_EQ(o.config.lsa_blocks, 8);  // the flag over the key
   EXPECT_FALSE(o.config.check);
   EXPECT_EQ(o.config.timeout_s, 30);

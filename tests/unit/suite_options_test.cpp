@@ -221,7 +221,7 @@ TEST(SuiteOptions, EveryKeyOfEachKind) {
       "  experts: 16\n  seed: 7\n  timeout: 90\n"
       "- name: c\n  kind: collective\n  buffers: warm\n  check: 3\n  timeout: 45\n  timer: host\n");
   const ep::EpConfig& e = s.sweeps[0].ep;
-  EXPECT_EQ(e.impls, (std::vector<ep::EpImpl>{ep::EpImpl::Alltoallv, ep::EpImpl::Lsa}));
+  EXPECT_EQ(e.impls, (std::vector<std::string>{"alltoallv", "lsa"}));
   EXPECT_EQ(e.lsa_blocks, 64);
   EXPECT_FALSE(e.check);
   EXPECT_EQ(e.seed, 7u);

@@ -87,6 +87,8 @@ NcclVersions nccl_versions() {
   return v;
 }
 
+NcclBackend* as_nccl_backend(Backend& backend) { return dynamic_cast<NcclBackend*>(&backend); }
+
 nccl_policy::Versions nccl_policy_versions() {
   const NcclVersions v = nccl_versions();
   nccl_policy::Versions p;
@@ -101,7 +103,7 @@ NcclBackend::NcclBackend(World& world, const GpuChoice& gpu, const Phase& init)
     : world_(world), device_(gpu.device) {
   // Before any other NCCL call: a library the policy refuses (older than the headers) may lack
   // the symbols and structures they describe. Exit code 3, as any NCCL failure.
-  if (const auto host = nccl_policy::decide(nccl_policy::Path::HostCollectives, nccl_policy_versions());
+  if (const auto host = nccl_policy::decide("host_collectives", nccl_policy_versions());
       host.refused()) {
     throw Error(ErrorKind::Runtime, host.message);
   }
