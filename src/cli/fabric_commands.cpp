@@ -7,9 +7,10 @@
 #include <sstream>
 
 #include "cli/flags.hpp"
-#include "cli/rank_binding.hpp"
-#include "cli/run_setup.hpp"
+#include "run/rank_binding.hpp"
+#include "run/run_setup.hpp"
 #include "core/text_file.hpp"
+#include "run/preflight_gather.hpp"
 #include "fabric/locality.hpp"
 #include "fabric/nccl_env.hpp"
 #include "fabric/nccl_log.hpp"
@@ -47,35 +48,12 @@ po::options_description preflight_flags() {
   return d;
 }
 
-// local rank 0 of each host checks the node; the others report their rank count only.
-std::vector<fabric::NodeReport> gather_nodes(World& world, const fabric::PreflightOptions& options, char** envp,
-                                             double timeout_s, const std::string& bind_note) {
-  std::string mine;
-  if (world.local_rank() == 0) {
-    fabric::NodeReport node = fabric::check_node(options, envp);
-    node.host = world.host();
-    node.ranks = world.local_size();
-    if (!bind_note.empty()) node.checks.push_back(fabric::pass("bind", bind_note));
-    mine = fabric::to_json(node).dump();
-  }
-  const auto all = world.gather(mine, Phase{"preflight gather", Deadline::after(timeout_s)});
-  std::vector<fabric::NodeReport> nodes;
-  for (const auto& text : all)
-    if (!text.empty()) nodes.push_back(fabric::node_from_json(nlohmann::json::parse(text)));
-  return nodes;
-}
-
 // --bind as the measuring commands take it (cli/rank_binding.hpp); local rank 0's result is
 // its host's "bind" row.
 std::string bind_note(const std::string& mode, int local_rank) {
   if (mode != "auto" && mode != "none") throw_usage("preflight: --bind must be auto or none, not '" + mode + "'");
   const std::string done = bind_rank(mode == "auto" ? BindMode::Auto : BindMode::None, local_rank);
   return done.empty() ? "" : "--bind auto, local rank 0: " + done;
-}
-
-int broadcast_code(World& world, int code, double timeout_s) {
-  world.broadcast(&code, sizeof code, 0, Phase{"preflight verdict", Deadline::after(timeout_s)});
-  return code;
 }
 
 }  // namespace
@@ -110,7 +88,7 @@ int run_preflight_command(World& world, int argc, char** argv, char** envp) {
   if (vm.count("annotations")) options.annotations = vm["annotations"].as<std::string>();
   const double timeout = vm["timeout"].as<double>();
   if (vm.count("json")) require_writable_results(world, vm["json"].as<std::string>(), timeout);
-  const auto nodes = gather_nodes(world, options, envp, timeout, bind_note(vm["bind"].as<std::string>(), world.local_rank()));
+  const auto nodes = gather_preflight(world, options, envp, timeout, bind_note(vm["bind"].as<std::string>(), world.local_rank()));
   int code = exit_code::kOk;
   if (world.rank() == 0) {
     std::cout << fabric::render_preflight_table(nodes) << std::flush;
@@ -124,19 +102,7 @@ int run_preflight_command(World& world, int argc, char** argv, char** envp) {
       }
     }
   }
-  return broadcast_code(world, code, timeout);
-}
-
-bool run_brief_preflight(World& world, char** envp, double timeout_s) {
-  fabric::PreflightOptions options;
-  options.brief = true;
-  const auto nodes = gather_nodes(world, options, envp, timeout_s, "");
-  int failed = 0;
-  if (world.rank() == 0) {
-    std::cout << fabric::render_preflight_brief(nodes) << std::flush;
-    failed = fabric::tally(nodes).fail > 0;
-  }
-  return broadcast_code(world, failed, timeout_s) != 0;
+  return broadcast_preflight_verdict(world, code, timeout);
 }
 
 // ---- commsweep env ----

@@ -17,8 +17,4 @@ std::string preflight_help_text();
 std::string env_help_text();
 std::string transport_help_text();
 
-// Before a sweep (unless --no-preflight): the node checks, brief, on every rank; rank 0 prints
-// one summary line and the FAIL rows. Returns whether any check FAILed (the sweep goes on).
-bool run_brief_preflight(World& world, char** envp, double timeout_s);
-
 }  // namespace commsweep

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "cli/flags.hpp"
-#include "cli/health_gather.hpp"
+#include "run/health_gather.hpp"
 #include "health/nvml_loader.hpp"
 #include "output/output_file.hpp"
 #include "report/json.hpp"

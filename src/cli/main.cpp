@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/results_keeper.hpp"
+#include "run/results_keeper.hpp"
 #include "cli/options.hpp"
 #include "cli/pairs_options.hpp"
 #include "cli/pairs_plan.hpp"
-#include "cli/run_setup.hpp"
+#include "run/run_setup.hpp"
 #include "cli/ep_command.hpp"
 #include "cli/ep_options.hpp"
 #include "cli/sweep_command.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/fabric_run_options.hpp"
+#include "run/fabric_run_options.hpp"
 #include "comm/make_backend.hpp"
 #include "core/sweep_config.hpp"
 

@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "cli/measuring_run.hpp"
-#include "cli/pairs_health.hpp"
-#include "cli/pairs_keeper.hpp"
+#include "run/measuring_run.hpp"
+#include "run/pairs_health.hpp"
+#include "run/pairs_keeper.hpp"
 #include "cli/pairs_options.hpp"
-#include "cli/progress.hpp"
-#include "cli/run_setup.hpp"
+#include "run/progress.hpp"
+#include "run/run_setup.hpp"
 #include "output/output_file.hpp"
 #include "pairs/exchange.hpp"
 #include "pairs/faults.hpp"

@@ -3,7 +3,7 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 
-#include "cli/fabric_run_options.hpp"
+#include "run/fabric_run_options.hpp"
 #include "cli/flags.hpp"
 #include "core/error.hpp"
 #include "settings/program_options.hpp"

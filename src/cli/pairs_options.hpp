@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/fabric_run_options.hpp"
+#include "run/fabric_run_options.hpp"
 #include "cli/options.hpp"
 #include "pairs/settings.hpp"
 

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "cli/ep_command.hpp"
-#include "cli/measuring_run.hpp"
-#include "cli/run_setup.hpp"
+#include "run/measuring_run.hpp"
+#include "run/run_setup.hpp"
 #include "cli/suite_options.hpp"
 #include "cli/sweep_command.hpp"
 #include "core/text_file.hpp"

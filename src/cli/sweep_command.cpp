@@ -6,9 +6,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/measuring_run.hpp"
-#include "cli/progress.hpp"
-#include "cli/run_setup.hpp"
+#include "run/measuring_run.hpp"
+#include "run/progress.hpp"
+#include "run/run_setup.hpp"
 #include "collectives/collective_test.hpp"
 #include "comm/make_backend.hpp"
 #include "core/strings.hpp"

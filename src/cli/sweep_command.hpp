@@ -8,18 +8,13 @@
 #include "cli/options.hpp"
 #include "comm/backend.hpp"
 #include "report/result.hpp"
+#include "run/run_setup.hpp"
 #include "runtime/world.hpp"
 #include "core/sweep_config.hpp"
 #include "sweep/run_control.hpp"
 
 namespace commsweep {
 
-struct RunSetup;
-
-// What the top level knows of this rank when it reports an error.
-struct RankContext {
-  int device = -1;
-};
 
 // What one collective sweep measured (rows complete on rank 0).
 struct CollectiveOutcome {

@@ -15,7 +15,7 @@
 #include <nccl.h>
 #endif
 
-#include "cli/run_transport.hpp"
+#include "run/run_transport.hpp"
 #include "fabric/nccl_log_capture.hpp"
 #include "fabric/transport_report.hpp"
 #include "report/json.hpp"

@@ -7,11 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/fabric_run_options.hpp"
-#include "cli/options.hpp"
-#include "cli/results_keeper.hpp"
-#include "cli/run_topology.hpp"
-#include "cli/sweep_command.hpp"
+#include "run/fabric_run_options.hpp"
+#include "run/results_keeper.hpp"
+#include "run/run_topology.hpp"
 #include "comm/make_backend.hpp"
 #include "nccl_policy/policy.hpp"
 #include "report/result.hpp"
@@ -19,6 +17,11 @@
 #include "runtime/world.hpp"
 
 namespace commsweep {
+
+// What the top level knows of this rank when it reports an error.
+struct RankContext {
+  int device = -1;
+};
 
 struct RunSetup {
   BackendSetup backend;

@@ -1,4 +1,4 @@
-#include "cli/health_gather.hpp"
+#include "run/health_gather.hpp"
 
 #include <chrono>
 #include <cstdlib>

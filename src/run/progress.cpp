@@ -1,4 +1,4 @@
-#include "cli/progress.hpp"
+#include "run/progress.hpp"
 
 #include <cstdio>
 

@@ -33,11 +33,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/fabric_run_options.hpp"
-#include "cli/health_gather.hpp"
-#include "cli/results_keeper.hpp"
-#include "cli/run_setup.hpp"
-#include "cli/run_topology.hpp"
+#include "run/fabric_run_options.hpp"
+#include "run/health_gather.hpp"
+#include "run/results_keeper.hpp"
+#include "run/run_setup.hpp"
+#include "run/run_topology.hpp"
 #include "comm/make_backend.hpp"
 #include "report/result.hpp"
 #include "runtime/termination.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/fabric_run_options.hpp"
+#include "run/fabric_run_options.hpp"
 
 namespace commsweep {
 

@@ -1,4 +1,4 @@
-#include "cli/fabric_run_options.hpp"
+#include "run/fabric_run_options.hpp"
 
 #include <boost/program_options.hpp>
 #include <stdexcept>

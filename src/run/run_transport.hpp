@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/fabric_run_options.hpp"
+#include "run/fabric_run_options.hpp"
 #include "fabric/nccl_log_capture.hpp"
 #include "report/result.hpp"
 

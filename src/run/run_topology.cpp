@@ -1,4 +1,4 @@
-#include "cli/run_topology.hpp"
+#include "run/run_topology.hpp"
 
 #include <stdlib.h>
 

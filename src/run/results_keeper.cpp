@@ -1,4 +1,4 @@
-#include "cli/results_keeper.hpp"
+#include "run/results_keeper.hpp"
 
 #include <cstdio>
 #include <iostream>

@@ -1,4 +1,4 @@
-#include "cli/rank_binding.hpp"
+#include "run/rank_binding.hpp"
 
 #include <algorithm>
 #include <map>

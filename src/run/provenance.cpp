@@ -1,4 +1,4 @@
-#include "cli/provenance.hpp"
+#include "run/provenance.hpp"
 
 #include <mpi.h>
 

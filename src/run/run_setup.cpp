@@ -1,4 +1,4 @@
-#include "cli/run_setup.hpp"
+#include "run/run_setup.hpp"
 
 #include <unistd.h>
 
@@ -8,9 +8,9 @@
 #include <map>
 #include <sstream>
 
-#include "cli/provenance.hpp"
-#include "cli/rank_binding.hpp"
-#include "cli/run_transport.hpp"
+#include "run/provenance.hpp"
+#include "run/rank_binding.hpp"
+#include "run/run_transport.hpp"
 #include "core/strings.hpp"
 #include "output/output_file.hpp"
 #include "report/json.hpp"

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-#include "cli/results_keeper.hpp"
+#include "run/results_keeper.hpp"
 #include "pairs/outliers.hpp"
 #include "pairs/record.hpp"
 

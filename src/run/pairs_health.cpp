@@ -1,4 +1,4 @@
-#include "cli/pairs_health.hpp"
+#include "run/pairs_health.hpp"
 
 #include <cstdio>
 

@@ -1,10 +1,10 @@
-#include "cli/measuring_run.hpp"
+#include "run/measuring_run.hpp"
 
 #include <algorithm>
 #include <iostream>
 
-#include "cli/fabric_commands.hpp"
-#include "cli/provenance.hpp"
+#include "run/preflight_gather.hpp"
+#include "run/provenance.hpp"
 #include "report/json.hpp"
 #include "core/error.hpp"
 #include "version.hpp"

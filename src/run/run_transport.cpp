@@ -1,4 +1,4 @@
-#include "cli/run_transport.hpp"
+#include "run/run_transport.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "cli/pairs_keeper.hpp"
+#include "run/pairs_keeper.hpp"
 
 #include <utility>
 
