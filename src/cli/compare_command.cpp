@@ -9,7 +9,7 @@
 
 #include "collectives/collective_test.hpp"
 #include "cli/flags.hpp"
-#include "cli/regress_commands.hpp"
+#include "cli/commands.hpp"
 #include "core/text_file.hpp"
 #include "output/output_file.hpp"
 #include "regress/baseline_json.hpp"

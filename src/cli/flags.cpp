@@ -55,4 +55,11 @@ po::variables_map parse_flags(int argc, const char* const* argv, int first,
   return vm;
 }
 
+po::variables_map parse_command_flags(int argc, char** argv, const po::options_description& flags,
+                                     const po::positional_options_description* positional) {
+  const std::string command = argv[1];
+  return parse_flags(argc, argv, 2, flags, positional ? *positional : po::positional_options_description(),
+                     command + ": ", " (commsweep " + command + " --help)");
+}
+
 }  // namespace commsweep

@@ -15,4 +15,10 @@ boost::program_options::variables_map parse_flags(
     const boost::program_options::positional_options_description& positional,
     const std::string& prefix, const std::string& suffix);
 
+// A command's own flags, argv[2...] (argv[1] is its name): a bad flag is a usage Error naming it,
+// "NAME: ... (commsweep NAME --help)".
+boost::program_options::variables_map parse_command_flags(
+    int argc, char** argv, const boost::program_options::options_description& flags,
+    const boost::program_options::positional_options_description* positional = nullptr);
+
 }  // namespace commsweep

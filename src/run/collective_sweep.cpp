@@ -1,4 +1,4 @@
-#include "cli/sweep_command.hpp"
+#include "run/sweeps.hpp"
 
 #include <unistd.h>
 
@@ -6,7 +6,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "run/measuring_run.hpp"
 #include "run/progress.hpp"
 #include "run/run_setup.hpp"
 #include "collectives/collective_test.hpp"
@@ -48,15 +47,16 @@ std::size_t planned_rows(const std::vector<std::string>& tests, const SweepConfi
   return rows * static_cast<std::size_t>(c.cycles);
 }
 
-// The usage errors that need the job's size or its GPUs, found before the preflight and the
-// table header are printed (every rank reaches the same verdict).
-void require_usable_settings(World& world, const CliOptions& o) {
-  for (const auto& name : o.tests) require_root_in_job(*find_collective_test(name), o.sweep.root, world.size());
-  if (o.sweep.graph_launches == 0 || o.backend != BackendChoice::Auto) return;
+}  // namespace
+
+void check_collective_sweep(World& world, const std::vector<std::string>& tests, const SweepConfig& config,
+                            BackendChoice backend, const std::string& named) {
+  for (const auto& name : tests) require_root_in_job(*find_collective_test(name), config.root, world.size(), named);
+  if (config.graph_launches == 0 || backend != BackendChoice::Auto) return;
   // -G with --backend auto: only a job whose every rank has a GPU gets the nccl backend.
   std::string why_none;
   const bool gpu = nccl_backend_built() && visible_gpu_count(&why_none) > 0;
-  const auto without = world.sum(gpu ? 0 : 1, Phase{"GPU discovery", Deadline::after(o.sweep.timeout_s)});
+  const auto without = world.sum(gpu ? 0 : 1, Phase{"GPU discovery", Deadline::after(config.timeout_s)});
   if (without > 0) {
     throw_usage("-G/--cudagraph needs the nccl backend, and --backend auto chooses mpi here (" +
                 (nccl_backend_built() ? std::to_string(without) + " of " +
@@ -66,8 +66,6 @@ void require_usable_settings(World& world, const CliOptions& o) {
                 ")");
   }
 }
-
-}  // namespace
 
 CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunControl& control,
                                        const RunSetup& run, const std::vector<std::string>& tests,
@@ -121,22 +119,6 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
   }
   outcome.interrupted = control.interrupted();
   return outcome;
-}
-
-int run_sweep_command(World& world, const CliOptions& o, char** envp, RankContext& context) {
-  require_usable_settings(world, o);
-  ResultsRun run(world, {o.backend, o.sweep.timeout_s, o.json_path, o.arguments, o.fabric, {o.shape, o.force_topology}},
-                 envp, context);
-  if (!run.start()) return run.end_failed_transport();
-  report::Results results = run.header();
-  results.provenance.buffers = name_of(o.sweep.buffers);
-  run.keep(results);
-  CollectiveOutcome outcome = run_collective_sweep(world, run.backend(), run.control(), run.setup(), o.tests, o.sweep,
-                                                   std::cout);
-  results.rows = std::move(outcome.rows);
-  results.wrong_total = outcome.wrong;
-  results.avg_busbw_gbps = report::average_busbw(results.rows);
-  return run.finish(results);
 }
 
 }  // namespace commsweep

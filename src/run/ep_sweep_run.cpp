@@ -1,10 +1,8 @@
-// `commsweep ep`: options -> the run lifecycle -> the EP sweep (ep/) -> the EP table.
-#include "cli/ep_command.hpp"
+#include "run/sweeps.hpp"
 
 #include <iostream>
 #include <sstream>
 
-#include "run/measuring_run.hpp"
 #include "run/run_setup.hpp"
 #include "ep/ep_sweep.hpp"
 #include "ep/make_exchange.hpp"
@@ -60,24 +58,6 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, cons
   }
   if (root) printer.footer(outcome.wrong);
   return outcome;
-}
-
-int run_ep_command(World& world, const EpCliOptions& o, char** envp, RankContext& context) {
-  check_ep_config(world, o.config);  // before anything runs or is printed
-  ResultsRun run(world, {o.backend, o.config.timeout_s, o.json_path, o.arguments, o.fabric, {o.shape, o.force_topology}},
-                 envp, context);
-  ep::EpConfig config = o.config;
-  std::string policy_note;
-  if (!run.start([&](RunSetup& setup) { policy_note = apply_ep_nccl_policy(world, setup, config); })) {
-    return run.end_failed_transport();
-  }
-  report::Results results = run.header();
-  if (!policy_note.empty()) results.notes.push_back(policy_note);
-  run.keep(results);
-  EpOutcome outcome = run_ep_sweep(world, run.backend(), run.control(), run.setup(), config, std::cout, policy_note);
-  results.ep_rows = std::move(outcome.rows);
-  results.wrong_total = outcome.wrong;
-  return run.finish(results);
 }
 
 }  // namespace commsweep

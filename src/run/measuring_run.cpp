@@ -72,12 +72,14 @@ void ResultsRun::keep(const report::Results& header) {
   setup().keeper = shared_keeper();
 }
 
-int ResultsRun::finish(report::Results& results) {
+int ResultsRun::finish(report::Results& results, std::vector<health::TrafficEvidence> evidence, int verdict) {
   Ending ending;
+  ending.evidence = std::move(evidence);
   ending.report = [&](nlohmann::json health) {
     results.health = std::move(health);
     if (keeper()) keeper()->write_final(results);
-    return exit_code_of(results);
+    const int code = exit_code_of(results);
+    return code != exit_code::kOk ? code : verdict;
   };
   return MeasuringRun::finish(results, ending);
 }

@@ -21,7 +21,8 @@
 //        exit code rank 0 decides, on every rank.
 //
 // ResultsRun (MeasuringRun<ResultsKeeper>) adds the results' header and ending of the commands
-// whose record is commsweep.results (the sweeps, ep, suite); pairs keeps its own record.
+// whose record is commsweep.results (run/measure.hpp: the sweeps, ep, suite); pairs alone keeps
+// its own record.
 #pragma once
 
 #include <functional>
@@ -33,11 +34,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run/fabric_run_options.hpp"
 #include "run/health_gather.hpp"
 #include "run/results_keeper.hpp"
 #include "run/run_setup.hpp"
-#include "run/run_topology.hpp"
+#include "run/run_settings.hpp"
 #include "comm/make_backend.hpp"
 #include "report/result.hpp"
 #include "runtime/termination.hpp"
@@ -46,14 +46,9 @@
 
 namespace commsweep {
 
-// What the lifecycle takes from a command's options.
-struct RunRequest {
-  BackendChoice backend = BackendChoice::Auto;
-  double timeout_s = 300;               // -T: every phase of the set-up and of the run
-  std::string json_path;                // --json, or empty
-  std::vector<std::string> arguments;   // argv after the program name, for provenance
-  FabricRunOptions fabric;              // --no-preflight, --require-*, --bind
-  TopologyRequest topology;             // --shape, --force-topology (sweeps only)
+// What the lifecycle takes from a command: the run's settings (run/run_settings.hpp) and argv.
+struct RunRequest : RunSettings {
+  std::vector<std::string> arguments;  // argv after the program name, for provenance
 };
 
 // What rank 0 knows of the run before its set-up: the build, the start, the ranks and hosts,
@@ -150,9 +145,10 @@ class ResultsRun : public MeasuringRun<ResultsKeeper> {
   // HEADER as the command completed it (notes, buffers), to the keeper; the rows the sweeps
   // print from now on are kept under it.
   void keep(const report::Results& header);
-  // The ending with the rows in RESULTS (and wrong_total, avg_busbw_gbps): the health block,
-  // the final file, exit_code_of.
-  int finish(report::Results& results);
+  // The ending with the rows in RESULTS (and wrong_total, avg_busbw_gbps): the health block
+  // (its findings joined with EVIDENCE), the final file, exit_code_of (VERDICT, a sweep's
+  // fabric verdict, where nothing outranks it).
+  int finish(report::Results& results, std::vector<health::TrafficEvidence> evidence = {}, int verdict = 0);
 };
 
 }  // namespace commsweep

@@ -1,9 +1,9 @@
-// `commsweep pairs --plan` (cli/pairs_plan.hpp).
-#include "cli/pairs_plan.hpp"
+// `commsweep pairs --plan` (run/pairs_run.hpp): what it shares with the measuring run, the
+// topology files read, the cost model and the --max-minutes refusal, is pairs/job_plan.hpp.
+#include "run/pairs_run.hpp"
 
 #include <iostream>
 
-#include "cli/pairs_options.hpp"
 #include "pairs/job_plan.hpp"
 #include "plan/plan_text.hpp"
 #include "plan/topology_readers.hpp"
@@ -11,12 +11,7 @@
 
 namespace commsweep {
 
-int run_pairs_plan(int argc, char** argv) {
-  const PairsOptions o = parse_pairs_options(argc, argv);
-  if (o.help) {
-    std::cout << pairs_help_text();
-    return 0;
-  }
+int run_pairs_plan(const pairs::PairsSettings& o) {
   plan::Topology topology;
   if (!o.topology_files.empty()) {
     try {

@@ -319,9 +319,8 @@ void check_keys(const DocumentEntry& entry, const std::vector<const Spec*>& spec
 }
 
 std::optional<Given> choose(const Spec& spec, const Flags& flags, const DocumentEntry* document) {
-  if (!spec.flag.empty()) {
-    const auto it = flags.find(spec.flag);
-    if (it != flags.end()) return it->second;
+  if (const auto it = flags.find(spec.flag.empty() ? spec.key : spec.flag); it != flags.end() && !it->first.empty()) {
+    return it->second;
   }
   if (document && !spec.key.empty() && document->entry->contains(spec.key)) {
     Given g;

@@ -168,7 +168,8 @@ void check_keys(const DocumentEntry& entry, const std::vector<const Spec*>& spec
 // "name kind tokens hidden ...": the keys of an entry, for messages and help.
 std::string key_list(const std::vector<const Spec*>& specs, const std::vector<std::string>& also);
 
-// Flags given on the command line, by long flag.
+// Flags given on the command line, by long flag (by key for a setting without a flag: the
+// collectives' tests, the words before the flags).
 using Flags = std::map<std::string, Given>;
 
 // The value of one setting: the flag given, else the document's key, else the default.

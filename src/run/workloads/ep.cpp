@@ -1,79 +1,49 @@
-#include "cli/ep_options.hpp"
-
-#include <boost/program_options.hpp>
-#include <optional>
+// MoE expert-parallel dispatch / combine (`commsweep ep`, a suite's `kind: ep`): the sweep of
+// ep/ (its implementations ep/impls/, its settings ep/settings.cpp) on the run's backend.
 #include <sstream>
 
-#include "cli/flags.hpp"
-#include "core/text_file.hpp"
 #include "ep/implementation.hpp"
 #include "ep/settings.hpp"
-#include "core/error.hpp"
-#include "settings/program_options.hpp"
-#include "suite/document.hpp"
+#include "run/sweeps.hpp"
+#include "run/workload.hpp"
 
 namespace commsweep {
-namespace po = boost::program_options;
 namespace {
 
-po::options_description axis_flags() {
-  po::options_description d("Axes (comma lists; every combination is a row)");
-  settings::describe(d, ep::ep_settings().specs(), ep::kAxesSection);
-  return d;
-}
+class EpMeasurement final : public MeasurementOf<ep::EpConfig> {
+ public:
+  using MeasurementOf::MeasurementOf;
+  void check(World& world) override { check_ep_config(world, config); }
+  // The NCCL version policy's decisions for the implementations asked for (an implementation
+  // refused is left out, and the note says why).
+  std::string prepare(World& world, RunSetup& setup) override {
+    note_ = apply_ep_nccl_policy(world, setup, config);
+    return note_;
+  }
+  std::string what() const override { return "ep"; }
+  double timeout_s() const override { return config.timeout_s; }
+  Outcome run(Stage& stage, report::Results& results) override {
+    EpOutcome outcome =
+        run_ep_sweep(stage.world, stage.backend, stage.control, stage.setup, config, stage.out, note_);
+    for (auto& r : outcome.rows) results.ep_rows.push_back(std::move(r));
+    Outcome out;
+    out.wrong = outcome.wrong;
+    return out;
+  }
 
-po::options_description run_flags() {
-  po::options_description d("Settings");
-  settings::describe(d, ep::ep_settings().specs(), ep::kSettingsSection);
-  d.add_options()
-      ("backend", po::value<std::string>()->default_value("auto"), "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU")
-      ("json", po::value<std::string>(), "write the results as JSON to this file (atomically)")
-      ("suite", po::value<std::string>(), "read axes and settings from this JSON or YAML file (below); flags given override it")
-      ("shape", po::value<std::string>(), "the node shape (else COMMSWEEP_SHAPE or the node's instance-type label): NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node")
-      ("force", "run with a topology file that does not match the node")
-      ("help,h", "show this help");
-  return d;
-}
-
-// `--suite FILE`: a mapping of ep keys, as one `kind: ep` entry of a suite file (kind optional).
-struct SuiteFile {
-  std::string path;
-  suite::Document doc;
+ private:
+  std::string note_;
 };
 
-SuiteFile read_suite_file(const std::string& path) {
-  SuiteFile s{path, {}};
-  std::string text;
-  try {
-    text = read_bounded_file(path, suite::kMaxDocumentBytes);
-  } catch (const std::runtime_error& e) {
-    throw_usage(std::string("--suite: ") + e.what());
-  }
-  try {
-    s.doc = suite::parse_document(path, text);
-  } catch (const suite::SyntaxError& e) {
-    throw_usage("--suite " + path + (e.line() > 0 ? ":" + std::to_string(e.line()) : std::string()) + ": " +
-                e.what());
-  }
-  if (!s.doc.value.is_object()) {
-    throw_usage("--suite " + path + ": not a mapping (a JSON object or YAML mapping) of ep settings (keys: " +
-                settings::key_list(ep::ep_settings().specs(), {"kind"}) + ")");
-  }
-  return s;
+std::unique_ptr<Measurement> read(const settings::Flags& flags, const settings::DocumentEntry* document,
+                                  const RunSettings& run) {
+  ep::EpConfig c;
+  settings::apply(ep::ep_settings(), c, flags, document);
+  c.timeout_s = run.timeout_s;
+  return std::make_unique<EpMeasurement>(std::move(c));
 }
 
-settings::DocumentEntry entry_of(const SuiteFile& s) {
-  settings::DocumentEntry e;
-  e.entry = &s.doc.value;
-  e.path = s.path;
-  e.prefix = "--suite ";
-  e.line_of = [&doc = s.doc](const std::string& pointer) { return doc.line_of(pointer); };
-  settings::check_keys(e, ep::ep_settings().specs(), {"name", "kind"});
-  if (s.doc.value.contains("kind") && s.doc.value.at("kind") != "ep") {
-    e.refuse("kind", s.doc.value.at("kind").dump() + " is not ep (the keys of `commsweep ep --suite` are an ep entry's)");
-  }
-  return e;
-}
+std::vector<const settings::Spec*> specs() { return ep::ep_settings().specs(); }
 
 // Words in lines of at most 88 columns, each line after the first indented by two spaces.
 std::string wrapped(const std::string& text) {
@@ -87,6 +57,13 @@ std::string wrapped(const std::string& text) {
     line += (line.empty() ? "" : " ") + word;
   }
   return out + line;
+}
+
+// The keys of an ep entry: its table's and the run's (timeout).
+std::string suite_keys() {
+  std::vector<const settings::Spec*> all = specs();
+  for (const settings::Spec* s : run_settings().specs()) all.push_back(s);
+  return settings::key_list(all, {});
 }
 
 // The registered implementations' paragraphs (ep/impls/<name>.cpp), the name in a column.
@@ -106,53 +83,7 @@ std::string implementations_help() {
          "  element by element against the host reference.\n";
 }
 
-}  // namespace
-
-EpCliOptions parse_ep_options(int argc, const char* const* argv) {
-  const int first = argc > 1 && std::string(argv[1]) == "ep" ? 2 : 1;
-  po::options_description all;
-  all.add(axis_flags()).add(run_flags()).add(fabric_run_flags()).add_options()(
-      "unexpected", po::value<std::vector<std::string>>(), "");
-  po::positional_options_description positional;
-  positional.add("unexpected", -1);  // named so that they can be refused by name
-  const po::variables_map vm =
-      parse_flags(argc, argv, first, all, positional, "ep: ", " (see commsweep ep --help)");
-
-  if (vm.count("unexpected")) {
-    throw_usage("ep: unexpected argument '" + vm["unexpected"].as<std::vector<std::string>>().front() +
-                "' (commsweep ep takes flags only; see commsweep ep --help)");
-  }
-  EpCliOptions o;
-  for (int i = 1; i < argc; ++i) o.arguments.emplace_back(argv[i]);
-  if (vm.count("help")) {
-    o.help = true;
-    return o;
-  }
-  o.backend = parse_backend(vm["backend"].as<std::string>());
-  if (vm.count("json")) {
-    o.json_path = vm["json"].as<std::string>();
-    if (o.json_path.empty()) throw_usage("--json: give a file name");
-  }
-  if (vm.count("shape")) {
-    o.shape = vm["shape"].as<std::string>();
-    if (o.shape.empty()) throw_usage("--shape: give a shape, e.g. BM.GPU.H100.8");
-  }
-  o.force_topology = vm.count("force") > 0;
-  o.fabric = parse_fabric_run_flags(vm, o.backend == BackendChoice::Mpi);
-  std::optional<SuiteFile> suite;
-  std::optional<settings::DocumentEntry> entry;
-  if (vm.count("suite")) {
-    suite = read_suite_file(vm["suite"].as<std::string>());
-    entry = entry_of(*suite);
-  }
-  settings::apply(ep::ep_settings(), o.config, settings::given_flags(vm, ep::ep_settings().specs()),
-                  entry ? &*entry : nullptr);
-  return o;
-}
-
-std::string ep_help_text() {
-  po::options_description visible;
-  visible.add(axis_flags()).add(run_flags()).add(fabric_run_flags());
+std::string help_intro() {
   std::ostringstream out;
   out << "commsweep ep: the MoE expert-parallel exchange (dispatch, then combine) as a sweep over\n"
          "tokens, hidden size, top-k, experts, data type and routing, as DeepEP's tests run it.\n\n"
@@ -185,12 +116,16 @@ std::string ep_help_text() {
          "            one for each token 0..tokens-1 of every rank; weights default to 1/k; '#' comments\n"
          "  --topk-groups N limits a token's experts to N nodes (DeepEP's num_topk_groups).\n\n"
          "Implementations (--ep-impl, a comma list; each case runs on each, rows side by side):\n"
-      << implementations_help()
-      << visible << "\n"
-      << "Defaults are DeepEP's test sizes (DeepSeek-V3: hidden 7168, top-k 8, 256 experts) over\n"
+      << implementations_help();
+  return out.str();
+}
+
+std::string help_end() {
+  std::ostringstream out;
+  out << "Defaults are DeepEP's test sizes (DeepSeek-V3: hidden 7168, top-k 8, 256 experts) over\n"
          "128..4096 tokens per rank. Experts must divide by the ranks.\n\n"
          "--suite FILE: JSON or YAML, a mapping with any of the keys\n"
-         "  " << wrapped(settings::key_list(ep::ep_settings().specs(), {})) << "\n"
+         "  " << wrapped(suite_keys()) << "\n"
          "the same as one `kind: ep` entry of a `commsweep suite` file (kind optional; each key as\n"
          "its flag, a list or one value for the axes, routing_file relative to FILE's folder).\n"
          "Flags given on the command line override its keys; its keys override the defaults.\n\n"
@@ -207,6 +142,32 @@ std::string ep_help_text() {
          "  mpirun -np 4 commsweep ep --suite moe.yaml --tokens 1024\n"
          "  mpirun -np 4 commsweep ep --ep-impl alltoallv,lsa --tokens 128,4096   (one node, NVLink)\n";
   return out.str();
+}
+
+std::vector<std::string> baseline_tests() { return {"ep"}; }
+
+std::string suite_check(int n) { return n > 0 ? "1" : "0"; }  // EP verifies or not
+
+}  // namespace
+
+const Workload& ep_workload() {
+  static const Workload w{"ep",
+                          "ep",
+                          "MoE dispatch/combine sweep (commsweep ep --help)",
+                          20,
+                          specs,
+                          {{ep::kAxesSection, "Axes (comma lists; every combination is a row)"},
+                           {ep::kSettingsSection, "Settings"}},
+                          read,
+                          help_intro,
+                          help_end,
+                          nullptr,
+                          baseline_tests,
+                          "",
+                          "suite",
+                          "",
+                          suite_check};
+  return w;
 }
 
 }  // namespace commsweep

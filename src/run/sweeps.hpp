@@ -1,5 +1,6 @@
-// `commsweep ep` and the EP sweeps of `commsweep suite`: the command's side (the policy's
-// record, the table); the workload is ep/ (ep_sweep, make_exchange, nccl_policy).
+// The sweeps of a measuring run that print nccl-tests' tables (`commsweep TEST...`, a suite's
+// `kind: collective`: run/collective_sweep.cpp) and the EP table (`commsweep ep`, `kind: ep`:
+// run/ep_sweep_run.cpp): a row kept before it is shown, the usage checks that need the job.
 #pragma once
 
 #include <cstdint>
@@ -7,22 +8,39 @@
 #include <string>
 #include <vector>
 
-#include "cli/ep_options.hpp"
-#include "cli/sweep_command.hpp"
 #include "comm/backend.hpp"
+#include "core/sweep_config.hpp"
 #include "ep/ep_config.hpp"
 #include "report/result.hpp"
+#include "run/run_settings.hpp"
+#include "run/run_setup.hpp"
 #include "runtime/world.hpp"
 #include "sweep/run_control.hpp"
 
 namespace commsweep {
 
-// What one EP sweep measured (rows complete on rank 0).
-struct EpOutcome {
-  std::vector<report::EpRow> rows;
+// What one sweep measured (rows complete on rank 0): report::ResultRow or report::EpRow.
+template <typename Row>
+struct SweepOutcome {
+  std::vector<Row> rows;
   std::uint64_t wrong = 0;
   bool interrupted = false;  // SIGTERM / SIGINT stopped it: the rows so far
 };
+using CollectiveOutcome = SweepOutcome<report::ResultRow>;
+using EpOutcome = SweepOutcome<report::EpRow>;
+
+// Runs `tests` over `config` on a backend that is set up: a table per test (and per cycle) in
+// nccl-tests' layout, printed by rank 0 to `out`; CONTROL stops it where the ranks agree to
+// (and stays interrupted).
+CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunControl& control,
+                                       const RunSetup& run, const std::vector<std::string>& tests,
+                                       SweepConfig config, std::ostream& out);
+
+// The usage errors that need the job's size or its GPUs, found before the preflight and the
+// table header are printed (every rank reaches the same verdict): a root outside the job (NAMED:
+// "-r/--root" or a suite's "root"), -G where --backend auto chooses mpi.
+void check_collective_sweep(World& world, const std::vector<std::string>& tests, const SweepConfig& config,
+                            BackendChoice backend, const std::string& named);
 
 // Refuses (usage error) a case of `config` that cannot run on this job (experts that do not
 // divide by the ranks, ...), before anything runs.
@@ -42,9 +60,5 @@ std::string apply_ep_nccl_policy(World& world, RunSetup& run, ep::EpConfig& conf
 // `commsweep ep` and `commsweep suite` both run their EP sweeps here.
 EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, const RunSetup& run,
                        const ep::EpConfig& config, std::ostream& out, const std::string& policy_note = "");
-
-// Runs `commsweep ep`: the MoE dispatch / combine sweep; returns the exit code (0, or 1 on
-// wrong results).
-int run_ep_command(World& world, const EpCliOptions& options, char** envp, RankContext& context);
 
 }  // namespace commsweep

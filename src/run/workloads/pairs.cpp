@@ -1,70 +1,47 @@
-#include "cli/pairs_options.hpp"
-
-#include <boost/program_options.hpp>
+// Bandwidth between every pair of nodes (`commsweep pairs`, a suite's `kind: pairs`): rounds
+// of disjoint pairs (pairs/, plan/), the node x node matrix, the slow pairs and the bad node.
 #include <sstream>
 
-#include "run/fabric_run_options.hpp"
-#include "cli/flags.hpp"
-#include "core/error.hpp"
-#include "settings/program_options.hpp"
+#include "pairs/settings.hpp"
+#include "run/pairs_run.hpp"
+#include "run/workload.hpp"
 
 namespace commsweep {
-namespace po = boost::program_options;
 namespace {
 
-po::options_description visible_flags() {
-  po::options_description d("Options");
-  settings::describe(d, pairs::pairs_settings().specs(), pairs::kOptionsSection);
-  d.add_options()
-      ("backend", po::value<std::string>()->default_value("auto"), "nccl (grouped ncclSend/ncclRecv on device buffers), mpi (MPI_Isend/Irecv on host buffers), or auto: nccl where every rank has a GPU")
-      ("json", po::value<std::string>(), "write every pair and rail, the matrix and the findings here (schema commsweep.pairs/2, atomically; above 64 nodes the slow pairs and per-node/per-leaf summaries only)")
-      ("html", po::value<std::string>(), "write a self-contained HTML report here: the pair heatmap grouped by leaf, the findings, the slowest pairs")
-      ("help,h", "show this help");
-  return d;
-}
-
-// Testing only, not in --help.
-po::options_description hidden_flags() {
-  po::options_description d;
-  settings::describe(d, pairs::pairs_settings().specs(), pairs::kHiddenSection);
-  return d;
-}
-
-}  // namespace
-
-PairsOptions parse_pairs_options(int argc, const char* const* argv) {
-  po::options_description all;
-  all.add(visible_flags()).add(fabric_run_flags()).add(hidden_flags());
-  const po::variables_map vm =
-      parse_flags(argc, argv, 2, all, po::positional_options_description(), "pairs: ", " (commsweep pairs --help)");
-  PairsOptions o;
-  for (int i = 1; i < argc; ++i) o.arguments.emplace_back(argv[i]);
-  if (vm.count("help")) {
-    o.help = true;
-    return o;
+class PairsMeasurement final : public MeasurementOf<pairs::PairsSettings> {
+ public:
+  using MeasurementOf::MeasurementOf;
+  void check(World& world) override { job_ = check_pairs_job(world, config); }
+  std::string what() const override { return "pairs"; }
+  double timeout_s() const override { return config.timeout_s; }
+  Outcome run(Stage& stage, report::Results& results) override {
+    return run_pairs_stage(stage, config, std::move(job_), results);
   }
-  o.backend = parse_backend(vm["backend"].as<std::string>());
-  if (vm.count("json")) o.json_path = vm["json"].as<std::string>();
-  if (vm.count("html")) o.html_path = vm["html"].as<std::string>();
-  o.fabric = parse_fabric_run_flags(vm, o.backend == BackendChoice::Mpi);
-  try {
-    settings::apply(pairs::pairs_settings(), static_cast<pairs::PairsSettings&>(o),
-                    settings::given_flags(vm, pairs::pairs_settings().specs()));
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Usage) throw;
-    throw_usage(std::string("pairs: ") + e.what());  // every refusal of `commsweep pairs` says whose
+  // Alone, its record is its own (commsweep.pairs), its health block under the matrix.
+  int run_alone(World& world, const RunSettings& run, const std::vector<std::string>& arguments, char** envp,
+                RankContext& context) override {
+    check(world);
+    RunRequest request{run, arguments};
+    return run_pairs_alone(world, request, config, std::move(job_), envp, context);
   }
-  return o;
+  int run_offline() override { return run_pairs_plan(config); }
+
+ private:
+  PairsJob job_;
+};
+
+std::unique_ptr<Measurement> read(const settings::Flags& flags, const settings::DocumentEntry* document,
+                                  const RunSettings& run) {
+  pairs::PairsSettings s;
+  settings::apply(pairs::pairs_settings(), s, flags, document);
+  s.timeout_s = run.timeout_s;
+  return std::make_unique<PairsMeasurement>(std::move(s));
 }
 
-bool pairs_plan_requested(int argc, const char* const* argv) {
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--plan") return true;
-  }
-  return false;
-}
+std::vector<const settings::Spec*> specs() { return pairs::pairs_settings().specs(); }
 
-std::string pairs_help_text() {
+std::string help_intro() {
   std::ostringstream out;
   out << "Usage: mpirun -np N commsweep pairs [options]\n\n"
          "Measures the bandwidth between every pair of nodes, to find a bad node, GPU or NIC.\n"
@@ -106,15 +83,41 @@ std::string pairs_help_text() {
          "  mpirun -np 6 scripts/emulate-nodes.sh commsweep pairs --backend mpi -s 1M  # 3 emulated nodes\n"
          "  kubectl get nodes -o json > nodes.json\n"
          "  commsweep pairs --plan --topology nodes.json --pattern cross-leaf --max-minutes 60\n"
-         "  mpirun -np 8000 -npernode 8 commsweep pairs --topology nodes.json --pattern bisection --adaptive --json p.json --html p.html\n\n"
-      << visible_flags() << "\n"
-      << fabric_run_flags()
-      << "\nExit codes: 0 no slow pair, every element right; 1 wrong elements (outranks the others);\n"
+         "  mpirun -np 8000 -npernode 8 commsweep pairs --topology nodes.json --pattern bisection --adaptive --json p.json --html p.html\n";
+  return out.str();
+}
+
+std::string help_end() {
+  std::ostringstream out;
+  out << "--json FILE: every pair and rail, the matrix and the findings (schema commsweep.pairs/2;\n"
+         "above 64 nodes the slow pairs and per-node/per-leaf summaries only). In a suite (kind: pairs)\n"
+         "the same document goes into the suite's results file, under \"pairs\".\n\n"
+         "Exit codes: 0 no slow pair, every element right; 1 wrong elements (outranks the others);\n"
          "2 bad flags, or fewer than 2 nodes; 3 a CUDA, NCCL or MPI call failed; 4 timeout (hang)\n"
          "(for 3 and 4 the rounds measured so far are written to --json, marked incomplete);\n"
          "5 interrupted by SIGTERM or SIGINT (the rounds measured so far are printed and written);\n"
          "6 a slow pair was found (a fabric check failed, as in commsweep preflight).\n";
   return out.str();
+}
+
+}  // namespace
+
+const Workload& pairs_workload() {
+  static const Workload w{"pairs",
+                          "pairs",
+                          "bandwidth between every pair of nodes: a matrix, slow pairs, the bad node (--help)",
+                          30,
+                          specs,
+                          {{pairs::kOptionsSection, "Options"}},
+                          read,
+                          help_intro,
+                          help_end,
+                          nullptr,
+                          nullptr,
+                          "plan",
+                          "",
+                          "pairs: "};
+  return w;
 }
 
 }  // namespace commsweep
