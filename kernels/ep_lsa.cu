@@ -1,17 +1,23 @@
-// Dispatch and combine as one cooperative kernel each, on NCCL's device API. Stages are
-// separated by grid-wide syncs (this rank's blocks) and LSA barriers (every rank's block b
-// meets the others' block b), so that what a peer stored before its barrier is visible here
-// after ours:
+// Dispatch and combine as one cooperative kernel each, on NCCL's device API:
 //   dispatch: layout (per destination rank and per expert, this rank's tokens in order) |
 //             counts to every peer by the LL all-to-all, every expert segment's place on every rank |
 //             each token once per destination rank, straight into its first expert's place
 //             in the receiver's expert-grouped buffer, with a header (experts, weights,
-//             places), barrier | the receiver copies tokens to their other experts' places
-//   combine:  weighted partials to the tokens' owners, barrier | reduction in token order
+//             places), a flag per piece; this rank's own tokens straight into all their places.
+//             Under the stores, the receiver's warps wait for each record's flags and copy it
+//             to its other experts' places.
+//   combine:  weighted partials to the tokens' owners, a flag per piece; under them, the
+//             owner's warps wait for each token's partials and sum them in rank order.
+// Layout and counts are separated by grid-wide syncs; the flags (kernels/ep_lsa_sync.cuh)
+// replace the LSA barriers between stores and the receiver's work on one node.
 // Across nodes (hybrid, kernels/ep_lsa.hpp) the same stages reach the node's peers, and
-// records and partials for other nodes go to local buffers that the host exchanges.
+// records and partials for other nodes go to local buffers that the host exchanges; the
+// combine then ends at an LSA barrier and lsa_reduce sums once the host's receives are in.
 // Work is split into (item, segment) pieces, a warp each, so that few tokens still spread over
 // many warps; pieces for different peers interleave so that no peer's links take all stores.
+// Warps of each block start as the receiver's (LsaArgs::dispatch_helpers / combine_helpers,
+// taking records or tokens from a queue in the order they arrive); the others store, then join
+// them, so that the receiver's work that the stores leave over spreads on every warp.
 // The arithmetic is src/pattern/ep_pattern.hpp's, in the order the host reference uses, so the
 // result is bit-exact against it and against the alltoallv path.
 #include <cooperative_groups.h>
@@ -27,6 +33,9 @@
 #endif
 
 #include "nccl_device_api.hpp"
+#if COMMSWEEP_NCCL_DEVICE_API
+#include "ep_lsa_sync.cuh"
+#endif
 
 namespace commsweep::ep::kernels {
 
@@ -37,8 +46,18 @@ namespace cg = cooperative_groups;
 
 constexpr int kThreads = 512;
 constexpr int kWarps = kThreads / 32;
-constexpr std::uint32_t kSegmentBytes = 2048;   // payload bytes a warp copies per piece
-constexpr std::uint32_t kSegmentElements = 1024;  // bf16 elements a warp reduces per piece
+// Blocks an SM keeps of either cooperative kernel (64 registers a thread at most): as before the
+// flags, 2 x 512 threads.
+constexpr int kBlocksPerSm = 2;
+constexpr std::uint32_t kSegmentBytes = kLsaSegmentBytes;        // payload bytes a warp moves per piece
+constexpr int kSegmentVectors = kSegmentBytes / 16 / 32;          // 16-byte vectors a lane holds of it
+static_assert(kSegmentVectors * 16 * 32 == kSegmentBytes, "a piece is whole 16-byte vectors of every lane");
+constexpr std::uint32_t kSegmentElements = kLsaSegmentElements;  // bf16 elements a warp reduces per piece
+// Vectors a lane loads before it sums them (top-k slots, or ranks): enough bytes in flight per
+// SM to cover memory latency (32 warps x 4 x 512 B = 64 KiB; HBM3 at 3.35 TB/s over 132 SMs
+// needs about 25 KiB an SM for 1 us of latency), few enough registers for 2 blocks an SM
+// (8 spilled 500 bytes a thread).
+constexpr int kLoadsInFlight = 4;
 using Scan = cub::BlockScan<int, kThreads>;
 
 __device__ char* local_part(const LsaArgs& a, std::size_t offset) {
@@ -46,26 +65,6 @@ __device__ char* local_part(const LsaArgs& a, std::size_t offset) {
 }
 __device__ char* peer_part(const LsaArgs& a, std::size_t offset, int peer) {
   return static_cast<char*>(ncclGetPeerPointer(a.window, offset, peer));
-}
-
-__device__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-// The kernel's span: when its first block started, when its last block ended.
-__device__ void clock_start(const LsaArgs& a) {
-  if (threadIdx.x == 0) atomicMin(&a.clock[0], global_ns());
-}
-__device__ void clock_end(const LsaArgs& a) {
-  __syncthreads();
-  if (threadIdx.x == 0) atomicMax(&a.clock[1], global_ns());
-}
-// When the last block finished stage k (kLsaDispatchStages / kLsaCombineStages).
-__device__ void clock_mark(const LsaArgs& a, int k) {
-  __syncthreads();
-  if (threadIdx.x == 0) atomicMax(&a.clock[2 + k], global_ns());
 }
 
 // Every block's barrier with the same block on the other ranks: what they stored before it is
@@ -76,12 +75,14 @@ __device__ void lsa_barrier(const ncclDevComm& comm, int index) {
   bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
 }
 
+// Warps of a group (the storing warps, or all), numbered across the grid.
 struct Warp {
   int lane, id, count;
 };
-__device__ Warp this_warp() {
-  return {static_cast<int>(threadIdx.x % 32), static_cast<int>(blockIdx.x * kWarps + threadIdx.x / 32),
-          static_cast<int>(gridDim.x * kWarps)};
+__device__ Warp this_warp(int first = 0) {
+  const int per_block = kWarps - first;
+  return {static_cast<int>(threadIdx.x % 32), static_cast<int>(blockIdx.x * per_block + threadIdx.x / 32 - first),
+          static_cast<int>(gridDim.x * per_block)};
 }
 
 // A warp copies bytes [begin, end) of a payload (multiples of 16) with 16-byte accesses, four
@@ -101,8 +102,28 @@ __device__ void warp_copy16(char* dst, const char* src, std::uint32_t begin, std
   for (; i < n; i += 32) d[i] = s[i];
 }
 
-__device__ std::uint32_t segments(std::uint32_t size, std::uint32_t segment) {
-  return (size + segment - 1) / segment;
+// One piece (bytes [begin, end) of a payload, at most kSegmentBytes) in the warp's registers:
+// loaded once, stored to as many places as it goes to.
+struct Piece {
+  uint4 v[kSegmentVectors];
+};
+__device__ Piece load_piece(const char* src, std::uint32_t begin, std::uint32_t end, int lane) {
+  Piece piece;
+  const auto* s = reinterpret_cast<const uint4*>(src + begin);
+  const int n = static_cast<int>((end - begin) / 16);
+#pragma unroll
+  for (int k = 0; k < kSegmentVectors; ++k) {
+    if (lane + 32 * k < n) piece.v[k] = s[lane + 32 * k];
+  }
+  return piece;
+}
+__device__ void store_piece(char* dst, const Piece& piece, std::uint32_t begin, std::uint32_t end, int lane) {
+  auto* d = reinterpret_cast<uint4*>(dst + begin);
+  const int n = static_cast<int>((end - begin) / 16);
+#pragma unroll
+  for (int k = 0; k < kSegmentVectors; ++k) {
+    if (lane + 32 * k < n) d[lane + 32 * k] = piece.v[k];
+  }
 }
 
 // A record's header in the receiver's window: top-k experts, weights, and each slot's place in
@@ -261,14 +282,32 @@ struct Starts {
   __device__ int remote_records_to(int j) const { return p[5 * n + j]; }
 };
 __device__ Starts starts_of(const LsaArgs& a) { return {a.starts, a.nranks}; }
+// A record's header, written by the warp of its segment 0: top-k experts, weights, and each
+// slot's place on destination d (-1: the expert is not on d).
+__device__ void write_header(const Header& h, const LsaArgs& a, int t, int d, int lane) {
+  const int topk = static_cast<int>(a.f.topk), per_rank = a.experts / a.nranks;
+  for (int j = lane; j < topk; j += 32) {
+    const std::int32_t e = a.idx[static_cast<std::size_t>(t) * topk + j];
+    h.idx[j] = e;
+    h.weight[j] = a.weights[static_cast<std::size_t>(t) * topk + j];
+    h.place[j] = e / per_rank == d ? a.expert_start[e] + a.rank_in_expert[static_cast<std::size_t>(t) * topk + j] : -1;
+  }
+}
 
-// Stage 3: each (token, destination, payload segment) a warp, destinations fastest and
-// starting from this rank. The token goes to its first expert's place on the destination;
-// segment 0's warp also writes the header.
-__device__ void send_stage(const LsaArgs& a) {
+// Flag of piece g of record r (or of partial r) in a window part of flags.
+__device__ unsigned* flag_at(char* flags, std::size_t r, std::uint32_t g, std::uint32_t nseg) {
+  return reinterpret_cast<unsigned*>(flags) + r * nseg + g;
+}
+
+// Stage 3: each (token, destination, payload segment) a storing warp, destinations fastest and
+// starting from this rank. A peer's copy goes to the token's first expert's place there, then
+// the piece's flag; this rank's own copy to every local expert's place (nothing waits for it);
+// a copy for another node's rank into the packed record the host sends. Segment 0's warp also
+// writes the header.
+__device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
   const int n = a.nranks, topk = static_cast<int>(a.f.topk), per_rank = a.experts / n;
-  const Warp w = this_warp();
-  const std::uint32_t nseg = segments(a.f.payload_stride, kSegmentBytes);
+  const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kSegmentBytes);
+  const Starts st = starts_of(a);
   const long long pieces = static_cast<long long>(a.tokens) * n * nseg;
   for (long long p = w.id; p < pieces; p += w.count) {
     const int d = static_cast<int>((p % n + a.rank) % n);
@@ -276,81 +315,81 @@ __device__ void send_stage(const LsaArgs& a) {
     const int t = static_cast<int>(p / n / nseg);
     const int s = a.slot[static_cast<std::size_t>(t) * n + d];
     if (s < 0) continue;
-    const std::int32_t* idx = a.idx + static_cast<std::size_t>(t) * topk;
-    int first = -1;  // the first slot whose expert is on d: its place gets the payload
-    for (int j = 0; j < topk && first < 0; ++j) {
-      if (idx[j] / per_rank == d) first = j;
-    }
-    const int place = a.expert_start[idx[first]] + a.rank_in_expert[static_cast<std::size_t>(t) * topk + first];
-    // A peer on this node: its grouped buffer and headers; another node's rank: the packed
-    // record (header, payload) that the host sends.
+    const std::uint32_t begin = g * kSegmentBytes, end = min(begin + kSegmentBytes, stride);
+    const Piece piece = load_piece(reinterpret_cast<const char*>(a.input) + static_cast<std::size_t>(t) * stride, begin, end, w.lane);
     const int peer = a.lsa_peer[d];
-    char* packed = peer >= 0 ? nullptr
-                             : reinterpret_cast<char*>(a.remote_send) +
-                                   static_cast<std::size_t>(starts_of(a).remote_records_to(d) + s) * lsa_remote_record_bytes(a);
-    char* payload = peer >= 0 ? peer_part(a, a.grouped_offset, peer) + static_cast<std::size_t>(place) * a.f.payload_stride
-                              : packed + a.header_bytes;
-    const std::uint32_t begin = g * kSegmentBytes;
-    const std::uint32_t end = min(begin + kSegmentBytes, a.f.payload_stride);
-    warp_copy16(payload, reinterpret_cast<const char*>(a.input) + static_cast<std::size_t>(t) * a.f.payload_stride,
-                begin, end, w.lane);
-    if (g != 0) continue;
-    const Header h = peer >= 0 ? header_at(peer_part(a, a.headers_offset, peer),
-                                           starts_of(a).records_at(d) + s, a)
-                               : header_at(packed, 0, a);
-    for (int j = w.lane; j < topk; j += 32) {
-      const std::int32_t e = idx[j];
-      h.idx[j] = e;
-      h.weight[j] = a.weights[static_cast<std::size_t>(t) * topk + j];
-      h.place[j] = e / per_rank == d
-                       ? a.expert_start[e] + a.rank_in_expert[static_cast<std::size_t>(t) * topk + j]
-                       : -1;
+    if (peer < 0) {  // another node's rank: header, then payload, for the host to send
+      char* packed = reinterpret_cast<char*>(a.remote_send) +
+                     static_cast<std::size_t>(st.remote_records_to(d) + s) * lsa_remote_record_bytes(a);
+      store_piece(packed + a.header_bytes, piece, begin, end, w.lane);
+      if (g == 0) write_header(header_at(packed, 0, a), a, t, d, w.lane);
+      continue;
     }
+    char* grouped = peer_part(a, a.grouped_offset, peer);
+    const std::int32_t* idx = a.idx + static_cast<std::size_t>(t) * topk;
+    const int* in_expert = a.rank_in_expert + static_cast<std::size_t>(t) * topk;
+    for (int j = 0; j < topk; ++j) {
+      const int e = idx[j];
+      if (e / per_rank != d) continue;
+      store_piece(grouped + static_cast<std::size_t>(a.expert_start[e] + in_expert[j]) * stride, piece, begin, end, w.lane);
+      if (d != a.rank) break;  // a peer copies it to its other experts' places
+    }
+    const std::size_t record = static_cast<std::size_t>(st.records_at(d) + s);
+    if (g == 0) write_header(header_at(peer_part(a, a.headers_offset, peer), record, a), a, t, d, w.lane);
+    if (d != a.rank) publish(flags, flag_at(peer_part(a, a.flags_offset, peer), record, g, nseg), w.lane);
   }
+  flush(flags, w.lane);
 }
 
-// The source rank of received record r (records are by source ascending): the last whose
-// records start at or before r (a source with none shares its start with the next).
-__device__ int source_of(const LsaArgs& a, int r) {
-  const Starts st = starts_of(a);
-  int s = a.nranks - 1;
-  while (s > 0 && st.records_from(s) > r) --s;
-  return s;
-}
-
-// Stage 4: each (received record, payload segment) a warp: the token, stored at its first
-// local expert's place, copied to its other local experts' places.
-__device__ void duplicate_stage(const LsaArgs& a) {
+// Stage 4, from the start on the helper warps and after its stores on every other: the pieces
+// of records from the node's peers, from a queue in the order they arrive (segment by segment
+// of the i-th record of every peer, then of the (i+1)-th); a warp waits for the piece's flag
+// and segment 0's (which brings the header) and copies it to the record's other local experts'
+// places. Records from this rank went to every place at the stores; those from other nodes are
+// lsa_unpack_remote's.
+__device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
+  const int n = a.nranks, me = a.rank, topk = static_cast<int>(a.f.topk);
+  if (n < 2) return;
   char* headers = local_part(a, a.headers_offset);
   char* grouped = local_part(a, a.grouped_offset);
-  const int topk = static_cast<int>(a.f.topk);
-  const Warp w = this_warp();
-  const std::uint32_t nseg = segments(a.f.payload_stride, kSegmentBytes);
-  const long long pieces = static_cast<long long>(*a.records) * nseg;
-  for (long long p = w.id; p < pieces; p += w.count) {
-    const std::size_t r = static_cast<std::size_t>(p / nseg);
-    const std::uint32_t begin = static_cast<std::uint32_t>(p % nseg) * kSegmentBytes;
-    const std::uint32_t end = min(begin + kSegmentBytes, a.f.payload_stride);
-    if (a.gathered != nullptr && a.lsa_peer[source_of(a, static_cast<int>(r))] < 0) continue;  // lsa_unpack_remote's
+  char* flags = local_part(a, a.flags_offset);
+  const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kSegmentBytes);
+  const Starts st = starts_of(a);
+  int most = 0;  // records from the peer that sent the most
+  for (int s = 0; s < n; ++s) {
+    if (s != me && a.lsa_peer[s] >= 0) most = max(most, a.counts_copy[s * n + me]);
+  }
+  for_each_item(a, kDispatchKernel, most * (n - 1) * static_cast<int>(nseg), lane, [&](int q) {
+    const std::uint32_t g = static_cast<std::uint32_t>(q) % nseg;
+    const int source = (me + 1 + static_cast<int>(q / nseg) % (n - 1)) % n;
+    const int i = static_cast<int>(q / nseg) / (n - 1);
+    if (a.lsa_peer[source] < 0 || i >= a.counts_copy[source * n + me]) return;
+    const std::size_t r = static_cast<std::size_t>(st.records_from(source) + i);
+    wait_for(flag_at(flags, r, 0, nseg), epoch);
+    if (g > 0) wait_for(flag_at(flags, r, g, nseg), epoch);
     const Header h = header_at(headers, r, a);
-    int first = -1;
+    int first = -1, copies = 0;  // where the payload landed; further places
+    for (int j = 0; j < topk; ++j) {
+      if (h.place[j] < 0) continue;
+      if (first < 0) first = h.place[j];
+      else ++copies;
+    }
+    if (copies == 0) return;
+    const std::uint32_t begin = g * kSegmentBytes, end = min(begin + kSegmentBytes, stride);
+    const Piece piece = load_piece(grouped + static_cast<std::size_t>(first) * stride, begin, end, lane);
     for (int j = 0; j < topk; ++j) {
       const int place = h.place[j];
-      if (place < 0) continue;
-      if (first < 0) {
-        first = place;
-        continue;
-      }
-      warp_copy16(grouped + static_cast<std::size_t>(place) * a.f.payload_stride,
-                  grouped + static_cast<std::size_t>(first) * a.f.payload_stride, begin, end, w.lane);
+      if (place >= 0 && place != first) store_piece(grouped + static_cast<std::size_t>(place) * stride, piece, begin, end, lane);
     }
-  }
+  });
 }
 
-__global__ void __launch_bounds__(kThreads) dispatch_kernel(ncclDevComm comm, LsaArgs a) {
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDevComm comm, LsaArgs a) {
   __shared__ typename Scan::TempStorage temp;
+  __shared__ unsigned* flag_slots[kWarps][kLsaFlagBatchMax];
   cg::grid_group grid = cg::this_grid();
   clock_start(a);
+  const unsigned epoch = launch_epoch(a, kDispatchKernel);
   const bool one_node = a.gathered == nullptr;
   if (one_node) layout_stage(a, temp);  // else lsa_layout ran before the gather
   clock_mark(a, 0);
@@ -362,27 +401,66 @@ __global__ void __launch_bounds__(kThreads) dispatch_kernel(ncclDevComm comm, Ls
   }
   clock_mark(a, 1);
   grid.sync();
-  send_stage(a);
-  clock_mark(a, 2);
-  lsa_barrier(comm, a.barrier_base + blockIdx.x);
-  clock_mark(a, 3);
-  grid.sync();
-  duplicate_stage(a);
-  clock_end(a);
+  const int helpers = a.dispatch_helpers;
+  if (static_cast<int>(threadIdx.x) / 32 >= helpers) {
+    const Warp w = this_warp(helpers);
+    FlagBatch flags{flag_slots[threadIdx.x / 32], a.flag_batch, epoch};
+    send_stage(a, flags, w);
+    clock_mark_warp(a, 2, w.lane);
+  }
+  duplicate_stage(a, epoch, static_cast<int>(threadIdx.x % 32));
+  finish(a, kDispatchKernel);
 }
 
-// The combine's first stage: each (received record, segment of hidden) a warp, sources
+// Lane's share (8 elements at e0) of the fmaf chain over top-k slots [j0, j0 + slots) of a
+// record, in slot order: lane j of the warp holds slot j0 + j's expert output (nullptr: not this
+// rank's expert) and weight. kLoadsInFlight slots are loaded before their fmafs.
+__device__ void add_slots(float (&partial)[8], const std::uint16_t* from, float weight, int slots,
+                          std::uint32_t e0, bool mine) {
+  for (int k0 = 0; k0 < slots; k0 += kLoadsInFlight) {
+    uint4 v[kLoadsInFlight];
+    float wk[kLoadsInFlight];
+    bool has[kLoadsInFlight];
+#pragma unroll
+    for (int k = 0; k < kLoadsInFlight; ++k) {
+      const int j = k0 + k;
+      const auto* src = reinterpret_cast<const std::uint16_t*>(
+          __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(from), j & 31));
+      wk[k] = __shfl_sync(0xffffffffu, weight, j & 31);
+      has[k] = mine && j < slots && src != nullptr;
+      if (has[k]) v[k] = *reinterpret_cast<const uint4*>(src + e0);
+    }
+#pragma unroll
+    for (int k = 0; k < kLoadsInFlight; ++k) {
+      if (!has[k]) continue;
+      const auto* y = reinterpret_cast<const std::uint16_t*>(&v[k]);
+#pragma unroll
+      for (int m = 0; m < 8; ++m) partial[m] = fmaf(wk[k], bf16_to_float(y[m]), partial[m]);
+    }
+  }
+}
+
+__device__ uint4 to_bf16x8(const float (&x)[8]) {
+  uint4 packed;
+  auto* o = reinterpret_cast<std::uint16_t*>(&packed);
+#pragma unroll
+  for (int k = 0; k < 8; ++k) o[k] = float_to_bf16(x[k]);
+  return packed;
+}
+
+// The combine's first stage: each (received record, segment of hidden) a storing warp, sources
 // interleaved from this rank on. Lane j looks up top-k slot j's expert output here (none: not
 // this rank's expert) and weight; per 8 elements the fmaf chain over the slots in order (the
 // lanes' values passed round by shuffles), rounded to bf16, stored at the record's place in
-// its source's partials buffer. Top-k above 32 takes the slots 32 at a time, in order.
-__device__ void partials_stage(const LsaArgs& a) {
+// its source's partials buffer, then the piece's flag there. Top-k above 32 takes the slots 32
+// at a time, in order.
+__device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
   const int n = a.nranks;
   char* headers = local_part(a, a.headers_offset);
-  const Warp w = this_warp();
   const std::uint32_t hidden = a.f.hidden;
-  const std::uint32_t nseg = segments(hidden, kSegmentElements);
+  const std::uint32_t nseg = lsa_segments(hidden, kSegmentElements);
   const int topk = static_cast<int>(a.f.topk);
+  const Starts st = starts_of(a);
   int most = 0;  // records from the source that sent the most
   for (int s = 0; s < n; ++s) most = max(most, a.counts_copy[s * n + a.rank]);
   const long long pieces = static_cast<long long>(most) * n * nseg;
@@ -391,8 +469,8 @@ __device__ void partials_stage(const LsaArgs& a) {
     const std::uint32_t g = static_cast<std::uint32_t>(p / n % nseg);
     const int i = static_cast<int>(p / n / nseg);  // among the source's records here
     if (i >= a.counts_copy[source * n + a.rank]) continue;
-    const int r = starts_of(a).records_from(source) + i;
-    const int at = starts_of(a).partials_at(source) + i;  // its place at the source
+    const int r = st.records_from(source) + i;
+    const int at = st.partials_at(source) + i;  // its place at the source
     // A source on this node: its partials buffer; on another node: by record here, for the
     // host to send.
     const int peer = a.lsa_peer[source];
@@ -402,6 +480,7 @@ __device__ void partials_stage(const LsaArgs& a) {
     const Header h = header_at(headers, r, a);
     const std::uint32_t begin = g * kSegmentElements, end = min(begin + kSegmentElements, hidden);
     for (std::uint32_t e0 = begin + w.lane * 8; e0 - w.lane * 8 < end; e0 += 32 * 8) {
+      const bool mine = e0 < end;
       float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       for (int j0 = 0; j0 < topk; j0 += 32) {
         const std::uint16_t* from = nullptr;  // lane's slot j0 + lane
@@ -413,87 +492,95 @@ __device__ void partials_stage(const LsaArgs& a) {
             weight = h.weight[j0 + w.lane];
           }
         }
-        const int slots = min(32, topk - j0);
-        for (int j = 0; j < slots; ++j) {
-          const auto* src = reinterpret_cast<const std::uint16_t*>(
-              __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(from), j));
-          const float wj = __shfl_sync(0xffffffffu, weight, j);
-          if (src == nullptr || e0 >= end) continue;
-          const uint4 v = *reinterpret_cast<const uint4*>(src + e0);
-          const auto* y = reinterpret_cast<const std::uint16_t*>(&v);
-#pragma unroll
-          for (int k = 0; k < 8; ++k) partial[k] = fmaf(wj, bf16_to_float(y[k]), partial[k]);
-        }
+        add_slots(partial, from, weight, min(32, topk - j0), e0, mine);
       }
-      if (e0 >= end) continue;
-      uint4 packed;
-      auto* o = reinterpret_cast<std::uint16_t*>(&packed);
-#pragma unroll
-      for (int k = 0; k < 8; ++k) o[k] = float_to_bf16(partial[k]);
-      *reinterpret_cast<uint4*>(dst + e0) = packed;
+      if (mine) *reinterpret_cast<uint4*>(dst + e0) = to_bf16x8(partial);
     }
+    if (peer >= 0) publish(flags, flag_at(peer_part(a, a.partial_flags_offset, peer), at, g, nseg), w.lane);
   }
+  flush(flags, w.lane);
 }
 
-// The combine's second stage: each (token, segment of hidden) a warp; lane d finds where the
-// token's partial from rank d lies (none: the token did not go there); per 8 elements the
-// partials in ascending rank order, summed in fp32, rounded to bf16. Above 32 ranks, 32 at a
-// time, in order.
-__device__ void reduce_stage(const LsaArgs& a) {
+// Segment g of token t's output: lane d finds where the token's partial from rank d lies (none:
+// the token did not go there); per 8 elements the partials in ascending rank order, summed in
+// fp32, rounded to bf16. Above 32 ranks, 32 at a time, in order. With flags (one node), every
+// lane first waits for each partial's flag.
+__device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, const unsigned* flags, unsigned epoch, int lane) {
   const int n = a.nranks;
   const auto* partials = reinterpret_cast<const std::uint16_t*>(local_part(a, a.partials_offset));
-  const Warp w = this_warp();
-  const std::uint32_t hidden = a.f.hidden;
-  const std::uint32_t nseg = segments(hidden, kSegmentElements);
-  const long long pieces = static_cast<long long>(a.tokens) * nseg;
-  for (long long p = w.id; p < pieces; p += w.count) {
-    const int t = static_cast<int>(p / nseg);
-    const std::uint32_t begin = static_cast<std::uint32_t>(p % nseg) * kSegmentElements;
-    const std::uint32_t end = min(begin + kSegmentElements, hidden);
-    for (std::uint32_t e0 = begin + w.lane * 8; e0 - w.lane * 8 < end; e0 += 32 * 8) {
-      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (int d0 = 0; d0 < n; d0 += 32) {
-        const std::uint16_t* from = nullptr;  // lane's rank d0 + lane
-        if (d0 + w.lane < n) {
-          const int d = d0 + w.lane;
-          const int s = a.slot[static_cast<std::size_t>(t) * n + d];
-          if (s >= 0) from = partials + static_cast<std::size_t>(starts_of(a).partials_from(d) + s) * hidden;
-        }
-        const int ranks = min(32, n - d0);
-        for (int d = 0; d < ranks; ++d) {
-          const auto* src = reinterpret_cast<const std::uint16_t*>(
-              __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(from), d));
-          if (src == nullptr || e0 >= end) continue;
-          const uint4 v = *reinterpret_cast<const uint4*>(src + e0);
-          const auto* part = reinterpret_cast<const std::uint16_t*>(&v);
+  const std::uint32_t hidden = a.f.hidden, nseg = lsa_segments(hidden, kSegmentElements);
+  const Starts st = starts_of(a);
+  const int* slot = a.slot + static_cast<std::size_t>(t) * n;
+  if (flags != nullptr) {
+    for (int d = 0; d < n; ++d) {
+      if (slot[d] >= 0) wait_for(flags + static_cast<std::size_t>(st.partials_from(d) + slot[d]) * nseg + g, epoch);
+    }
+  }
+  const std::uint32_t begin = g * kSegmentElements, end = min(begin + kSegmentElements, hidden);
+  for (std::uint32_t e0 = begin + lane * 8; e0 - lane * 8 < end; e0 += 32 * 8) {
+    const bool mine = e0 < end;
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int d0 = 0; d0 < n; d0 += 32) {
+      const std::uint16_t* from = nullptr;  // lane's rank d0 + lane
+      if (d0 + lane < n && slot[d0 + lane] >= 0) {
+        from = partials + static_cast<std::size_t>(st.partials_from(d0 + lane) + slot[d0 + lane]) * hidden;
+      }
+      const int ranks = min(32, n - d0);
+      for (int k0 = 0; k0 < ranks; k0 += kLoadsInFlight) {
+        uint4 v[kLoadsInFlight];
+        bool has[kLoadsInFlight];
 #pragma unroll
-          for (int k = 0; k < 8; ++k) acc[k] += bf16_to_float(part[k]);
+        for (int k = 0; k < kLoadsInFlight; ++k) {
+          const int d = k0 + k;
+          const auto* src = reinterpret_cast<const std::uint16_t*>(
+              __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(from), d & 31));
+          has[k] = mine && d < ranks && src != nullptr;
+          if (has[k]) v[k] = *reinterpret_cast<const uint4*>(src + e0);
+        }
+#pragma unroll
+        for (int k = 0; k < kLoadsInFlight; ++k) {
+          if (!has[k]) continue;
+          const auto* part = reinterpret_cast<const std::uint16_t*>(&v[k]);
+#pragma unroll
+          for (int m = 0; m < 8; ++m) acc[m] += bf16_to_float(part[m]);
         }
       }
-      if (e0 >= end) continue;
-      uint4 packed;
-      auto* o = reinterpret_cast<std::uint16_t*>(&packed);
-#pragma unroll
-      for (int k = 0; k < 8; ++k) o[k] = float_to_bf16(acc[k]);
-      *reinterpret_cast<uint4*>(a.out + static_cast<std::size_t>(t) * hidden + e0) = packed;
     }
+    if (mine) *reinterpret_cast<uint4*>(a.out + static_cast<std::size_t>(t) * hidden + e0) = to_bf16x8(acc);
   }
 }
 
-__global__ void __launch_bounds__(kThreads) combine_kernel(ncclDevComm comm, LsaArgs a) {
-  cg::grid_group grid = cg::this_grid();
+// The combine's second stage on one node, from the start on the helper warps and after its
+// partials on every other: (token, segment) pieces from a queue in token order (the order
+// their partials arrive), each once its partials have landed.
+__device__ void reduce_stage(const LsaArgs& a, unsigned epoch, int lane) {
+  const auto* flags = reinterpret_cast<const unsigned*>(local_part(a, a.partial_flags_offset));
+  const int nseg = static_cast<int>(lsa_segments(a.f.hidden, kSegmentElements));
+  for_each_item(a, kCombineKernel, a.tokens * nseg, lane, [&](int q) {
+    reduce_piece(a, q / nseg, static_cast<std::uint32_t>(q % nseg), flags, epoch, lane);
+  });
+}
+
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) combine_kernel(ncclDevComm comm, LsaArgs a) {
+  __shared__ unsigned* flag_slots[kWarps][kLsaFlagBatchMax];
   clock_start(a);
-  partials_stage(a);
-  clock_mark(a, 0);
-  lsa_barrier(comm, a.barrier_base + blockIdx.x);
-  clock_mark(a, 1);
-  if (a.gathered != nullptr) {  // lsa_reduce runs once the partials from other nodes are in
-    clock_end(a);
+  const unsigned epoch = launch_epoch(a, kCombineKernel);
+  FlagBatch flags{flag_slots[threadIdx.x / 32], a.flag_batch, epoch};
+  if (a.gathered != nullptr) {  // across nodes: lsa_reduce runs once the partials from other nodes are in
+    partials_stage(a, flags, this_warp());
+    clock_mark(a, 0);
+    lsa_barrier(comm, a.barrier_base + blockIdx.x);
+    finish(a, kCombineKernel);
     return;
   }
-  grid.sync();
-  reduce_stage(a);
-  clock_end(a);
+  const int helpers = a.combine_helpers;
+  if (static_cast<int>(threadIdx.x) / 32 >= helpers) {
+    const Warp w = this_warp(helpers);
+    partials_stage(a, flags, w);
+    clock_mark_warp(a, 0, w.lane);
+  }
+  reduce_stage(a, epoch, static_cast<int>(threadIdx.x % 32));
+  finish(a, kCombineKernel);
 }
 
 // Hybrid: each (record from another node, payload segment) a warp: the payload to every local
@@ -503,7 +590,7 @@ __device__ void unpack_remote_stage(const LsaArgs& a) {
   char* headers = local_part(a, a.headers_offset);
   char* grouped = local_part(a, a.grouped_offset);
   const Warp w = this_warp();
-  const std::uint32_t nseg = segments(a.f.payload_stride, kSegmentBytes);
+  const std::uint32_t nseg = lsa_segments(a.f.payload_stride, kSegmentBytes);
   const std::size_t stride = lsa_remote_record_bytes(a);
   const Starts st = starts_of(a);
   const int last = n - 1;  // records here from other nodes: up to the last source's end
@@ -535,7 +622,15 @@ __global__ void __launch_bounds__(kThreads) layout_kernel(LsaArgs a) {
   layout_stage(a, temp);
 }
 __global__ void __launch_bounds__(kThreads) unpack_remote_kernel(LsaArgs a) { unpack_remote_stage(a); }
-__global__ void __launch_bounds__(kThreads) reduce_kernel(LsaArgs a) { reduce_stage(a); }
+// Across nodes, after the host's receives: each (token, segment) a warp; no flags to wait for.
+__global__ void __launch_bounds__(kThreads) reduce_kernel(LsaArgs a) {
+  const Warp w = this_warp();
+  const std::uint32_t nseg = lsa_segments(a.f.hidden, kSegmentElements);
+  const long long pieces = static_cast<long long>(a.tokens) * nseg;
+  for (long long p = w.id; p < pieces; p += w.count) {
+    reduce_piece(a, static_cast<int>(p / nseg), static_cast<std::uint32_t>(p % nseg), nullptr, 0, w.lane);
+  }
+}
 
 cudaError_t launch(void (*kernel)(ncclDevComm, LsaArgs), const ncclDevComm& comm, const LsaArgs& a,
                    int blocks, cudaStream_t stream) {

@@ -2,7 +2,11 @@
 // stores each token once per destination rank straight into the receiver's expert-grouped
 // symmetric buffer over NVLink (load/store access, "LSA"), and the combine stores the experts'
 // weighted partial sums straight back.
-// One cooperative kernel each way; the host side is src/ep/lsa_exchange.cpp.
+// One cooperative kernel each way; the host side is src/ep/lsa_exchange.cpp. On one node the
+// receiver's work runs under the stores: every stored piece (a segment of a token or of a
+// partial) is followed by a flag in the receiver's window, and warps of the receiver that wait
+// on those flags copy tokens to their further experts' places (dispatch) and sum the partials
+// (combine) while the stores are still arriving.
 //
 // Ranks on several nodes (hybrid): the LSA team is this rank's node. Peers on the node are
 // reached as above; records for ranks on other nodes (header then payload) are packed into a
@@ -20,6 +24,9 @@
 //                  (source, token) ascending, payload_stride bytes each
 //   partials:      the combine's receive buffer, by expert rank ascending, each rank's
 //                  partials in this rank's token order
+//   flags:         one uint32 per (received record, payload segment of 2 KiB): the launch's
+//                  epoch once that segment (segment 0: and the header) has landed
+//   partial flags: one uint32 per (partial, segment of 1024 elements), likewise
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -37,11 +44,17 @@ namespace commsweep::ep::kernels {
 struct LsaArgs {
   ncclWindow_t window = nullptr;
   std::size_t counts_offset = 0, expert_counts_offset = 0, headers_offset = 0, grouped_offset = 0,
-              partials_offset = 0;
+              partials_offset = 0, flags_offset = 0, partial_flags_offset = 0;
   std::uint32_t header_bytes = 0;  // 12 x topk, rounded up to 16
   int rank = 0, nranks = 0, tokens = 0, experts = 0, local_experts = 0, first_expert = 0;
   RecordFormat f{};
   int barrier_base = 0;    // this kernel's LSA barriers: base + block index
+  // Warps of each block that take the receiver's work (copies to further experts, the
+  // reduction) from the start; the others store first, then join them (kernels/ep_lsa.cu).
+  int dispatch_helpers = 0, combine_helpers = 0;
+  int flag_batch = 1;  // pieces a warp stores before it publishes their flags, 1..kLsaFlagBatchMax
+  // Local, zeroed with the flags at each case: LsaSync (below).
+  unsigned* sync = nullptr;
   // One node: the counts travel by NCCL's LL all-to-all (ncclLLA2ASession, block 0): the
   // resource buffer NCCL assigned (an ncclLLA2AHandle's parts) and its slots.
   std::uint32_t counts_a2a_buffer = 0, counts_a2a_slots = 0;
@@ -73,11 +86,18 @@ struct LsaArgs {
   const std::uint16_t* expert_output = nullptr;  // entries x hidden (bf16), as grouped
   std::uint16_t* out = nullptr;                  // tokens x hidden (bf16): the combine's result
   // The kernel's own span in %globaltimer nanoseconds: [0] the first block's start
-  // (atomicMin), [1] the last block's end (atomicMax), [2 + k] when the last block finished
-  // stage k (the stage names below, but the last); preset to (max, 0, 0...) before each launch.
+  // (atomicMin), [1] the last block's end (atomicMax), [2 + k] when the last block (or warp)
+  // finished stage k (the stage names below, but the last); then kLsaSmWords words, one bit per
+  // SM that ran a block (%smid); preset to (max, 0, 0...) before each launch.
   unsigned long long* clock = nullptr;
 };
 inline constexpr int kLsaClockSlots = 10;
+inline constexpr int kLsaSmWords = 4;  // SMs 0..255 (an H100 or H200 has 132)
+inline constexpr int kLsaFlagBatchMax = 8;
+// LsaArgs::sync, per kernel (0 dispatch, 1 combine): [k] the epoch of its last launch, which the
+// flags of the next launch carry plus one; [2 + k] its blocks that finished this launch (the
+// last one moves the epoch on and clears the rest); [4 + k] the next item of its work queue.
+enum LsaSync { kLsaEpoch = 0, kLsaFinished = 2, kLsaQueue = 4, kLsaSyncWords = 6 };
 // LsaArgs::starts, derived from the counts once per dispatch (row k x nranks + rank j):
 //   0 records_from:        where rank j's records start among those received here
 //   1 records_at:          where this rank's records start among those rank j receives
@@ -86,8 +106,18 @@ inline constexpr int kLsaClockSlots = 10;
 //   4 remote_records_from: where rank j's records start among those from other nodes here
 //   5 remote_records_to:   where rank j's records start among those packed for other nodes
 inline constexpr int kLsaStartKinds = 6;
-inline constexpr const char* kLsaDispatchStages[] = {"layout", "counts", "stores", "barrier", "duplicates"};
-inline constexpr const char* kLsaCombineStages[] = {"partials", "barrier", "reduction"};
+// The stages each kernel's clock marks. stores / partials end when the last warp finished its
+// stores; duplicates / reduction are what the receiver's work took after that (the rest of it
+// ran under the stores). Across nodes the combine kernel ends at a barrier (lsa_reduce follows).
+inline constexpr const char* kLsaDispatchStages[] = {"layout", "counts", "stores", "duplicates"};
+inline constexpr const char* kLsaCombineStages[] = {"partials", "reduction"};
+inline constexpr const char* kLsaCombineStagesAcrossNodes[] = {"partials", "barrier"};
+// Payload bytes per dispatch flag, bf16 elements per combine flag.
+inline constexpr std::uint32_t kLsaSegmentBytes = 2048, kLsaSegmentElements = 1024;
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline std::uint32_t lsa_segments(std::uint32_t size, std::uint32_t segment) { return (size + segment - 1) / segment; }
 
 // Blocks a cooperative launch of either kernel can keep resident on `device` (0: none).
 int lsa_max_blocks(int device);
@@ -112,7 +142,9 @@ int lsa_barrier_count(int blocks);
 __host__ __device__
 #endif
 inline int lsa_counts_elements(int nranks, int experts) { return nranks * ((nranks + experts + 1) / 2); }
-// Every rank must launch the same number of blocks: block b meets block b of the others.
+// Every rank must launch the same number of blocks (block b meets block b of the others) and
+// launch each kernel as often as the others since their sync words and flags were zeroed (the
+// flags carry the launch's epoch).
 // Hybrid (a.gathered set): the dispatch starts at the stores (lsa_layout ran before the counts
 // were gathered), and the combine ends at its barrier (lsa_reduce runs once the partials from
 // other nodes are in).

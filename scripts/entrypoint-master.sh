@@ -31,13 +31,14 @@ The entrypoint of a commsweep Volcano Job's mpimaster pod, or of an MPIJob's lau
      Codes above 5 are mpirun's own (e.g. 205 when it lost a worker's daemon).
   6. the nightly, with COMMSWEEP_BASELINE set: instead of 5, when the run ended (exit 0) or
      found wrong elements (1), judges it with \`commsweep compare RESULTS --baseline
-     \$COMMSWEEP_BASELINE --history HISTORY --record\` and prints the verdict table; the run
-     is kept in HISTORY (COMMSWEEP_HISTORY_DIR, else COMMSWEEP_RESULTS_DIR/history) as
-     <UTC start>-<tests>.json, never overwritten, with the reports beside it: .md (markdown
-     summary), .html (plots), .prom (Prometheus text), .verdicts.json; and the exit code is
-     compare's: 0 pass (warnings allowed), 1 regression, 2 bad input (e.g. no baseline file
-     yet: the run is then kept in COMMSWEEP_RESULTS_DIR as in 5; make the baseline from good
-     nights' files with \`commsweep baseline RUN... -o FILE\`), 3 wrong results. A run that
+     \$COMMSWEEP_BASELINE --history HISTORY --record\` (and --mode \$COMMSWEEP_FABRIC_MODE
+     where it is set) and prints the verdict table; the run is kept in HISTORY
+     (COMMSWEEP_HISTORY_DIR, else COMMSWEEP_RESULTS_DIR/history) as <UTC start>-<tests>.json,
+     never overwritten, with the reports beside it: .md (markdown summary), .html (plots),
+     .prom (Prometheus text), .verdicts.json; and the exit code is compare's: 0 pass (warnings
+     allowed), 1 regression, 2 bad input (e.g. no baseline file yet, or one that measured
+     something else: the run is then kept in COMMSWEEP_RESULTS_DIR as in 5; make the baseline
+     from good nights' files with \`commsweep baseline RUN... -o FILE\`), 3 wrong results. A run that
      failed, timed out or was interrupted is not judged and exits with its own code (3, 4, 5).
 
 What commsweep runs, first match:
@@ -71,6 +72,8 @@ Settings (environment):
   COMMSWEEP_HEALTH           0: no hardware health snapshots around the run (passed to the
                              ranks; by default each worker's first rank reads its pod's /sys
                              and NVML, and says what it could not read)
+  COMMSWEEP_HEALTH_THRESHOLDS  the health rules' limits file (passed to the ranks; compare reads
+                             it too): volcano/components/health-thresholds mounts one
 EOF
 }
 

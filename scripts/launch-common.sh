@@ -284,10 +284,10 @@ write_mpi_hostfile() {
 }
 
 # Names of the NCCL_* and UCX_* variables set here, and the health snapshots' switches
-# (COMMSWEEP_HEALTH=0 turns them off, COMMSWEEP_SYSFS_ROOT moves /sys): mpirun passes them to
-# every rank (-x).
+# (COMMSWEEP_HEALTH=0 turns them off, COMMSWEEP_SYSFS_ROOT moves /sys, COMMSWEEP_HEALTH_THRESHOLDS
+# names the rules' limits file): mpirun passes them to every rank (-x).
 fabric_variables() {
-  compgen -e | grep -E '^(NCCL|UCX)_|^COMMSWEEP_(HEALTH|SYSFS_ROOT)$' || true
+  compgen -e | grep -E '^(NCCL|UCX)_|^COMMSWEEP_(HEALTH|SYSFS_ROOT|HEALTH_THRESHOLDS)$' || true
 }
 
 # The mpirun command, one word a line: ranks = hosts x gpus, ppr:G:node, the ssh options,
@@ -445,7 +445,8 @@ compare_meaning() {
 # (COMMSWEEP_HISTORY_DIR, else <results dir>/history: <UTC start>-<tests>.json, never
 # overwritten), writes the markdown, HTML and Prometheus reports beside it (same name, .md,
 # .html, .prom, .verdicts.json; COMMSWEEP_PROMETHEUS_FILE gets a copy of the metrics, for
-# node-exporter's textfile collector), prints the run as JSON lines. Returns compare's exit
+# node-exporter's textfile collector), prints the run as JSON lines; with COMMSWEEP_FABRIC_MODE
+# set, compare checks it against the baseline's mode (--mode). Returns compare's exit
 # code. When compare refuses (exit 2: no baseline file yet, a corrupt one), the run is kept as
 # without a baseline, in the results folder, and said so.
 #   judge_results RESULTS_FILE RESULTS_DIR TEST_ID WORK_DIR
@@ -456,6 +457,8 @@ judge_results() {
   local -a cmd=("$(find_commsweep)" compare "$results" --baseline "$COMMSWEEP_BASELINE"
                 --history "$history" --record --markdown "$work/report.md" --html "$work/report.html"
                 --prometheus "$work/report.prom" --json "$work/verdicts.json")
+  # The fabric mode the pods were made for: compare refuses a baseline of another (exit 2).
+  [ -z "${COMMSWEEP_FABRIC_MODE:-}" ] || cmd+=(--mode "$COMMSWEEP_FABRIC_MODE")
   say "judging: $(quote_words "${cmd[@]}")"
   local out rc=0
   out=$("${cmd[@]}" 2>"$work/compare.err") || rc=$?

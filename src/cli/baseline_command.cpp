@@ -82,7 +82,8 @@ regress::Baseline make_baseline(const BaselineOptions& o, const std::vector<repo
                   " (" + o.runs[0] + "); give --shape to mix them");
     }
     const auto& p = runs[i].provenance;
-    b.provenance.sources.push_back({o.runs[i], p.started_at, p.backend, p.git_hash, p.hosts});
+    b.provenance.sources.push_back({o.runs[i], p.started_at, p.backend, p.git_hash, p.hosts,
+                                    regress::measured_setup(runs[i])});
   }
   b.provenance = {utc_now_iso8601(), command_line, kVersion, kGitHash, o.note, b.provenance.sources};
   b.rules.warn_pct = o.warn_pct;

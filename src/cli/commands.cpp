@@ -24,13 +24,21 @@ const std::vector<OfflineCommand>& offline_commands() {
 const std::vector<WorldCommand>& world_commands() {
   static const std::vector<WorldCommand> commands = {
       {"health", "every node's RDMA port counters, PCIe links and GPUs (NVML), judged (--help)",
-       run_health_command},
+       run_health_command, "judge", run_health_judge},
       {"preflight", "check every node's RDMA, SR-IOV, host and locality (commsweep preflight --help)",
        run_preflight_command},
       {"suite", "several sweeps on one communicator from a YAML/JSON file (commsweep suite --help)",
        run_suite_command},
   };
   return commands;
+}
+
+bool asks_for_flag(const std::string& flag, int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--" + flag || a.rfind("--" + flag + "=", 0) == 0) return true;
+  }
+  return false;
 }
 
 std::string commands_help() {

@@ -24,7 +24,13 @@ struct WorldCommand {
   const char* summary;
   // Errors thrown as commsweep::Error become a message and an exit code in main.
   int (*run)(World& world, int argc, char** argv, char** envp);
+  // A flag that makes it read files only (health --judge): then run_offline, without MPI.
+  const char* offline_flag = nullptr;
+  int (*run_offline)(int argc, char** argv) = nullptr;
 };
+
+// Whether argv[2...] gives --FLAG (or --FLAG=VALUE): a command's offline form, asked before MPI.
+bool asks_for_flag(const std::string& flag, int argc, char** argv);
 
 const std::vector<OfflineCommand>& offline_commands();
 const std::vector<WorldCommand>& world_commands();

@@ -10,57 +10,21 @@
 #include "collectives/collective_test.hpp"
 #include "cli/flags.hpp"
 #include "cli/commands.hpp"
+#include "cli/compare_options.hpp"
 #include "core/text_file.hpp"
+#include "health/report.hpp"
 #include "output/output_file.hpp"
+#include "run/health_gather.hpp"
 #include "regress/baseline_json.hpp"
 #include "regress/compare.hpp"
 #include "regress/history.hpp"
+#include "regress/measured_setup.hpp"
 #include "regress/render.hpp"
 #include "report/json.hpp"
 
 namespace commsweep {
 namespace po = boost::program_options;
 namespace {
-
-struct CompareOptions {
-  std::vector<std::string> results;
-  std::string baseline, history, markdown, html, prometheus, json;
-  bool record = false;
-  bool quiet = false;
-  std::size_t history_runs = 10;
-};
-
-po::options_description compare_flags(CompareOptions& o) {
-  po::options_description d("commsweep compare RESULTS... --baseline FILE [options]");
-  d.add_options()
-      ("baseline", po::value(&o.baseline), "baseline file (schema commsweep.baseline/1; make one with commsweep baseline)")
-      ("history", po::value(&o.history), "results history folder: earlier runs drawn in the HTML plots")
-      ("history-runs", po::value(&o.history_runs)->default_value(10), "at most this many earlier runs in the plots")
-      ("record", po::bool_switch(&o.record), "after judging, add RESULTS to --history as <UTC start>-<test id>.json (never overwrites)")
-      ("markdown", po::value(&o.markdown), "write a markdown summary here")
-      ("html", po::value(&o.html), "write a self-contained HTML report with plots here")
-      ("prometheus", po::value(&o.prometheus), "write Prometheus text exposition here (node-exporter textfile collector: *.prom)")
-      ("json", po::value(&o.json), "write the verdicts as JSON (schema commsweep.compare/1) here")
-      ("quiet", po::bool_switch(&o.quiet), "no verdict table on stdout")
-      ("help,h", "show this help");
-  return d;
-}
-
-std::string compare_help(const po::options_description& d) {
-  std::ostringstream out;
-  out << d << "\n"
-      << "RESULTS: one or more commsweep --json files of one night on one job (e.g. the collectives'\n"
-         "sweep and the EP sweep); they are judged together, as one run, against one baseline.\n"
-         "Judges every test, type, operator, root and size of RESULTS (a commsweep --json file) against\n"
-         "the baseline's median, with the baseline's rules: busbw (time below rules.small_message_bytes)\n"
-         "worse by rules.warn_pct is WARN, by rules.fail_pct FAIL; a change inside the run-to-run spread\n"
-         "(the baseline's, or the cycles' of RESULTS) is SAME; busbw below a floor, a size or test missing\n"
-         "from RESULTS, and any wrong element FAIL. Ranks whose time is an outlier among the ranks' are\n"
-         "named as stragglers with their host.\n\n"
-         "Exit codes: 0 pass (warnings allowed), 1 regression, 2 bad input (unreadable or corrupt file,\n"
-         "another schema version, bad flags: nothing is written), 3 wrong results (#wrong > 0).\n";
-  return out.str();
-}
 
 void write_reports(const CompareOptions& o, const regress::Comparison& c, const regress::Baseline& b,
                    const std::vector<regress::HistoryRun>& history) {
@@ -73,9 +37,42 @@ void write_reports(const CompareOptions& o, const regress::Comparison& c, const 
   for (const auto& [path, text] : files) output::write_output_file(path, text);
 }
 
+// The run's stored health judged again under RULES, so that an old run meets the limits in
+// force, not those it was written with (health/report.hpp, rejudge); the result is what
+// regress::compare reads as the run's "health".
+void rejudge_health(report::Results& run, const std::string& path, const health::RuleBook& rules) {
+  if (!run.health.is_object()) return;
+  try {
+    run.health = health::report_json(health::rejudge(run.health, rules));
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
 int bad_input(const std::string& message) {
   std::cerr << "commsweep compare: " << message << "\n";
   return regress::compare_exit::kBadInput;
+}
+
+// Whether RESULTS measured what the baseline did; a difference ends compare here (exit 2)
+// unless --allow-mismatch, with one line per property.
+regress::SetupCheck check_setup(const CompareOptions& o, const std::vector<report::Results>& inputs,
+                                const regress::Baseline& baseline) {
+  std::vector<regress::MeasuredSetup> run, base;
+  for (const auto& input : inputs) run.push_back(regress::measured_setup(input));
+  for (const auto& source : baseline.provenance.sources) base.push_back(source.setup);
+  regress::SetupCheck check = regress::check_setup(run, base, o.mode, baseline.mode);
+  check.allowed = o.allow_mismatch;
+  return check;
+}
+
+std::string setup_refusal(const CompareOptions& o, const regress::SetupCheck& check) {
+  std::string names;
+  for (const auto& r : o.results) names += (names.empty() ? "" : ", ") + r;
+  std::string text = names + " did not measure what the baseline " + o.baseline +
+                     " did (give --allow-mismatch to judge it anyway):";
+  for (const auto& d : check.differences) text += "\n  " + regress::describe(d);
+  return text;
 }
 
 }  // namespace
@@ -109,10 +106,16 @@ int run_compare_command(int argc, char** argv, char**) {
     }
   }
   try {
+    const health::RuleBook rules = health_rules(thresholds_file(o.health_thresholds));
     std::vector<report::Results> inputs;
-    for (const auto& path : o.results) inputs.push_back(report::read_results_file(path));
+    for (const auto& path : o.results) {
+      inputs.push_back(report::read_results_file(path));
+      rejudge_health(inputs.back(), path, rules);
+    }
     const report::Results results = regress::merge_runs(inputs, o.results);
     const regress::Baseline baseline = regress::read_baseline_file(o.baseline);
+    const regress::SetupCheck setup = check_setup(o, inputs, baseline);
+    if (!setup.differences.empty() && !setup.allowed) return bad_input(setup_refusal(o, setup));
     std::vector<regress::HistoryRun> history;
     const std::size_t collectives = collective_tests().size();  // how many `all` names
     for (const auto& input : inputs) {
@@ -126,6 +129,7 @@ int run_compare_command(int argc, char** argv, char**) {
       }
     }
     regress::Comparison c = regress::compare(results, baseline);
+    c.setup = setup;
     for (const auto& path : o.results) c.results_file += (c.results_file.empty() ? "" : ", ") + path;
     c.baseline_file = o.baseline;
     write_reports(o, c, baseline, history);

@@ -2,13 +2,13 @@
 
 #include <boost/program_options.hpp>
 #include <chrono>
-#include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <thread>
 #include <utility>
 
 #include "cli/flags.hpp"
+#include "cli/health_judge.hpp"
 #include "run/health_gather.hpp"
 #include "health/nvml_loader.hpp"
 #include "output/output_file.hpp"
@@ -25,8 +25,9 @@ namespace {
 struct HealthOptions {
   double duration_s = 0;
   std::string sysfs_root;
-  std::string json, prometheus;
+  std::string json, prometheus, thresholds, judge;
   bool gpus = true;
+  bool verbose = false;
   double timeout_s = 60;
 };
 
@@ -34,13 +35,25 @@ po::options_description health_flags(HealthOptions& o) {
   po::options_description d("commsweep health [options]");
   d.add_options()
       ("duration", po::value(&o.duration_s)->default_value(0), "seconds between a before and an after snapshot (0: one snapshot, its state judged)")
-      ("sysfs-root", po::value(&o.sysfs_root), "read /sys under this folder (default: COMMSWEEP_SYSFS_ROOT, else /)")
+      ("sysfs-root", po::value(&o.sysfs_root), "read /sys under this folder (default: COMMSWEEP_SYSFS_ROOT, else /); one that is not a folder is a usage error")
       ("no-gpus", "do not load NVML (RDMA and PCIe only)")
+      ("health-thresholds", po::value(&o.thresholds), "judge with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table, which results/health-thresholds.yaml holds; docs/health.md)")
+      ("judge", po::value(&o.judge), "read no hardware: judge again the snapshots stored in this file (a results or pairs file's \"health\" member, or a --json file of commsweep health) with the rules in force; runs without mpirun")
+      ("verbose", "print what each node has (a line per port, PCIe link and GPU) and every finding, INFO included")
       ("json", po::value(&o.json), "write the snapshots and findings here (the \"health\" member of a results file)")
       ("prometheus", po::value(&o.prometheus), "write Prometheus text exposition here (node-exporter textfile collector: *.prom)")
       ("timeout,T", po::value(&o.timeout_s)->default_value(60), "seconds the gathering of the snapshots may take beyond --duration")
       ("help,h", "show this help");
   return d;
+}
+
+po::variables_map parse(int argc, char** argv, HealthOptions& o) {
+  const auto flags = health_flags(o);
+  const po::variables_map vm =
+      parse_flags(argc, argv, 2, flags, po::positional_options_description(), "health: ", " (commsweep health --help)");
+  o.gpus = !vm.count("no-gpus");
+  o.verbose = vm.count("verbose") > 0;
+  return vm;
 }
 
 // A usage Error for the flag that is wrong; bounded so a typo cannot park a job for a day.
@@ -66,26 +79,41 @@ std::string health_help_text() {
          "events, NVLink state and CRC/replay/recovery counters, PCIe replay, volatile ECC, pending row\n"
          "remaps, clock event reasons, temperature). NVML is loaded at run time: without a driver the\n"
          "GPUs are not read and the report says so. With --duration, the counters' rises between the\n"
-         "two snapshots are judged (FAIL: a link that went down or trained narrow, fatal AER, XID\n"
-         "79/74/48/94/95, an NVLink down, uncorrected ECC; WARN: error counters rising faster than\n"
-         "their rate, saturated counters, throttling, pending remaps). docs/fabric.md says what each\n"
-         "finding means and what to do. The measuring commands (sweeps, ep, pairs, suite) take the same\n"
-         "snapshots before and after their run (COMMSWEEP_HEALTH=0 turns that off).\n\n"
-         "Exit codes: 0 no FAIL (WARNs allowed), 2 bad flags, 6 a FAIL.\n"
+         "two snapshots are judged as rises per second against each counter's limit: one rule table,\n"
+         "each limit from its source (NVLink CRC 100/s per link and replay/recovery any rise from\n"
+         "NVIDIA DCGM, PCIe replay 8/min, the IB bit error rate, infiniband-diags' thresholds; FAIL: a\n"
+         "link that went down or trained narrow, fatal AER, a critical XID, uncorrected ECC). A healthy\n"
+         "node prints one line; findings one line per node and component class. docs/health.md has the\n"
+         "table, the thresholds file and what each finding means. The measuring commands (sweeps, ep,\n"
+         "pairs, suite) take the same snapshots before and after their run (COMMSWEEP_HEALTH=0 turns\n"
+         "that off). --judge FILE judges stored snapshots again, so that new limits apply to old runs.\n\n"
+         "Exit codes: 0 no FAIL (WARNs allowed), 2 bad flags or a bad file, 6 a FAIL.\n"
       << (health::built_with_nvml() ? "" : "This build has no nvml.h: GPUs are not read (scripts/fetch-nvml-header.sh).\n");
   return out.str();
 }
 
+int run_health_judge(int argc, char** argv) {
+  HealthOptions o;
+  const po::variables_map vm = parse(argc, argv, o);
+  if (vm.count("help")) {
+    std::cout << health_help_text();
+    return exit_code::kOk;
+  }
+  // What reads the hardware has nothing to do with a file's snapshots.
+  for (const char* flag : {"duration", "sysfs-root", "no-gpus", "timeout"})
+    if (vm.count(flag) && !vm[flag].defaulted())
+      throw_usage(std::string("health: --judge judges stored snapshots and reads no hardware: drop --") + flag);
+  JudgeRequest request{o.judge, o.thresholds, o.json, o.prometheus, o.verbose};
+  return judge_stored_health(request, std::cout);
+}
+
 int run_health_command(World& world, int argc, char** argv, char** /*envp*/) {
   HealthOptions o;
-  const auto flags = health_flags(o);
-  const po::variables_map vm =
-      parse_flags(argc, argv, 2, flags, po::positional_options_description(), "health: ", " (commsweep health --help)");
+  const po::variables_map vm = parse(argc, argv, o);
   if (vm.count("help")) {
     if (world.rank() == 0) std::cout << health_help_text();
     return exit_code::kOk;
   }
-  o.gpus = !vm.count("no-gpus");
   check(o);
   // Rank 0 writes the files; every rank learns that it cannot, so that all stop together.
   for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--json", o.json}, {"--prometheus", o.prometheus}}) {
@@ -93,24 +121,18 @@ int run_health_command(World& world, int argc, char** argv, char** /*envp*/) {
     if (world.sum(why.empty() ? 0 : 1, Phase{"checking " + flag, Deadline::after(o.timeout_s)}) > 0)
       throw_usage("health: " + flag + " " + path + ": cannot write there" + (why.empty() ? "" : ": " + why));
   }
-  HealthWatch watch(world, o.sysfs_root.empty() ? health_sysfs_root() : o.sysfs_root, o.timeout_s, o.gpus);
+  const health::RuleBook rules = health_rules(world, thresholds_file(o.thresholds), o.timeout_s);
+  const std::string root = o.sysfs_root.empty() ? health_sysfs_root() : o.sysfs_root;
+  const std::string named = o.sysfs_root.empty() ? "COMMSWEEP_SYSFS_ROOT=" : "--sysfs-root ";
+  require_sysfs_root(world, root, "health: " + named + root, o.timeout_s);
+  HealthWatch watch(world, root, o.timeout_s, o.gpus);
   if (o.duration_s > 0) {
     watch.before();
     std::this_thread::sleep_for(std::chrono::duration<double>(o.duration_s));
   }
-  const health::HealthReport report = watch.after();
+  const health::HealthReport report = watch.after({}, rules);
   int code = exit_code::kOk;
-  if (world.rank() == 0) {
-    std::cout << health::render_inventory(report) << health::render_block(report) << std::flush;
-    if (health::worst(report.findings) == health::Severity::Fail) code = exit_code::kPreflightFailed;
-    try {
-      if (!o.json.empty()) output::write_output_file(o.json, health::report_json(report).dump(2) + "\n");
-      if (!o.prometheus.empty()) output::write_output_file(o.prometheus, health::render_prometheus(report));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "commsweep health: %s\n", e.what());
-      code = exit_code::kUsage;
-    }
-  }
+  if (world.rank() == 0) code = print_and_write(report, o.verbose, o.json, o.prometheus, std::cout);
   return broadcast(world, code, o.timeout_s);
 }
 

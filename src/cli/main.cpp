@@ -1,6 +1,7 @@
 // commsweep's entry point: MPI up, options, the command, and one place where every error
 // becomes a message naming the rank, host and device, and an exit code.
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -44,29 +45,25 @@ int run_measuring(commsweep::World& world, const commsweep::Workload& workload, 
   return guarded(world, context, [&] { return o.measurement->run_alone(world, o.run, o.arguments, envp, context); });
 }
 
-// A workload's offline flag given (`commsweep pairs --plan`): it runs without MPI (and mpirun).
-bool asks_offline(const commsweep::Workload* workload, int argc, char** argv) {
-  if (workload == nullptr || workload->offline_flag.empty()) return false;
-  const std::string flag = "--" + std::string(workload->offline_flag);
-  for (int i = 2; i < argc; ++i) {
-    if (argv[i] == flag) return true;
-  }
-  return false;
-}
-
-int run_offline(const commsweep::Workload& workload, int argc, char** argv) {
+// A command's offline form (`commsweep pairs --plan`, `commsweep health --judge FILE`): it reads
+// files only, without MPI (and without mpirun); an error is its message and exit code.
+int run_offline(const std::function<int()>& command) {
   using namespace commsweep;
   try {
-    const MeasureOptions o = parse_measure_options(workload, argc, argv);
-    if (o.help) {
-      std::cout << measure_help_text(workload);
-      return exit_code::kOk;
-    }
-    return o.measurement->run_offline();
+    return command();
   } catch (const Error& e) {
     std::fprintf(stderr, "commsweep: %s\n", e.what());
     return e.exit_code();
   }
+}
+
+// `commsweep pairs --plan`: the workload's flags read, its help, or its offline run.
+int run_workload_offline(const commsweep::Workload& workload, int argc, char** argv) {
+  using namespace commsweep;
+  const MeasureOptions o = parse_measure_options(workload, argc, argv);
+  if (!o.help) return o.measurement->run_offline();
+  std::cout << measure_help_text(workload);
+  return exit_code::kOk;
 }
 
 int run_command(int argc, char** argv, char** envp) {
@@ -83,7 +80,14 @@ int run_command(int argc, char** argv, char** envp) {
     }
   }
   const Workload* workload = find_command_workload(command);
-  if (asks_offline(workload, argc, argv)) return run_offline(*workload, argc, argv);
+  if (workload && !workload->offline_flag.empty() && asks_for_flag(std::string(workload->offline_flag), argc, argv)) {
+    return run_offline([&] { return run_workload_offline(*workload, argc, argv); });
+  }
+  for (const auto& c : world_commands()) {
+    if (command == c.name && c.offline_flag && asks_for_flag(c.offline_flag, argc, argv)) {
+      return run_offline([&] { return c.run_offline(argc, argv); });
+    }
+  }
   // First: SIGTERM / SIGINT are blocked before MPI and CUDA start threads (exit code 5).
   const TerminationGuard termination;
   MpiSession mpi(&argc, &argv);

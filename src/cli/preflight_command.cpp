@@ -11,6 +11,7 @@
 #include "fabric/preflight.hpp"
 #include "fabric/preflight_table.hpp"
 #include "output/output_file.hpp"
+#include "run/health_gather.hpp"
 #include "run/preflight_gather.hpp"
 #include "run/rank_binding.hpp"
 #include "run/run_setup.hpp"
@@ -34,7 +35,7 @@ po::options_description preflight_flags() {
   return d;
 }
 
-// --bind as the measuring commands take it (cli/rank_binding.hpp); local rank 0's result is
+// --bind as the measuring commands take it (run/rank_binding.hpp); local rank 0's result is
 // its host's "bind" row.
 std::string bind_note(const std::string& mode, int local_rank) {
   if (mode != "auto" && mode != "none") throw_usage("preflight: --bind must be auto or none, not '" + mode + "'");
@@ -73,6 +74,8 @@ int run_preflight_command(World& world, int argc, char** argv, char** envp) {
   options.sysfs_root = vm["sysfs-root"].as<std::string>();
   if (vm.count("annotations")) options.annotations = vm["annotations"].as<std::string>();
   const double timeout = vm["timeout"].as<double>();
+  // A root that is not there reads nothing, and nothing read would pass.
+  require_sysfs_root(world, options.sysfs_root, "preflight: --sysfs-root " + options.sysfs_root, timeout);
   if (vm.count("json")) require_writable_results(world, vm["json"].as<std::string>(), timeout);
   const auto nodes = gather_preflight(world, options, envp, timeout, bind_note(vm["bind"].as<std::string>(), world.local_rank()));
   int code = exit_code::kOk;

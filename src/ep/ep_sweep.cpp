@@ -151,6 +151,12 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
   const auto c_fabric = gather_u64(combine_bytes.fabric);
   const std::uint64_t d_wrong = world_.sum(wrong.dispatch, p);
   const std::uint64_t c_wrong = world_.sum(wrong.combine, p);
+  const auto most = [&](int sms) {  // on rank 0, which prints and writes the row
+    const auto all = world_.gather(static_cast<double>(sms), p);
+    return all.empty() ? 0 : static_cast<int>(*std::max_element(all.begin(), all.end()));
+  };
+  const int d_sms = most(exchange.kernel_sms(true));
+  const int c_sms = most(exchange.kernel_sms(false));
 
   report::EpRow row;
   row.routing = std::string(name_of(c.routing));
@@ -166,6 +172,8 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
   row.rank_bytes_fabric = fabric;
   row.dispatch = combine_phase(d_times, deepep, fabric, d_wrong);
   row.combine = combine_phase(c_times, c_deepep, c_fabric, c_wrong);
+  row.dispatch.sms = d_sms;
+  row.combine.sms = c_sms;
   return row;
 }
 

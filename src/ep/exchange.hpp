@@ -50,6 +50,9 @@ class EpExchange {
   virtual std::string note() const { return ""; }
   // What it measured of the case just run beyond the row (e.g. time per stage), or "".
   virtual std::string case_note() const { return ""; }
+  // SMs that ran the dispatch's (combine's) own kernel in the case just run; 0 where it has no
+  // kernel of its own to count (NCCL's collectives, the host).
+  virtual int kernel_sms(bool dispatch) const { (void)dispatch; return 0; }
 };
 
 }  // namespace commsweep::ep

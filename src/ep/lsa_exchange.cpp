@@ -20,6 +20,16 @@ namespace commsweep::ep {
 namespace {
 
 constexpr std::size_t kWindowAlign = 4096;  // NCCL_WIN_REQUIRED_ALIGNMENT
+// Warps of each block (of 16) that start on the receiver's work, waiting for flags: copies to
+// further experts in the dispatch, the reduction in the combine (kernels/ep_lsa.cu); the
+// others store first, then join them. Pieces a warp stores before it publishes their flags
+// (one release fence for them all). Measured on 2 x H100 at 128 and 4096 tokens (bf16,
+// kernels/NOTES-ep-lsa.md): dispatch helpers 2 / 4 / 6 gave 292.9 / 277.8 / 273.5 us at 4096;
+// combine helpers 2 / 3 / 4 gave 313.0 / 320.4 / 335.2 us (at 128 tokens 25.6 / 25.2 / 24.3);
+// a batch of 1 / 4 / 8 gave combines of 353.7 / 335.2 / 325.5 us and dispatches of
+// 275.3 / 277.8 / 294.4 us.
+constexpr int kDispatchHelpers = 6, kCombineHelpers = 2;
+constexpr int kFlagBatch = 4;
 
 std::size_t aligned(std::size_t bytes) { return (bytes + kWindowAlign - 1) / kWindowAlign * kWindowAlign; }
 
@@ -201,15 +211,21 @@ LsaExchange::~LsaExchange() {
 
 ncclComm_t LsaExchange::team_comm() const { return node_ ? node_->comm : backend_.comm(); }
 
+std::vector<const char*> LsaExchange::stage_names(bool dispatch) const {
+  if (dispatch) return {std::begin(kernels::kLsaDispatchStages), std::end(kernels::kLsaDispatchStages)};
+  if (node_) return {std::begin(kernels::kLsaCombineStagesAcrossNodes), std::end(kernels::kLsaCombineStagesAcrossNodes)};
+  return {std::begin(kernels::kLsaCombineStages), std::end(kernels::kLsaCombineStages)};
+}
+
 std::string LsaExchange::case_note() const {
-  // Per stage the median over this case's runs, as the last block saw it.
+  // Per stage the median over this case's runs; a stage ends when its last block (or warp) did.
   std::ostringstream out;
-  out << variant_.name << " stages (us, median over the row's runs, last block): dispatch";
+  out << variant_.name << " stages (us, median over the row's runs): dispatch";
   for (int which = 0; which < 2; ++which) {
     const auto& runs = stage_us_[which];
     if (runs.empty()) return "";
     if (which == 1) out << "; combine";
-    const auto* const* names = which == 0 ? kernels::kLsaDispatchStages : kernels::kLsaCombineStages;
+    const std::vector<const char*> names = stage_names(which == 0);
     for (std::size_t k = 0; k < runs.front().size(); ++k) {
       std::vector<double> values;
       for (const auto& r : runs) values.push_back(r[k]);
@@ -218,9 +234,12 @@ std::string LsaExchange::case_note() const {
           << values[values.size() / 2];
     }
   }
-  out << "; " << launch_blocks_ << " blocks";
+  out << "; " << launch_blocks_ << " blocks of 512 threads on " << sms_[0] << " SMs (dispatch), " << sms_[1]
+      << " (combine)";
   return out.str();
 }
+
+int LsaExchange::kernel_sms(bool dispatch) const { return sms_[dispatch ? 0 : 1]; }
 
 std::string LsaExchange::note() const {
   std::ostringstream out;
@@ -294,12 +313,19 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   const std::size_t records_max = tokens * n;
   const std::size_t entries_max = records_max * static_cast<std::size_t>(std::min(c.topk, a.local_experts));
   const std::size_t sent_max = tokens * static_cast<std::size_t>(std::min(n, c.topk));
+  // A flag per piece: 2 KiB of a record's payload, 1024 elements of a partial.
+  const std::size_t flags = records_max * kernels::lsa_segments(a.f.payload_stride, kernels::kLsaSegmentBytes);
+  const std::size_t partial_flags =
+      sent_max * kernels::lsa_segments(static_cast<std::uint32_t>(c.hidden), kernels::kLsaSegmentElements);
   a.counts_offset = 0;
   a.expert_counts_offset = aligned(sizeof(int) * n * n);
   a.headers_offset = a.expert_counts_offset + aligned(sizeof(int) * n * static_cast<std::size_t>(c.experts));
   a.grouped_offset = a.headers_offset + aligned(records_max * a.header_bytes);
   a.partials_offset = a.grouped_offset + aligned(std::max<std::size_t>(entries_max * a.f.payload_stride, 16));
-  ensure_window(a.partials_offset + aligned(std::max<std::size_t>(sent_max * 2 * c.hidden, 16)), phase);
+  a.flags_offset = a.partials_offset + aligned(std::max<std::size_t>(sent_max * 2 * c.hidden, 16));
+  a.partial_flags_offset = a.flags_offset + aligned(std::max<std::size_t>(flags * sizeof(unsigned), 16));
+  const std::size_t window_end = a.partial_flags_offset + aligned(std::max<std::size_t>(partial_flags * sizeof(unsigned), 16));
+  ensure_window(window_end, phase);
   ensure_counts_room(c.experts, phase);
 #if COMMSWEEP_NCCL_DEVICE_API
   a.counts_a2a_buffer = devcomm_->counts_a2a.bufHandle;
@@ -324,7 +350,11 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   grouped_bytes_ = entries_max * a.f.payload_stride;
   a.expert_output = expert_output_.grow<std::uint16_t>(entries_max * c.hidden);
   a.out = out_.grow<std::uint16_t>(tokens * c.hidden);
-  a.clock = clock_.grow<unsigned long long>(kernels::kLsaClockSlots);
+  a.clock = clock_.grow<unsigned long long>(kernels::kLsaClockSlots + kernels::kLsaSmWords);
+  a.sync = sync_.grow<unsigned>(kernels::kLsaSyncWords);
+  a.dispatch_helpers = kDispatchHelpers;
+  a.combine_helpers = kCombineHelpers;
+  a.flag_batch = kFlagBatch;
   a.lsa_peer = lsa_peer_dev_.get<int>();
   if (node_) {
     // Room for every token to every rank and every rank's tokens here, as the window's.
@@ -342,10 +372,17 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   }
   stage_us_[0].clear();
   stage_us_[1].clear();
+  sms_[0] = sms_[1] = 0;
 
   const cudaStream_t stream = backend_.stream();
   upload_case(input_.get<std::uint8_t>(), idx_.get<std::int32_t>(), weights_.get<float>(), c.tokens,
               a.f, mine, seed, a.rank, stream);
+  // Flags and epochs from zero on every rank (kernels/ep_lsa_sync.cuh): what the window held
+  // before (another case's payloads) must not read as a flag. A peer's first stores of the case
+  // come after this rank's counts, which its first dispatch sends after these.
+  auto* base = static_cast<char*>(window_->base);
+  CS_CUDA(cudaMemsetAsync(base + a.flags_offset, 0, window_end - a.flags_offset, stream));
+  CS_CUDA(cudaMemsetAsync(a.sync, 0, kernels::kLsaSyncWords * sizeof(unsigned), stream));
 
 #if COMMSWEEP_NCCL_DEVICE_API
   // The kernels' arguments are fixed for the case: capture each once, replay it every time.
@@ -390,11 +427,13 @@ double LsaExchange::timed(bool dispatch, const Phase& phase) {
 }
 
 double LsaExchange::record_stages(bool dispatch) {
-  unsigned long long clock[kernels::kLsaClockSlots] = {};
+  unsigned long long clock[kernels::kLsaClockSlots + kernels::kLsaSmWords] = {};
   CS_CUDA(cudaMemcpy(clock, clock_.get(), sizeof(clock), cudaMemcpyDeviceToHost));
+  int sms = 0;
+  for (int w = 0; w < kernels::kLsaSmWords; ++w) sms += __builtin_popcountll(clock[kernels::kLsaClockSlots + w]);
+  sms_[dispatch ? 0 : 1] = std::max(sms_[dispatch ? 0 : 1], sms);
   // Each stage from the previous mark (the start first) to its own; the last to the end.
-  const std::size_t stages = dispatch ? std::size(kernels::kLsaDispatchStages)
-                                      : std::size(kernels::kLsaCombineStages);
+  const std::size_t stages = stage_names(dispatch).size();
   std::vector<double> spans;
   unsigned long long from = clock[0];
   for (std::size_t k = 0; k < stages; ++k) {
@@ -478,7 +517,8 @@ cudaError_t LsaExchange::launch(bool dispatch, cudaStream_t stream) {
 #if COMMSWEEP_NCCL_DEVICE_API
   // The clock's start as the largest value (all 0xFF bytes), its end 0.
   if (const cudaError_t rc = cudaMemsetAsync(args_.clock, 0xFF, sizeof(*args_.clock), stream); rc != cudaSuccess) return rc;
-  if (const cudaError_t rc = cudaMemsetAsync(args_.clock + 1, 0, (kernels::kLsaClockSlots - 1) * sizeof(*args_.clock), stream);
+  if (const cudaError_t rc = cudaMemsetAsync(args_.clock + 1, 0,
+                                             (kernels::kLsaClockSlots - 1 + kernels::kLsaSmWords) * sizeof(*args_.clock), stream);
       rc != cudaSuccess) {
     return rc;
   }

@@ -51,6 +51,7 @@ class LsaExchange final : public EpExchange {
   EpResult result() override;
   std::string note() const override;
   std::string case_note() const override;
+  int kernel_sms(bool dispatch) const override;
 
  private:
   struct NodeComm; // several nodes: this node's ranks (ncclCommSplit), the LSA team
@@ -62,6 +63,7 @@ class LsaExchange final : public EpExchange {
   ncclComm_t team_comm() const;  // the LSA team's communicator: the node's, or everyone's
   double timed(bool dispatch, const Phase& phase);
   double record_stages(bool dispatch);  // from the kernel's clock; returns its span (us)
+  std::vector<const char*> stage_names(bool dispatch) const;
   double dispatch_across_nodes(const Phase& phase);
   double combine_across_nodes(const Phase& phase);
   void read_host_counts();  // across nodes: records_to_ / records_from_ from host_gathered_
@@ -84,8 +86,10 @@ class LsaExchange final : public EpExchange {
   bool graphs_work_ = true;
   EpCase case_;
   kernels::LsaArgs args_;
-  DeviceBuffer clock_;  // the kernels' span (LsaArgs::clock)
+  DeviceBuffer clock_;  // the kernels' span and SMs (LsaArgs::clock)
+  DeviceBuffer sync_;   // LsaArgs::sync
   std::vector<std::vector<double>> stage_us_[2];  // per run of this case: dispatch, combine stages
+  int sms_[2] = {0, 0};  // SMs that ran a block of the dispatch, of the combine (this case)
   DeviceBuffer input_, idx_, weights_, slot_, send_counts_, rank_in_expert_, expert_total_,
       expert_prefix_, expert_start_, counts_copy_, records_, expert_counts_, expert_base_,
       expert_output_, out_, lsa_peer_dev_, starts_;

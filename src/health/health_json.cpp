@@ -143,7 +143,8 @@ json to_json(const Snapshot& s) {
   json ports = json::array();
   for (const auto& p : s.ports)
     ports.push_back(json{{"device", p.device}, {"port", p.port}, {"pci_address", p.pci_address},
-                         {"state", p.state}, {"phys_state", p.phys_state}, {"link_layer", p.link_layer},
+                         {"nic_model", p.nic_model}, {"state", p.state}, {"phys_state", p.phys_state},
+                         {"link_layer", p.link_layer},
                          {"rate", p.rate}, {"speed_gbps", p.speed_gbps}, {"width", p.width},
                          {"counters", counters_json(p.counters)}, {"hw_counters", counters_json(p.hw_counters)},
                          {"unread", p.unread}});
@@ -175,6 +176,7 @@ Snapshot snapshot_from_json(const json& j) {
       p.device = pj.at("device").get<std::string>();
       p.port = whole<int>(pj.at("port"));
       p.pci_address = pj.at("pci_address").get<std::string>();
+      p.nic_model = pj.value("nic_model", "");  // absent in files written before it was read
       p.state = pj.at("state").get<std::string>();
       p.phys_state = pj.at("phys_state").get<std::string>();
       p.link_layer = pj.at("link_layer").get<std::string>();
@@ -223,7 +225,19 @@ json to_json(const Finding& f) {
          {"counter", f.counter}, {"detail", f.detail}};
   if (f.delta) j["delta"] = *f.delta;
   if (f.persistent) j["persistent"] = true;
+  if (!f.rule.empty()) {
+    j["rule"] = f.rule;
+    j["class"] = class_name(f.cls);
+    j["limit"] = f.limit;
+  }
+  if (f.rate) j["rate_per_s"] = *f.rate;
   return j;
+}
+
+RuleClass class_from_name(const std::string& name) {
+  for (RuleClass c : {RuleClass::RdmaPort, RuleClass::RdmaHw, RuleClass::Pcie, RuleClass::Gpu, RuleClass::NvLink})
+    if (class_name(c) == name) return c;
+  throw std::runtime_error("health finding class \"" + name + "\" is not one of the rule classes");
 }
 
 Severity severity_from_string(const std::string& s) {
@@ -242,6 +256,11 @@ Finding finding_from_json(const json& j) {
   f.detail = j.at("detail").get<std::string>();
   if (j.contains("delta")) f.delta = whole<std::uint64_t>(j.at("delta"));
   f.persistent = j.value("persistent", false);
+  // Files written before the rule table name no rule: their class from the component.
+  f.rule = j.value("rule", "");
+  f.cls = j.contains("class") ? class_from_name(j.at("class").get<std::string>()) : class_of_component(f.component);
+  f.limit = j.value("limit", "");
+  if (j.contains("rate_per_s")) f.rate = j.at("rate_per_s").get<double>();
   return f;
 }
 

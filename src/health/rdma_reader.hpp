@@ -12,8 +12,13 @@ namespace commsweep::health {
 std::vector<PortHealth> read_rdma_ports(const Tree& tree);
 
 // The width in bits the kernel reads a PortCounters attribute with (drivers/infiniband/core/
-// sysfs.c: symbol_error 16, link_downed 8, local_link_integrity_errors 4, ...); 64 for
-// hw_counters and for counters the kernel reads from PortCountersExtended.
-int port_counter_width(const std::string& name);
+// sysfs.c, PORT_PMA_ATTR: symbol_error 16, link_downed 8, local_link_integrity_errors 4, ...).
+// The traffic counters (data and packets) are 32 bits there and 64 where the HCA has
+// PortCountersExtended (EXTENDED: the port shows unicast_xmit_packets, which only the extended
+// table has); 64 for hw_counters.
+int port_counter_width(const std::string& name, bool extended = false);
+
+// Data and packet counts: traffic, never judged.
+bool traffic_counter(const std::string& name);
 
 }  // namespace commsweep::health

@@ -17,6 +17,9 @@ struct PortHealth {
   std::string device;       // mlx5_3
   int port = 1;
   std::string pci_address;  // 0000:0c:00.0
+  // The NIC model, for comparing a port with its like: the device's hca_type ("MT4129"), else
+  // its board_id, else "PCI 0x1021" (device/device); "" where none was read.
+  std::string nic_model;
   std::string state;        // ACTIVE, DOWN, INIT... ("4: ACTIVE" without its code)
   std::string phys_state;   // LinkUp, Polling, Disabled...
   std::string link_layer;   // InfiniBand or Ethernet
@@ -85,6 +88,13 @@ struct Snapshot {
   std::vector<XidEvent> xids;  // XID events NVML delivered since the previous snapshot
   std::string nvml_note;       // why there are no GPUs ("NVML not loaded: libnvidia-ml.so.1: ...")
   std::vector<std::string> unread;  // what could not be read, component and why
+};
+
+// One node's snapshots of a command: before and after a run, or one alone.
+struct NodeHealth {
+  std::string host;
+  std::optional<Snapshot> before;  // absent for a single snapshot
+  Snapshot after;                  // or the single one
 };
 
 }  // namespace commsweep::health

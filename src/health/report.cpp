@@ -1,9 +1,8 @@
 #include "health/report.hpp"
 
 #include <algorithm>
-#include <map>
-#include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 #include "health/health_json.hpp"
 
@@ -12,13 +11,15 @@ namespace commsweep::health {
 using nlohmann::json;
 
 std::string describe(const Finding& f) {
-  return f.counter + " " + f.detail + (f.persistent ? " (so before the run too)" : "");
+  return f.counter + " " + f.detail + (f.limit.empty() ? "" : " (" + f.limit + ")") +
+         (f.persistent ? " (so before the run too)" : "");
 }
 
-HealthReport build_report(std::vector<NodeHealth> nodes) {
+HealthReport build_report(std::vector<NodeHealth> nodes, const RuleBook& rules) {
   HealthReport r;
+  r.rules = rules;
   for (const auto& n : nodes) {
-    auto found = n.before ? judge_change(*n.before, n.after) : judge_state(n.after);
+    auto found = n.before ? judge_change(*n.before, n.after, rules) : judge_state(n.after, rules);
     r.findings.insert(r.findings.end(), found.begin(), found.end());
     if (!n.after.nvml_note.empty()) r.unread.push_back(n.host + ": " + n.after.nvml_note);
     for (const auto& u : n.after.unread) r.unread.push_back(n.host + ": " + u);
@@ -30,86 +31,9 @@ HealthReport build_report(std::vector<NodeHealth> nodes) {
   return r;
 }
 
-namespace {
-
-// One line per (host, component): the worst severity and every moved counter.
-struct Line {
-  Severity severity = Severity::Info;
-  std::vector<std::string> parts;
-};
-
-std::vector<std::pair<std::string, Line>> lines_by_component(const std::vector<Finding>& findings) {
-  std::vector<std::pair<std::string, Line>> out;
-  for (const auto& f : findings) {
-    const std::string key = f.host + " " + f.component;
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == key; });
-    if (it == out.end()) it = out.insert(out.end(), {key, Line{}});
-    it->second.severity = std::max(it->second.severity, f.severity);
-    it->second.parts.push_back(describe(f));
-  }
-  return out;
-}
-
-std::string joined(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
-  return out;
-}
-
-// At most this many unread lines in the block, each naming at most kHostsNamed nodes: the
-// JSON holds them all (a thousand pods without /sys/class/infiniband are one line).
-constexpr std::size_t kUnreadLines = 8;
-constexpr std::size_t kHostsNamed = 4;
-
-// "host: why" lines grouped by why, in the order first seen.
-std::vector<std::pair<std::string, std::vector<std::string>>> unread_by_reason(const std::vector<std::string>& unread) {
-  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
-  for (const auto& line : unread) {
-    const auto colon = line.find(": ");
-    const std::string host = colon == std::string::npos ? "?" : line.substr(0, colon);
-    const std::string why = colon == std::string::npos ? line : line.substr(colon + 2);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == why; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {why, {}});
-    it->second.push_back(host);
-  }
-  return groups;
-}
-
-}  // namespace
-
-std::string render_block(const HealthReport& r) {
-  int counts[3] = {0, 0, 0};
-  const auto lines = lines_by_component(r.findings);
-  for (const auto& [key, line] : lines) ++counts[static_cast<int>(line.severity)];
-  std::ostringstream out;
-  out << "# Health: " << r.nodes.size() << (r.nodes.size() == 1 ? " node" : " nodes") << ", ";
-  if (r.seconds > 0) {
-    out.precision(1);
-    out << std::fixed << "before/after " << r.seconds << " s";
-  } else {
-    out << "one snapshot";
-  }
-  std::size_t ports = 0, links = 0, gpus = 0;
-  for (const auto& n : r.nodes) ports += n.after.ports.size(), links += n.after.pcie.size(), gpus += n.after.gpus.size();
-  out << " (" << ports << " RDMA ports, " << links << " PCIe links, " << gpus << " GPUs): ";
-  if (counts[2] + counts[1] == 0) out << "OK";
-  else out << counts[2] << " FAIL, " << counts[1] << " WARN";
-  if (counts[0] > 0) out << ", " << counts[0] << " INFO";
-  if (!r.unread.empty()) out << "; " << r.unread.size() << " item(s) not read";
-  out << "\n";
-  for (const auto& [key, line] : lines)
-    if (line.severity != Severity::Info) out << "#   " << to_string(line.severity) << " " << key << ": " << joined(line.parts) << "\n";
-  const auto groups = unread_by_reason(r.unread);
-  for (std::size_t i = 0; i < groups.size() && i < kUnreadLines; ++i) {
-    out << "#   not read on ";
-    const auto& hosts = groups[i].second;
-    for (std::size_t h = 0; h < hosts.size() && h < kHostsNamed; ++h) out << (h ? ", " : "") << hosts[h];
-    if (hosts.size() > kHostsNamed) out << " and " << hosts.size() - kHostsNamed << " more nodes";
-    out << ": " << groups[i].first << "\n";
-  }
-  if (groups.size() > kUnreadLines) out << "#   not read: " << groups.size() - kUnreadLines << " more (in the JSON)\n";
-  for (const auto& v : r.verdict) out << "# Evidence: " << v << "\n";
-  return out.str();
+void join(HealthReport& report, std::vector<TrafficEvidence> evidence) {
+  report.evidence = std::move(evidence);
+  report.verdict = join_evidence(report.findings, report.evidence, report.nodes);
 }
 
 json report_json(const HealthReport& r) {
@@ -121,20 +45,49 @@ json report_json(const HealthReport& r) {
   }
   json findings = json::array();
   for (const auto& f : r.findings) findings.push_back(to_json(f));
-  return json{{"seconds", r.seconds}, {"nodes", nodes}, {"findings", findings}, {"unread", r.unread},
-              {"verdict", r.verdict}};
+  json evidence = json::array();
+  for (const auto& e : r.evidence) evidence.push_back(json{{"hosts", e.hosts}, {"what", e.what}});
+  return json{{"seconds", r.seconds},   {"nodes", nodes},       {"findings", findings},
+              {"unread", r.unread},     {"verdict", r.verdict}, {"evidence", evidence},
+              {"thresholds", r.rules.file().empty() ? "built-in" : r.rules.file()}};
 }
 
 HealthReport report_from_json(const json& j) {
   HealthReport r;
   try {
+    if (!j.is_object()) throw std::runtime_error("not an object");
     r.seconds = j.value("seconds", 0.0);
+    for (const auto& n : j.value("nodes", json::array())) {
+      NodeHealth node;
+      node.host = n.at("host").get<std::string>();
+      node.after = snapshot_from_json(n.at("after"));
+      if (n.contains("before")) node.before = snapshot_from_json(n.at("before"));
+      r.nodes.push_back(std::move(node));
+    }
     for (const auto& f : j.at("findings")) r.findings.push_back(finding_from_json(f));
     r.unread = j.value("unread", std::vector<std::string>{});
     r.verdict = j.value("verdict", std::vector<std::string>{});
+    for (const auto& e : j.value("evidence", json::array()))
+      r.evidence.push_back(TrafficEvidence{e.at("hosts").get<std::vector<std::string>>(), e.at("what").get<std::string>()});
   } catch (const json::exception& e) {
     throw std::runtime_error(std::string("malformed \"health\": ") + e.what());
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("malformed \"health\": ") + e.what());
   }
+  return r;
+}
+
+HealthReport rejudge(const json& health, const RuleBook& rules) {
+  HealthReport stored = report_from_json(health);
+  if (stored.nodes.empty()) {  // findings without their snapshots
+    stored.findings = rejudge_rises(std::move(stored.findings), stored.seconds, rules);
+    stored.rules = rules;
+    return stored;
+  }
+  HealthReport r = build_report(std::move(stored.nodes), rules);
+  r.unread = std::move(stored.unread);  // as they were read, with the gather's own lines
+  if (!stored.evidence.empty()) join(r, std::move(stored.evidence));
+  else r.verdict = std::move(stored.verdict);  // no evidence kept: the lines as they were joined
   return r;
 }
 
@@ -147,6 +100,12 @@ std::string label(const std::string& v) {
     out += c;
   }
   return out;
+}
+
+// host, component, counter, severity and rule labels of one finding.
+std::string labels(const Finding& f) {
+  return "host=\"" + label(f.host) + "\",component=\"" + label(f.component) + "\",counter=\"" + label(f.counter) +
+         "\",severity=\"" + to_string(f.severity) + "\",rule=\"" + label(f.rule) + "\"";
 }
 }  // namespace
 
@@ -163,75 +122,15 @@ std::string render_prometheus(const HealthReport& r) {
   out << "# HELP commsweep_health_counter_delta Rise of a hardware error counter during the run.\n"
          "# TYPE commsweep_health_counter_delta gauge\n";
   for (const auto& f : r.findings)
-    if (f.delta)
-      out << "commsweep_health_counter_delta{host=\"" << label(f.host) << "\",component=\"" << label(f.component)
-          << "\",counter=\"" << label(f.counter) << "\",severity=\"" << to_string(f.severity) << "\"} " << *f.delta << "\n";
+    if (f.delta) out << "commsweep_health_counter_delta{" << labels(f) << "} " << *f.delta << "\n";
+  out << "# HELP commsweep_health_counter_rate Rise per second of a hardware error counter during the run.\n"
+         "# TYPE commsweep_health_counter_rate gauge\n";
+  for (const auto& f : r.findings)
+    if (f.rate) out << "commsweep_health_counter_rate{" << labels(f) << "} " << *f.rate << "\n";
   out << "# HELP commsweep_health_finding A health finding without a count (state, width, saturation, XID).\n"
          "# TYPE commsweep_health_finding gauge\n";
   for (const auto& f : r.findings)
-    if (!f.delta)
-      out << "commsweep_health_finding{host=\"" << label(f.host) << "\",component=\"" << label(f.component)
-          << "\",counter=\"" << label(f.counter) << "\",severity=\"" << to_string(f.severity) << "\"} 1\n";
-  return out.str();
-}
-
-}  // namespace commsweep::health
-
-namespace commsweep::health {
-
-namespace {
-std::string gpu_line(const GpuHealth& g) {
-  std::ostringstream out;
-  out << "GPU " << g.index << " " << g.name << " " << g.pci_bus_id << ":";
-  if (g.temperature_c) out << " " << *g.temperature_c << " C,";
-  if (g.pcie_gen)
-    out << " PCIe gen" << *g.pcie_gen << " x" << g.pcie_width.value_or(0) << " of gen" << g.pcie_max_gen.value_or(0)
-        << " x" << g.pcie_max_width.value_or(0) << ",";
-  int active = 0;
-  for (const auto& l : g.nvlinks) active += l.active ? 1 : 0;
-  out << " NVLink " << active << "/" << g.nvlinks.size() << " active";
-  std::uint64_t crc = 0, replay = 0, recovery = 0;
-  for (const auto& l : g.nvlinks) {
-    crc += l.crc_flit.value_or(0) + l.crc_data.value_or(0);
-    replay += l.replay.value_or(0);
-    recovery += l.recovery.value_or(0);
-  }
-  if (!g.nvlinks.empty()) out << " (CRC " << crc << ", replay " << replay << ", recovery " << recovery << ")";
-  if (g.pcie_replay) out << ", PCIe replay " << *g.pcie_replay;
-  if (g.ecc_corrected || g.ecc_uncorrected)
-    out << ", ECC volatile " << g.ecc_corrected.value_or(0) << " corrected " << g.ecc_uncorrected.value_or(0) << " uncorrected";
-  if (g.remap_pending) out << ", remap pending " << (*g.remap_pending ? "yes" : "no");
-  if (g.clock_event_reasons) {
-    char hex[32];
-    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(*g.clock_event_reasons));
-    out << ", clock event reasons " << hex;
-  }
-  return out.str();
-}
-}  // namespace
-
-std::string render_inventory(const HealthReport& r) {
-  std::ostringstream out;
-  for (const auto& n : r.nodes) {
-    const Snapshot& s = n.after;
-    out << "# " << n.host << ": " << s.ports.size() << " RDMA ports, " << s.pcie.size() << " PCIe links (GPUs and NICs), "
-        << s.gpus.size() << " GPUs" << (s.nvml_note.empty() ? "" : " (" + s.nvml_note + ")") << "\n";
-    for (const auto& p : s.ports)
-      out << "#   " << p.component() << " [" << p.pci_address << "]: " << p.state << " " << p.phys_state << ", "
-          << (p.rate.empty() ? "rate ?" : p.rate) << ", " << p.link_layer << ", " << p.counters.size() << " counters, "
-          << p.hw_counters.size() << " hw_counters\n";
-    for (const auto& l : s.pcie) {
-      out << "#   PCIe " << l.address << " (" << l.role << "): " << l.current_speed << " x" << l.current_width << " of "
-          << l.max_speed << " x" << l.max_width;
-      if (l.aer)
-        out << ", AER correctable " << l.aer->total_correctable << " nonfatal " << l.aer->total_nonfatal << " fatal "
-            << l.aer->total_fatal;
-      else
-        out << ", no AER counters";
-      out << "\n";
-    }
-    for (const auto& g : s.gpus) out << "#   " << gpu_line(g) << "\n";
-  }
+    if (!f.delta) out << "commsweep_health_finding{" << labels(f) << "} 1\n";
   return out.str();
 }
 

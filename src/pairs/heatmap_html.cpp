@@ -21,7 +21,8 @@ std::string escape(const std::string& s) {
   return out;
 }
 
-// Red (0 x median) through amber (the slow threshold) to green (the median and above).
+// Red (0) through amber (the slow threshold) to green (the healthy reference and above), as
+// fractions of that reference.
 std::string colour(double ratio, double slow_fraction) {
   const double r = std::clamp(ratio, 0.0, 1.0);
   int red, green;
@@ -42,9 +43,23 @@ std::string fixed(double v, int digits = 2) {
   return buf;
 }
 
+// The colour scale: green from `good` up, amber at the slow threshold (the higher of the two
+// rules'), red at 0. Where the median is a bad node's (few nodes), the top-third pair's threshold
+// is the higher, and green starts above it as far as it starts above the median's.
+struct Scale {
+  double good = 0;
+  double slow_fraction = 0;
+};
+
+Scale scale_of(const PairsRun& run, const Analysis& a) {
+  const double threshold = std::max(a.slow_below_gbps, a.slow_below_top_third_gbps);
+  const double good = std::max(a.median_gbps, threshold / std::max(1e-9, run.settings.slow_fraction));
+  return {good, good > 0 ? threshold / good : run.settings.slow_fraction};
+}
+
 // Cells: value (GB/s) or < 0 for none; groups: the index where each leaf starts.
 void heatmap(std::ostringstream& out, const std::vector<std::string>& labels, const std::vector<std::vector<double>>& cells,
-             const std::vector<int>& group_starts, double median, double slow_fraction) {
+             const std::vector<int>& group_starts, double median, const Scale& scale) {
   const int n = static_cast<int>(labels.size());
   const int cell = std::max(4, std::min(22, 720 / std::max(n, 1)));
   const int margin = 120, size = margin + n * cell + 10;
@@ -58,7 +73,7 @@ void heatmap(std::ostringstream& out, const std::vector<std::string>& labels, co
       const double v = cells[i][j];
       if (v < 0) continue;
       out << "<rect x='" << margin + j * cell << "' y='" << margin + i * cell << "' width='" << cell << "' height='" << cell
-          << "' fill='" << colour(median > 0 ? v / median : 0, slow_fraction) << "'><title>" << escape(labels[i]) << " - "
+          << "' fill='" << colour(scale.good > 0 ? v / scale.good : 0, scale.slow_fraction) << "'><title>" << escape(labels[i]) << " - "
           << escape(labels[j]) << ": " << fixed(v) << " GB/s, " << fixed(median > 0 ? v / median : 0) << " x median</title></rect>\n";
     }
   }
@@ -85,7 +100,7 @@ void node_heatmap(std::ostringstream& out, const PairsRun& run, const Analysis& 
   for (int n : order) labels.push_back(run.nodes[n].name + " (" + t.leaf_names[t.leaf_of[n]] + ")");
   out << "<h2>Pairs by leaf</h2>\n<p>Each cell a pair of nodes (its slowest rail), the nodes ordered by leaf, each leaf "
          "outlined: a bad node is a cross, a bad leaf uplink a leaf's row and column outside its square.</p>\n";
-  heatmap(out, labels, cells, starts, a.median_gbps, run.settings.slow_fraction);
+  heatmap(out, labels, cells, starts, a.median_gbps, scale_of(run, a));
 }
 
 void leaf_heatmap(std::ostringstream& out, const PairsRun& run, const Analysis& a) {
@@ -104,7 +119,7 @@ void leaf_heatmap(std::ostringstream& out, const PairsRun& run, const Analysis& 
     }
   }
   out << "<h2>Leaves</h2>\n<p>Each cell the slowest pair between two leaves (within one on the diagonal).</p>\n";
-  heatmap(out, t.leaf_names, cells, {}, a.median_gbps, run.settings.slow_fraction);
+  heatmap(out, t.leaf_names, cells, {}, a.median_gbps, scale_of(run, a));
 }
 
 }  // namespace
@@ -116,8 +131,10 @@ std::string render_html(const PairsRun& run, const Analysis& a) {
          "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}</style></head><body>\n";
   out << "<h1>commsweep pairs: " << run.nodes.size() << " nodes, " << escape(run.pattern) << "</h1>\n<p>"
       << escape(topology_of(run).source) << ". Median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails
-      << " rails of " << run.pairs.size() << " pairs; slow below " << fixed(run.settings.slow_fraction) << " x median ("
-      << a.slow.size() << " slow pairs).</p>\n";
+      << " rails of " << run.pairs.size() << " pairs; slow below " << fixed(run.settings.slow_fraction) << " x median"
+      << " or below " << fixed(run.settings.slow_fraction_of_top_third) << " x the top-third pair (" << fixed(a.top_third_gbps)
+      << " GB/s) (" << a.slow.size() << " slow pairs)." << (median_unreliable(a) ? " Few nodes: one bad node's rails can be the median." : "")
+      << "</p>\n";
   if (!run.findings.empty()) {
     out << "<h2>Findings</h2>\n<ul>\n";
     for (const auto& f : run.findings) out << "<li><b>" << plan::finding_kind_name(f.kind) << "</b>: " << escape(f.why) << "</li>\n";

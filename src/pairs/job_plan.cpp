@@ -117,7 +117,8 @@ plan::Plan job_plan(const PairsSettings& o, const plan::Topology& topology) {
 
 PairsRun planned_run(const World& world, const PairsSettings& s, const plan::Plan& plan, plan::Topology topology) {
   PairsRun run;
-  run.settings = {s.bytes / 4 * 4, s.bytes / 4, "float", s.iters, s.warmup, s.check, s.slow_fraction};
+  run.settings = {s.bytes / 4 * 4, s.bytes / 4, "float", s.iters, s.warmup, s.check, s.slow_fraction,
+                  s.slow_fraction_of_top_third};
   run.nodes = describe_nodes(world, run.provenance);
   run.pattern = plan.pattern;
   run.topology = std::move(topology);

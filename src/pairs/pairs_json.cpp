@@ -21,7 +21,8 @@ json pair_json(const PairMeasurement& p, const PairVerdict& v) {
   for (const auto& r : p.rails) rails.push_back(rail_json(r));
   return json{{"round", p.round},         {"node_a", p.node_a}, {"node_b", p.node_b},
               {"gbps", v.gbps},           {"slowest_rail", v.slowest_rail},
-              {"ratio_to_median", v.ratio}, {"slow", v.slow}, {"rails", rails}};
+              {"ratio_to_median", v.ratio}, {"ratio_to_top_third", v.ratio_to_top_third},
+              {"slow", v.slow}, {"rails", rails}};
 }
 
 // n x n, null on the diagonal and for pairs not measured (an interrupted run).
@@ -136,8 +137,14 @@ json summary_json(const PairsRun& run, const Analysis& a) {
                         {"pci_bus_id", s.pci_bus_id}});
   }
   const bool checked = run.settings.check > 0;
+  const json top = a.top_third < 0 ? json(nullptr)
+                                   : json::array({run.pairs[a.top_third].node_a, run.pairs[a.top_third].node_b});
   json summary{{"median_gbps", a.median_gbps},
               {"slow_below_gbps", a.slow_below_gbps},
+              {"top_third_gbps", a.top_third_gbps},
+              {"top_third_pair", top},
+              {"slow_below_top_third_gbps", a.slow_below_top_third_gbps},
+              {"median_reliable", !median_unreliable(a)},
               {"rails", a.rails},
               {"slow_pairs", slow},
               {"suspects", suspects},
@@ -175,11 +182,12 @@ json to_json(const PairsRun& run, const Analysis& a) {
   for (std::size_t i = 0; i < run.pairs.size(); ++i) {
     if (full || a.verdicts[i].slow) pairs.push_back(pair_json(run.pairs[i], a.verdicts[i]));
   }
-  json doc{{"schema", "commsweep.pairs/2"},
+  json doc{{"schema", kPairsSchema},
            {"detail", full ? "full" : "sparse"},
            {"provenance", report::provenance_json(run.provenance)},
            {"settings", {{"bytes", s.bytes}, {"count", s.count}, {"type", s.type}, {"iters", s.iters},
-                         {"warmup", s.warmup}, {"check", s.check}, {"slow_fraction", s.slow_fraction}}},
+                         {"warmup", s.warmup}, {"check", s.check}, {"slow_fraction", s.slow_fraction},
+                         {"slow_fraction_of_top_third", s.slow_fraction_of_top_third}}},
            {"pattern", run.pattern},
            {"planned_rounds", run.planned_rounds},
            {"topology", topology_json(run)},

@@ -10,6 +10,8 @@
 
 namespace commsweep::pairs {
 
+inline constexpr const char* kPairsSchema = "commsweep.pairs/2";
+
 // Up to this many nodes the document is "full": every pair with every rail, every round's pairs,
 // the node x node matrix (as schema 1). Above it "sparse": the slow pairs with their rails, the
 // rounds' sizes, per-node and per-leaf summaries, the leaf x leaf matrix and the distribution;

@@ -48,6 +48,7 @@ struct Settings {
   int warmup = 0;
   int check = 0;
   double slow_fraction = 0.8;  // a pair is slow below this fraction of the median rail
+  double slow_fraction_of_top_third = 0.1;  // ... or below this fraction of the top-third pair
 };
 
 struct PairsRun {

@@ -91,8 +91,9 @@ std::string slow_pair_line(const PairsRun& run, const Analysis& a, int index) {
     if (r.local_rank == v.slowest_rail) rail = &r;
   }
   std::ostringstream out;
-  out << "# SLOW pair " << pair_label(p) << ": " << fixed(v.gbps) << " GB/s, " << fixed(v.ratio)
-      << " x median; slowest rail local rank " << v.slowest_rail;
+  out << "# SLOW pair " << pair_label(p) << ": " << fixed(v.gbps) << " GB/s, " << fixed(v.ratio) << " x median"
+      << (v.below_top_third ? ", " + fixed(v.ratio_to_top_third) + " x the top-third pair" : "") << "; slowest rail local rank "
+      << v.slowest_rail;
   if (rail != nullptr) {
     out << ": " << rank_text(run, p.node_a, rail->rank_a) << " <-> " << rank_text(run, p.node_b, rail->rank_b);
   }
@@ -138,18 +139,39 @@ std::string adaptive_findings(const PairsRun& run) {
   return out.str();
 }
 
+// When one node's pairs hold half the median's rails or more, a bad node's rails are the median:
+// said, with what still judges the spread (the top-third pair).
+std::string median_caveat(const PairsRun& run, const Analysis& a) {
+  if (!median_unreliable(a)) return "";
+  const std::string why =
+      run.pairs.size() == 1
+          ? "# one pair: a node slow on every rail cannot show against the median of its own rails"
+          : "# few nodes: a node's pairs hold up to " + std::to_string(a.rails_of_busiest_node) + " of the " +
+                std::to_string(a.median_rails) + " rails (" + std::to_string(a.pairs_of_busiest_node) + " of " +
+                std::to_string(run.pairs.size()) + " pairs), half or more, so one bad node's rails can be the median";
+  return why + "; the top-third pair judges the spread: below " + fixed(run.settings.slow_fraction_of_top_third) +
+         " x it is slow whatever the median\n";
+}
+
 std::string findings(const PairsRun& run, const Analysis& a) {
   std::ostringstream out;
   out << "# median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails << " rails of " << run.pairs.size()
       << " pairs; a pair is slow below " << fixed(run.settings.slow_fraction) << " x median = "
-      << fixed(a.slow_below_gbps) << " GB/s\n";
+      << fixed(a.slow_below_gbps) << " GB/s";
+  if (a.top_third >= 0) {
+    out << ", or below " << fixed(run.settings.slow_fraction_of_top_third)
+        << " x the top-third pair (the slowest of the fastest third: " << pair_label(run.pairs[a.top_third]) << " "
+        << fixed(a.top_third_gbps) << " GB/s) = " << fixed(a.slow_below_top_third_gbps)
+        << " GB/s";
+  }
+  out << "\n" << median_caveat(run, a);
   if (a.slow.empty()) {
     const auto lowest = std::min_element(a.verdicts.begin(), a.verdicts.end(),
                                          [](const PairVerdict& x, const PairVerdict& y) { return x.ratio < y.ratio; });
     out << "# no slow pair";
     if (lowest != a.verdicts.end()) {
       out << " (the slowest, " << pair_label(run.pairs[lowest - a.verdicts.begin()]) << ", is at " << fixed(lowest->ratio)
-          << " x median)";
+          << " x median, " << fixed(lowest->ratio_to_top_third) << " x the top-third pair)";
     }
     out << "\n";
     return out.str();

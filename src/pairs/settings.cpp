@@ -84,6 +84,10 @@ settings::Table<Config> make_table() {
       entry("slow-below", 0, "slow_below", settings::number(0, 1, true), "0.8",
             "a pair is slow below this fraction of the median rail (0 < F <= 1)", shown,
             [](Config& o, const Value& v, const Given&) { o.slow_fraction = v.number; }),
+      entry("slow-below-top-third", 0, "slow_below_top_third", settings::number(0, 1, true), "0.1",
+            "a pair is also slow below this fraction of the top-third pair, the slowest of the fastest third "
+            "(0 < F <= 1): with 2 to 4 nodes a bad node's rails are the median, the top-third pair stays healthy",
+            shown, [](Config& o, const Value& v, const Given&) { o.slow_fraction_of_top_third = v.number; }),
       entry("seed", 0, "seed", settings::unsigned64(), std::nullopt, "seed of the data pattern (and of sample:K's draw)", shown,
             [](Config& o, const Value& v, const Given&) { o.seed = v.count; }),
       entry("pattern", 0, "pattern", settings::text(), "all-pairs",

@@ -16,6 +16,7 @@ struct PairsSettings {
   int warmup = 5;
   int check = 1;
   double slow_fraction = 0.8;
+  double slow_fraction_of_top_third = 0.1;  // --slow-below-top-third (pairs/outliers.hpp)
   double timeout_s = 300;  // the run's -T (run/run_settings.hpp)
   std::uint64_t seed = 0x636f6d6d73776570ull;
   // Which pairs (src/plan): the pattern, the topology it follows, the follow-up of slow pairs.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "regress/measured_setup.hpp"
 #include "regress/observation.hpp"
 #include "report/result.hpp"
 
@@ -52,6 +53,10 @@ struct BaselineSource {
   std::string backend;
   std::string git_hash;
   std::vector<std::string> hosts;
+  // What the run measured (backend, ranks, nodes, GPUs per node, shape, buffers, timer), for
+  // compare's check; a baseline written before it has backend, ranks and nodes only (its
+  // backend and hosts), the rest "".
+  MeasuredSetup setup;
 };
 
 struct BaselineProvenance {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <stdexcept>
 
 #include "report/json.hpp"
@@ -142,12 +143,51 @@ Rules rules_from(const Field& f) {
   return r;
 }
 
+// A source's recorded setup beside its backend and hosts: these text fields, and ranks and nodes.
+const std::pair<const char*, std::string MeasuredSetup::*> kSetupText[] = {
+    {"gpus_per_node", &MeasuredSetup::gpus_per_node},
+    {"shape", &MeasuredSetup::shape},
+    {"buffers", &MeasuredSetup::buffers},
+    {"timer", &MeasuredSetup::timer}};
+
+json source_json(const BaselineSource& s) {
+  json j{{"file", s.file}, {"started_at", s.started_at}, {"backend", s.backend}, {"git_hash", s.git_hash},
+         {"hosts", s.hosts}};
+  if (!s.setup.ranks.empty()) j["ranks"] = std::stoi(s.setup.ranks);
+  if (!s.setup.nodes.empty()) j["nodes"] = std::stoi(s.setup.nodes);
+  for (const auto& [key, field] : kSetupText) {
+    if (!(s.setup.*field).empty()) j[key] = s.setup.*field;  // buffers and timer: collectives only
+  }
+  return j;
+}
+
+// A source written before the setup was recorded has the backend, and the ranks and nodes in
+// its hosts (one per rank); the rest stays unknown ("").
+BaselineSource source_from(const Field& f) {
+  BaselineSource s{f.at("file").get<std::string>(), f.at("started_at").get<std::string>(),
+                   f.at("backend").get<std::string>(), f.at("git_hash").get<std::string>(),
+                   f.at("hosts").get<std::vector<std::string>>(), {}};
+  s.setup.backend = s.backend;
+  const std::set<std::string> nodes(s.hosts.begin(), s.hosts.end());
+  if (f.has("ranks")) {
+    s.setup.ranks = std::to_string(f.at("ranks").positive_int());
+  } else if (!s.hosts.empty()) {
+    s.setup.ranks = std::to_string(s.hosts.size());
+  }
+  if (f.has("nodes")) {
+    s.setup.nodes = std::to_string(f.at("nodes").positive_int());
+  } else if (!nodes.empty()) {
+    s.setup.nodes = std::to_string(nodes.size());
+  }
+  for (const auto& [key, field] : kSetupText) {
+    if (f.has(key)) s.setup.*field = f.at(key).get<std::string>();
+  }
+  return s;
+}
+
 json provenance_json(const BaselineProvenance& p) {
   json sources = json::array();
-  for (const auto& s : p.sources) {
-    sources.push_back({{"file", s.file}, {"started_at", s.started_at}, {"backend", s.backend},
-                       {"git_hash", s.git_hash}, {"hosts", s.hosts}});
-  }
+  for (const auto& s : p.sources) sources.push_back(source_json(s));
   return json{{"created_at", p.created_at}, {"created_by", p.created_by},
               {"commsweep_version", p.commsweep_version}, {"git_hash", p.git_hash},
               {"note", p.note}, {"sources", sources}};
@@ -161,12 +201,7 @@ BaselineProvenance provenance_from(const Field& f) {
   p.git_hash = f.at("git_hash").get<std::string>();
   p.note = f.at("note").get<std::string>();
   const Field sources = f.at("sources");
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    const Field s = sources.at(i);
-    p.sources.push_back({s.at("file").get<std::string>(), s.at("started_at").get<std::string>(),
-                         s.at("backend").get<std::string>(), s.at("git_hash").get<std::string>(),
-                         s.at("hosts").get<std::vector<std::string>>()});
-  }
+  for (std::size_t i = 0; i < sources.size(); ++i) p.sources.push_back(source_from(sources.at(i)));
   return p;
 }
 

@@ -100,7 +100,10 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
     j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;
     judge_change(j, rules);
   } else {
-    j.reason = "not in the baseline";
+    // Nothing to judge it against: said apart, never a PASS (a floor or a wrong element below
+    // still FAILs it).
+    j.verdict = Verdict::NotJudged;
+    j.reason = "not judged: not in the baseline";
   }
   if (const Floor* f = floor_for(o.key, rules); f && j.busbw_gbps < f->min_busbw_gbps) {
     j.verdict = Verdict::Fail;
@@ -167,6 +170,9 @@ std::vector<HealthFinding> health_findings(const nlohmann::json& health) {
                       f.at("component").get<std::string>(), f.at("counter").get<std::string>(),
                       f.at("detail").get<std::string>(), -1};
       if (f.contains("delta")) h.delta = f.at("delta").get<double>();
+      h.rule = f.value("rule", "");
+      h.limit = f.value("limit", "");
+      h.rate_per_s = f.value("rate_per_s", -1.0);
       // A state already so before the run is not this run's finding (health/findings.hpp).
       const bool persistent = f.contains("persistent") && f.at("persistent").get<bool>();
       if ((h.severity == "WARN" || h.severity == "FAIL") && !persistent) out.push_back(std::move(h));
@@ -187,14 +193,19 @@ std::vector<std::string> join_with_slow(const Comparison& c) {
   if (!worst) return out;
   const std::string what = "the run whose " + describe(worst->key) + " failed against the baseline (" +
                            std::to_string(static_cast<int>(worst->change_pct)) + "%)";
-  for (const auto& h : c.health) out.push_back(h.host + " " + h.component + ": " + h.counter + " " + h.detail + " during " + what);
+  for (const auto& h : c.health) out.push_back(h.host + " " + h.component + ": " + health_text(h) + " during " + what);
   return out;
 }
 
 }  // namespace
 
+std::string health_text(const HealthFinding& h) {
+  return h.counter + " " + h.detail + (h.rule.empty() ? "" : " (rule " + h.rule + ": " + h.limit + ")");
+}
+
 const char* name_of(Verdict v) {
   switch (v) {
+    case Verdict::NotJudged: return "NOT_JUDGED";
     case Verdict::Same: return "SAME";
     case Verdict::Pass: return "PASS";
     case Verdict::Warn: return "WARN";
@@ -202,6 +213,8 @@ const char* name_of(Verdict v) {
   }
   return "?";
 }
+
+int level_of(Verdict v) { return v == Verdict::NotJudged ? -1 : static_cast<int>(v) - 1; }
 
 const char* name_of(Metric m) {
   switch (m) {

@@ -8,13 +8,21 @@
 #include <vector>
 
 #include "regress/baseline.hpp"
+#include "regress/measured_setup.hpp"
 #include "regress/observation.hpp"
 
 namespace commsweep::regress {
 
-// Ordered by severity: a group's verdict is its worst member's.
-enum class Verdict { Same, Pass, Warn, Fail };
+// Ordered by severity: a group's verdict is its worst member's. NotJudged: in the run, not in
+// the baseline (nothing to judge it against): never a PASS, never a regression by itself.
+enum class Verdict { NotJudged, Same, Pass, Warn, Fail };
+inline constexpr int kVerdicts = 5;
 const char* name_of(Verdict v);
+// The Prometheus level (commsweep_verdict_level): 0 SAME, 1 PASS, 2 WARN, 3 FAIL, -1 not judged.
+int level_of(Verdict v);
+
+// 2: the verdict NOT_JUDGED (rows the baseline lacks, PASS in 1), counts.NOT_JUDGED, "setup".
+inline constexpr const char* kCompareSchema = "commsweep.compare/2";
 
 // Exit codes of `commsweep compare` (docs/regressions.md, `compare --help`).
 namespace compare_exit {
@@ -29,7 +37,7 @@ const char* name_of(Metric m);
 
 struct Judgement {
   Key key;
-  Verdict verdict = Verdict::Pass;
+  Verdict verdict = Verdict::NotJudged;
   Metric metric = Metric::None;
   bool has_baseline = false;
   bool missing = false;          // in the baseline, not in the run
@@ -56,9 +64,9 @@ struct Straggler {
   std::string worst_at;         // describe(key) of that sample
 };
 
-// A hardware health finding of the judged run (its "health" member, health/report.hpp):
-// a new WARN or FAIL (not "persistent": not already so before the run) is a regression, as a
-// slower bus is.
+// A hardware health finding of the judged run (its "health" member, health/report.hpp, as
+// the CLI judged it again under the rules in force): a new WARN or FAIL (not "persistent": not
+// already so before the run) is a regression, as a slower bus is; an INFO never is.
 struct HealthFinding {
   std::string severity;  // FAIL, WARN, INFO
   std::string host;
@@ -66,7 +74,12 @@ struct HealthFinding {
   std::string counter;
   std::string detail;
   double delta = -1;     // the counter's rise; -1 for states and saturation
+  std::string rule;      // the rule that made it a finding ("" in files written before the rule table)
+  std::string limit;     // that rule's limit and its source: "limit 100/s, DCGM"
+  double rate_per_s = -1;  // the rise per second of the window; -1 where none
 };
+// "nvlink_crc_data +3891, 512/s (rule nvlink_crc_data: limit 100/s, DCGM)".
+std::string health_text(const HealthFinding& h);
 
 struct Comparison {
   std::string results_file;
@@ -82,7 +95,10 @@ struct Comparison {
   Rules rules;
   std::vector<Judgement> judgements;  // in key order
   std::vector<Straggler> stragglers;
-  int counts[4] = {0, 0, 0, 0};       // by Verdict
+  int counts[kVerdicts] = {};         // by Verdict
+  // Whether the run and the baseline measured the same thing (measured_setup.hpp): the
+  // differences judged anyway (--allow-mismatch) and what could not be checked.
+  SetupCheck setup;
   std::uint64_t wrong_total = 0;
   std::vector<HealthFinding> health;         // new WARN and FAIL findings only
   std::vector<std::string> health_evidence;  // the run's joined verdict lines, and compare's own
@@ -90,5 +106,7 @@ struct Comparison {
 };
 
 Comparison compare(const report::Results& results, const Baseline& baseline);
+
+inline int verdict_count(const Comparison& c, Verdict v) { return c.counts[static_cast<int>(v)]; }
 
 }  // namespace commsweep::regress

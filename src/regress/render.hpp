@@ -39,5 +39,11 @@ std::string fixed(double v, int decimals = 2);
 std::string signed_pct(double v);
 std::string value_text(const Judgement& j, double v);
 std::string exit_meaning(int exit_code);
+// "0 FAIL, 2 WARN, 10 PASS, 40 SAME; 6 not judged (not in the baseline)": every printer's count.
+std::string counts_text(const Comparison& c);
+// Said before the verdicts: "setup differs, judged anyway (--allow-mismatch): backend: run mpi,
+// baseline nccl; ..." and "setup not checked: ..."; "" when there is nothing to say.
+std::string setup_differs_text(const Comparison& c);
+std::string setup_not_checked_text(const Comparison& c);
 
 }  // namespace commsweep::regress

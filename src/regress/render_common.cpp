@@ -47,6 +47,25 @@ std::string value_text(const Judgement& j, double v) {
   return j.metric == Metric::Time ? fixed(v) + " us" : fixed(v) + " GB/s";
 }
 
+std::string counts_text(const Comparison& c) {
+  return std::to_string(verdict_count(c, Verdict::Fail)) + " FAIL, " + std::to_string(verdict_count(c, Verdict::Warn)) +
+         " WARN, " + std::to_string(verdict_count(c, Verdict::Pass)) + " PASS, " +
+         std::to_string(verdict_count(c, Verdict::Same)) + " SAME; " +
+         std::to_string(verdict_count(c, Verdict::NotJudged)) + " not judged (not in the baseline)";
+}
+
+std::string setup_differs_text(const Comparison& c) {
+  std::string text;
+  for (const auto& d : c.setup.differences) text += (text.empty() ? "" : "; ") + describe(d);
+  return text.empty() ? "" : "setup differs, judged anyway (--allow-mismatch): " + text;
+}
+
+std::string setup_not_checked_text(const Comparison& c) {
+  std::string text;
+  for (const auto& what : c.setup.not_checked) text += (text.empty() ? "" : "; ") + what;
+  return text.empty() ? "" : "setup not checked: " + text;
+}
+
 std::string exit_meaning(int code) {
   switch (code) {
     case compare_exit::kPass: return "pass";

@@ -73,7 +73,7 @@ const char* kStyle =
     "body{font-family:sans-serif;margin:24px;color:#222}"
     "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
     "td.n{text-align:right}.FAIL{background:#f8d0d0}.WARN{background:#fff0b0}.PASS{background:#e6f4e6}"
-    ".SAME{background:#ffffff}.plots{display:flex;flex-wrap:wrap;gap:12px}";
+    ".SAME{background:#ffffff}.NOT_JUDGED{background:#eeeeee;color:#666}.plots{display:flex;flex-wrap:wrap;gap:12px}";
 
 void verdict_table(std::ostringstream& out, const Comparison& c) {
   out << "<h2>Verdicts</h2>\n<table>\n<tr><th>verdict</th><th>measurement</th><th>metric</th><th>baseline</th>"
@@ -96,10 +96,11 @@ void summary(std::ostringstream& out, const Comparison& c, const Baseline& b) {
       << xml_escape(c.shape) << ", " << xml_escape(c.mode) << ")</h1>\n<ul>\n"
       << "<li>results: <code>" << xml_escape(c.results_file) << "</code>, started " << xml_escape(c.started_at) << "</li>\n"
       << "<li>baseline: <code>" << xml_escape(c.baseline_file) << "</code>, made " << xml_escape(b.provenance.created_at)
-      << " from " << count_of(b.provenance.sources.size(), "run") << (b.provenance.note.empty() ? "" : ": " + xml_escape(b.provenance.note)) << "</li>\n"
-      << "<li>verdicts: " << c.counts[3] << " FAIL, " << c.counts[2] << " WARN, " << c.counts[1] << " PASS, "
-      << c.counts[0] << " SAME; wrong elements: " << c.wrong_total << "; exit code " << c.exit_code << " ("
-      << exit_meaning(c.exit_code) << ")</li>\n";
+      << " from " << count_of(b.provenance.sources.size(), "run") << (b.provenance.note.empty() ? "" : ": " + xml_escape(b.provenance.note)) << "</li>\n";
+  if (const std::string line = setup_differs_text(c); !line.empty()) out << "<li class='WARN'>" << xml_escape(line) << "</li>\n";
+  if (const std::string line = setup_not_checked_text(c); !line.empty()) out << "<li>" << xml_escape(line) << "</li>\n";
+  out << "<li>verdicts: " << counts_text(c) << "; wrong elements: " << c.wrong_total << "; exit code " << c.exit_code
+      << " (" << exit_meaning(c.exit_code) << ")</li>\n";
   if (!c.complete) {
     out << "<li class='FAIL'>the run is incomplete (" << xml_escape(c.ended_by) << "): its missing sizes fail</li>\n";
   }

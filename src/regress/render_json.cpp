@@ -1,4 +1,4 @@
-// The comparison as JSON (schema commsweep.compare/1, results/schema/README.md).
+// The comparison as JSON (schema commsweep.compare/2, results/schema/README.md).
 #include "regress/render.hpp"
 
 namespace commsweep::regress {
@@ -26,14 +26,25 @@ nlohmann::json comparison_json(const Comparison& c) {
                           {"outlier_samples", s.outlier_samples}, {"samples", s.samples},
                           {"worst_slower_pct", s.worst_slower_pct}, {"worst_at", s.worst_at}});
   }
-  json counts;
-  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail}) {
-    counts[name_of(v)] = c.counts[static_cast<int>(v)];
+  json health = json::array();
+  for (const auto& h : c.health) {
+    health.push_back({{"severity", h.severity}, {"host", h.host}, {"component", h.component}, {"counter", h.counter},
+                      {"detail", h.detail}, {"delta", h.delta >= 0 ? json(h.delta) : json(nullptr)},
+                      {"rate_per_s", h.rate_per_s >= 0 ? json(h.rate_per_s) : json(nullptr)},
+                      {"rule", h.rule}, {"limit", h.limit}});
   }
-  return json{{"schema", "commsweep.compare/1"}, {"results", c.results_file}, {"baseline", c.baseline_file},
+  json counts;
+  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail, Verdict::NotJudged}) {
+    counts[name_of(v)] = verdict_count(c, v);
+  }
+  json differs = json::array();
+  for (const auto& d : c.setup.differences) differs.push_back({{"property", d.property}, {"run", d.run}, {"baseline", d.baseline}});
+  const json setup{{"differs", differs}, {"allowed", c.setup.allowed}, {"not_checked", c.setup.not_checked}};
+  return json{{"schema", kCompareSchema}, {"results", c.results_file}, {"baseline", c.baseline_file},
               {"shape", c.shape}, {"mode", c.mode}, {"started_at", c.started_at},
               {"complete", c.complete}, {"ended_by", c.ended_by}, {"exit_code", c.exit_code}, {"counts", counts},
-              {"wrong_total", c.wrong_total}, {"stragglers", stragglers}, {"judgements", judgements}};
+              {"setup", setup}, {"wrong_total", c.wrong_total}, {"stragglers", stragglers}, {"health", health},
+              {"health_evidence", c.health_evidence}, {"judgements", judgements}};
 }
 
 }  // namespace commsweep::regress

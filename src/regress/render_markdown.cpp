@@ -11,8 +11,10 @@ std::string render_markdown(const Comparison& c) {
   out << "## commsweep compare: " << icon << " (" << c.shape << ", " << c.mode << ")\n\n";
   out << "- results: `" << c.results_file << "` (started " << c.started_at << ")\n";
   out << "- baseline: `" << c.baseline_file << "`\n";
-  out << "- verdicts: " << c.counts[3] << " FAIL, " << c.counts[2] << " WARN, " << c.counts[1]
-      << " PASS, " << c.counts[0] << " SAME; wrong elements: " << c.wrong_total << "\n";
+  for (const std::string& line : {setup_differs_text(c), setup_not_checked_text(c)}) {
+    if (!line.empty()) out << "- " << line << "\n";
+  }
+  out << "- verdicts: " << counts_text(c) << "; wrong elements: " << c.wrong_total << "\n";
   out << "- exit code " << c.exit_code << " (" << exit_meaning(c.exit_code) << ")\n";
   if (!c.complete) out << "- the run is **incomplete** (" << c.ended_by << "): its missing sizes fail\n";
   out << "\n";
@@ -34,6 +36,7 @@ std::string render_markdown(const Comparison& c) {
   if (!header) out << "No measurement is worse than the warn band.\n";
   out << "\n";
   if (c.stragglers.empty()) out << "Stragglers: none.\n";
+  for (const auto& h : c.health) out << "- health " << h.severity << ": `" << h.host << "` " << h.component << ": " << health_text(h) << "\n";
   for (const auto& s : c.stragglers) {
     out << "- straggler: rank " << s.rank << " on host `" << s.host << "` (GPU " << s.gpu << "): an outlier in "
         << s.outlier_samples << " of " << s.samples << " samples, worst " << fixed(s.worst_slower_pct, 1)

@@ -85,16 +85,22 @@ void measurement_families(Exposition& e, const Comparison& c) {
   for (const auto& j : c.judgements) {
     if (j.has_baseline && !j.missing) e.sample(key_labels(j.key), j.change_pct / 100);
   }
-  e.family("commsweep_verdict_level", "Verdict per measurement: 0 SAME, 1 PASS, 2 WARN, 3 FAIL.");
-  for (const auto& j : c.judgements) e.sample(key_labels(j.key), static_cast<int>(j.verdict));
+  e.family("commsweep_verdict_level", "Verdict per measurement: 0 SAME, 1 PASS, 2 WARN, 3 FAIL; -1 not judged (not in the baseline).");
+  for (const auto& j : c.judgements) e.sample(key_labels(j.key), level_of(j.verdict));
 }
 
 void summary_families(Exposition& e, const Comparison& c) {
   e.family("commsweep_compare_exit_code", "Exit code of commsweep compare: 0 pass, 1 regression, 2 bad input, 3 wrong results.");
   e.sample({}, c.exit_code);
-  e.family("commsweep_compare_verdicts", "Measurements by verdict.");
-  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail}) {
-    e.sample({{"verdict", name_of(v)}}, c.counts[static_cast<int>(v)]);
+  e.family("commsweep_compare_verdicts", "Measurements by verdict; NOT_JUDGED: not in the baseline.");
+  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail, Verdict::NotJudged}) {
+    e.sample({{"verdict", name_of(v)}}, verdict_count(c, v));
+  }
+  // Only when judged against a baseline of another setup (--allow-mismatch).
+  if (!c.setup.differences.empty())
+    e.family("commsweep_compare_setup_differs", "1 per property the run and the baseline measured differently (judged anyway).");
+  for (const auto& d : c.setup.differences) {
+    e.sample({{"property", d.property}, {"run", d.run}, {"baseline", d.baseline}}, 1);
   }
   e.family("commsweep_wrong_elements", "Elements that differed from the expected data, summed over the run.");
   e.sample({}, static_cast<double>(c.wrong_total));
@@ -108,7 +114,8 @@ void summary_families(Exposition& e, const Comparison& c) {
   if (!c.health.empty())
     e.family("commsweep_health_finding", "New hardware health findings (WARN, FAIL) of the run: the counter's rise, or 1 for a state.");
   for (const auto& h : c.health) {
-    e.sample({{"severity", h.severity}, {"host", h.host}, {"component", h.component}, {"counter", h.counter}},
+    e.sample({{"severity", h.severity}, {"host", h.host}, {"component", h.component}, {"counter", h.counter},
+              {"rule", h.rule}, {"limit", h.limit}},
              h.delta >= 0 ? h.delta : 1);
   }
 }

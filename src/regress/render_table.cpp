@@ -49,6 +49,9 @@ std::string render_table(const Comparison& c) {
   std::ostringstream out;
   out << "# commsweep compare: " << c.results_file << " against " << c.baseline_file << " ("
       << c.shape << ", " << c.mode << ")\n";
+  for (const std::string& line : {setup_differs_text(c), setup_not_checked_text(c)}) {
+    if (!line.empty()) out << line << "\n";
+  }
   print_aligned(out, table_cells(c));
   out << "\n";
   if (!c.complete) out << "The run is incomplete (" << c.ended_by << "): its missing sizes fail.\n";
@@ -59,10 +62,9 @@ std::string render_table(const Comparison& c) {
   }
   if (c.stragglers.empty()) out << "stragglers: none\n";
   for (const auto& h : c.health)
-    out << "health " << h.severity << ": " << h.host << " " << h.component << ": " << h.counter << " " << h.detail << "\n";
+    out << "health " << h.severity << ": " << h.host << " " << h.component << ": " << health_text(h) << "\n";
   for (const auto& line : c.health_evidence) out << "evidence: " << line << "\n";
-  out << "verdicts (each half or phase): " << c.counts[3] << " FAIL, " << c.counts[2] << " WARN, "
-      << c.counts[1] << " PASS, " << c.counts[0] << " SAME; wrong elements: " << c.wrong_total << "\n";
+  out << "verdicts (each half or phase): " << counts_text(c) << "; wrong elements: " << c.wrong_total << "\n";
   out << "exit " << c.exit_code << ": " << exit_meaning(c.exit_code) << "\n";
   return out.str();
 }

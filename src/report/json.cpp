@@ -82,7 +82,8 @@ json ep_phase_json(const EpPhase& p) {
               {"wrong", p.wrong},
               {"slowest_rank", p.slowest_rank},
               {"slowest_time_us", p.slowest_time_us},
-              {"rank_time_us", p.rank_time_us}};
+              {"rank_time_us", p.rank_time_us},
+              {"sms", p.sms > 0 ? json(p.sms) : json(nullptr)}};
 }
 
 EpPhase ep_phase_from(const json& j) {
@@ -94,6 +95,8 @@ EpPhase ep_phase_from(const json& j) {
   p.slowest_rank = j.at("slowest_rank").get<int>();
   p.slowest_time_us = j.at("slowest_time_us").get<double>();
   p.rank_time_us = j.at("rank_time_us").get<std::vector<double>>();
+  // Results written before the SMs were counted have none.
+  if (j.contains("sms") && !j.at("sms").is_null()) p.sms = j.at("sms").get<int>();
   return p;
 }
 
@@ -164,6 +167,8 @@ Provenance provenance_from(const json& j) {
   p.arguments = j.at("arguments").get<std::vector<std::string>>();
   // Written by collective sweeps since --buffers; files from before it measured "warm".
   if (j.contains("buffers")) p.buffers = j.at("buffers").get<std::string>();
+  // Written by collective sweeps since compare checks it; absent before (regress/measured_setup).
+  if (j.contains("timer")) p.timer = j.at("timer").get<std::string>();
   return p;
 }
 
@@ -265,6 +270,7 @@ json provenance_json(const Provenance& p) {
            {"environment", p.environment},
            {"arguments", p.arguments}};
   if (!p.buffers.empty()) doc["buffers"] = p.buffers;
+  if (!p.timer.empty()) doc["timer"] = p.timer;
   if (!p.nccl_policy.empty()) {
     json decisions = json::array();
     for (const auto& d : p.nccl_policy) {

@@ -48,6 +48,9 @@ struct EpPhase {
   int slowest_rank = 0;
   double slowest_time_us = 0;
   std::vector<double> rank_time_us;
+  // SMs that ran the phase's own kernel (the most over ranks); 0 where none was counted: NCCL's
+  // collectives or the host do the work (null in the JSON).
+  int sms = 0;
 };
 
 // One configuration of the MoE dispatch / combine sweep.
@@ -109,6 +112,9 @@ struct Provenance {
   std::vector<std::string> arguments;
   // Collective sweeps: "cold" or "warm" (--buffers); "" elsewhere (not written: ep, pairs).
   std::string buffers;
+  // Collective sweeps: the clock that timed them, "host" or "device" (--timer, after the mpi
+  // backend's fallback to the host clock); "mixed" for a suite whose sweeps differ; "" elsewhere.
+  std::string timer;
 };
 
 // The transport NCCL used, per rank, as its own INFO lines said at set-up (captured by

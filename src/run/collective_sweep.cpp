@@ -67,6 +67,10 @@ void check_collective_sweep(World& world, const std::vector<std::string>& tests,
   }
 }
 
+std::string timer_name(const SweepConfig& config, const Backend& backend) {
+  return config.device_timer && backend.name() == "nccl" ? "device" : "host";  // mpi: MPI_Wtime only
+}
+
 CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunControl& control,
                                        const RunSetup& run, const std::vector<std::string>& tests,
                                        SweepConfig config, std::ostream& out) {

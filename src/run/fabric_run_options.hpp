@@ -1,5 +1,6 @@
 // The fabric flags of every measuring run (run/run_settings.hpp reads them): the brief preflight
-// before the run, the transport NCCL must use, and the CPU binding of each rank.
+// before the run, the transport NCCL must use, the CPU binding of each rank, and the health
+// rules' thresholds and detail.
 #pragma once
 
 #include <string>
@@ -15,6 +16,8 @@ struct FabricRunOptions {
   fabric::RequiredTransport required = fabric::RequiredTransport::Any;  // --require-transport
   bool require_gdr = false;                                             // --require-gdr
   BindMode bind = BindMode::None;                                       // --bind
+  std::string health_thresholds;  // --health-thresholds FILE (read before anything is measured)
+  bool health_verbose = false;    // --health-verbose
 
   bool requires_transport() const { return required != fabric::RequiredTransport::Any || require_gdr; }
 };

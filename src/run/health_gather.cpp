@@ -8,6 +8,8 @@
 #include "health/health_json.hpp"
 #include "health/nvml_loader.hpp"
 #include "health/snapshot.hpp"
+#include "health/thresholds.hpp"
+#include "core/error.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep {
@@ -20,6 +22,47 @@ bool health_around_runs() {
 std::string health_sysfs_root() {
   const char* v = std::getenv("COMMSWEEP_SYSFS_ROOT");
   return v && *v ? v : "/";
+}
+
+void require_sysfs_root(World& world, const std::string& root, const std::string& named, double timeout_s) {
+  std::string why;
+  if (world.node_rank() == 0) {
+    std::error_code ec;
+    if (!std::filesystem::exists(root, ec)) why = named + ": no such folder";
+    else if (!std::filesystem::is_directory(root, ec)) why = named + ": not a folder";
+  }
+  const auto all = world.gather(why, Phase{"checking the sysfs root", Deadline::after(timeout_s)});
+  std::string first;
+  for (std::size_t r = 0; r < all.size() && first.empty(); ++r)
+    if (!all[r].empty()) first = all[r] + " (rank " + std::to_string(r) + " on " + world.hosts_by_rank()[r] + ")";
+  int bad = first.empty() ? 0 : 1;
+  world.broadcast(&bad, sizeof bad, 0, Phase{"checking the sysfs root", Deadline::after(timeout_s)});
+  if (bad) throw_usage(world.rank() == 0 ? first : named + ": not a folder on every node");
+}
+
+ThresholdsFile thresholds_file(const std::string& flag) {
+  if (!flag.empty()) return {flag, "--health-thresholds"};
+  const char* v = std::getenv("COMMSWEEP_HEALTH_THRESHOLDS");
+  return v && *v ? ThresholdsFile{v, "COMMSWEEP_HEALTH_THRESHOLDS="} : ThresholdsFile{};
+}
+
+health::RuleBook health_rules(const ThresholdsFile& file) {
+  return file.path.empty() ? health::RuleBook{} : health::read_thresholds_file(file.path, file.named);
+}
+
+health::RuleBook health_rules(World& world, const ThresholdsFile& file, double timeout_s) {
+  health::RuleBook rules;
+  std::string why;
+  if (world.rank() == 0) {
+    try {
+      rules = health_rules(file);
+    } catch (const Error& e) {
+      why = e.what();
+    }
+  }
+  if (world.sum(why.empty() ? 0 : 1, Phase{"checking the health thresholds", Deadline::after(timeout_s)}) > 0)
+    throw_usage(world.rank() == 0 ? why : file.named + " " + file.path + ": refused on rank 0");
+  return rules;
 }
 
 HealthWatch::HealthWatch(World& world, std::string sysfs_root, double timeout_s, bool read_gpus)
@@ -51,7 +94,8 @@ void wait_for_test_file() {
 }
 }  // namespace
 
-health::HealthReport HealthWatch::after(const std::vector<health::TrafficEvidence>& evidence) {
+health::HealthReport HealthWatch::after(const std::vector<health::TrafficEvidence>& evidence,
+                                        const health::RuleBook& rules) {
   std::string mine;
   if (reader_) {
     wait_for_test_file();
@@ -79,9 +123,9 @@ health::HealthReport HealthWatch::after(const std::vector<health::TrafficEvidenc
       broken.push_back(world_.hosts_by_rank()[r] + ": rank " + std::to_string(r) + "'s snapshot: " + e.what());
     }
   }
-  report = health::build_report(std::move(nodes));
+  report = health::build_report(std::move(nodes), rules);
   report.unread.insert(report.unread.end(), broken.begin(), broken.end());
-  report.verdict = health::join_evidence(report.findings, evidence);
+  health::join(report, evidence);
   return report;
 }
 
@@ -89,7 +133,8 @@ health::HealthReport HealthWatch::after(const std::vector<health::TrafficEvidenc
 
 namespace commsweep {
 
-RunHealth::RunHealth(World& world, double timeout_s) : world_(world) {
+RunHealth::RunHealth(World& world, double timeout_s, health::RuleBook rules, bool verbose)
+    : world_(world), rules_(std::move(rules)), verbose_(verbose) {
   if (!health_around_runs()) return;
   watch_ = std::make_unique<HealthWatch>(world, health_sysfs_root(), timeout_s);
   watch_->before();
@@ -103,10 +148,10 @@ nlohmann::json RunHealth::finish(std::ostream& out, const std::vector<health::Tr
 
 nlohmann::json RunHealth::finish_quietly(const std::vector<health::TrafficEvidence>& evidence) {
   if (!watch_) return nullptr;
-  report_ = watch_->after(evidence);
+  report_ = watch_->after(evidence, rules_);
   watch_.reset();  // NVML shut down before the command's last words
   if (world_.rank() != 0) return nullptr;
-  block_ = health::render_block(report_);
+  block_ = health::render_block(report_, verbose_);
   return health::report_json(report_);
 }
 

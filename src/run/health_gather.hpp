@@ -31,9 +31,11 @@ class HealthWatch {
   bool reader() const { return reader_; }
   // The before snapshot (readers), XID events armed.
   void before();
-  // The after snapshot, gathered to rank 0 (with the before, where taken) and judged; the
-  // findings joined with EVIDENCE (rank 0's). Every rank calls it; others get an empty report.
-  health::HealthReport after(const std::vector<health::TrafficEvidence>& evidence = {});
+  // The after snapshot, gathered to rank 0 (with the before, where taken) and judged under
+  // RULES; the findings joined with EVIDENCE (rank 0's). Every rank calls it; others get an
+  // empty report.
+  health::HealthReport after(const std::vector<health::TrafficEvidence>& evidence = {},
+                             const health::RuleBook& rules = health::builtin_rules());
 
  private:
   World& world_;
@@ -49,6 +51,25 @@ bool health_around_runs();
 // COMMSWEEP_SYSFS_ROOT, or "/".
 std::string health_sysfs_root();
 
+// ROOT, as NAMED ("--sysfs-root /x" or "COMMSWEEP_SYSFS_ROOT=/x"), must be a folder on every
+// node's reader rank (the node's first): an explicit root that is not there would read nothing
+// and pass. Collective; a usage Error on every rank naming the rank and host of the first.
+void require_sysfs_root(World& world, const std::string& root, const std::string& named, double timeout_s);
+// The thresholds file: --health-thresholds FLAG, else COMMSWEEP_HEALTH_THRESHOLDS (what the
+// Volcano Job's ConfigMap sets in every pod, volcano/components/health-thresholds), and how it
+// was given; an empty path: the built-in table.
+struct ThresholdsFile {
+  std::string path;
+  std::string named;  // "--health-thresholds" or "COMMSWEEP_HEALTH_THRESHOLDS="
+};
+ThresholdsFile thresholds_file(const std::string& flag);
+// Its rules (the built-in ones without a file), read and checked on rank 0 before anything is
+// measured. Collective; a bad file is a usage Error on every rank (rank 0's names the file,
+// line and key).
+health::RuleBook health_rules(World& world, const ThresholdsFile& file, double timeout_s);
+// The same without MPI (compare, health --judge).
+health::RuleBook health_rules(const ThresholdsFile& file);
+
 }  // namespace commsweep
 
 namespace commsweep {
@@ -57,7 +78,8 @@ namespace commsweep {
 // after one, the block printed on rank 0 after the tables, and the "health" member returned.
 class RunHealth {
  public:
-  RunHealth(World& world, double timeout_s);
+  // RULES judge the findings (rank 0's matter); VERBOSE prints every finding, INFO included.
+  RunHealth(World& world, double timeout_s, health::RuleBook rules = {}, bool verbose = false);
   // Collective. Rank 0: prints the block to OUT, returns report_json (null elsewhere and when off).
   nlohmann::json finish(std::ostream& out, const std::vector<health::TrafficEvidence>& evidence = {});
   // The same, printing nothing: block() is printed where the command wants it.
@@ -70,6 +92,8 @@ class RunHealth {
  private:
   World& world_;
   std::unique_ptr<HealthWatch> watch_;
+  health::RuleBook rules_;
+  bool verbose_ = false;
   health::HealthReport report_;
   std::string block_;
 };

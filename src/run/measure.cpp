@@ -52,7 +52,7 @@ int run_sweeps(World& world, const RunRequest& request, const std::function<std:
 
   report::Results results = run.header();
   for (const auto& note : notes) add_note(results, note);
-  for (const Sweep& s : sweeps) s.measurement->annotate(results);
+  for (const Sweep& s : sweeps) s.measurement->annotate(results, run.backend());
   run.keep(results);
   RunControl& control = run.control();
   std::vector<health::TrafficEvidence> evidence;

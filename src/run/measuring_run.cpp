@@ -28,14 +28,20 @@ report::Provenance early_provenance(const World& world, const RunRequest& reques
 
 RunLifecycle::RunLifecycle(World& world, RunRequest request, char** envp, RankContext& context)
     : world_(world), request_(std::move(request)), envp_(envp), context_(context), control_(world) {
-  // Before the preflight and the run: a results file that cannot be written would lose them.
+  // Before the preflight and the run: a results file that cannot be written would lose them,
+  // and a thresholds file or a sysfs root that is wrong would judge them wrongly.
   require_writable_results(world_, request_.json_path, request_.timeout_s);
+  health_rules_ = health_rules(world_, thresholds_file(request_.fabric.health_thresholds), request_.timeout_s);
+  // Every rank takes part (a root set on some nodes only must not leave the others waiting).
+  if (health_around_runs())
+    require_sysfs_root(world_, health_sysfs_root(), "COMMSWEEP_SYSFS_ROOT=" + health_sysfs_root(), request_.timeout_s);
 }
 
 bool RunLifecycle::start(const std::function<void(RunSetup&)>& before_preamble) {
   // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
   if (request_.fabric.preflight) run_brief_preflight(world_, envp_, request_.timeout_s);
-  health_.emplace(world_, request_.timeout_s);  // before the backend's set-up and its transport check
+  // Before the backend's set-up and its transport check.
+  health_.emplace(world_, request_.timeout_s, health_rules_, request_.fabric.health_verbose);
   setup_ = start_run(world_, control_.watchdog(), request_.backend, request_.timeout_s, request_.arguments, envp_,
                      context_, request_.topology, request_.fabric);
   if (before_preamble) before_preamble(setup_);

@@ -1,16 +1,19 @@
-// The one lifecycle of every command that measures: `commsweep TEST...` (sweep_command), `ep`,
-// `suite` and `pairs`. Each command first makes its own usage checks that need the world (a
-// root outside the job, experts that do not divide, a pairs job of one node), then:
+// The one lifecycle of every command that measures: the registered workloads' (`commsweep
+// TEST...`, `ep`, `pairs`: run/workload.hpp) and `suite`, through run/measure.hpp (pairs alone
+// through run/pairs_run.hpp). The usage checks that need the world (a root outside the job,
+// experts that do not divide, a pairs job of one node) come with the keeper made, before start:
 //
 //   MeasuringRun<K> run(world, request, envp, context)
-//        --json writable (else a usage Error on every rank), then the keeper K at once
-//        (ResultsKeeper, PairsKeeper: cli/results_keeper.hpp): a SIGTERM / SIGINT from here on
+//        --json writable, --health-thresholds read, COMMSWEEP_SYSFS_ROOT a folder (else a
+//        usage Error on every rank), then the keeper K at once
+//        (ResultsKeeper, PairsKeeper: run/results_keeper.hpp): a SIGTERM / SIGINT from here on
 //        leaves an incomplete file (no rows, complete: false, interrupted_by, the early
 //        provenance) however far the set-up got;
 //   run.start(hook)
 //        the brief preflight (unless --no-preflight), the health snapshot before, the backend's
-//        set-up (start_run: binding, topology, transport check), HOOK (EP's NCCL version policy,
-//        which the preamble reports), the preamble; false when the transport check failed:
+//        set-up (start_run: binding, topology, transport check), HOOK (each sweep's prepare():
+//        EP's NCCL version policy, which the preamble reports), the preamble; false when the
+//        transport check failed:
 //   return run.end_failed_transport()
 //        its health finding on the whole job, exit code 6;
 //   ... the command measures; its engines are watched and stopped through run.control()
@@ -99,6 +102,7 @@ class RunLifecycle {
   RankContext& context_;
   // In this order: the set-up's health check polls through the watchdog and goes first.
   RunControl control_;
+  health::RuleBook health_rules_;  // --health-thresholds (rank 0's), read before the preflight
   std::optional<RunHealth> health_;
   RunSetup setup_;
 };

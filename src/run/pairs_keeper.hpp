@@ -1,5 +1,5 @@
 // What rank 0 of `commsweep pairs --json` has measured, kept for a job that ends early (the
-// Keeper of cli/results_keeper.hpp): the rounds measured so far go to --json, marked
+// Keeper of run/results_keeper.hpp): the rounds measured so far go to --json, marked
 // incomplete (summary.complete false, interrupted_by "timeout" / "error", summary.failure);
 // the matrix holds null for the pairs not measured. Nothing is written before the first round.
 #pragma once
@@ -16,7 +16,7 @@ namespace commsweep {
 class PairsKeeper final : public Keeper {
  public:
   using Record = pairs::PairsRun;
-  // EARLY: what is known of the run before the set-up (cli/measuring_run.hpp): its nodes,
+  // EARLY: what is known of the run before the set-up (run/measuring_run.hpp): its nodes,
   // rounds and settings, so that a file written before the first round is a whole document.
   PairsKeeper(std::string path, pairs::PairsRun early);
   // After each round: the run as it stands.

@@ -7,7 +7,7 @@
 // final file goes through the keeper too, after which its last words say nothing.
 //   Keeper         the mechanism: the lock, the once-only write, the last words
 //   ResultsKeeper  the sweeps, ep and suite (commsweep.results/1 rows)
-//   PairsKeeper    commsweep pairs (cli/pairs_keeper.hpp)
+//   PairsKeeper    commsweep pairs (run/pairs_keeper.hpp)
 #pragma once
 
 #include <cstddef>

@@ -81,6 +81,15 @@ settings::Table<Config> make_table() {
       entry("bind", 0, "", settings::text(), "none",
             "auto: bind each rank to the CPUs of its GPU's NUMA node (hwloc); none: leave the binding to the launcher",
             fabric, apply_bind),
+      entry("health-thresholds", 0, "", settings::text(), std::nullopt,
+            "judge the health counters with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, "
+            "else the built-in table, which results/health-thresholds.yaml holds; docs/health.md); a bad file stops "
+            "the run before measuring, exit code 2",
+            fabric, [](Config& c, const Value& v, const Given&) { c.fabric.health_thresholds = v.text; }),
+      entry("health-verbose", 0, "", settings::presence(), std::nullopt,
+            "print every health finding, INFO included, one line each (the block prints one line per node and "
+            "component class with a WARN or FAIL)",
+            fabric, [](Config& c, const Value& v, const Given&) { c.fabric.health_verbose = v.present; }),
   }, finish};
 }
 

@@ -1,6 +1,6 @@
 // The settings of every measuring run (`commsweep TEST...`, `ep`, `pairs`, `suite`, and every
 // workload registered): one table (settings/setting.hpp) for the backend, the results file, the
-// node shape, the timeout and the fabric flags, so that every command takes them alike, lists
+// node shape, the timeout, the fabric flags and the health flags, so that every command takes them alike, lists
 // them alike in --help and refuses them with the same messages, before its own settings.
 #pragma once
 
@@ -18,7 +18,8 @@ struct RunSettings {
   std::string json_path;                         // --json, or empty
   TopologyRequest topology;                      // --shape, --force
   double timeout_s = 300;                        // -T: every phase of the set-up and of the run
-  FabricRunOptions fabric;                       // --no-preflight, --require-transport, --require-gdr, --bind
+  // --no-preflight, --require-transport, --require-gdr, --bind, --health-thresholds, --health-verbose
+  FabricRunOptions fabric;
 };
 
 // Sections of --help the entries are listed under.

@@ -46,9 +46,9 @@ struct RunSetup {
 };
 
 // With a known shape, the topology file is checked and NCCL_TOPO_FILE set before NCCL starts
-// (see cli/run_topology.hpp). Before the backend is made, each rank is bound (--bind auto) and
+// (see run/run_topology.hpp). Before the backend is made, each rank is bound (--bind auto) and
 // NCCL's INFO lines start to be captured; after it, the transport is reported and judged
-// (cli/run_transport.hpp): when run.transport_failed the command stops before measuring.
+// (run/run_transport.hpp): when run.transport_failed the command stops before measuring.
 RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,
                    const std::vector<std::string>& arguments, char** envp, RankContext& context,
                    const TopologyRequest& topology = {}, const FabricRunOptions& fabric = {});

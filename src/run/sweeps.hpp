@@ -29,6 +29,10 @@ struct SweepOutcome {
 using CollectiveOutcome = SweepOutcome<report::ResultRow>;
 using EpOutcome = SweepOutcome<report::EpRow>;
 
+// The clock a collective sweep times with (provenance.timer): "device" for --timer device on
+// the nccl backend, else "host" (the mpi backend has MPI_Wtime only).
+std::string timer_name(const SweepConfig& config, const Backend& backend);
+
 // Runs `tests` over `config` on a backend that is set up: a table per test (and per cycle) in
 // nccl-tests' layout, printed by rank 0 to `out`; CONTROL stops it where the ranks agree to
 // (and stays interrupted).

@@ -63,8 +63,12 @@ class Measurement {
     (void)setup;
     return "";
   }
-  // What the record's header says of this sweep (the collectives: provenance.buffers).
-  virtual void annotate(report::Results& results) const { (void)results; }
+  // What the record's header says of this sweep, on BACKEND (the collectives: provenance.buffers
+  // and provenance.timer).
+  virtual void annotate(report::Results& results, const Backend& backend) const {
+    (void)results;
+    (void)backend;
+  }
   // What a results file records once for all its rows ({"buffers", "cold"}): the sweeps of a
   // suite must agree on each.
   virtual std::vector<std::pair<std::string, std::string>> recorded_once() const { return {}; }

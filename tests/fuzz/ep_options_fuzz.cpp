@@ -1,4 +1,4 @@
-// `commsweep ep`'s command line (cli/ep_options.cpp): any argv parses or throws a usage
+// `commsweep ep`'s command line (cli/measure_options.cpp, ep/settings.cpp): any argv parses or throws a usage
 // commsweep::Error; a parsed sweep expands into its cases. Input: the arguments after "ep",
 // one per line.
 #include <cstddef>

@@ -1,4 +1,4 @@
-// `commsweep ep --suite FILE` (cli/ep_options.cpp): any file content parses or throws a
+// `commsweep ep --suite FILE` (cli/measure_options.cpp, ep/settings.cpp): any file content parses or throws a
 // usage commsweep::Error naming the suite. Input: the suite file.
 #include <cstddef>
 #include <cstdint>

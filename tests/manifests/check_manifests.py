@@ -6,7 +6,7 @@ Job, and the MPIJob for Kueue (volcano/kueue, kueue_checks.py).
 Usage: check_manifests.py COMMAND --repo DIR --workdir DIR [--kubectl PATH] [--shared DIR]
                           [--build DIR]
 Commands: overlays, modes, nightly, schema, generated, helper, image, security, kueue,
-kueue_schema.
+kueue_schema, health.
 Exit codes: 0 passed, 1 a rule failed (each failure printed), 77 skipped (the reason printed
 as "SKIP: ...").
 """
@@ -405,9 +405,11 @@ def main():
     if not args.kubectl:
         print("SKIP: kubectl not found: the manifests cannot be rendered here")
         return SKIP_CODE
+    import health_checks
     import helper_checks
     import kueue_checks
     commands = {"kueue": kueue_checks.cmd_kueue, "kueue_schema": kueue_checks.cmd_kueue_schema,
+                "health": health_checks.cmd_health,
                 "overlays": cmd_overlays, "modes": cmd_modes, "nightly": cmd_nightly,
                 "schema": cmd_schema, "generated": cmd_generated, "security": cmd_security,
                 "helper": helper_checks.cmd_helper, "image": helper_checks.cmd_image}

@@ -235,7 +235,32 @@ def regress_cases(opts, w, keep):
              ["--html", "is a directory"], outputs=outs + [hist]),
         Case("compare", "compare: no --baseline", [opts.commsweep, "compare", good], ["--baseline",
              "commsweep baseline RUN.json"], outputs=outs + [hist]),
-    ]
+    ] + setup_cases(opts, w, compare)
+
+
+def setup_cases(opts, w, compare):
+    """A run judged against a baseline that measured something else: refused before the verdicts
+    (exit 2), one line per differing property naming both values (checked exactly)."""
+    shipped = os.path.join(os.path.dirname(opts.scripts), "results", "baselines", "h200x4-nvlink.json")
+
+    def lines(*want):
+        def after(out, err):
+            got = [l for l in err.splitlines() if l.startswith("  ")]
+            return [] if got == list(want) else ["property lines %s, expected %s" % (got, list(want))]
+        return after
+
+    shipped_case = compare("a 1-rank mpi run against the shipped 4 x H200 NVLink baseline", w + "/good.json", shipped,
+                           "good.json did not measure what the baseline " + shipped +
+                           " did (give --allow-mismatch to judge it anyway):")
+    shipped_case.after = lines("  backend: run mpi, baseline nccl", "  ranks: run 1, baseline 4",
+                               "  GPUs per node: run 0, baseline 4", "  shape: run cpux1, baseline h200x4")
+    mode = compare("--mode other than the baseline's", w + "/good.json", w + "/good_baseline_nvlink.json",
+                   "good.json did not measure what the baseline", extra=["--mode", "roce-sriov"])
+    mode.after = lines("  mode: run roce-sriov, baseline nvlink")
+    buffers = compare("a run of warm buffers against a baseline of cold ones", w + "/warm.json", w + "/good_baseline.json",
+                      "warm.json did not measure what the baseline")
+    buffers.after = lines("  buffers: run warm, baseline cold")
+    return [shipped_case, mode, buffers]
 
 
 def is_root():
@@ -553,7 +578,8 @@ def health_cases(opts, w):
 
     def health(label, spoil, *names, rc=0, extra=(), rest="mlx5_0 port 1"):
         root = tree(label.replace(" ", "_"), spoil)
-        argv = [opts.commsweep, "health", "--no-gpus", "--sysfs-root", root] + list(extra)
+        # --verbose: what each node has, so that the rest of the report is seen intact.
+        argv = [opts.commsweep, "health", "--no-gpus", "--verbose", "--sysfs-root", root] + list(extra)
         names = list(names) + ([rest] if rc == 0 and rest else [])  # the rest still reported
         return Case("health", "health: " + label, argv, names, rc=rc,
                     names_in="stdout" if rc == 0 else "message", stdout_empty=rc != 0)
@@ -576,6 +602,95 @@ def health_cases(opts, w):
         health("negative --duration", lambda root: None, "--duration", rc=2, extra=["--duration", "-1"]),
         health("--json into a missing folder", lambda root: None, "--json", rc=2,
                extra=["--json", os.path.join(w, "no-such-folder", "h.json")]),
+    ]
+
+
+MISSING_ROOT = "/nonexistent/path"
+THRESHOLDS_SCHEMA = "schema: commsweep.health-thresholds/1\n"
+
+
+def health_file_cases(opts, w):
+    """Issue 24: an explicit sysfs root that is not there, a bad --health-thresholds file on every
+    command that judges health, and `health --judge` on files it cannot judge: each one usage
+    error (exit 2) naming the flag or variable and the path (and FILE:LINE), before anything is
+    measured (the results file named by --json is never written)."""
+    def put(name, text):
+        path = os.path.join(w, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def case(group, label, argv, *names, env=None, outputs=()):
+        return Case(group, label, argv, names, env=env, outputs=list(outputs), stdout_empty=True)
+
+    results = os.path.join(w, "health-never-written.json")
+    sweep = [opts.commsweep, "all_reduce", "-b", "8", "-e", "8", "--backend", "mpi", "--iters", "1",
+             "--warmup_iters", "0", "--no-preflight", "--json", results]
+    typo = put("thr_typo.yaml", THRESHOLDS_SCHEMA + "rules:\n  nvlink_crc_dat:\n    limit_per_second: 10\n")
+    key = put("thr_key.yaml", THRESHOLDS_SCHEMA + "rules:\n  symbol_error:\n    limit: 1\n")
+    negative = put("thr_negative.yaml", THRESHOLDS_SCHEMA + "rules:\n  nvlink_crc_data:\n    limit_per_second: -1\n")
+    text = put("thr_text.yaml", THRESHOLDS_SCHEMA + "rules:\n  pcie_replay:\n    limit_per_minute: often\n")
+    schema = put("thr_schema.yaml", "schema: commsweep.health-thresholds/9\nrules:\n")
+    no_schema = put("thr_no_schema.yaml", "rules:\n  symbol_error:\n    severity: info\n")
+    one_rank_suite = put("one_rank_suite.yaml", "sweeps:\n  - name: small\n    kind: collective\n"
+                                                "    tests: [all_reduce]\n    max_bytes: 1K\n")
+    no_health = os.path.join(w, "no_health.json")
+    with open(os.path.join(w, "good.json")) as f:
+        doc = json.load(f)
+    doc.pop("health", None)
+    with open(no_health, "w") as f:
+        json.dump(doc, f)
+    empty = put("health_no_nodes.json", json.dumps({"seconds": 0, "nodes": [], "findings": [], "unread": [],
+                                                    "verdict": []}))
+    broken = put("health_broken.json", json.dumps({"schema": "commsweep.results/2",
+                                                   "health": {"nodes": [{"host": "x"}], "findings": []}}))
+
+    def judge(label, path, *names):
+        return case("health", "health --judge: " + label, [opts.commsweep, "health", "--judge", path], *names)
+
+    return [
+        case("health", "health: --sysfs-root that is not there",
+             [opts.commsweep, "health", "--no-gpus", "--sysfs-root", MISSING_ROOT],
+             "health: --sysfs-root %s: no such folder" % MISSING_ROOT),
+        case("health", "health: COMMSWEEP_SYSFS_ROOT that is not there", [opts.commsweep, "health", "--no-gpus"],
+             "health: COMMSWEEP_SYSFS_ROOT=%s: no such folder" % MISSING_ROOT, env={"COMMSWEEP_SYSFS_ROOT": MISSING_ROOT}),
+        case("preflight", "preflight: --sysfs-root that is not there",
+             [opts.commsweep, "preflight", "--sysfs-root", MISSING_ROOT],
+             "preflight: --sysfs-root %s: no such folder" % MISSING_ROOT),
+        case("flags", "sweep: COMMSWEEP_SYSFS_ROOT that is not there", sweep,
+             "COMMSWEEP_SYSFS_ROOT=%s: no such folder" % MISSING_ROOT, env={"COMMSWEEP_SYSFS_ROOT": MISSING_ROOT},
+             outputs=[results]),
+        case("thresholds", "sweep: --health-thresholds with a rule's name mistyped", sweep + ["--health-thresholds", typo],
+             "--health-thresholds %s:3: unknown rule \"nvlink_crc_dat\" (did you mean 'nvlink_crc_data'?)" % typo,
+             outputs=[results]),
+        case("thresholds", "suite: --health-thresholds with an unknown key",
+             [opts.commsweep, "suite", one_rank_suite, "--backend", "mpi", "--json", results,
+              "--health-thresholds", key],
+             "%s:4: rule \"symbol_error\": key \"limit\": unknown key" % key, outputs=[results]),
+        case("thresholds", "health: --health-thresholds with a negative limit",
+             [opts.commsweep, "health", "--no-gpus", "--health-thresholds", negative],
+             "%s:4: rule \"nvlink_crc_data\": key \"limit_per_second\": -1 is negative" % negative),
+        case("thresholds", "compare: --health-thresholds with a limit that is not a number",
+             [opts.commsweep, "compare", os.path.join(w, "good.json"), "--baseline", os.path.join(w, "good_baseline.json"),
+              "--health-thresholds", text],
+             "commsweep compare: --health-thresholds %s:4: rule \"pcie_replay\": key \"limit_per_minute\": "
+             "'often' is not a number" % text),
+        case("thresholds", "health --judge: --health-thresholds of another schema",
+             [opts.commsweep, "health", "--judge", os.path.join(w, "good.json"), "--health-thresholds", schema],
+             "%s:1: key \"schema\": \"commsweep.health-thresholds/9\" is not commsweep.health-thresholds/1" % schema),
+        case("thresholds", "sweep: --health-thresholds without a schema line", sweep + ["--health-thresholds", no_schema],
+             "%s:1: no \"schema: commsweep.health-thresholds/1\" line" % no_schema, outputs=[results]),
+        case("thresholds", "sweep: --health-thresholds that is not there",
+             sweep + ["--health-thresholds", os.path.join(w, "absent.yaml")],
+             "--health-thresholds %s: cannot read" % os.path.join(w, "absent.yaml"), outputs=[results]),
+        judge("a file that is not there", os.path.join(w, "absent.json"), "health: --judge: ", "absent.json"),
+        judge("a results file cut short", os.path.join(w, "cut.json"), "health: --judge %s/cut.json: not JSON" % w),
+        judge("a baseline", os.path.join(w, "good_baseline.json"),
+              "schema \"commsweep.baseline/1\" is not commsweep.results/2 or commsweep.pairs/2"),
+        judge("results without a health member", no_health, "%s: no \"health\" member" % no_health),
+        judge("a health file without snapshots", empty, "%s: its \"health\" holds no snapshots to judge" % empty),
+        judge("a malformed health member", broken, "%s: malformed \"health\"" % broken),
+        judge("/dev/zero", "/dev/zero", "health: --judge: /dev/zero", "larger than"),
     ]
 
 
@@ -620,6 +735,8 @@ def make_files(w, good_results, good_baseline, listener_url):
         "baseline_v2.json": spoiled(base, lambda d: d.update(schema="commsweep.baseline/2")),
         "baseline_negative.json": spoiled(base, lambda d: d["entries"][0].update(size_bytes=-8)),
         "baseline_rule.json": spoiled(base, lambda d: d["rules"].update(fail_pct="ten")),
+        "good_baseline_nvlink.json": spoiled(base, lambda d: d.update(mode="nvlink")),
+        "warm.json": spoiled(results, lambda d: d["provenance"].update(buffers="warm")),
         # suite
         "alias.yaml": b"sweeps:\n  - &a\n    name: x\n  - *a\n",
         "deep.yaml": b"sweeps: " + b"[" * 10000 + b"]" * 10000 + b"\n",

@@ -86,10 +86,15 @@ def main():
     rc, out, err = finish_job(proc, files, opts.workdir, until, fail.messages, "the job outlived %d s" % BOUND_S)
     fail.check(planted, "the first round was never printed: nothing was planted")
     fail.check(rc == SLOW_PAIR_EXIT, "exit %s, expected %d (slow pairs)" % (rc, SLOW_PAIR_EXIT))
-    node1 = [l for l in out.splitlines() if "/node1 mlx5_1 port 1" in l]
-    fail.check(any(l.startswith("#   FAIL ") and "link_downed +1" in l and "symbol_error +412" in l
-                   and "link_error_recovery +3" in l and "state ACTIVE -> DOWN" in l for l in node1),
-               "no FAIL line for node1 mlx5_1 port 1 with its moved counters in the health block")
+    # One line per node and component class: "#   FAIL host/node1 RDMA: mlx5_1 port 1 state ...".
+    node1 = [l for l in out.splitlines() if "/node1 RDMA: mlx5_1 port 1 " in l]
+    fail.check(any(l.startswith("#   FAIL ") and "link_downed +1, " in l and "symbol_error +412, " in l
+                   and "link_error_recovery +3, " in l and "state ACTIVE -> DOWN" in l
+                   and "(any rise fails, IBTA, GCM)" in l and "(limit 0.1/s, IBTA BER)" in l for l in node1),
+               "no FAIL line for node1 mlx5_1 port 1 with its moved counters, rates and limits in the health block")
+    fail.check(any(l.startswith("# Health: 3 nodes, before/after ") and ": 2 FAIL, 2 WARN on " in l
+                   and l.split(": 2 FAIL, 2 WARN on ")[1].endswith("/node1") for l in out.splitlines()),
+               "no summary line naming node1, and node1 alone, with its 2 FAIL and 2 WARN")
     evidence = [l for l in out.splitlines() if l.startswith("# Evidence: ")]
     named = [l for l in evidence if "/node1 mlx5_1 port 1: " in l and "symbol_error +412" in l
              and " during pairs round " in l and "/node1" in l.split(" during ")[1] and " slow " in l]
@@ -117,6 +122,11 @@ def main():
     found = [(f["severity"], f["host"].split("/")[-1], f["component"], f["counter"]) for f in health.get("findings", [])]
     fail.check(("FAIL", "node1", "mlx5_1 port 1", "link_downed") in found, "health.findings: %s" % found)
     fail.check(all(h == "node1" for _, h, _, _ in found), "findings outside node1: %s" % found)
+    rules = {f["counter"]: (f.get("rule"), f.get("limit")) for f in health.get("findings", [])}
+    fail.check(rules.get("link_downed") == ("link_downed", "any rise fails, IBTA, GCM"),
+               "health.findings: link_downed without its rule and limit: %s" % (rules.get("link_downed"),))
+    fail.check(health.get("evidence") and all(e.get("what", "").startswith("pairs round ") for e in health["evidence"]),
+               "health.evidence lacks the slow pairs the verdict was joined with: %s" % health.get("evidence"))
     fail.check(any(l in health.get("verdict", []) for l in [e[len("# Evidence: "):] for e in named]),
                "health.verdict lacks the evidence line printed")
     return verdict(fail, "the planted mlx5_1 port 1 fault is named with node1's slow pairs", out, err)

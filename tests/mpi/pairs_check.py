@@ -11,8 +11,11 @@ node r // P. --expect:
          round, the legend, the node x node matrix (symmetric, '-' on the diagonal) equal to the
          JSON, the median and threshold recomputed from the rails, #wrong 0, no slow pair.
   slow   exit 6 and the same checks; the pairs of the node of --slow-rank R are slow on R's rail
-         and no other pair is; with 3 nodes or more that node is named as the likely bad node
-         (host, rank R, its GPU); with 2 nodes no node is named and the output says why.
+         and no other pair is (below --slow-below x the median, or --slow-below-top-third x the
+         top-third pair); with 3 nodes or more that node is named as the likely bad node (host,
+         rank R, its GPU); with 2 nodes no node is named and the output says why.
+Every run: the line saying the median may be a bad node's, exactly, where one node's pairs hold
+half the rails or more (summary.median_reliable false), and none elsewhere.
   kept   the job is ended by a timeout in round K (--fault hang:R@K, with --hang-rank R and
          --hang-round K): exit 4 within the bound; rank 0's message names the round and rank R;
          the JSON holds the rounds before K only, valid, marked incomplete (complete false,
@@ -100,11 +103,47 @@ def check_rails(doc, nodes, settings, fail):
     med = statistics.median(rails)
     fail.check(abs(s["median_gbps"] - med) <= 1e-9 * med, "median %s, recomputed %s" % (s["median_gbps"], med))
     fail.check(abs(s["slow_below_gbps"] - settings["slow_fraction"] * med) <= 1e-9 * med, "slow_below_gbps")
+    # The second rule: below slow_fraction_of_top_third x the top-third pair, the slowest of the
+    # fastest third (the ceil(n / 3)-th fastest; ties: the pair measured first) (pairs/outliers.hpp).
+    order = sorted(range(len(doc["pairs"])), key=lambda i: (-doc["pairs"][i]["gbps"], i))
+    if order:
+        top = doc["pairs"][order[(len(order) + 2) // 3 - 1]]
+        fail.check(s["top_third_gbps"] == top["gbps"] and s["top_third_pair"] == [top["node_a"], top["node_b"]],
+                   "top-third pair %s %s, expected N%d-N%d %s" % (s["top_third_pair"], s["top_third_gbps"],
+                                                                top["node_a"], top["node_b"], top["gbps"]))
+        below = settings["slow_fraction_of_top_third"] * top["gbps"]
+        fail.check(abs(s["slow_below_top_third_gbps"] - below) <= 1e-9 * below, "slow_below_top_third_gbps")
     for p in doc["pairs"]:
-        fail.check(p["slow"] == (p["gbps"] < s["slow_below_gbps"]), "pair %d-%d: slow %s at %s GB/s"
-                   % (p["node_a"], p["node_b"], p["slow"], p["gbps"]))
+        fail.check(p["slow"] == (p["gbps"] < s["slow_below_gbps"] or p["gbps"] < s["slow_below_top_third_gbps"]),
+                   "pair %d-%d: slow %s at %s GB/s" % (p["node_a"], p["node_b"], p["slow"], p["gbps"]))
+    # The median is a bad node's where one node's pairs hold half the rails or more.
+    per_node = {}
+    for p in doc["pairs"]:
+        for n in (p["node_a"], p["node_b"]):
+            per_node[n] = per_node.get(n, 0) + len(p["rails"])
+    reliable = 2 * max(per_node.values(), default=0) < len(rails)
+    fail.check(s["median_reliable"] == reliable, "median_reliable %s, expected %s" % (s["median_reliable"], reliable))
     fail.check(s["wrong_total"] == 0, "summary.wrong_total %s" % s["wrong_total"])
     return med
+
+
+def caveat_line(doc):
+    """The line that says the median may be a bad node's (median_reliable false), or None."""
+    if doc["summary"]["median_reliable"]:
+        return None
+    tail = "; the top-third pair judges the spread: below %.2f x it is slow whatever the median" % (
+        doc["settings"]["slow_fraction_of_top_third"])
+    if len(doc["pairs"]) == 1:
+        return "# one pair: a node slow on every rail cannot show against the median of its own rails" + tail
+    rails, pairs = {}, {}
+    for p in doc["pairs"]:
+        for n in (p["node_a"], p["node_b"]):
+            rails[n] = rails.get(n, 0) + len(p["rails"])
+            pairs[n] = pairs.get(n, 0) + 1
+    busiest = max(rails, key=lambda n: (rails[n], -n))
+    return ("# few nodes: a node's pairs hold up to %d of the %d rails (%d of %d pairs), half or more, so one bad "
+            "node's rails can be the median" % (rails[busiest], doc["summary"]["rails"], pairs[busiest],
+                                                 len(doc["pairs"]))) + tail
 
 
 def check_text(out, doc, n, nodes, fail):
@@ -138,6 +177,9 @@ def check_text(out, doc, n, nodes, fail):
     fail.check("# Out of bounds values : 0 OK" in out, "no '# Out of bounds values : 0 OK' line")
     sizes = {len(r) for r in nodes}
     fail.check(("different rank counts" in out) == (len(sizes) > 1), "the note on different rank counts")
+    fail.check(caveat_line(doc) in (out.splitlines() + [None]), "no line %r" % caveat_line(doc))
+    fail.check(len(re.findall(r"^# (few nodes|one pair): ", out, re.M)) == (caveat_line(doc) is not None),
+               "a line on the median's reliability where median_reliable is %s" % doc["summary"]["median_reliable"])
 
 
 def check_slow(opts, out, doc, nodes, fail):
@@ -166,6 +208,7 @@ def check_slow(opts, out, doc, nodes, fail):
         fail.check(suspects == [], "suspects %s with 2 nodes" % suspects)
         fail.check("add a third node to tell which" in out, "the 2-node case does not say why no node is named")
     fail.check(doc["summary"]["ok"] is False, "summary.ok is not false")
+    fail.check("# no slow pair" not in out, "'# no slow pair' with a slow node planted")
 
 
 def read_valid_doc(opts, doc_path, fail):
@@ -248,7 +291,7 @@ def check_help(rc, out, fail):
     fail.check(out.count("Usage: mpirun -np N commsweep pairs") == 1, "the usage line, once (rank 0)")
     for text in ("round-robin", "local rank k", "both directions at once", "bit-exact", "NCCL_HOSTID",
                  "slowest rail", "likely bad node", "--size", "--iters", "--warmup_iters", "--check",
-                 "--slow-below", "--backend", "--json", "--timeout", "Exit codes", "6 a slow pair"):
+                 "--slow-below", "--slow-below-top-third", "--backend", "--json", "--timeout", "Exit codes", "6 a slow pair"):
         fail.check(text in out, "--help does not say %r" % text)
     fail.check("--fault" not in out, "--help shows the testing-only --fault")
 

@@ -2,7 +2,10 @@
 """`commsweep compare` on results written by real runs: two sweeps under mpiexec -n 4 on the mpi
 backend make a baseline; each of them passes against it; a doctored third (one size 1000 times
 slower) fails with exit 1 and its line in the verdict table; a run with a planted wrong element
-(a real one: --fault wrong-element) fails with exit 3.
+(a real one: --fault wrong-element) fails with exit 3. Issue 24: against a baseline lacking its
+1M entries, the 1M rows are NOT_JUDGED (counted apart, exit 0); a run of 2 ranks against the
+shipped 4 x H200 NVLink baseline is refused (exit 2, one line per differing property), and with
+--allow-mismatch judged, the differences said before the verdicts.
 
     regress_check.py --commsweep BIN --mpiexec MPIEXEC --workdir DIR
 
@@ -22,8 +25,46 @@ SIZES = ["-b", "64K", "-e", "1M"]
 QUICK = ["--backend", "mpi", "-c", "1", "-w", "1", "-n", "5", "-N", "2"]
 
 
-def mpirun(a, args, timeout=120):
-    return run(launcher(a.mpiexec, 4) + [a.commsweep] + args, timeout=timeout)
+SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "baselines",
+                       "h200x4-nvlink.json")
+# What differs between 2 mpi ranks on host memory and the shipped baseline's 4 x H200 runs.
+DIFFERS = ["backend: run mpi, baseline nccl", "ranks: run 2, baseline 4", "GPUs per node: run 0, baseline 4",
+           "shape: run cpux2, baseline h200x4"]
+
+
+def mpirun(a, args, timeout=120, np=4):
+    return run(launcher(a.mpiexec, np) + [a.commsweep] + args, timeout=timeout)
+
+
+def check_not_judged(a, c, p):
+    """A baseline without the 1M entries: the run's 1M rows are not judged, never PASS, exit 0."""
+    base = load(p("base.json"))
+    base["entries"] = [e for e in base["entries"] if e.get("size_bytes") != 1 << 20]
+    save(base, p("base_without_1M.json"))
+    rc, out, err = run([a.commsweep, "compare", p("run1.json"), "--baseline", p("base_without_1M.json")])
+    print(out)
+    c.expect(rc == 0, f"against a baseline without 1M: exit 0 (got {rc}) {err.strip()}")
+    for test in ("all_reduce", "broadcast"):
+        line = table_line(out, "NOT_JUDGED", test, "1M")
+        c.expect(line is not None and line.endswith("  not judged: not in the baseline"), f"{test} 1M not judged: {line!r}")
+    c.expect(table_line(out, "PASS", "1M") is None, "no 1M row is PASS")
+    c.expect("; 4 not judged (not in the baseline); wrong elements: 0\n" in out, "the counts say 4 not judged")
+
+
+def check_shipped_baseline(a, c, p):
+    """2 mpi ranks against the shipped 4 x H200 NVLink baseline: refused, then --allow-mismatch."""
+    rc, out, err = mpirun(a, ["all_reduce"] + SIZES + QUICK + ["--json", p("np2.json")], np=2)
+    c.expect(rc == 0, f"the 2-rank run: exit {rc} {err.strip()[-300:]}")
+    shipped = os.path.normpath(SHIPPED)
+    rc, out, err = run([a.commsweep, "compare", p("np2.json"), "--baseline", shipped])
+    want = [f"commsweep compare: {p('np2.json')} did not measure what the baseline {shipped} did "
+            "(give --allow-mismatch to judge it anyway):"] + ["  " + d for d in DIFFERS]
+    c.expect(rc == 2 and err.splitlines() == want and out == "", f"refused, exit 2 (got {rc}): {err!r} {out[:200]!r}")
+    rc, out, err = run([a.commsweep, "compare", p("np2.json"), "--baseline", shipped, "--allow-mismatch"])
+    lines = out.splitlines()
+    c.expect(rc == 1 and lines[1:3] == ["setup differs, judged anyway (--allow-mismatch): " + "; ".join(DIFFERS),
+                                        "setup not checked: mode (the results do not record it: give --mode nvlink "
+                                        "to check it)"], f"--allow-mismatch: exit 1 (got {rc}), said first: {lines[:3]}")
 
 
 def main():
@@ -64,6 +105,8 @@ def main():
     print(out)
     c.expect(rc == 3, f"compare on the run with wrong elements: exit 3 (got {rc})")
     c.expect("wrong elements" in out, "the table says wrong elements")
+    check_not_judged(a, c, p)
+    check_shipped_baseline(a, c, p)
     c.finish()
 
 

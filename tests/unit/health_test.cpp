@@ -102,7 +102,7 @@ TEST(HealthFixtures, HealthyEightNicIbNodeIsOk) {
   EXPECT_EQ(lines(judge_state(s)), std::vector<std::string>{});
   HealthReport r = build_report({NodeHealth{"N1", std::nullopt, s}});
   r.unread.clear();
-  EXPECT_EQ(render_block(r), "# Health: 1 node, one snapshot (8 RDMA ports, 16 PCIe links, 0 GPUs): OK\n");
+  EXPECT_EQ(render_block(r), "# Health: N1, one snapshot: GPUs not read; 8 RDMA ports active; 16 PCIe links at full width: OK\n");
 }
 
 TEST(HealthFixtures, RoceSriovHwCountersRiseWithTheirRules) {
@@ -112,33 +112,36 @@ TEST(HealthFixtures, RoceSriovHwCountersRiseWithTheirRules) {
   EXPECT_EQ(after.ports[0].link_layer, "Ethernet");
   EXPECT_EQ(after.ports[0].hw_counters.size(), 16u);  // lifespan is a setting, not a counter
   EXPECT_EQ(lines(judge_change(before, after)),
-            (std::vector<std::string>{"WARN mlx5_2 port 1: out_of_sequence +5000",
-                                      "WARN mlx5_3 port 1: local_ack_timeout_err +2",
-                                      "INFO mlx5_2 port 1: np_cnp_sent +5000",
-                                      "INFO mlx5_2 port 1: rp_cnp_handled +4000"}));
+            (std::vector<std::string>{"WARN mlx5_2 port 1: out_of_sequence +5000, 500/s (limit 1/s, commsweep)",
+                                      "WARN mlx5_3 port 1: local_ack_timeout_err +2, 0.2/s (any rise warns, mlx5)",
+                                      "INFO mlx5_2 port 1: np_cnp_sent +5000, 500/s (information only, mlx5)",
+                                      "INFO mlx5_2 port 1: rp_cnp_handled +4000, 400/s (information only, mlx5)"}));
 }
 
 TEST(HealthFixtures, FlappedPortFails) {
   const Snapshot before = snap(fixture("ib_flapped/before"), 100, nullptr, "before");
   const Snapshot after = snap(fixture("ib_flapped/after"), 110);
   const auto found = judge_change(before, after);
-  EXPECT_EQ(lines(found), (std::vector<std::string>{"FAIL mlx5_1 port 1: state ACTIVE -> DOWN (LinkUp -> Polling)",
-                                                    "FAIL mlx5_1 port 1: link_downed +1",
-                                                    "WARN mlx5_1 port 1: link_error_recovery +3",
-                                                    "WARN mlx5_1 port 1: symbol_error +412"}));
+  EXPECT_EQ(lines(found), (std::vector<std::string>{
+                              "FAIL mlx5_1 port 1: state ACTIVE -> DOWN (LinkUp -> Polling) (IBTA)",
+                              "FAIL mlx5_1 port 1: link_downed +1, 0.1/s (any rise fails, IBTA, GCM)",
+                              "WARN mlx5_1 port 1: link_error_recovery +3, 0.3/s (any rise warns, ibqueryerrors)",
+                              "WARN mlx5_1 port 1: symbol_error +412, 41/s (limit 0.1/s, IBTA BER)"}));
   EXPECT_EQ(worst(found), Severity::Fail);
   HealthReport r = build_report({NodeHealth{"N1", before, after}});
   r.unread.clear();
   EXPECT_EQ(render_block(r),
-            "# Health: 1 node, before/after 10.0 s (2 RDMA ports, 4 PCIe links, 0 GPUs): 1 FAIL, 0 WARN\n"
-            "#   FAIL N1 mlx5_1 port 1: state ACTIVE -> DOWN (LinkUp -> Polling), link_downed +1, "
-            "link_error_recovery +3, symbol_error +412\n");
+            "# Health: N1, before/after 10.0 s: GPUs not read; 2 RDMA ports, 1 active, error counters +416; 4 PCIe "
+            "links at full width, AER +0: 2 FAIL, 2 WARN on N1\n"
+            "#   FAIL N1 RDMA: mlx5_1 port 1 state ACTIVE -> DOWN (LinkUp -> Polling) (IBTA), link_downed +1, 0.1/s "
+            "(any rise fails, IBTA, GCM), link_error_recovery +3, 0.3/s (any rise warns, ibqueryerrors), symbol_error "
+            "+412, 41/s (limit 0.1/s, IBTA BER)\n");
 }
 
 TEST(HealthFixtures, NicPcieLinkAtReducedWidthFails) {
   const Snapshot s = snap(fixture("nic_pcie_x8"), 0);
   EXPECT_EQ(lines(judge_state(s)),
-            std::vector<std::string>{"FAIL PCIe 0000:1a:00.0 (NIC mlx5_0): width degraded: x8 of x16"});
+            std::vector<std::string>{"FAIL PCIe 0000:1a:00.0 (NIC mlx5_0): width degraded: x8 of x16 (PCIe)"});
 }
 
 TEST(HealthFixtures, PortTrainedNarrowOrSlowAgainstItsSiblings) {
@@ -148,16 +151,18 @@ TEST(HealthFixtures, PortTrainedNarrowOrSlowAgainstItsSiblings) {
   t.write("/sys/bus/pci/devices/0000:8a:00.0/current_link_speed", "16.0 GT/s PCIe\n");  // mlx5_7's
   EXPECT_EQ(lines(judge_state(snap(t.root(), 0))),
             (std::vector<std::string>{
-                "FAIL mlx5_5 port 1: width degraded: 200 Gb/sec (2X NDR) where the node's other ports run 4X",
-                "WARN mlx5_6 port 1: rate slower: 200 Gb/sec (4X HDR) where the node's other ports run 400 Gb/sec",
-                "WARN PCIe 0000:8a:00.0 (NIC mlx5_7): speed slower: 16.0 GT/s PCIe of 32.0 GT/s PCIe"}));
+                "FAIL mlx5_5 port 1: width degraded: 200 Gb/sec (2X NDR) where the node's other ports of its model "
+                "run 4X (IBTA)",
+                "WARN mlx5_6 port 1: rate slower: 200 Gb/sec (4X HDR) where the node's other ports of its model run "
+                "400 Gb/sec (NHC)",
+                "WARN PCIe 0000:8a:00.0 (NIC mlx5_7): speed slower: 16.0 GT/s PCIe of 32.0 GT/s PCIe (PCIe)"}));
 }
 
 TEST(HealthFixtures, SaturatedCounterIsNeverADelta) {
   const Snapshot s = snap(fixture("saturated"), 0);
   const std::string said =
       "WARN mlx5_1 port 1: symbol_error saturated at 65535 (16-bit counter stopped counting: clear the port's "
-      "counters to see new errors)";
+      "counters to see new errors) (IBTA)";
   EXPECT_EQ(lines(judge_state(s)), std::vector<std::string>{said});
   // From below the ceiling to the ceiling: the rise is unknown, so no "+N" is said.
   const Snapshot before = snap(fixture("ib_flapped/before"), 0, nullptr, "before");
@@ -171,7 +176,8 @@ TEST(HealthFixtures, AStateAlreadySoBeforeTheRunIsPersistentNotNew) {
   EXPECT_TRUE(found[0].persistent);
   EXPECT_EQ(lines(found),
             std::vector<std::string>{"WARN mlx5_1 port 1: symbol_error saturated at 65535 (16-bit counter stopped "
-                                     "counting: clear the port's counters to see new errors) (so before the run too)"});
+                                     "counting: clear the port's counters to see new errors) (IBTA) (so before the "
+                                     "run too)"});
 }
 
 // compare: a new WARN or FAIL of the run's "health" is a regression; a persistent one is not.
@@ -205,12 +211,26 @@ TEST(HealthCompare, SlowSweepIsJoinedWithTheMovedCounters) {
   EXPECT_EQ(c.exit_code, regress::compare_exit::kRegression);
   ASSERT_EQ(c.health_evidence.size(), 4u);
   EXPECT_EQ(c.health_evidence[1],
-            "N1 mlx5_1 port 1: link_downed +1 during the run whose all_reduce float sum 8M in_place failed against the "
-            "baseline (-60%)");
+            "N1 mlx5_1 port 1: link_downed +1, 0.1/s (rule link_downed: any rise fails, IBTA, GCM) during the run whose "
+            "all_reduce float sum 8M in_place failed against the baseline (-60%)");
   const std::string table = regress::render_table(c);
-  EXPECT_NE(table.find("health FAIL: N1 mlx5_1 port 1: link_downed +1\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("health FAIL: N1 mlx5_1 port 1: link_downed +1, 0.1/s (rule link_downed: any rise fails, IBTA, "
+                       "GCM)\n"),
+            std::string::npos)
+      << table;
   const std::string prom = regress::render_prometheus(c);
-  EXPECT_NE(prom.find("counter=\"symbol_error\"} 412\n"), std::string::npos) << prom;
+  EXPECT_NE(prom.find("counter=\"symbol_error\",rule=\"symbol_error\",limit=\"limit 0.1/s, IBTA BER\"} 412\n"),
+            std::string::npos)
+      << prom;
+  const std::string markdown = regress::render_markdown(c);
+  EXPECT_NE(markdown.find("- health WARN: `N1` mlx5_1 port 1: symbol_error +412, 41/s (rule symbol_error: limit 0.1/s, "
+                          "IBTA BER)\n"),
+            std::string::npos)
+      << markdown;
+  const nlohmann::json j = regress::comparison_json(c);
+  EXPECT_EQ(j.at("health").at(3).at("rule"), "symbol_error");
+  EXPECT_EQ(j.at("health").at(3).at("limit"), "limit 0.1/s, IBTA BER");
+  EXPECT_NEAR(j.at("health").at(3).at("rate_per_s").get<double>(), 41.2, 1e-9);
 }
 
 TEST(HealthFixtures, MissingCountersFolderIsSaidAndTheRestRead) {
@@ -246,7 +266,8 @@ TEST(HealthBadInput, UnreadableTruncatedNonNumericAndHugeCountersAreLinesNotCras
   TreeCopy after("ib_flapped/before");
   after.write(c + "link_error_recovery", "2\n");
   const auto found = judge_change(s, snap(after.root(), 10));
-  EXPECT_EQ(lines(found), std::vector<std::string>{"WARN mlx5_1 port 1: link_error_recovery +2"});
+  EXPECT_EQ(lines(found),
+            std::vector<std::string>{"WARN mlx5_1 port 1: link_error_recovery +2, 0.2/s (any rise warns, ibqueryerrors)"});
 }
 
 TEST(HealthBadInput, DeviceVanishedBetweenSnapshotsFails) {
@@ -255,8 +276,9 @@ TEST(HealthBadInput, DeviceVanishedBetweenSnapshotsFails) {
   fs::remove_all(t.root() + "/sys/class/infiniband/mlx5_1");
   fs::remove_all(t.root() + "/sys/bus/pci/devices/0000:2a:00.0");
   EXPECT_EQ(lines(judge_change(before, snap(t.root(), 10))),
-            (std::vector<std::string>{"FAIL mlx5_1 port 1: present gone since the first snapshot (device removed or driver reset)",
-                                      "FAIL PCIe 0000:2a:00.0 (NIC mlx5_1): present gone since the first snapshot"}));
+            (std::vector<std::string>{
+                "FAIL mlx5_1 port 1: present gone since the first snapshot (device removed or driver reset) (commsweep)",
+                "FAIL PCIe 0000:2a:00.0 (NIC mlx5_1): present gone since the first snapshot (commsweep)"}));
 }
 
 TEST(HealthBadInput, AerFatalRiseFailsAndBrokenAerIsSaid) {
@@ -274,7 +296,7 @@ TEST(HealthBadInput, AerFatalRiseFailsAndBrokenAerIsSaid) {
   EXPECT_EQ(after.unread, std::vector<std::string>{
                               "PCIe 0000:2a:00.0 (NIC mlx5_1) aer_dev_correctable: no TOTAL_ERR_ line (truncated?)"});
   EXPECT_EQ(lines(judge_change(before, after)),
-            std::vector<std::string>{"FAIL PCIe 0000:1a:00.0 (NIC mlx5_0): aer_fatal +1"});
+            std::vector<std::string>{"FAIL PCIe 0000:1a:00.0 (NIC mlx5_0): aer_fatal +1, 0.1/s (any rise fails, PCIe)"});
 }
 
 TEST(HealthNvml, XidsNvlinkCountersAndThrottleReasonsFromTheRecordedDouble) {
@@ -287,7 +309,7 @@ TEST(HealthNvml, XidsNvlinkCountersAndThrottleReasonsFromTheRecordedDouble) {
   EXPECT_EQ(lines(judge_state(before)), std::vector<std::string>{});
   nvml.xids = {{2, 79}};  // before the run: in the before snapshot
   const Snapshot early = snap(fixture("ib_flapped/before"), 100, &nvml, "before");
-  EXPECT_EQ(lines(judge_state(early)), std::vector<std::string>{"FAIL GPU 2: xid XID 79"});
+  EXPECT_EQ(lines(judge_state(early)), std::vector<std::string>{"FAIL GPU 2: xid XID 79 (DCGM)"});
   nvml.xids = {{2, 79}, {1, 13}};  // during it: new, even where the same XID came before
   nvml.gpus[1].links[5].active = false;
   nvml.gpus[0].links[3].crc_flit = 100;
@@ -298,14 +320,15 @@ TEST(HealthNvml, XidsNvlinkCountersAndThrottleReasonsFromTheRecordedDouble) {
   const Snapshot after = snap(fixture("ib_flapped/before"), 110, &nvml);
   for (const auto& f : judge_change(early, after)) EXPECT_FALSE(f.persistent) << describe(f);
   EXPECT_EQ(lines(judge_change(before, after)),
-            (std::vector<std::string>{"FAIL GPU 1 NVLink 5: state went down during the run",
-                                      "FAIL GPU 3: ecc_uncorrected +2",
-                                      "FAIL GPU 2: xid XID 79",
-                                      "WARN GPU 0 NVLink 3: nvlink_recovery +1",
-                                      "WARN GPU 0 NVLink 3: nvlink_crc_flit +100",
-                                      "WARN GPU 2: remapped_rows remap pending: reset the GPU",
-                                      "WARN GPU 3: clock_event_reasons HW thermal slowdown",
-                                      "WARN GPU 1: xid XID 13"}));
+            (std::vector<std::string>{"FAIL GPU 0 NVLink 3: nvlink_recovery +1, 0.1/s (any rise fails, DCGM)",
+                                      "FAIL GPU 1 NVLink 5: state went down during the run (DCGM)",
+                                      "FAIL GPU 3: ecc_uncorrected +2, 0.2/s (any rise fails, DCGM)",
+                                      "FAIL GPU 2: xid XID 79 (DCGM)",
+                                      "WARN GPU 2: remapped_rows remap pending: reset the GPU (DCGM)",
+                                      "WARN GPU 3: clock_event_reasons HW thermal slowdown (DCGM)",
+                                      "WARN GPU 1: xid XID 13 (DCGM)",
+                                      // 10 CRC errors a second: below DCGM's 100, information.
+                                      "INFO GPU 0 NVLink 3: nvlink_crc_flit +100, 10/s (limit 100/s, DCGM)"}));
 }
 
 TEST(HealthNvml, NoDriverIsANoteNotAFailure) {
@@ -322,22 +345,34 @@ TEST(HealthNvml, NoDriverIsANoteNotAFailure) {
   for (int i = 0; i < 6; ++i) many.unread.push_back("n" + std::to_string(i) + ": " + nvml.why_unavailable);
   many.unread.push_back("n2: mlx5_1 port 1 counters/: missing");
   EXPECT_EQ(render_block(many),
-            "# Health: 0 nodes, one snapshot (0 RDMA ports, 0 PCIe links, 0 GPUs): OK; 7 item(s) not read\n"
+            "# Health: 0 nodes, one snapshot: GPUs not read; 0 RDMA ports; 0 PCIe links: nothing could be read\n"
             "#   not read on n0, n1, n2, n3 and 2 more nodes: " + nvml.why_unavailable + "\n"
             "#   not read on n2: mlx5_1 port 1 counters/: missing\n");
 }
 
+// A slow pair's nodes: the components that rose past their limits there; else that nothing did
+// where something was read, and that nothing could be read where nothing was (no false "OK").
 TEST(HealthJoin, NamesTheComponentsThatMovedOnTheSlowPairsNodes) {
   const Snapshot before = snap(fixture("ib_flapped/before"), 100, nullptr, "before");
   const Snapshot after = snap(fixture("ib_flapped/after"), 110);
   const auto found = judge_change(before, after);
-  EXPECT_EQ(join_evidence(found, {{{"N1", "N2"}, "pairs round 2 (N1-N2 slow 0.06 GB/s)"},
-                                  {{"N3", "N4"}, "pairs round 3 (N3-N4 slow 1.20 GB/s)"}}),
+  Snapshot empty = snap(fixture("ib_flapped/absent"), 110);  // a pod that sees no /sys/class/infiniband
+  const std::vector<NodeHealth> nodes = {NodeHealth{"N1", before, after}, NodeHealth{"N3", before, before},
+                                         NodeHealth{"N5", std::nullopt, empty}};
+  EXPECT_EQ(join_evidence(found,
+                          {{{"N1", "N2"}, "pairs round 2 (N1-N2 slow 0.06 GB/s)"},
+                           {{"N3", "N4"}, "pairs round 3 (N3-N4 slow 1.20 GB/s)"},
+                           {{"N5"}, "pairs round 4 (N5-N6 slow 1.00 GB/s)"}},
+                          nodes),
             (std::vector<std::string>{
-                "N1 mlx5_1 port 1: state ACTIVE -> DOWN (LinkUp -> Polling), link_downed +1, link_error_recovery +3, "
-                "symbol_error +412 during pairs round 2 (N1-N2 slow 0.06 GB/s)",
-                "pairs round 3 (N3-N4 slow 1.20 GB/s): no hardware counter moved on N3, N4 (look beyond the nodes: "
-                "switch ports, cables' far ends, congestion)"}));
+                "N1 mlx5_1 port 1: state ACTIVE -> DOWN (LinkUp -> Polling) (IBTA), link_downed +1, 0.1/s (any rise "
+                "fails, IBTA, GCM), link_error_recovery +3, 0.3/s (any rise warns, ibqueryerrors), symbol_error +412, "
+                "41/s (limit 0.1/s, IBTA BER) during pairs round 2 (N1-N2 slow 0.06 GB/s)",
+                "pairs round 3 (N3-N4 slow 1.20 GB/s): no hardware counter rose past its limit on N3; nothing could be "
+                "read on N4 (0 RDMA ports, 0 PCIe links, 0 GPUs) (look beyond the nodes: switch ports, cables' far "
+                "ends, congestion)",
+                "pairs round 4 (N5-N6 slow 1.00 GB/s): nothing could be read on N5 (0 RDMA ports, 0 PCIe links, 0 GPUs) "
+                "(look beyond the nodes: switch ports, cables' far ends, congestion)"}));
 }
 
 TEST(HealthJson, SnapshotsRoundTripAndFindingsExportToPrometheus) {
@@ -349,7 +384,7 @@ TEST(HealthJson, SnapshotsRoundTripAndFindingsExportToPrometheus) {
   const std::string prom = render_prometheus(r);
   EXPECT_NE(prom.find("commsweep_health_findings{severity=\"WARN\"} 2\n"), std::string::npos) << prom;
   EXPECT_NE(prom.find("commsweep_health_counter_delta{host=\"N1\",component=\"mlx5_2 port 1\","
-                      "counter=\"out_of_sequence\",severity=\"WARN\"} 5000\n"),
+                      "counter=\"out_of_sequence\",severity=\"WARN\",rule=\"out_of_sequence\"} 5000\n"),
             std::string::npos)
       << prom;
   const HealthReport back = report_from_json(report_json(r));

@@ -158,7 +158,7 @@ TEST(Json, NcclPolicyAndNotesRoundTrip) {
   EXPECT_EQ(back.notes, r.notes);
 }
 
-// A run ended early by a failure (cli/results_keeper): the cause and what happened travel in
+// A run ended early by a failure (run/results_keeper): the cause and what happened travel in
 // the summary; a complete run has neither.
 TEST(Json, FailureOfAnIncompleteRunRoundTrips) {
   Results r = sample();
@@ -386,6 +386,7 @@ EpRow ep_sample() {
   r.rank_bytes_fabric = {5548032, 0, 12};
   r.dispatch = {88.1, 84.02, 63.1, 0, 2, 91.5, {86.0, 86.8, 91.5}};
   r.combine = {150.77, 95.61, 71.7, 12345678901234ull, 0, 152.25, {152.25, 150.0, 150.06}};
+  r.dispatch.sms = 132;  // the combine's stays 0: none counted
   return r;
 }
 
@@ -397,6 +398,7 @@ void expect_phase_eq(const EpPhase& a, const EpPhase& b) {
   EXPECT_EQ(a.slowest_rank, b.slowest_rank);
   EXPECT_EQ(a.slowest_time_us, b.slowest_time_us);
   EXPECT_EQ(a.rank_time_us, b.rank_time_us);
+  EXPECT_EQ(a.sms, b.sms);
 }
 
 TEST(JsonEp, RoundTripThroughTextKeepsEveryField) {
@@ -437,11 +439,23 @@ TEST(JsonEp, RecordLayout) {
   EXPECT_TRUE(row.at("rank_bytes_deepep").at(2).is_number_unsigned());
   for (const char* phase : {"dispatch", "combine"}) {
     const json& p = row.at(phase);
-    EXPECT_EQ(p.size(), 7u) << phase;
+    EXPECT_EQ(p.size(), 8u) << phase;
     EXPECT_TRUE(p.at("wrong").is_number_unsigned()) << phase;
     EXPECT_TRUE(p.at("fabric_bandwidth_gbps").is_number()) << phase;
   }
+  EXPECT_EQ(row.at("dispatch").at("sms"), 132);
+  EXPECT_TRUE(row.at("combine").at("sms").is_null());  // none counted: null, not 0
   EXPECT_EQ(row.size(), 13u);
+}
+
+// Results written before the SMs were counted have no "sms": none counted.
+TEST(JsonEp, PhasesWithoutSmsReadAsNoneCounted) {
+  Results r = sample();
+  r.ep_rows = {ep_sample()};
+  json doc = to_json(r);
+  doc.at("ep_rows").at(0).at("dispatch").erase("sms");
+  EXPECT_EQ(results_from_json(doc).ep_rows.at(0).dispatch.sms, 0);
+  EXPECT_EQ(results_from_json(to_json(r)).ep_rows.at(0).dispatch.sms, 132);
 }
 
 // Results written before --ep-impl have no "impl": their rows are the reference's.

@@ -45,6 +45,7 @@ TEST(PairsOptions, Defaults) {
   EXPECT_EQ(o.warmup, 5);
   EXPECT_EQ(o.check, 1);
   EXPECT_EQ(o.slow_fraction, 0.8);
+  EXPECT_EQ(o.slow_fraction_of_top_third, 0.1);
   EXPECT_EQ(o.timeout_s, 300);
   EXPECT_EQ(o.pattern, "all-pairs");
   EXPECT_FALSE(o.adaptive);
@@ -56,7 +57,7 @@ TEST(PairsOptions, Defaults) {
 }
 
 TEST(PairsOptions, FlagsAndTestHooks) {
-  const PairsOptions o = parse({"-s", "1M", "-n", "3", "-w", "0", "-c", "0", "--slow-below", "0.5", "-T", "60",
+  const PairsOptions o = parse({"-s", "1M", "-n", "3", "-w", "0", "-c", "0", "--slow-below", "0.5", "--slow-below-top-third", "0.25", "-T", "60",
                                 "--seed", "9", "--pattern", "sample:4", "--topology", "a.json", "--topology",
                                 "b,c.txt", "--adaptive", "--max-minutes", "30", "--fault", "hang:1@2",
                                 "--fault-slowdown", "4", "--backend", "mpi", "--json", "p.json"});
@@ -65,6 +66,7 @@ TEST(PairsOptions, FlagsAndTestHooks) {
   EXPECT_EQ(o.warmup, 0);
   EXPECT_EQ(o.check, 0);
   EXPECT_EQ(o.slow_fraction, 0.5);
+  EXPECT_EQ(o.slow_fraction_of_top_third, 0.25);
   EXPECT_EQ(o.timeout_s, 60);
   EXPECT_EQ(o.seed, 9u);
   EXPECT_EQ(o.pattern, "sample:4");

@@ -141,6 +141,103 @@ TEST(PairsOutliers, TwoBadNodesAreBothNamed) {
   EXPECT_EQ(a.suspects[1].node, 6);
 }
 
+// The issue's case: 3 nodes of 1 rank, node 1 slow on its only rail. Its 2 pairs are 2 of the 3
+// rails, so the median is a slow rail's (0.04 GB/s) and the median rule alone sees "no slow
+// pair"; the top-third pair (of 3: the fastest, N0-N2, healthy) judges the spread and the node
+// both slow pairs share
+// is named.
+TEST(PairsOutliers, ThreeNodesWithOneSlowNodeTheFastestPairJudgesTheSpread) {
+  PairsRun run = cluster(3, 1, 3.91);
+  for (auto& p : run.pairs) {
+    if (p.node_a == 1 || p.node_b == 1) p.rails[0].gbps = p.node_a == 0 ? 0.034 : 0.04;
+  }
+  const Analysis a = analyse(run);
+  EXPECT_NEAR(a.median_gbps, 0.04, 1e-12);
+  EXPECT_TRUE(median_unreliable(a));
+  EXPECT_EQ(a.rails_of_busiest_node, 2u);
+  EXPECT_NEAR(a.top_third_gbps, 3.93, 1e-9);  // N0-N2: 3.91 + 0.01 x (0 + 2)
+  ASSERT_EQ(a.slow.size(), 2u);
+  for (int i : a.slow) {
+    EXPECT_TRUE(a.verdicts[i].below_top_third);
+    EXPECT_GT(a.verdicts[i].ratio, run.settings.slow_fraction);  // the median's rule alone: not slow
+    EXPECT_TRUE(run.pairs[i].node_a == 1 || run.pairs[i].node_b == 1);
+  }
+  ASSERT_EQ(a.suspects.size(), 1u);
+  EXPECT_EQ(a.suspects[0].node, 1);
+  const std::string text = render_report(run, a);
+  EXPECT_EQ(text.find("# no slow pair"), std::string::npos) << text;
+  EXPECT_NE(text.find("# median rail 0.04 GB/s over 3 rails of 3 pairs; a pair is slow below 0.80 x median = 0.03 GB/s, "
+                      "or below 0.10 x the top-third pair (the slowest of the fastest third: N0-N2 3.93 GB/s) = 0.39 GB/s\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# few nodes: a node's pairs hold up to 2 of the 3 rails (2 of 3 pairs), half or more, so one bad "
+                      "node's rails can be the median; the top-third pair judges the spread: below 0.10 x it is slow "
+                      "whatever the median\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# SLOW pair N0-N1: 0.03 GB/s, 0.85 x median, 0.01 x the top-third pair; slowest rail local rank 0"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# LIKELY BAD NODE N1 host1: in 2 slow pairs (of its 2)"), std::string::npos) << text;
+}
+
+// Healthy rails a few times apart (busy shared cores, judged with --slow-below 0.25 as the CI
+// tests are) are not 10x apart: nothing slow, and the few-nodes caveat is said all the same.
+TEST(PairsOutliers, AHealthySpreadOfFewNodesIsNotSlow) {
+  PairsRun run = cluster(3, 1, 100);
+  run.settings.slow_fraction = 0.25;
+  run.pairs[0].rails[0].gbps = 30;  // 0.3 x the top-third pair
+  const Analysis a = analyse(run);
+  EXPECT_TRUE(a.slow.empty());
+  const std::string text = render_report(run, a);
+  EXPECT_NE(text.find(", is at 0.30 x median, 0.30 x the top-third pair)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# few nodes: "), std::string::npos) << text;
+}
+
+// One pair: its rails judge each other; a node slow on every rail cannot show, and that is said.
+TEST(PairsOutliers, OnePairSaysWhatItCannotSee) {
+  const PairsRun run = cluster(2, 4, 100, {{1, 0}, {1, 1}, {1, 2}, {1, 3}});
+  const Analysis a = analyse(run);
+  EXPECT_TRUE(a.slow.empty());
+  EXPECT_NE(render_report(run, a).find("# one pair: a node slow on every rail cannot show against the median of its "
+                                       "own rails; the top-third pair judges the spread"),
+            std::string::npos);
+}
+
+// Many nodes: the median is a healthy rail's, no caveat, and one bad rail is found by the
+// median's rule with no other pair made slow by the top-third pair's.
+TEST(PairsOutliers, ManyNodesWithOneBadRailKeepTheirVerdicts) {
+  const PairsRun run = cluster(64, 8, 100, {{17, 3}}, 40);
+  const Analysis a = analyse(run);
+  EXPECT_FALSE(median_unreliable(a));
+  EXPECT_EQ(a.slow.size(), 63u);
+  for (int i : a.slow) EXPECT_FALSE(a.verdicts[i].below_top_third);  // 0.4 x: the median's rule
+  ASSERT_EQ(a.suspects.size(), 1u);
+  EXPECT_EQ(a.suspects[0].node, 17);
+  EXPECT_EQ(a.suspects[0].local_rank, 3);
+  EXPECT_EQ(render_report(run, a).find("# few nodes"), std::string::npos);
+  // A whole node 20x slow on 64 nodes: both rules agree.
+  const Analysis node = analyse(cluster(64, 1, 100, {{5, 0}}, 5));
+  EXPECT_EQ(node.slow.size(), 63u);
+  for (int i : node.slow) EXPECT_TRUE(node.verdicts[i].below_top_third);
+}
+
+// A pair measured fast by a fluke (busy cores: 8x the median on 16 emulated nodes) must not
+// make healthy pairs a few times slower than the median slow: the top third's slowest pair, not
+// the fastest, is the reference.
+TEST(PairsOutliers, AFlukeFastPairMakesNoHealthyPairSlow) {
+  PairsRun run = cluster(16, 1, 100);
+  run.settings.slow_fraction = 0.1;  // as mpi.pairs.np16.*
+  run.pairs[0].rails[0].gbps = 900;
+  for (std::size_t i = 1; i < run.pairs.size(); i += 10) run.pairs[i].rails[0].gbps = 25;  // 0.25 x
+  const Analysis a = analyse(run);
+  EXPECT_TRUE(a.slow.empty());
+  EXPECT_NEAR(a.top_third_gbps, 100, 1);
+  EXPECT_NE(a.top_third, 0);
+}
+
 TEST(PairsOutliers, WrongElementsAreCounted) {
   PairsRun run = cluster(3, 2, 100);
   run.pairs[1].rails[1].wrong = 7;

@@ -14,11 +14,13 @@
 namespace commsweep::regress {
 namespace {
 
-// Tonight: 4M 12% lower (FAIL), 2M 7% lower (WARN), 8M missing, rank 3 (node-b) 40% late.
+// Tonight: 4M 12% lower (FAIL), 2M 7% lower (WARN), 8M missing, 16M not in the baseline (not
+// judged), rank 3 (node-b) 40% late; judged with --allow-mismatch against a baseline of
+// another timer, the mode not given.
 Comparison tonight(Baseline& b, std::vector<HistoryRun>& history) {
   b = testing::baseline_of({testing::run_at(400, 0.99), testing::run_at(400, 1.0), testing::run_at(400, 1.01)});
   b.rules.floors.push_back({"all_reduce", "float", 1 << 20, 200});
-  report::Results run = testing::run_at(400, 1.0, {1 << 20, 2 << 20, 4 << 20});
+  report::Results run = testing::run_at(400, 1.0, {1 << 20, 2 << 20, 4 << 20, 16 << 20});
   run.rows[1] = testing::all_reduce_row(2 << 20, 400 * 0.93);
   run.rows[2] = testing::all_reduce_row(4 << 20, 400 * 0.88);
   for (auto& row : run.rows) {
@@ -29,6 +31,9 @@ Comparison tonight(Baseline& b, std::vector<HistoryRun>& history) {
   Comparison c = compare(run, b);
   c.results_file = "tonight.json";
   c.baseline_file = "h200x4-nvlink.json";
+  c.setup = {{{"timer", "device", "host"}},
+             {"mode (the results do not record it: give --mode nvlink to check it)"},
+             true};
   return c;
 }
 
@@ -94,8 +99,33 @@ TEST_F(RegressRender, HtmlIsSelfContained) {
 TEST_F(RegressRender, JsonCarriesTheVerdicts) {
   const auto j = comparison_json(c_);
   EXPECT_EQ(j.at("exit_code"), 1);
+  EXPECT_EQ(j.at("schema"), "commsweep.compare/2");
   EXPECT_EQ(j.at("counts").at("FAIL"), 4);  // 4M both halves, 8M both halves (missing)
+  EXPECT_EQ(j.at("counts").at("PASS"), 0);
+  EXPECT_EQ(j.at("counts").at("NOT_JUDGED"), 2);  // 16M both halves
+  EXPECT_EQ(j.at("setup").at("differs").at(0).at("property"), "timer");
+  EXPECT_EQ(j.at("setup").at("allowed"), true);
   EXPECT_EQ(j.at("stragglers").at(0).at("host"), "node-b");
+}
+
+// Rows the baseline lacks are counted apart from PASS in every printer, and the setup that
+// differs (judged anyway) is said before the verdicts.
+TEST_F(RegressRender, NotJudgedAndTheSetupInEveryPrinter) {
+  const std::string counts = "4 FAIL, 2 WARN, 0 PASS, 2 SAME; 2 not judged (not in the baseline)";
+  const std::string differs = "setup differs, judged anyway (--allow-mismatch): timer: run device, baseline host";
+  for (const std::string& text : {render_table(c_), render_markdown(c_), render_html(c_, b_, history_)}) {
+    EXPECT_NE(text.find(counts), std::string::npos) << text;
+    EXPECT_NE(text.find(differs), std::string::npos) << text;
+    EXPECT_LT(text.find(differs), text.find(counts)) << text;
+  }
+  const std::string table = render_table(c_);
+  EXPECT_NE(table.find("\nNOT_JUDGED  all_reduce  float  sum  -     16M"), std::string::npos) << table;
+  EXPECT_EQ(table.find("PASS  "), std::string::npos) << table;
+  const std::string prom = render_prometheus(c_);
+  EXPECT_NE(prom.find("verdict=\"NOT_JUDGED\"} 2\n"), std::string::npos) << prom;
+  EXPECT_NE(prom.find("size=\"16777216\",place=\"out_of_place\"} -1\n"), std::string::npos) << prom;
+  EXPECT_NE(prom.find("commsweep_compare_setup_differs{shape=\"h200x4\",mode=\"nvlink\",property=\"timer\",run=\"device\",baseline=\"host\"} 1"),
+            std::string::npos) << prom;
 }
 
 // A run ended early says why in every report: a signal, or the failure the results file names.

@@ -172,10 +172,35 @@ TEST(RegressRules, OneHalfAloneIsNoiseBothHalvesARegression) {
   EXPECT_EQ(at(both, 1 << 20, "in_place").verdict, Verdict::Fail);
 }
 
-TEST(RegressRules, ASizeNotInTheBaselinePassesAndSaysSo) {
+// A measurement the baseline lacks has nothing to be judged against: NOT_JUDGED, counted apart,
+// never a PASS and never a regression by itself; a wrong element or a floor still FAILs it.
+TEST(RegressRules, ASizeNotInTheBaselineIsNotJudged) {
   const Comparison c = compare(run_at(400, 1.0, {1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20}), steady_baseline());
-  EXPECT_EQ(at(c, 16 << 20).verdict, Verdict::Pass);
-  EXPECT_EQ(at(c, 16 << 20).reason, "not in the baseline");
+  EXPECT_EQ(at(c, 16 << 20).verdict, Verdict::NotJudged);
+  EXPECT_EQ(at(c, 16 << 20, "in_place").verdict, Verdict::NotJudged);
+  EXPECT_EQ(at(c, 16 << 20).reason, "not judged: not in the baseline");
+  EXPECT_EQ(verdict_count(c, Verdict::NotJudged), 2);
+  EXPECT_EQ(verdict_count(c, Verdict::Pass), 0);
+  EXPECT_EQ(verdict_count(c, Verdict::Same), 8);
+  EXPECT_EQ(c.exit_code, compare_exit::kPass);
+
+  report::Results wrong = run_at(400, 1.0, {1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20});
+  wrong.rows[4].out_of_place.wrong = 3;
+  EXPECT_EQ(at(compare(wrong, steady_baseline()), 16 << 20).verdict, Verdict::Fail);
+  Baseline floored = steady_baseline();
+  floored.rules.floors.push_back({"all_reduce", "", 16 << 20, 500});
+  const Comparison below = compare(run_at(400, 1.0, {1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20}), floored);
+  EXPECT_EQ(at(below, 16 << 20).verdict, Verdict::Fail) << at(below, 16 << 20).reason;
+  EXPECT_EQ(below.exit_code, compare_exit::kRegression);
+}
+
+// Every row not in the baseline (a baseline of another test): nothing judged, nothing passed.
+TEST(RegressRules, NothingInTheBaselineJudgesNothing) {
+  const Baseline other = baseline_of({run_at(400, 1.0, {64 << 20})});
+  const Comparison c = compare(run_at(400), other);
+  EXPECT_EQ(verdict_count(c, Verdict::Pass), 0);
+  EXPECT_EQ(verdict_count(c, Verdict::NotJudged), 8);
+  EXPECT_EQ(verdict_count(c, Verdict::Fail), 2);  // the baseline's 64M, missing from the run
 }
 
 }  // namespace

@@ -18,8 +18,12 @@ class CollectiveMeasurement final : public MeasurementOf<CollectiveSettings> {
   void check(World& world) override {
     check_collective_sweep(world, config.tests, config.sweep, backend_, root_named_);
   }
-  void annotate(report::Results& results) const override {
+  void annotate(report::Results& results, const Backend& backend) const override {
     results.provenance.buffers = std::string(name_of(config.sweep.buffers));
+    // The clock of the collective sweeps; a suite may time them with both (compare says so).
+    const std::string timer = timer_name(config.sweep, backend);
+    const std::string& kept = results.provenance.timer;
+    results.provenance.timer = kept.empty() || kept == timer ? timer : "mixed";
   }
   std::vector<std::pair<std::string, std::string>> recorded_once() const override {
     return {{"buffers", std::string(name_of(config.sweep.buffers))}};

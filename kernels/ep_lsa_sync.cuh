@@ -1,0 +1,131 @@
+// Device-side ordering for the lsa kernels (kernels/ep_lsa.cu), included by that file only:
+// the per-piece flags that let a receiver work while stores still arrive, the epoch they
+// carry, the work queue receivers take pieces from, and the kernel's clock and SM marks.
+//
+// Flags. A warp that stored a piece (a 2 KiB segment of a token, or 1024 elements of a partial)
+// into a peer's window writes the launch's epoch into that piece's flag there, after
+// __syncwarp and a release fence at system scope: every lane's stores before the flag, the
+// pattern of NCCL's own protocols and of DeepEP (a barrier, then one thread's release). The
+// fence waits for the warp's stores to land, so a warp publishes several pieces' flags after
+// one fence (FlagBatch). The receiver spins on the flag with ld.acquire.sys in every lane
+// before it reads the piece. Spinning is safe because the kernels are cooperative launches (every block
+// resident) and the warps that store never wait on anything.
+//
+// Epochs. Flags are never cleared between launches: launch k of a kernel writes and waits for
+// k (LsaArgs::sync[kLsaEpoch + kernel] + 1, read by every block at its start). The last block to
+// finish moves the epoch on, after every block has read it. The host zeroes flags and sync
+// words at each case on every rank, and every rank launches each kernel equally often, so
+// every rank's epoch is the same at each launch; a flag holding an older epoch (or 0) is not
+// yet written. A peer's stores of launch k + 1 cannot overtake this rank's reads of launch k:
+// they start only after the counts of launch k + 1, which this rank sends from its next
+// kernel, and this rank waits in launch k for every flag addressed to it.
+#pragma once
+
+#include <cstdint>
+
+#include "ep_lsa.hpp"
+
+namespace commsweep::ep::kernels {
+
+enum LsaKernel { kDispatchKernel = 0, kCombineKernel = 1 };
+
+__device__ inline unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// The kernel's span (LsaArgs::clock): when its first block started; which SMs ran a block.
+__device__ inline void clock_start(const LsaArgs& a) {
+  if (threadIdx.x != 0) return;
+  atomicMin(&a.clock[0], global_ns());
+  unsigned sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  if (sm < 64u * kLsaSmWords) atomicOr(&a.clock[kLsaClockSlots + sm / 64], 1ull << (sm % 64));
+}
+// When the last block finished stage k (every thread of the block calls it).
+__device__ inline void clock_mark(const LsaArgs& a, int k) {
+  __syncthreads();
+  if (threadIdx.x == 0) atomicMax(&a.clock[2 + k], global_ns());
+}
+// When the last warp finished stage k (lane 0 of each warp that ran it).
+__device__ inline void clock_mark_warp(const LsaArgs& a, int k, int lane) {
+  if (lane == 0) atomicMax(&a.clock[2 + k], global_ns());
+}
+
+// This launch's epoch: what its flags carry.
+__device__ inline unsigned launch_epoch(const LsaArgs& a, LsaKernel kernel) {
+  return *reinterpret_cast<volatile unsigned*>(&a.sync[kLsaEpoch + kernel]) + 1u;
+}
+
+// The block's end: the kernel's end mark; the last block to finish (every block has read the
+// epoch and taken its last queue item) moves the epoch on and clears the count and the queue
+// for the next launch, which starts after this one ends (same stream).
+__device__ inline void finish(const LsaArgs& a, LsaKernel kernel) {
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  atomicMax(&a.clock[1], global_ns());
+  __threadfence();
+  if (atomicAdd(&a.sync[kLsaFinished + kernel], 1u) == gridDim.x - 1) {
+    a.sync[kLsaFinished + kernel] = 0;
+    a.sync[kLsaQueue + kernel] = 0;
+    a.sync[kLsaEpoch + kernel] += 1;
+    __threadfence();
+  }
+}
+
+// Items [0, count) of the kernel's work queue, taken in order by whichever warp is free:
+// work(item) for each the warp takes. The next item is asked for (an atomic on L2, about a
+// microsecond) while the current one is worked on.
+template <class Work>
+__device__ void for_each_item(const LsaArgs& a, LsaKernel kernel, int count, int lane, Work work) {
+  unsigned* queue = &a.sync[kLsaQueue + kernel];
+  unsigned item = 0;
+  if (lane == 0) item = atomicAdd(queue, 1u);
+  int q = static_cast<int>(__shfl_sync(0xffffffffu, item, 0));
+  while (q < count) {
+    unsigned next = 0;
+    if (lane == 0) next = atomicAdd(queue, 1u);
+    work(q);
+    q = static_cast<int>(__shfl_sync(0xffffffffu, next, 0));
+  }
+}
+
+// The flags of pieces a warp stored, published together: the release fence (which waits until
+// the warp's stores, over NVLink too, have landed) once for up to `limit` pieces, not once a
+// piece. `slots` is the warp's room for kLsaFlagBatchMax flag addresses in shared memory.
+struct FlagBatch {
+  unsigned** slots;
+  int limit;
+  unsigned epoch;
+  int count = 0;
+};
+// After every lane's stores of the batch's pieces: one fence, then the flags.
+__device__ inline void flush(FlagBatch& b, int lane) {
+  __syncwarp();
+  if (lane == 0 && b.count > 0) {
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+    for (int k = 0; k < b.count; ++k) {
+      asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(b.slots[k]), "r"(b.epoch) : "memory");
+    }
+  }
+  b.count = 0;
+}
+// After the warp's stores of a piece: its flag, published with the batch.
+__device__ inline void publish(FlagBatch& b, unsigned* flag, int lane) {
+  if (lane == 0) b.slots[b.count] = flag;
+  if (++b.count == b.limit) flush(b, lane);
+}
+
+// Every lane: until the piece behind `flag` has landed; its reads after this see it. A short
+// sleep between polls leaves the SM's issue slots and L2 requests to the warps that store.
+__device__ inline void wait_for(const unsigned* flag, unsigned epoch) {
+  for (;;) {
+    unsigned seen;
+    asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(seen) : "l"(flag) : "memory");
+    if (seen == epoch) return;
+    __nanosleep(32);
+  }
+}
+
+}  // namespace commsweep::ep::kernels
