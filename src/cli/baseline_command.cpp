@@ -101,14 +101,8 @@ regress::Baseline make_baseline(const BaselineOptions& o, const std::vector<repo
 
 int run_baseline_command(int argc, char** argv, char**) {
   BaselineOptions o;
-  auto flags = baseline_flags(o);
-  po::options_description all;
-  all.add(flags).add_options()("run", po::value(&o.runs)->composing());
-  po::positional_options_description positional;
-  positional.add("run", -1);
-  const po::variables_map vm =
-      parse_flags(argc, argv, 2, all, positional, "", " (commsweep baseline --help)");
-  if (vm.count("help")) {
+  const auto flags = baseline_flags(o);
+  if (parse_command_words(argc, argv, flags, "run", &o.runs).count("help") > 0) {
     std::cout << flags << "\nMakes a baseline (schema commsweep.baseline/1, results/schema/baseline.md) from one or\n"
                  "more results files: per measurement the median and the spread ((max - min) / median) over\n"
                  "every sample of every run (each cycle of -N counts), at least the noise each row shows of\n"

@@ -80,12 +80,7 @@ std::string setup_refusal(const CompareOptions& o, const regress::SetupCheck& ch
 int run_compare_command(int argc, char** argv, char**) {
   CompareOptions o;
   auto flags = compare_flags(o);
-  po::options_description all;
-  all.add(flags).add_options()("results", po::value(&o.results)->composing());
-  po::positional_options_description positional;
-  positional.add("results", -1);
-  const po::variables_map vm =
-      parse_flags(argc, argv, 2, all, positional, "", " (commsweep compare --help)");
+  const po::variables_map vm = parse_command_words(argc, argv, flags, "results", &o.results);
   if (vm.count("help")) {
     std::cout << compare_help(flags);
     return 0;

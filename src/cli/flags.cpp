@@ -62,4 +62,13 @@ po::variables_map parse_command_flags(int argc, char** argv, const po::options_d
                      command + ": ", " (commsweep " + command + " --help)");
 }
 
+po::variables_map parse_command_words(int argc, char** argv, const po::options_description& flags,
+                                     const char* words_name, std::vector<std::string>* words) {
+  po::options_description all;
+  all.add(flags).add_options()(words_name, po::value(words)->composing());
+  po::positional_options_description positional;
+  positional.add(words_name, -1);
+  return parse_flags(argc, argv, 2, all, positional, "", " (commsweep " + std::string(argv[1]) + " --help)");
+}
+
 }  // namespace commsweep

@@ -3,6 +3,7 @@
 
 #include <boost/program_options.hpp>
 #include <string>
+#include <vector>
 
 namespace commsweep {
 
@@ -20,5 +21,11 @@ boost::program_options::variables_map parse_flags(
 boost::program_options::variables_map parse_command_flags(
     int argc, char** argv, const boost::program_options::options_description& flags,
     const boost::program_options::positional_options_description* positional = nullptr);
+
+// A command's flags and, after them, its words (the files `baseline` and `compare` read) into
+// WORDS: argv[2...]; a bad flag is a usage Error "... (commsweep NAME --help)".
+boost::program_options::variables_map parse_command_words(int argc, char** argv,
+                                                          const boost::program_options::options_description& flags,
+                                                          const char* words_name, std::vector<std::string>* words);
 
 }  // namespace commsweep

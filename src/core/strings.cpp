@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdio>
 #include <sstream>
 
 namespace commsweep {
@@ -57,6 +58,18 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
     }
   }
   return best;
+}
+
+std::string printed(const char* format, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+std::string fixed(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  return buf;
 }
 
 std::vector<std::string> split_commas(const std::string& text) {
