@@ -8,7 +8,7 @@
 namespace commsweep {
 namespace {
 
-std::string banner(const Sweep& s, std::size_t index, std::size_t count) {
+std::string banner(const RunSweep& s, std::size_t index, std::size_t count) {
   return "# Suite sweep " + std::to_string(index + 1) + " of " + std::to_string(count) + ": " + s.name + " (" +
          s.measurement->what() + ")";
 }
@@ -20,7 +20,7 @@ void add_note(report::Results& results, const std::string& note) {
 
 }  // namespace
 
-void check_sweep(World& world, const Sweep& sweep) {
+void check_sweep(World& world, const RunSweep& sweep) {
   try {
     sweep.measurement->check(world);
   } catch (const Error& e) {
@@ -33,17 +33,17 @@ int Measurement::run_alone(World& world, const RunSettings& run, const std::vect
                            char** envp, RankContext& context) {
   RunRequest request{run, arguments};
   request.timeout_s = timeout_s();
-  return run_sweeps(world, request, [this] { return std::vector<Sweep>{{"", "", this}}; }, envp, context);
+  return run_sweeps(world, request, [this] { return std::vector<RunSweep>{{"", "", this}}; }, envp, context);
 }
 
-int run_sweeps(World& world, const RunRequest& request, const std::function<std::vector<Sweep>()>& read, char** envp,
+int run_sweeps(World& world, const RunRequest& request, const std::function<std::vector<RunSweep>()>& read, char** envp,
                RankContext& context) {
   const bool root = world.rank() == 0;
   ResultsRun run(world, request, envp, context);
-  const std::vector<Sweep> sweeps = read();
+  const std::vector<RunSweep> sweeps = read();
   // Every sweep before the first runs: a bad root or experts that do not divide must not end a
   // suite half-way.
-  for (const Sweep& s : sweeps) check_sweep(world, s);
+  for (const RunSweep& s : sweeps) check_sweep(world, s);
   std::vector<std::string> notes(sweeps.size());
   const bool started = run.start([&](RunSetup& setup) {
     for (std::size_t i = 0; i < sweeps.size(); ++i) notes[i] = sweeps[i].measurement->prepare(world, setup);
@@ -52,13 +52,13 @@ int run_sweeps(World& world, const RunRequest& request, const std::function<std:
 
   report::Results results = run.header();
   for (const auto& note : notes) add_note(results, note);
-  for (const Sweep& s : sweeps) s.measurement->annotate(results, run.backend());
+  for (const RunSweep& s : sweeps) s.measurement->annotate(results, run.backend());
   run.keep(results);
   RunControl& control = run.control();
   std::vector<health::TrafficEvidence> evidence;
   int verdict = 0;
   for (std::size_t i = 0; i < sweeps.size() && !control.interrupted(); ++i) {
-    const Sweep& s = sweeps[i];
+    const RunSweep& s = sweeps[i];
     if (root && !s.name.empty()) std::cout << banner(s, i, sweeps.size()) << "\n";
     Stage stage{world, run.backend(), control, run.setup(), std::cout};
     Outcome outcome = s.measurement->run(stage, results);

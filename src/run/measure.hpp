@@ -17,7 +17,7 @@
 namespace commsweep {
 
 // One sweep of a measuring run (its measurement owned by the caller).
-struct Sweep {
+struct RunSweep {
   std::string name;   // a suite's name of it ("" for a command alone: no banner)
   std::string where;  // "FILE:LINE: sweep 2 \"big\"", before its usage errors ("" alone)
   Measurement* measurement = nullptr;
@@ -26,10 +26,10 @@ struct Sweep {
 // Runs the sweeps READ returns (called once --json is checked and the keeper made, so that a
 // flag's error comes before a suite file's) one after the other on one communicator; returns
 // the exit code.
-int run_sweeps(World& world, const RunRequest& request, const std::function<std::vector<Sweep>()>& read, char** envp,
+int run_sweeps(World& world, const RunRequest& request, const std::function<std::vector<RunSweep>()>& read, char** envp,
                RankContext& context);
 
 // Usage errors of `check` prefixed with WHERE ("" leaves them as they are).
-void check_sweep(World& world, const Sweep& sweep);
+void check_sweep(World& world, const RunSweep& sweep);
 
 }  // namespace commsweep

@@ -38,7 +38,7 @@ std::unique_ptr<Measurement> read_kind(const Workload& w, const settings::Docume
   return w.read(flags, &e, run);
 }
 
-Sweep read_sweep(const std::string& path, const suite::Document& doc, const std::string& pointer, std::size_t index,
+RunSweep read_sweep(const std::string& path, const suite::Document& doc, const std::string& pointer, std::size_t index,
                  const SuiteOverrides& o, std::vector<std::unique_ptr<Measurement>>& owned) {
   const json& entry = doc.value.at(json::json_pointer(pointer));
   settings::DocumentEntry e;
@@ -48,7 +48,7 @@ Sweep read_sweep(const std::string& path, const suite::Document& doc, const std:
   e.label = "sweep " + std::to_string(index + 1);
   e.line_of = [&doc](const std::string& p) { return doc.line_of(p); };
   if (!entry.is_object()) e.refuse("", "not a mapping of settings (name, kind, ...)");
-  Sweep s;
+  RunSweep s;
   s.name = "sweep " + std::to_string(index + 1);
   if (entry.contains("name")) {
     const json& name = entry.at("name");
@@ -91,9 +91,9 @@ const json& sweep_list(const std::string& path, const suite::Document& doc, std:
 
 // One results file records some settings once for all its rows (provenance.buffers): the
 // sweeps must agree on each.
-void require_one_recording(const std::vector<Sweep>& sweeps) {
-  std::vector<std::pair<std::pair<std::string, std::string>, const Sweep*>> first;  // (key, value), its sweep
-  for (const Sweep& s : sweeps) {
+void require_one_recording(const std::vector<RunSweep>& sweeps) {
+  std::vector<std::pair<std::pair<std::string, std::string>, const RunSweep*>> first;  // (key, value), its sweep
+  for (const RunSweep& s : sweeps) {
     for (const auto& [key, value] : s.measurement->recorded_once()) {
       const auto known = std::find_if(first.begin(), first.end(), [&](const auto& f) { return f.first.first == key; });
       if (known == first.end()) {
@@ -130,7 +130,7 @@ SuiteSweeps read_suite(const std::string& path, const std::string& text, const S
   SuiteSweeps suite;
   std::set<std::string> names;
   for (std::size_t i = 0; i < sweeps.size(); ++i) {
-    Sweep s = read_sweep(path, doc, list + "/" + std::to_string(i), i, o, suite.owned);
+    RunSweep s = read_sweep(path, doc, list + "/" + std::to_string(i), i, o, suite.owned);
     if (!names.insert(s.name).second) {
       throw_usage(s.where + ": the name is used by an earlier sweep (names must differ)");
     }

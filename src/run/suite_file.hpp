@@ -19,7 +19,7 @@ namespace commsweep {
 
 struct SuiteSweeps {
   std::vector<std::unique_ptr<Measurement>> owned;
-  std::vector<Sweep> sweeps;  // each pointing at its measurement in `owned`
+  std::vector<RunSweep> sweeps;  // each pointing at its measurement in `owned`
 };
 
 // The suite's command line over every sweep's keys: RUN_FLAGS (-T given overrides each sweep's

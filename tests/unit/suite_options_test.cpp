@@ -48,7 +48,7 @@ Suite read(const std::string& text, const std::string& path = "s.yaml",
            const SuiteCliOptions& o = options({"s.yaml"})) {
   const SuiteSweeps read = read_suite(path, text, o.overrides);
   Suite out;
-  for (const Sweep& s : read.sweeps) {
+  for (const RunSweep& s : read.sweeps) {
     SuiteSweep v;
     v.name = s.name;
     v.where = s.where;
