@@ -8,8 +8,6 @@ namespace commsweep {
 namespace {
 
 using settings::Given;
-using settings::Origins;
-using settings::Type;
 using settings::Value;
 using Config = RunSettings;
 
@@ -19,7 +17,7 @@ constexpr auto entry = &settings::entry<Config>;
 constexpr long long kMaxTimeoutS = 7 * 24 * 3600;
 
 // --backend's choices, in BackendChoice's order.
-Type backend_type() { return settings::choice({"auto", "nccl", "mpi"}, "backend", "nccl, mpi or auto"); }
+settings::Type backend_type() { return settings::choice({"auto", "nccl", "mpi"}, "backend", "nccl, mpi or auto"); }
 
 void apply_transport(Config& c, const Value& v, const Given&) {
   try {
@@ -35,7 +33,7 @@ void apply_bind(Config& c, const Value& v, const Given&) {
 }
 
 // A transport requirement is NCCL's: the mpi backend makes no NCCL connection to verify.
-void finish(Config& c, const Origins&) {
+void finish(Config& c, const settings::Origins&) {
   if (c.backend == BackendChoice::Mpi && c.fabric.requires_transport()) {
     throw_usage(transport_needs_nccl(c.fabric, "--backend mpi"));
   }
