@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 
+#include <map>
 #include <sstream>
 
 #include "cli/health_command.hpp"
@@ -46,10 +47,14 @@ std::string commands_help() {
   auto line = [&](const std::string& name, const std::string& summary) {
     out << "  " << name << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') << summary << "\n";
   };
+  // The commands that run under mpirun in alphabetical order, workloads and world commands
+  // alike, then the offline ones.
+  std::map<std::string, std::string> under_mpirun;
   for (const Workload* w : workloads()) {
-    if (!w->command.empty()) line(std::string(w->command), std::string(w->summary));
+    if (!w->command.empty()) under_mpirun[std::string(w->command)] = std::string(w->summary);
   }
-  for (const auto& c : world_commands()) line(c.name, c.summary);
+  for (const auto& c : world_commands()) under_mpirun[c.name] = c.summary;
+  for (const auto& [name, summary] : under_mpirun) line(name, summary);
   for (const auto& c : offline_commands()) line(c.name, c.summary);
   return out.str();
 }

@@ -35,7 +35,8 @@ bool asks_for_flag(const std::string& flag, int argc, char** argv);
 const std::vector<OfflineCommand>& offline_commands();
 const std::vector<WorldCommand>& world_commands();
 
-// "  name   summary" lines for the help text: the workloads' commands, the world's, the offline.
+// "  name   summary" lines for the help text: the commands run under mpirun (workloads and world
+// commands) in alphabetical order, then the offline ones.
 std::string commands_help();
 // `commsweep list`: the collectives (the tests of `commsweep TEST...`), then each other
 // workload's command with a note ("ep              (commsweep ep --help)").
