@@ -1,7 +1,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "ep_kernels.hpp"
-#include "ep_pattern.hpp"
+#include "pattern/ep_pattern.hpp"
 
 namespace commsweep::ep::kernels {
 namespace {

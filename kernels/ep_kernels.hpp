@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "ep_record.hpp"
+#include "pattern/ep_record.hpp"
 
 namespace commsweep::ep::kernels {
 

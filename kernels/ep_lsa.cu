@@ -18,13 +18,13 @@
 // Warps of each block start as the receiver's (LsaArgs::dispatch_helpers / combine_helpers,
 // taking records or tokens from a queue in the order they arrive); the others store, then join
 // them, so that the receiver's work that the stores leave over spreads on every warp.
-// The arithmetic is kernels/ep_pattern.hpp's, in the order the host reference uses, so the
+// The arithmetic is src/pattern/ep_pattern.hpp's, in the order the host reference uses, so the
 // result is bit-exact against it and against the alltoallv path.
 #include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 
 #include "ep_lsa.hpp"
-#include "ep_pattern.hpp"
+#include "pattern/ep_pattern.hpp"
 
 // The nccl.h included must be the one CMake found (cmake/FindNCCL.cmake, NCCL_ROOT): the CUDA
 // toolkit's include folder holds another NCCL's, which may come first on the include path.
@@ -32,13 +32,9 @@
 #error "nccl.h on the include path is not the NCCL that CMake found (NCCL_INCLUDE_DIR): another NCCL's headers come first"
 #endif
 
-#if __has_include(<nccl_device.h>) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-#define COMMSWEEP_NCCL_DEVICE_API 1
-#include <nccl_device.h>
-
+#include "nccl_device_api.hpp"
+#if COMMSWEEP_NCCL_DEVICE_API
 #include "ep_lsa_sync.cuh"
-#else
-#define COMMSWEEP_NCCL_DEVICE_API 0
 #endif
 
 namespace commsweep::ep::kernels {
@@ -652,8 +648,6 @@ cudaError_t launch(void (*kernel)(ncclDevComm, LsaArgs), const ncclDevComm& comm
 
 }  // namespace
 
-bool lsa_available() { return true; }
-
 int lsa_max_blocks(int device) {
   int sms = 0, per_sm_dispatch = 0, per_sm_combine = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
@@ -692,7 +686,6 @@ cudaError_t lsa_reduce(const LsaArgs& a, int blocks, cudaStream_t stream) {
 
 #else  // no device API in this NCCL
 
-bool lsa_available() { return false; }
 int lsa_max_blocks(int) { return 0; }
 int lsa_barrier_count(int) { return 0; }
 cudaError_t lsa_dispatch(const ncclDevComm&, const LsaArgs&, int, cudaStream_t) {
@@ -706,5 +699,10 @@ cudaError_t lsa_unpack_remote(const LsaArgs&, int, cudaStream_t) { return cudaEr
 cudaError_t lsa_reduce(const LsaArgs&, int, cudaStream_t) { return cudaErrorNotSupported; }
 
 #endif
+
+const LsaKernels& lsa_kernels() {
+  static const LsaKernels kernels{lsa_dispatch, lsa_combine, lsa_max_blocks};
+  return kernels;
+}
 
 }  // namespace commsweep::ep::kernels

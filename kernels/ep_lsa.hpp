@@ -35,7 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "ep_record.hpp"
+#include "pattern/ep_record.hpp"
 
 struct ncclDevComm;
 
@@ -119,10 +119,20 @@ __host__ __device__
 #endif
 inline std::uint32_t lsa_segments(std::uint32_t size, std::uint32_t segment) { return (size + segment - 1) / segment; }
 
-// True where this build has NCCL's device API (nccl_device.h, NCCL >= 2.28).
-bool lsa_available();
 // Blocks a cooperative launch of either kernel can keep resident on `device` (0: none).
 int lsa_max_blocks(int device);
+
+// The kernels an lsa exchange launches (src/ep/lsa_exchange.hpp: LsaVariant): the dispatch and
+// the combine (cooperative launches; block b of every rank meets block b of the others), and
+// how many blocks of both a device keeps resident. A kernel variant brings its own three, with
+// the LsaArgs, window layout and hybrid steps below.
+struct LsaKernels {
+  cudaError_t (*dispatch)(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream);
+  cudaError_t (*combine)(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream);
+  int (*max_blocks)(int device);
+};
+// This file's: lsa_dispatch, lsa_combine, lsa_max_blocks (declared below).
+const LsaKernels& lsa_kernels();
 // LSA barriers the two kernels need for `blocks` blocks (the device communicator's
 // lsaBarrierCount): the dispatch's per block from 0, the combine's per block from `blocks`.
 int lsa_barrier_count(int blocks);

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "pattern.hpp"
+#include "pattern/pattern.hpp"
 
 namespace commsweep::kernels {
 

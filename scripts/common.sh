@@ -46,11 +46,13 @@ find_nvcc() {
   done
 }
 
-# configure_commsweep CUDA TESTS [ARCHS]: configures $COMMSWEEP_BUILD with COMMSWEEP_CUDA=CUDA
-# (ON: the kernels and the nccl backend, for ARCHS or $CMAKE_CUDA_ARCHITECTURES or 80;90) and
-# COMMSWEEP_TESTS=TESTS.
+# configure_commsweep CUDA TESTS [ARCHS [CMAKE_ARG...]]: configures $COMMSWEEP_BUILD with
+# COMMSWEEP_CUDA=CUDA (ON: the kernels and the nccl backend, for ARCHS, or when it is empty
+# $CMAKE_CUDA_ARCHITECTURES or 80;90) and COMMSWEEP_TESTS=TESTS; the CMAKE_ARGs go to cmake.
 configure_commsweep() {
   local cuda=$1 tests=$2 archs=${3:-${CMAKE_CUDA_ARCHITECTURES:-$COMMSWEEP_DEFAULT_CUDA_ARCHS}}
+  shift 2
+  if [ $# -gt 0 ]; then shift; fi
   command -v cmake >/dev/null || die "cmake not found: run scripts/install-deps.sh"
   local -a cuda_flags=(-DCOMMSWEEP_CUDA=OFF)
   local nvcc
@@ -72,7 +74,7 @@ configure_commsweep() {
   fi
   cmake -S "$COMMSWEEP_REPO" -B "$COMMSWEEP_BUILD" \
     "-DCMAKE_BUILD_TYPE=${COMMSWEEP_BUILD_TYPE:-RelWithDebInfo}" "-DCOMMSWEEP_TESTS=$tests" \
-    "${cuda_flags[@]}" "${nccl_flags[@]}"
+    "${cuda_flags[@]}" "${nccl_flags[@]}" "$@"
 }
 
 # build_commsweep [TARGET...]: configures $COMMSWEEP_BUILD for everything (the tests, and CUDA

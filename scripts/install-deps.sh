@@ -5,25 +5,32 @@
 # that is shown only when something fails. The CUDA toolkit and NCCL are not installed here:
 # they come with the GPU image (or /usr/local/cuda); without them the mpi backend still builds.
 #   scripts/install-deps.sh [--run]   build and run: compilers, CMake, Open MPI and the libraries
+#                                     (and, where a GPU driver is, pip and nvml.h)
 #   scripts/install-deps.sh --pod     the same and what a Volcano pod runs besides (sshd, ssh)
 #   scripts/install-deps.sh --tests   all of it and the test tools
 set -euo pipefail
 
-# Build tools and the chosen libraries: all a first table needs.
+# Build tools and the chosen libraries: all a first table needs. g++ and make, not
+# build-essential (whose dpkg-dev brings Perl's packaging modules, patch, bzip2 and xz-utils);
+# libboost-program-options-dev brings the Boost headers it needs (not all of libboost-dev).
+# docs/building.md measures what each part of a first run costs on a bare machine.
 readonly RUNTIME_PACKAGES=(
-  build-essential cmake pkg-config git
+  g++ make cmake pkg-config git
   openmpi-bin libopenmpi-dev
-  libboost-program-options-dev libboost-dev
+  libboost-program-options-dev
   libhwloc-dev
   libibverbs-dev ibverbs-providers
   libucx-dev
   nlohmann-json3-dev
   # Suite files and topology input (yaml-cpp), topology XML (pugixml).
   libyaml-cpp-dev libpugixml-dev
-  # scripts/fetch-nvml-header.sh: pip downloads nvml.h (PyPI's nvidia-nvml-dev) for
-  # `commsweep health`; scripts/fetch-nccl-wheel.sh: an NCCL wheel for NCCL_ROOT.
-  python3-pip
 )
+
+# Where GPUs are (and for the pods and the tests): pip for scripts/fetch-nvml-header.sh (nvml.h,
+# PyPI's nvidia-nvml-dev, for `commsweep health`) and scripts/fetch-nccl-wheel.sh (an NCCL wheel
+# for NCCL_ROOT). A machine without a GPU driver reads no GPU: the Python stack would be 22
+# packages for nothing.
+readonly GPU_PACKAGES=(python3-pip)
 
 # The pods' sshd and ssh (volcano/Dockerfile: mpirun launches ranks over ssh); tests/e2e
 # emulates the pods in network namespaces with ip netns.
@@ -64,6 +71,7 @@ trap 'rm -f "$log"' EXIT
 missing_packages() {
   local p
   local -a wanted=("${RUNTIME_PACKAGES[@]}")
+  if wants_gpu_tools; then wanted+=("${GPU_PACKAGES[@]}"); fi
   if [ "$SET" = pod ] || [ "$SET" = tests ]; then wanted+=("${POD_PACKAGES[@]}"); fi
   if [ "$SET" = tests ]; then
     local -a optional
@@ -73,6 +81,11 @@ missing_packages() {
   for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
   done
+}
+
+# The GPU tools (GPU_PACKAGES, nvml.h): for the pods and the tests, and where a GPU driver is.
+wants_gpu_tools() {
+  [ "$SET" != run ] || command -v nvidia-smi >/dev/null
 }
 
 run_quietly() {
@@ -107,7 +120,7 @@ main() {
       apt-get install -y -q --no-install-recommends "${missing[@]}"
   fi
   # nvml.h for `commsweep health` (never fails: without it the build reads no GPU, and says so).
-  "$(dirname "$0")/fetch-nvml-header.sh" || true
+  if wants_gpu_tools; then "$(dirname "$0")/fetch-nvml-header.sh" || true; fi
 }
 
 main "$@"

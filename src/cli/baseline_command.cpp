@@ -1,18 +1,20 @@
 // `commsweep baseline RUN... -o FILE`: the median and the run-to-run spread of every
 // measurement over N runs, with the default rules (and floors given here), written atomically.
 #include <boost/program_options.hpp>
-#include <ctime>
 #include <iostream>
 #include <sstream>
 
+#include "cli/commands.hpp"
 #include "cli/flags.hpp"
-#include "cli/regress_commands.hpp"
+#include "core/error.hpp"
+#include "core/sizes.hpp"
 #include "core/strings.hpp"
+#include "output/output_file.hpp"
 #include "regress/baseline_json.hpp"
-#include "runtime/error.hpp"
+#include "regress/baseline_runs.hpp"
 #include "regress/compare.hpp"
 #include "report/json.hpp"
-#include "sweep/sizes.hpp"
+#include "run/provenance.hpp"
 #include "version.hpp"
 
 namespace commsweep {
@@ -46,16 +48,6 @@ po::options_description baseline_flags(BaselineOptions& o) {
   return d;
 }
 
-
-std::string utc_now() {
-  char buf[32];
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> parts;
   std::stringstream in(text);
@@ -78,41 +70,6 @@ regress::Floor floor_from(const std::string& text) {
   return f;
 }
 
-// What a run was taken with, for telling runs of other settings apart: the backend, the
-// ranks, the buffers and the arguments without the file names they were written to.
-std::string settings_of(const report::Provenance& p) {
-  std::string text = p.backend + ", " + count_of(static_cast<std::size_t>(p.ranks), "rank") + ", buffers " + p.buffers + ", arguments '";
-  bool first = true;
-  for (std::size_t i = 0; i < p.arguments.size(); ++i) {
-    const std::string& a = p.arguments[i];
-    if (a == "--json") {
-      ++i;  // and its value
-      continue;
-    }
-    if (a.rfind("--json=", 0) == 0) continue;
-    text += (first ? "" : " ") + a;
-    first = false;
-  }
-  return text + "'";
-}
-
-// A baseline is made of complete runs of one setting, unless the user says otherwise.
-void require_comparable(const BaselineOptions& o, const std::vector<report::Results>& runs) {
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (!runs[i].complete && !o.allow_incomplete) {
-      const std::string why = runs[i].interrupted_by.empty() ? "" : " (" + runs[i].interrupted_by + ")";
-      throw_usage(o.runs[i] + ": an incomplete run (complete: false" + why +
-                  "): the sizes it did not reach would be missing from the baseline; give "
-                  "--allow-incomplete to use it anyway");
-    }
-    if (i > 0 && !o.allow_mixed && settings_of(runs[i].provenance) != settings_of(runs[0].provenance)) {
-      throw_usage(o.runs[i] + ": taken with other settings than " + o.runs[0] + " (" +
-                  settings_of(runs[i].provenance) + " vs " + settings_of(runs[0].provenance) +
-                  "); give --allow-mixed to put them in one baseline");
-    }
-  }
-}
-
 regress::Baseline make_baseline(const BaselineOptions& o, const std::vector<report::Results>& runs,
                                 const std::string& command_line) {
   regress::Baseline b;
@@ -128,7 +85,7 @@ regress::Baseline make_baseline(const BaselineOptions& o, const std::vector<repo
     b.provenance.sources.push_back({o.runs[i], p.started_at, p.backend, p.git_hash, p.hosts,
                                     regress::measured_setup(runs[i])});
   }
-  b.provenance = {utc_now(), command_line, kVersion, kGitHash, o.note, b.provenance.sources};
+  b.provenance = {utc_now_iso8601(), command_line, kVersion, kGitHash, o.note, b.provenance.sources};
   b.rules.warn_pct = o.warn_pct;
   b.rules.fail_pct = o.fail_pct;
   if (o.fail_pct < o.warn_pct) throw_usage("--fail-pct must not be smaller than --warn-pct");
@@ -144,14 +101,8 @@ regress::Baseline make_baseline(const BaselineOptions& o, const std::vector<repo
 
 int run_baseline_command(int argc, char** argv, char**) {
   BaselineOptions o;
-  auto flags = baseline_flags(o);
-  po::options_description all;
-  all.add(flags).add_options()("run", po::value(&o.runs)->composing());
-  po::positional_options_description positional;
-  positional.add("run", -1);
-  const po::variables_map vm =
-      parse_flags(argc, argv, 2, all, positional, "", " (commsweep baseline --help)");
-  if (vm.count("help")) {
+  const auto flags = baseline_flags(o);
+  if (parse_command_words(argc, argv, flags, "run", &o.runs).count("help") > 0) {
     std::cout << flags << "\nMakes a baseline (schema commsweep.baseline/1, results/schema/baseline.md) from one or\n"
                  "more results files: per measurement the median and the spread ((max - min) / median) over\n"
                  "every sample of every run (each cycle of -N counts), at least the noise each row shows of\n"
@@ -162,7 +113,7 @@ int run_baseline_command(int argc, char** argv, char**) {
   }
   if (o.runs.empty()) throw_usage("no RUN files given (commsweep baseline --help)");
   if (o.output.empty()) throw_usage("-o/--output FILE is required");
-  if (const std::string why = report::cannot_write_reason(o.output); !why.empty()) {
+  if (const std::string why = output::cannot_write_reason(o.output); !why.empty()) {
     throw_usage("-o/--output " + o.output + ": cannot write the baseline there: " + why);
   }
   std::vector<report::Results> runs;
@@ -170,9 +121,9 @@ int run_baseline_command(int argc, char** argv, char**) {
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   try {
     for (const auto& r : o.runs) runs.push_back(report::read_results_file(r));
-    require_comparable(o, runs);
+    regress::require_comparable_runs(o.runs, runs, o.allow_incomplete, o.allow_mixed);
     const regress::Baseline b = make_baseline(o, runs, command_line);
-    report::write_file_atomically(o.output, regress::to_json(b).dump(2) + "\n");
+    output::write_output_file(o.output, regress::to_json(b).dump(2) + "\n");
     std::cout << "baseline " << o.output << ": " << b.shape << " " << b.mode << ", "
               << count_of(b.entries.size(), "measurement") << " from " << count_of(runs.size(), "run") << "\n";
     if (runs.size() < regress::kRecommendedBaselineRuns) {

@@ -1,17 +1,13 @@
 #include "cli/commands.hpp"
 
+#include <map>
 #include <sstream>
 
-#include "cli/fabric_commands.hpp"
 #include "cli/health_command.hpp"
-#include "cli/pairs_command.hpp"
-#include "cli/regress_commands.hpp"
-#include "cli/suite_command.hpp"
-#include "cli/topo_command.hpp"
+#include "collectives/collective_test.hpp"
+#include "run/workload.hpp"
 
 namespace commsweep {
-
-int run_schema_command(int argc, char** argv, char** envp);  // cli/schema_command.cpp
 
 // One line per command; keep each list in alphabetical order.
 const std::vector<OfflineCommand>& offline_commands() {
@@ -29,9 +25,7 @@ const std::vector<OfflineCommand>& offline_commands() {
 const std::vector<WorldCommand>& world_commands() {
   static const std::vector<WorldCommand> commands = {
       {"health", "every node's RDMA port counters, PCIe links and GPUs (NVML), judged (--help)",
-       run_health_command},
-      {"pairs", "bandwidth between every pair of nodes: a matrix, slow pairs, the bad node (--help)",
-       run_pairs_command},
+       run_health_command, "judge", run_health_judge},
       {"preflight", "check every node's RDMA, SR-IOV, host and locality (commsweep preflight --help)",
        run_preflight_command},
       {"suite", "several sweeps on one communicator from a YAML/JSON file (commsweep suite --help)",
@@ -40,16 +34,51 @@ const std::vector<WorldCommand>& world_commands() {
   return commands;
 }
 
+bool asks_for_flag(const std::string& flag, int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--" + flag || a.rfind("--" + flag + "=", 0) == 0) return true;
+  }
+  return false;
+}
+
 std::string commands_help() {
   std::ostringstream out;
-  auto line = [&](const char* name, const char* summary) {
-    const std::string n(name);
-    out << "  " << n << std::string(n.size() < 16 ? 16 - n.size() : 1, ' ') << summary << "\n";
+  auto line = [&](const std::string& name, const std::string& summary) {
+    out << "  " << name << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') << summary << "\n";
   };
-  line("ep", "MoE dispatch/combine sweep (commsweep ep --help)");
-  for (const auto& c : world_commands()) line(c.name, c.summary);
+  // The commands that run under mpirun in alphabetical order, workloads and world commands
+  // alike, then the offline ones.
+  std::map<std::string, std::string> under_mpirun;
+  for (const Workload* w : workloads()) {
+    if (!w->command.empty()) under_mpirun[std::string(w->command)] = std::string(w->summary);
+  }
+  for (const auto& c : world_commands()) under_mpirun[c.name] = c.summary;
+  for (const auto& [name, summary] : under_mpirun) line(name, summary);
   for (const auto& c : offline_commands()) line(c.name, c.summary);
   return out.str();
+}
+
+std::string list_text() {
+  std::string out;
+  for (const auto* t : collective_tests()) out += std::string(t->name) + "\n";
+  for (const Workload* w : workloads()) {
+    if (w->command.empty()) continue;
+    const std::string name(w->command);
+    out += name + std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') + "(commsweep " + name + " --help)\n";
+  }
+  return out;
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const Workload* w : workloads()) {
+    if (!w->command.empty()) names.emplace_back(w->command);
+  }
+  names.emplace_back("list");
+  for (const auto& c : world_commands()) names.emplace_back(c.name);
+  for (const auto& c : offline_commands()) names.emplace_back(c.name);
+  return names;
 }
 
 }  // namespace commsweep

@@ -9,10 +9,12 @@
 
 #include "collectives/collective_test.hpp"
 #include "cli/flags.hpp"
-#include "cli/health_gather.hpp"
-#include "cli/regress_commands.hpp"
+#include "cli/commands.hpp"
+#include "cli/compare_options.hpp"
 #include "core/text_file.hpp"
 #include "health/report.hpp"
+#include "output/output_file.hpp"
+#include "run/health_gather.hpp"
 #include "regress/baseline_json.hpp"
 #include "regress/compare.hpp"
 #include "regress/history.hpp"
@@ -24,59 +26,6 @@ namespace commsweep {
 namespace po = boost::program_options;
 namespace {
 
-struct CompareOptions {
-  std::vector<std::string> results;
-  std::string baseline, history, markdown, html, prometheus, json, mode, health_thresholds;
-  bool record = false;
-  bool allow_mismatch = false;
-  bool quiet = false;
-  std::size_t history_runs = 10;
-};
-
-po::options_description compare_flags(CompareOptions& o) {
-  po::options_description d("commsweep compare RESULTS... --baseline FILE [options]");
-  d.add_options()
-      ("baseline", po::value(&o.baseline), "baseline file (schema commsweep.baseline/1; make one with commsweep baseline)")
-      ("history", po::value(&o.history), "results history folder: earlier runs drawn in the HTML plots")
-      ("history-runs", po::value(&o.history_runs)->default_value(10), "at most this many earlier runs in the plots")
-      ("record", po::bool_switch(&o.record), "after judging, add RESULTS to --history as <UTC start>-<test id>.json (never overwrites)")
-      ("markdown", po::value(&o.markdown), "write a markdown summary here")
-      ("html", po::value(&o.html), "write a self-contained HTML report with plots here")
-      ("prometheus", po::value(&o.prometheus), "write Prometheus text exposition here (node-exporter textfile collector: *.prom)")
-      ("json", po::value(&o.json), "write the verdicts as JSON (schema commsweep.compare/2) here")
-      ("mode", po::value(&o.mode), "the fabric mode RESULTS were taken in (as baseline --mode: nvlink, ib, roce-sriov, ...): checked against the baseline's")
-      ("allow-mismatch", po::bool_switch(&o.allow_mismatch), "judge RESULTS against a baseline that measured something else (backend, ranks, nodes, GPUs per node, shape, mode, buffers, timer): the differences are said before the verdicts")
-      ("quiet", po::bool_switch(&o.quiet), "no verdict table on stdout")
-      ("health-thresholds", po::value(&o.health_thresholds), "judge the runs' stored health snapshots with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table; docs/health.md)")
-      ("help,h", "show this help");
-  return d;
-}
-
-std::string compare_help(const po::options_description& d) {
-  std::ostringstream out;
-  out << d << "\n"
-      << "RESULTS: one or more commsweep --json files of one night on one job (e.g. the collectives'\n"
-         "sweep and the EP sweep); they are judged together, as one run, against one baseline.\n"
-         "Judges every test, type, operator, root and size of RESULTS (a commsweep --json file) against\n"
-         "the baseline's median, with the baseline's rules: busbw (time below rules.small_message_bytes)\n"
-         "worse by rules.warn_pct is WARN, by rules.fail_pct FAIL; a change inside the run-to-run spread\n"
-         "(the baseline's, or the cycles' of RESULTS) is SAME; busbw below a floor, a size or test missing\n"
-         "from RESULTS, and any wrong element FAIL; a measurement the baseline lacks is NOT_JUDGED, counted\n"
-         "apart (never a PASS, never a regression by itself). Ranks whose time is an outlier among the\n"
-         "ranks' are named as stragglers with their host.\n\n"
-         "RESULTS must have measured what the baseline did: the same backend, ranks, nodes, GPUs per node,\n"
-         "shape, buffers and timer (and --mode, when given, the baseline's mode). Otherwise compare refuses\n"
-         "(exit 2) with one line per property naming both values; --allow-mismatch judges it anyway and\n"
-         "says what differs before the verdicts. What the baseline does not record (baselines written\n"
-         "before it) is said as not checked. The hardware health snapshots stored in RESULTS are judged\n"
-         "again with the rules in force (the built-in table, or --health-thresholds): a new WARN or FAIL\n"
-         "finding is a regression, INFO never is; each is printed with the rule and limit that made it.\n\n"
-         "Exit codes: 0 pass (warnings allowed), 1 regression, 2 bad input (unreadable or corrupt file,\n"
-         "another schema version, a baseline that measured something else, bad flags: nothing is\n"
-         "written), 3 wrong results (#wrong > 0).\n";
-  return out.str();
-}
-
 void write_reports(const CompareOptions& o, const regress::Comparison& c, const regress::Baseline& b,
                    const std::vector<regress::HistoryRun>& history) {
   // Everything is rendered before anything is written: a failing renderer leaves no file.
@@ -85,7 +34,7 @@ void write_reports(const CompareOptions& o, const regress::Comparison& c, const 
   if (!o.html.empty()) files.emplace_back(o.html, regress::render_html(c, b, history));
   if (!o.prometheus.empty()) files.emplace_back(o.prometheus, regress::render_prometheus(c));
   if (!o.json.empty()) files.emplace_back(o.json, regress::comparison_json(c).dump(2) + "\n");
-  for (const auto& [path, text] : files) report::write_file_atomically(path, text);
+  for (const auto& [path, text] : files) output::write_output_file(path, text);
 }
 
 // The run's stored health judged again under RULES, so that an old run meets the limits in
@@ -131,12 +80,7 @@ std::string setup_refusal(const CompareOptions& o, const regress::SetupCheck& ch
 int run_compare_command(int argc, char** argv, char**) {
   CompareOptions o;
   auto flags = compare_flags(o);
-  po::options_description all;
-  all.add(flags).add_options()("results", po::value(&o.results)->composing());
-  po::positional_options_description positional;
-  positional.add("results", -1);
-  const po::variables_map vm =
-      parse_flags(argc, argv, 2, all, positional, "", " (commsweep compare --help)");
+  const po::variables_map vm = parse_command_words(argc, argv, flags, "results", &o.results);
   if (vm.count("help")) {
     std::cout << compare_help(flags);
     return 0;
@@ -152,7 +96,7 @@ int run_compare_command(int argc, char** argv, char**) {
   for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--markdown", o.markdown},
                                    {"--html", o.html}, {"--prometheus", o.prometheus}, {"--json", o.json}}) {
     if (path.empty()) continue;
-    if (const std::string why = report::cannot_write_reason(path); !why.empty()) {
+    if (const std::string why = output::cannot_write_reason(path); !why.empty()) {
       return bad_input(std::string(flag) + " " + path + ": cannot write the report there: " + why);
     }
   }

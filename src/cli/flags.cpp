@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep {
 
@@ -53,6 +53,22 @@ po::variables_map parse_flags(int argc, const char* const* argv, int first,
     throw Error(ErrorKind::Usage, prefix + e.what() + suffix);
   }
   return vm;
+}
+
+po::variables_map parse_command_flags(int argc, char** argv, const po::options_description& flags,
+                                     const po::positional_options_description* positional) {
+  const std::string command = argv[1];
+  return parse_flags(argc, argv, 2, flags, positional ? *positional : po::positional_options_description(),
+                     command + ": ", " (commsweep " + command + " --help)");
+}
+
+po::variables_map parse_command_words(int argc, char** argv, const po::options_description& flags,
+                                     const char* words_name, std::vector<std::string>* words) {
+  po::options_description all;
+  all.add(flags).add_options()(words_name, po::value(words)->composing());
+  po::positional_options_description positional;
+  positional.add(words_name, -1);
+  return parse_flags(argc, argv, 2, all, positional, "", " (commsweep " + std::string(argv[1]) + " --help)");
 }
 
 }  // namespace commsweep

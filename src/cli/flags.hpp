@@ -3,6 +3,7 @@
 
 #include <boost/program_options.hpp>
 #include <string>
+#include <vector>
 
 namespace commsweep {
 
@@ -14,5 +15,17 @@ boost::program_options::variables_map parse_flags(
     const boost::program_options::options_description& options,
     const boost::program_options::positional_options_description& positional,
     const std::string& prefix, const std::string& suffix);
+
+// A command's own flags, argv[2...] (argv[1] is its name): a bad flag is a usage Error naming it,
+// "NAME: ... (commsweep NAME --help)".
+boost::program_options::variables_map parse_command_flags(
+    int argc, char** argv, const boost::program_options::options_description& flags,
+    const boost::program_options::positional_options_description* positional = nullptr);
+
+// A command's flags and, after them, its words (the files `baseline` and `compare` read) into
+// WORDS: argv[2...]; a bad flag is a usage Error "... (commsweep NAME --help)".
+boost::program_options::variables_map parse_command_words(int argc, char** argv,
+                                                          const boost::program_options::options_description& flags,
+                                                          const char* words_name, std::vector<std::string>* words);
 
 }  // namespace commsweep

@@ -8,11 +8,12 @@
 #include <utility>
 
 #include "cli/flags.hpp"
-#include "cli/health_gather.hpp"
 #include "cli/health_judge.hpp"
+#include "run/health_gather.hpp"
 #include "health/nvml_loader.hpp"
+#include "output/output_file.hpp"
 #include "report/json.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep {
@@ -91,14 +92,6 @@ std::string health_help_text() {
   return out.str();
 }
 
-bool health_judge_requested(int argc, const char* const* argv) {
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--judge" || a.rfind("--judge=", 0) == 0) return true;
-  }
-  return false;
-}
-
 int run_health_judge(int argc, char** argv) {
   HealthOptions o;
   const po::variables_map vm = parse(argc, argv, o);
@@ -124,7 +117,7 @@ int run_health_command(World& world, int argc, char** argv, char** /*envp*/) {
   check(o);
   // Rank 0 writes the files; every rank learns that it cannot, so that all stop together.
   for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--json", o.json}, {"--prometheus", o.prometheus}}) {
-    const std::string why = world.rank() == 0 && !path.empty() ? report::cannot_write_reason(path) : "";
+    const std::string why = world.rank() == 0 && !path.empty() ? output::cannot_write_reason(path) : "";
     if (world.sum(why.empty() ? 0 : 1, Phase{"checking " + flag, Deadline::after(o.timeout_s)}) > 0)
       throw_usage("health: " + flag + " " + path + ": cannot write there" + (why.empty() ? "" : ": " + why));
   }

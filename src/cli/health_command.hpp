@@ -12,8 +12,8 @@ class World;
 int run_health_command(World& world, int argc, char** argv, char** envp);
 std::string health_help_text();
 
-// `commsweep health --judge FILE` runs without MPI (main.cpp routes it before MPI starts).
-bool health_judge_requested(int argc, const char* const* argv);
+// `commsweep health --judge FILE` runs without MPI (its WorldCommand's offline form: main runs it
+// before MPI starts).
 int run_health_judge(int argc, char** argv);
 
 }  // namespace commsweep

@@ -3,12 +3,13 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "cli/health_gather.hpp"
+#include "run/health_gather.hpp"
 #include "core/text_file.hpp"
 #include "pairs/pairs_json.hpp"
 #include "report/json.hpp"
 #include "report/result.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
+#include "output/output_file.hpp"
 
 namespace commsweep {
 
@@ -55,8 +56,8 @@ int print_and_write(const health::HealthReport& report, bool verbose, const std:
   out << (verbose ? health::render_inventory(report) : "") << health::render_block(report, verbose) << std::flush;
   int code = health::worst(report.findings) == health::Severity::Fail ? exit_code::kPreflightFailed : exit_code::kOk;
   try {
-    if (!json_path.empty()) report::write_file_atomically(json_path, health::report_json(report).dump(2) + "\n");
-    if (!prometheus.empty()) report::write_file_atomically(prometheus, health::render_prometheus(report));
+    if (!json_path.empty()) output::write_output_file(json_path, health::report_json(report).dump(2) + "\n");
+    if (!prometheus.empty()) output::write_output_file(prometheus, health::render_prometheus(report));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "commsweep health: %s\n", e.what());
     code = exit_code::kUsage;
@@ -67,7 +68,7 @@ int print_and_write(const health::HealthReport& report, bool verbose, const std:
 int judge_stored_health(const JudgeRequest& r, std::ostream& out) {
   for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--json", r.json}, {"--prometheus", r.prometheus}})
     if (!path.empty())
-      if (const std::string why = report::cannot_write_reason(path); !why.empty())
+      if (const std::string why = output::cannot_write_reason(path); !why.empty())
         throw_usage("health: " + flag + " " + path + ": cannot write there: " + why);
   const health::RuleBook rules = health_rules(thresholds_file(r.thresholds));
   const json member = stored_health(r.file);

@@ -1,35 +1,14 @@
-// The command line: `commsweep [TEST...] [flags]`, with nccl-tests' flags and long names.
+// The words of `commsweep [TEST...]` before the flags: tests (a comma list, aliases, or all), or
+// a command mistyped.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "cli/fabric_run_options.hpp"
-#include "comm/make_backend.hpp"
-#include "sweep/config.hpp"
-
 namespace commsweep {
 
-struct CliOptions {
-  enum class Action { Sweep, Help, Version, List };
-  Action action = Action::Sweep;
-  std::vector<std::string> tests;  // registry names, in order
-  BackendChoice backend = BackendChoice::Auto;
-  std::string json_path;
-  std::string shape;            // --shape (cli/run_topology.hpp)
-  bool force_topology = false;  // --force
-  FabricRunOptions fabric;      // --no-preflight, --require-transport, --require-gdr, --bind
-  SweepConfig sweep;
-  std::vector<std::string> arguments;  // argv as given, for provenance
-};
-
-// Throws a usage Error naming the flag on any bad value.
-CliOptions parse_options(int argc, const char* const* argv);
-// --backend's value: nccl, mpi or auto; a usage Error naming --backend otherwise.
-BackendChoice parse_backend(const std::string& text);
-std::string help_text();
-// "a,b,,c" -> {a, b, c}: the comma lists of the axes flags.
-std::vector<std::string> split_commas(const std::string& text);
+// A usage Error for a word that is neither a test nor a command: the closest of both, then both
+// lists ("unknown command or test 'al_reduce' (did you mean 'all_reduce'?); the commands are: ...").
+void check_test_words(const std::vector<std::string>& words);
 
 }  // namespace commsweep

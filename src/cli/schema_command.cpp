@@ -1,7 +1,8 @@
 // `commsweep schema results|baseline|pairs`: the newest schema of results/schema (built in at
 // configure time), with each `"x-commsweep-enum": "<list>"` marker replaced by the enum of
-// that list, read from the registries: so that a collective (or a type, an EP routing) added
-// to the code is in the schema with no hand-kept list to update.
+// that list, read from the registries: so that a collective, a workload (or a type, an EP
+// routing, an EP implementation) added to the code is in the schema with no hand-kept list to
+// update.
 #include <iostream>
 #include <map>
 #include <string>
@@ -10,10 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectives/collective_test.hpp"
+#include "core/error.hpp"
 #include "core/types.hpp"
 #include "ep/ep_config.hpp"
-#include "runtime/error.hpp"
+#include "ep/implementation.hpp"
+#include "run/workload.hpp"
 
 namespace commsweep {
 
@@ -25,9 +27,9 @@ namespace {
 constexpr const char* kHelp =
     "commsweep schema results|baseline|pairs (offline, no MPI)\n"
     "  prints the newest JSON Schema of that document (results/schema/commsweep.NAME.vN.schema.json)\n"
-    "  with its enums filled from the registries: collectives (`commsweep list`), data types,\n"
-    "  reductions, EP routings, types and implementations. The files in results/schema keep a\n"
-    "  marker instead (\"x-commsweep-enum\": \"collectives\"); the build writes the filled ones to\n"
+    "  with its enums filled from the registries: the workloads' tests (`commsweep list`), data\n"
+    "  types, reductions, EP routings, types and implementations. The files in results/schema keep\n"
+    "  a marker instead (\"x-commsweep-enum\": \"row_tests\"); the build writes the filled ones to\n"
     "  <build>/results/schema/, which the tests validate against.\n";
 
 template <typename Values>
@@ -40,9 +42,14 @@ nlohmann::ordered_json names(const Values& values) {
 // The lists a marker may name.
 nlohmann::ordered_json enum_of(const std::string& list) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  if (list == "collectives" || list == "collectives+ep") {
-    for (const auto* t : collective_tests()) out.push_back(std::string(t->name));
-    if (list == "collectives+ep") out.push_back("ep");
+  if (list == "row_tests" || list == "baseline_tests") {
+    // The workloads' in their order: the collectives' names, then "ep" (the baseline's EP rows).
+    for (const Workload* w : workloads()) {
+      const auto tests = list == "row_tests" ? w->row_tests : w->baseline_tests;
+      if (tests != nullptr) {
+        for (const auto& name : tests()) out.push_back(name);
+      }
+    }
   } else if (list == "data_types") {
     out = names(all_data_types());
   } else if (list == "reductions+none") {
@@ -53,7 +60,7 @@ nlohmann::ordered_json enum_of(const std::string& list) {
   } else if (list == "ep_dtypes") {
     out = names(ep::all_ep_dtypes());
   } else if (list == "ep_impls") {
-    out = names(ep::all_ep_impls());
+    for (const auto& name : ep::ep_implementation_names()) out.push_back(name);
   } else {
     throw Error(ErrorKind::Runtime, "results/schema names an unknown list \"" + list + "\"");
   }

@@ -1,22 +1,75 @@
-#include "cli/suite_command.hpp"
-
-#include <algorithm>
+// `commsweep suite FILE`: the suite file's sweeps on one communicator, a table each, one JSON
+// results file. The file is read through the registered workloads (run/suite_file.hpp) and run
+// as one measuring run (run/measure.hpp).
+#include <boost/program_options.hpp>
 #include <iostream>
-#include <sstream>
 
-#include "cli/ep_command.hpp"
-#include "cli/measuring_run.hpp"
-#include "cli/run_setup.hpp"
-#include "cli/suite_options.hpp"
-#include "cli/sweep_command.hpp"
+#include "cli/commands.hpp"
+#include "cli/flags.hpp"
+#include "cli/suite_command.hpp"
+#include "collectives/settings.hpp"
+#include "core/error.hpp"
 #include "core/text_file.hpp"
-#include "collectives/collective_test.hpp"
-#include "report/json.hpp"
-#include "runtime/error.hpp"
+#include "run/measure.hpp"
+#include "run/suite_file.hpp"
 #include "runtime/world.hpp"
+#include "settings/program_options.hpp"
 #include "suite/document.hpp"
 
 namespace commsweep {
+
+std::string suite_help_text(const boost::program_options::options_description& suite_flags);  // cli/suite_help.cpp
+
+namespace {
+namespace po = boost::program_options;
+
+po::options_description suite_flags() {
+  po::options_description d("For the whole suite");
+  settings::describe(d, run_settings().specs(), kRunSettingsSection);
+  d.add_options()("check,c", po::value<std::string>(),
+                  "collectives and pairs: verify N times (0: off); EP: verify when N > 0; given, it overrides every "
+                  "sweep's key \"check\"")("help,h", "show this help");
+  po::options_description fabric("Fabric (commsweep preflight --help, commsweep transport --help)");
+  settings::describe(fabric, run_settings().specs(), kFabricSection);
+  d.add(fabric);
+  return d;
+}
+
+// -c as `commsweep TEST...` reads it: the collectives' setting, its messages.
+int check_flag(const po::variables_map& vm) {
+  for (const settings::Spec* spec : collective_settings().specs()) {
+    if (spec->flag != "check") continue;
+    return static_cast<int>(settings::read(spec->type, settings::given_flags(vm, {spec}).at("check")).whole);
+  }
+  throw Error(ErrorKind::Runtime, "the collectives' settings have no -c/--check");
+}
+
+}  // namespace
+
+SuiteCommandLine parse_suite_command_line(int argc, const char* const* argv) {
+  po::options_description all = suite_flags();
+  all.add_options()("file", po::value<std::vector<std::string>>(), "");
+  po::positional_options_description positional;
+  positional.add("file", -1);
+  const po::variables_map vm = parse_flags(argc, argv, 2, all, positional, "suite: ", " (see commsweep suite --help)");
+  SuiteCommandLine o;
+  for (int i = 1; i < argc; ++i) o.arguments.emplace_back(argv[i]);
+  o.help = vm.count("help") > 0;
+  if (o.help) return o;
+  const auto files = vm.count("file") ? vm["file"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (files.size() != 1) {
+    throw_usage("suite: give one suite file (" + std::to_string(files.size()) + " given; see commsweep suite --help)");
+  }
+  o.path = files.front();
+  if (o.path.empty()) throw_usage("suite: the suite file's name is empty");
+  o.overrides.run_flags = settings::given_flags(vm, run_settings().specs());
+  o.overrides.run = read_run_settings(o.overrides.run_flags);
+  if (vm.count("check")) o.overrides.check = check_flag(vm);
+  return o;
+}
+
+std::string suite_help_text() { return suite_help_text(suite_flags()); }
+
 namespace {
 
 // Rank 0's copy of the file, on every rank: ranks that read a path each could read different
@@ -42,107 +95,25 @@ std::string shared_suite_text(World& world, const std::string& path, double time
   return text;
 }
 
-// What only the job's size decides, for every sweep before the first runs: a bad root or an
-// expert count that does not divide must not end the suite half-way.
-void check_against_world(const Suite& suite, const World& world) {
-  for (const auto& s : suite.sweeps) {
-    try {
-      if (s.kind == SuiteSweep::Kind::Ep) {
-        check_ep_config(world, s.ep);
-        continue;
-      }
-      for (const auto& name : s.tests) {
-        const bool rooted = find_collective_test(name)->rooted;
-        if (rooted && s.collective.root >= world.size()) {
-          throw_usage("root " + std::to_string(s.collective.root) + " is not a rank of this job (0 to " +
-                      std::to_string(world.size() - 1) + ")");
-        }
-      }
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::Usage) throw;
-      throw_usage(s.where + ": " + e.what());
-    }
-  }
-}
-
-std::string banner(const SuiteSweep& s, std::size_t index, std::size_t count) {
-  std::ostringstream out;
-  out << "# Suite sweep " << index + 1 << " of " << count << ": " << s.name << " (";
-  if (s.kind == SuiteSweep::Kind::Ep) {
-    out << "ep";
-  } else {
-    for (std::size_t i = 0; i < s.tests.size(); ++i) out << (i ? "," : "") << s.tests[i];
-  }
-  out << ")";
-  return out.str();
-}
-
 }  // namespace
 
 int run_suite_command(World& world, int argc, char** argv, char** envp) {
-  const bool root = world.rank() == 0;
-  const SuiteCliOptions o = parse_suite_options(argc, argv);
+  const SuiteCommandLine o = parse_suite_command_line(argc, argv);
   if (o.help) {
-    if (root) std::cout << suite_help_text();
+    if (world.rank() == 0) std::cout << suite_help_text();
     return exit_code::kOk;
   }
-  const double timeout_s = o.timeout_s;
+  RunRequest request{o.overrides.run, o.arguments};
   RankContext context;
-  ResultsRun run(world, {o.backend, timeout_s, o.json_path, o.arguments, o.fabric, {}}, envp, context);
-  // After --json (a flag's error before the file's), before anything runs.
-  const Suite suite = read_suite(o.path, shared_suite_text(world, o.path, timeout_s), o);
-  check_against_world(suite, world);
-
-  // Once for the whole suite: the brief preflight, the binding, the transport report, and the
-  // NCCL version policy of each EP sweep's implementations (before the preamble, which says it).
-  std::vector<ep::EpConfig> ep_configs(suite.sweeps.size());
-  std::vector<std::string> policy_notes(suite.sweeps.size());
-  const bool started = run.start([&](RunSetup& setup) {
-    for (std::size_t i = 0; i < suite.sweeps.size(); ++i) {
-      if (suite.sweeps[i].kind != SuiteSweep::Kind::Ep) continue;
-      ep_configs[i] = suite.sweeps[i].ep;
-      policy_notes[i] = apply_ep_nccl_policy(world, setup, ep_configs[i]);
-    }
-  });
-  if (!started) return run.end_failed_transport();
-
-  report::Results results = run.header();
-  for (const auto& note : policy_notes) {
-    if (!note.empty() && std::find(results.notes.begin(), results.notes.end(), note) == results.notes.end()) {
-      results.notes.push_back(note);
-    }
-  }
-  // One buffers choice per results file: every collective sweep's (read_suite refuses a mix).
-  for (const SuiteSweep& s : suite.sweeps) {
-    if (s.kind == SuiteSweep::Kind::Ep) continue;
-    results.provenance.buffers = name_of(s.collective.buffers);
-    // The clock of its collective sweeps; a suite may time them with both (compare says so).
-    const std::string timer = timer_name(s.collective, run.backend());
-    const std::string& kept = results.provenance.timer;
-    results.provenance.timer = kept.empty() || kept == timer ? timer : "mixed";
-  }
-  run.keep(results);
-  RunControl& control = run.control();
-  for (std::size_t i = 0; i < suite.sweeps.size() && !control.interrupted(); ++i) {
-    const SuiteSweep& s = suite.sweeps[i];
-    if (root) std::cout << banner(s, i, suite.sweeps.size()) << "\n";
-    if (s.kind == SuiteSweep::Kind::Ep) {
-      EpOutcome outcome = run_ep_sweep(world, run.backend(), control, run.setup(), ep_configs[i], std::cout, policy_notes[i]);
-      results.wrong_total += outcome.wrong;
-      for (auto& r : outcome.rows) results.ep_rows.push_back(std::move(r));
-    } else {
-      CollectiveOutcome outcome =
-          run_collective_sweep(world, run.backend(), control, run.setup(), s.tests, s.collective, std::cout);
-      results.wrong_total += outcome.wrong;
-      for (auto& r : outcome.rows) results.rows.push_back(std::move(r));
-    }
-    if (root && control.interrupted() && i + 1 < suite.sweeps.size()) {
-      std::cout << "# Suite stopped: the " << suite.sweeps.size() - i - 1
-                << " sweep(s) after this one did not run\n";
-    }
-  }
-  results.avg_busbw_gbps = report::average_busbw(results.rows);
-  return run.finish(results);
+  SuiteSweeps suite;
+  // After --json is checked (a flag's error before the file's), before anything runs.
+  return run_sweeps(
+      world, request,
+      [&] {
+        suite = read_suite(o.path, shared_suite_text(world, o.path, request.timeout_s), o.overrides);
+        return suite.sweeps;
+      },
+      envp, context);
 }
 
 }  // namespace commsweep

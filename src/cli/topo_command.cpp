@@ -1,19 +1,15 @@
-#include "cli/topo_command.hpp"
-
+// `commsweep topo` (offline): help, dispatch, validate, dump, detect (generate, shapes: topo_shapes.cpp).
 #include <stdlib.h>
 
 #include <boost/program_options.hpp>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
+#include "cli/commands.hpp"
 #include "cli/flags.hpp"
+#include "cli/topo_command.hpp"
+#include "comm/nccl_dump.hpp"
+#include "core/error.hpp"
 #include "core/text_file.hpp"
-#include "report/json.hpp"
-#include "runtime/error.hpp"
-#include "topology/generate.hpp"
-#include "topology/nccl_dump.hpp"
 #include "topology/shape_detect.hpp"
 #include "topology/validate.hpp"
 
@@ -21,7 +17,6 @@ namespace commsweep {
 namespace {
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 using namespace topology;
 
 constexpr const char* kHelp =
@@ -56,61 +51,9 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v != nullptr && *v != '\0' ? v : fallback;
 }
 
-po::variables_map parse(int argc, char** argv, const po::options_description& flags,
-                        const po::positional_options_description& positional = {}) {
-  // argv[0] program, argv[1] "topo", argv[2] the verb.
-  return parse_flags(argc, argv, 3, flags, positional, "", " (see commsweep topo --help)");
-}
-
-std::string flag(const po::variables_map& vm, const char* name, const std::string& fallback = {}) {
-  return vm.count(name) ? vm[name].as<std::string>() : fallback;
-}
-
-int generate(int argc, char** argv) {
-  po::options_description flags;
-  flags.add_options()("shape", po::value<std::vector<std::string>>())("descriptions", po::value<std::string>())
-      ("out", po::value<std::string>())("check", "");
-  const auto vm = parse(argc, argv, flags);
-  const std::string dir = flag(vm, "descriptions");
-  const std::string out = flag(vm, "out", "topology");
-  std::vector<ShapeDescription> shapes;
-  if (vm.count("shape")) {
-    for (const auto& s : vm["shape"].as<std::vector<std::string>>()) shapes.push_back(load_shape(s, dir));
-  } else {
-    shapes = load_all_shapes(dir);
-  }
-  int stale = 0;
-  for (const auto& s : shapes) {
-    const std::pair<std::string, std::string> files[] = {
-        {(fs::path(out) / (s.shape + ".xml")).string(), topology_xml(s)},
-        {(fs::path(out) / (s.shape + ".conf")).string(), nccl_conf(s, default_topology_path(s.shape))}};
-    for (const auto& [path, text] : files) {
-      if (vm.count("check")) {
-        std::ifstream in(path, std::ios::binary);
-        std::ostringstream have;
-        have << in.rdbuf();
-        if (!in || have.str() != text) {
-          std::cerr << path << ": out of date with its description (run commsweep topo generate)\n";
-          ++stale;
-        }
-        continue;
-      }
-      try {
-        fs::create_directories(out);
-        report::write_file_atomically(path, text);
-      } catch (const std::exception& e) {
-        throw Error(ErrorKind::Usage, "--out: " + std::string(e.what()));
-      }
-      std::cout << "wrote " << path << "\n";
-    }
-  }
-  if (vm.count("check") && stale == 0) std::cout << shapes.size() << " shapes: every file up to date\n";
-  return stale == 0 ? exit_code::kOk : exit_code::kUsage;
-}
-
 std::string shape_for(const po::variables_map& vm, std::string* reason) {
   ShapeEvidence e;
-  e.flag = flag(vm, "shape");
+  e.flag = flag_or(vm, "shape");
   e.env = env_or("COMMSWEEP_SHAPE", "");
   e.labels_file = env_or("COMMSWEEP_LABELS_FILE", kDefaultLabelsFile);
   const auto d = detect_shape(e, {});
@@ -124,7 +67,7 @@ int validate(int argc, char** argv) {
       ("descriptions", po::value<std::string>())("sysfs-root", po::value<std::string>())("no-node", "");
   po::positional_options_description positional;
   positional.add("file", 1);
-  const auto vm = parse(argc, argv, flags, positional);
+  const auto vm = parse_topo_verb(argc, argv, flags, positional);
   if (!vm.count("file")) throw Error(ErrorKind::Usage, "validate: give the topology file (commsweep topo validate FILE)");
   if (vm.count("no-node") && vm.count("sysfs-root")) throw Error(ErrorKind::Usage, "--no-node and --sysfs-root exclude each other");
   const std::string file = vm["file"].as<std::string>();
@@ -132,14 +75,14 @@ int validate(int argc, char** argv) {
   const std::string shape = shape_for(vm, &reason);
   std::optional<ShapeDescription> description;
   if (!shape.empty()) {
-    description = load_shape(shape, flag(vm, "descriptions"));
+    description = load_shape(shape, flag_or(vm, "descriptions"));
     std::cout << "# shape " << shape << " (" << reason << ")\n";
   } else {
     std::cout << "# no shape given (--shape, COMMSWEEP_SHAPE or label): GPU and NIC counts not checked\n";
   }
   ValidateOptions options;
   options.shape = description ? &*description : nullptr;
-  if (!vm.count("no-node")) options.sysfs_root = flag(vm, "sysfs-root", "/");
+  if (!vm.count("no-node")) options.sysfs_root = flag_or(vm, "sysfs-root", "/");
   const auto report = validate_topology(read_file(file), options);
   const std::string text = format_report(file, report);
   (report.valid() ? std::cout : std::cerr) << text;
@@ -149,8 +92,8 @@ int validate(int argc, char** argv) {
 int dump(int argc, char** argv) {
   po::options_description flags;
   flags.add_options()("out", po::value<std::string>());
-  const auto vm = parse(argc, argv, flags);
-  const std::string out = flag(vm, "out", "nccl-topology-dump.xml");
+  const auto vm = parse_topo_verb(argc, argv, flags);
+  const std::string out = flag_or(vm, "out", "nccl-topology-dump.xml");
   dump_nccl_topology(out);
   ValidateOptions options;
   const auto report = validate_topology(read_file(out), options);
@@ -158,24 +101,10 @@ int dump(int argc, char** argv) {
   return report.valid() ? exit_code::kOk : exit_code::kRuntime;
 }
 
-int shapes(int argc, char** argv) {
-  po::options_description flags;
-  flags.add_options()("descriptions", po::value<std::string>());
-  const auto vm = parse(argc, argv, flags);
-  for (const auto& s : load_all_shapes(flag(vm, "descriptions"))) {
-    std::string nics;
-    for (const auto& n : s.nic_names()) nics += (nics.empty() ? "" : ",") + n;
-    std::cout << s.shape << ": " << s.gpu.count << " x " << s.gpu.model << "; " << s.net_count() << " RDMA ports ("
-              << s.nic.link_layer << ") on " << nics << "; RDMA resource " << s.rdma.resource << " x "
-              << s.rdma.count << "\n";
-  }
-  return exit_code::kOk;
-}
-
 int detect(int argc, char** argv) {
   po::options_description flags;
   flags.add_options()("shape", po::value<std::string>());
-  const auto vm = parse(argc, argv, flags);
+  const auto vm = parse_topo_verb(argc, argv, flags);
   std::string reason;
   const std::string shape = shape_for(vm, &reason);
   if (shape.empty()) {
@@ -187,6 +116,16 @@ int detect(int argc, char** argv) {
 }
 
 }  // namespace
+
+po::variables_map parse_topo_verb(int argc, char** argv, const po::options_description& flags,
+                                  const po::positional_options_description& positional) {
+  // argv[0] program, argv[1] "topo", argv[2] the verb.
+  return parse_flags(argc, argv, 3, flags, positional, "", " (see commsweep topo --help)");
+}
+
+std::string flag_or(const po::variables_map& vm, const char* name, const std::string& fallback) {
+  return vm.count(name) ? vm[name].as<std::string>() : fallback;
+}
 
 int run_topo_command(int argc, char** argv, char**) {
   const std::string verb = argc > 2 ? argv[2] : "";
@@ -200,10 +139,10 @@ int run_topo_command(int argc, char** argv, char**) {
       return exit_code::kOk;
     }
   }
-  if (verb == "generate") return generate(argc, argv);
+  if (verb == "generate") return run_topo_generate(argc, argv);
   if (verb == "validate") return validate(argc, argv);
   if (verb == "dump") return dump(argc, argv);
-  if (verb == "shapes") return shapes(argc, argv);
+  if (verb == "shapes") return run_topo_shapes(argc, argv);
   if (verb == "detect") return detect(argc, argv);
   throw Error(ErrorKind::Usage, "unknown verb '" + verb + "' (generate, validate, dump, shapes, detect; see --help)");
 }

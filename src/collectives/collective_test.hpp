@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pattern.hpp"
+#include "pattern/pattern.hpp"
 #include "sweep/sweep_test.hpp"
 
 namespace commsweep {

@@ -5,21 +5,19 @@
 
 #include "collectives/collective_test.hpp"
 #include "core/strings.hpp"
-#include "runtime/error.hpp"
-#include "sweep/sizes.hpp"
+#include "core/error.hpp"
+#include "core/sizes.hpp"
 
 namespace commsweep {
 namespace {
 
 using settings::Given;
 using settings::Origins;
-using settings::Setting;
-using settings::Spec;
 using settings::Type;
 using settings::Value;
 using Config = CollectiveSettings;
 
-// --fault's choices (test hooks, sweep/config.hpp), each given as NAME:RANK.
+// --fault's choices (test hooks, core/sweep_config.hpp), each given as NAME:RANK.
 struct FaultName {
   const char* name;
   Fault::Kind kind;
@@ -181,15 +179,13 @@ void finish(Config& config, const Origins& o) {
 }
 
 settings::Table<Config> make_table() {
-  settings::Table<Config> t;
-  t.name = "collective";
   const char* sweep = kSweepSection;
   const char* run = kRunSection;
   const std::string fault_help =
       "testing only: " + fault_choices() +
       "; never-join, hang, async-error and slow take @SIZE: from the first size of at least SIZE on"
       " (slow: that rank takes twice as long per timed iteration, so the job does)";
-  t.settings = {
+  return {"collective", {
       entry("", 0, "tests", settings::list_of(settings::text(), false), "all_reduce",
             "the tests: " + spaced(test_names()) + ", or all (on the command line, the words before the flags)",
             sweep, apply_tests),
@@ -232,9 +228,6 @@ settings::Table<Config> make_table() {
       // A suite runs each sweep once: -N is the command line's.
       entry("run_cycles", 'N', "", settings::whole(0, 1 << 30), "1", "run the sweep N times (0: until interrupted)",
             sweep, [](Config& c, const Value& v, const Given&) { c.sweep.cycles = to_int(v); }),
-      entry("timeout", 'T', "timeout", settings::whole(1, 7 * 24 * 3600), "300",
-            "seconds any phase may take (communicator set-up, each collective) before the job is ended", sweep,
-            [](Config& c, const Value& v, const Given&) { c.sweep.timeout_s = static_cast<double>(v.whole); }),
       entry("timer", 0, "timer", settings::choice({"host", "device"}, "timer", "host or device"), "host",
             "host: a clock around issue and completion after a barrier, as nccl-tests; device: CUDA events on the "
             "stream (nccl), without launch and synchronisation latency",
@@ -247,9 +240,7 @@ settings::Table<Config> make_table() {
             [](Config& c, const Value& v, const Given&) { c.sweep.seed = static_cast<std::uint64_t>(v.whole); }),
       entry("fault", 0, "", settings::text(), std::nullopt, fault_help, run,
             [](Config& c, const Value& v, const Given&) { c.sweep.fault = parse_fault(v.text); }),
-  };
-  t.finish = finish;
-  return t;
+  }, finish};
 }
 
 }  // namespace

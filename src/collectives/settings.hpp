@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "settings/setting.hpp"
-#include "sweep/config.hpp"
+#include "core/sweep_config.hpp"
 
 namespace commsweep {
 

@@ -2,7 +2,7 @@
 
 #include "comm/mpi/mpi_backend.hpp"
 #include "mpitransport/mpi_components.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/gpu.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
 #include "comm/nccl/nccl_backend.hpp"
@@ -14,8 +14,6 @@ bool nccl_backend_built() { return COMMSWEEP_HAVE_NCCL_BACKEND != 0; }
 
 BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s) {
   BackendSetup setup;
-  setup.gpu.rank = world.rank();
-  setup.gpu.host = world.host();
   setup.nccl_version = "none";
   setup.nccl_headers_version = "none";
 #if COMMSWEEP_HAVE_NCCL_BACKEND
@@ -67,9 +65,7 @@ BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s) 
   }
 #if COMMSWEEP_HAVE_NCCL_BACKEND
   const GpuChoice gpu = choose_gpu(world.local_rank());
-  setup.gpu.device = gpu.device;
-  setup.gpu.name = gpu.name;
-  setup.gpu.pci_bus_id = gpu.pci_bus_id;
+  setup.gpu = gpu;
   const NcclVersions v = nccl_versions();
   setup.nccl_version = nccl_version_text(v.library);
   setup.nccl_headers_version = nccl_version_text(v.headers);

@@ -7,7 +7,7 @@
 
 #include "comm/backend.hpp"
 #include "nccl_policy/policy.hpp"
-#include "report/result.hpp"
+#include "runtime/gpu.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep {
@@ -18,7 +18,7 @@ enum class BackendChoice { Auto, Nccl, Mpi };
 struct BackendSetup {
   std::unique_ptr<Backend> backend;
   std::string note;               // why this backend (printed by rank 0)
-  report::GpuInfo gpu;            // this rank's device (device -1 for mpi)
+  GpuChoice gpu;                  // this rank's device (device -1 for mpi: "host memory")
   std::string nccl_version;       // library, "none" for mpi
   std::string nccl_headers_version;
   // nccl backend: the NCCL version policy's inputs on this rank (the paths decide with them).

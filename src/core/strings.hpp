@@ -22,6 +22,14 @@ namespace commsweep {
 // was meant: at most 1 edit for names up to 4 letters, 2 up to 8, 3 beyond. Empty otherwise.
 std::string closest_name(const std::string& name, const std::vector<std::string>& candidates);
 
+// VALUE printed with the printf FORMAT of one double ("%.1f%%", "%.2f GB/s", "%g").
+std::string printed(const char* format, double value);
+// VALUE with DIGITS decimals: "12.34".
+std::string fixed(double value, int digits = 2);
+
+// "a,b,,c" -> {a, b, c}: the comma lists of flags and suite values (empty items dropped).
+std::vector<std::string> split_commas(const std::string& text);
+
 // "1 rank", "2 ranks": COUNT and the noun, plural when COUNT is not 1 (PLURAL: an irregular one).
 std::string count_of(std::size_t count, const std::string& noun, const std::string& plural = "");
 

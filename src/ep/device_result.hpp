@@ -10,7 +10,7 @@
 
 #include "ep/exchange.hpp"
 #include "ep/routing.hpp"
-#include "ep_record.hpp"
+#include "pattern/ep_record.hpp"
 
 namespace commsweep::ep {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "ep_pattern.hpp"  // kFp8BlockElements
+#include "pattern/ep_pattern.hpp"  // kFp8BlockElements
 
 namespace commsweep::ep {
 
@@ -25,14 +25,6 @@ std::string_view name_of(EpDtype dtype) {
   return "?";
 }
 
-std::string_view name_of(EpImpl impl) {
-  switch (impl) {
-    case EpImpl::Alltoallv: return "alltoallv";
-    case EpImpl::Lsa: return "lsa";
-  }
-  return "?";
-}
-
 const std::vector<RoutingKind>& all_routing_kinds() {
   static const std::vector<RoutingKind> all{RoutingKind::Randn, RoutingKind::Uniform, RoutingKind::Balanced,
                                             RoutingKind::Skewed, RoutingKind::File};
@@ -41,11 +33,6 @@ const std::vector<RoutingKind>& all_routing_kinds() {
 
 const std::vector<EpDtype>& all_ep_dtypes() {
   static const std::vector<EpDtype> all{EpDtype::Bf16, EpDtype::Fp8};
-  return all;
-}
-
-const std::vector<EpImpl>& all_ep_impls() {
-  static const std::vector<EpImpl> all{EpImpl::Alltoallv, EpImpl::Lsa};
   return all;
 }
 

@@ -10,18 +10,13 @@ namespace commsweep::ep {
 
 enum class RoutingKind { Randn, Uniform, Balanced, Skewed, File };
 enum class EpDtype { Bf16, Fp8 };
-// How the exchange is done: host-driven grouped send/recv (the reference), or kernels that
-// store into peers' memory over NVLink through NCCL's device API.
-enum class EpImpl { Alltoallv, Lsa };
 
 std::string_view name_of(RoutingKind kind);  // "randn" "uniform" "balanced" "skewed" "file"
 std::string_view name_of(EpDtype dtype);     // "bf16" "fp8"
-std::string_view name_of(EpImpl impl);       // "alltoallv" "lsa"
 // Every value of each, in the enum's order: the names the settings (ep/settings.hpp), --help
 // and the schema list.
 const std::vector<RoutingKind>& all_routing_kinds();
 const std::vector<EpDtype>& all_ep_dtypes();
-const std::vector<EpImpl>& all_ep_impls();
 
 // One point of the sweep.
 struct EpCase {
@@ -40,7 +35,9 @@ struct EpConfig {
   std::vector<int> experts{256};
   std::vector<EpDtype> dtypes{EpDtype::Bf16};
   std::vector<RoutingKind> routings{RoutingKind::Randn};
-  std::vector<EpImpl> impls{EpImpl::Alltoallv};  // each case runs on each, one row each
+  // How the exchange is done (ep/implementation.hpp: the registered names): each case runs on
+  // each, one row each.
+  std::vector<std::string> impls{"alltoallv"};
   double skew = 1.0;             // skewed: expert e drawn with weight 1 / (e + 1)^skew
   std::string routing_file;      // file: the routing table (routing.hpp documents the format)
   int topk_groups = 0;           // > 0: a token's experts lie on at most this many nodes

@@ -6,7 +6,7 @@
 
 #include "ep/layout.hpp"
 #include "ep/verify.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::ep {
 
@@ -86,7 +86,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
   std::ostringstream label;
   label << "ep " << c.tokens << " tokens hidden " << c.hidden << " top-" << c.topk << " of "
         << c.experts << " " << name_of(c.dtype) << " " << name_of(c.routing) << " "
-        << name_of(x.impl);
+        << x.impl;
   auto phase = [&](const char* step) {
     return Phase{label.str() + " (" + step + ")", Deadline::after(config_.timeout_s)};
   };
@@ -165,7 +165,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
   row.topk = c.topk;
   row.experts = c.experts;
   row.dtype = std::string(name_of(c.dtype));
-  row.impl = std::string(name_of(x.impl));
+  row.impl = x.impl;
   row.note = exchange.case_note();
   row.iters = config_.iters;
   row.rank_bytes_deepep = deepep;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "ep/ep_config.hpp"
@@ -24,7 +25,7 @@ report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
 
 // An implementation of the exchange, by name, as the sweep runs it.
 struct NamedExchange {
-  EpImpl impl;
+  std::string impl;  // its --ep-impl name
   EpExchange* exchange;
 };
 

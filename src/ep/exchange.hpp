@@ -8,7 +8,7 @@
 
 #include "ep/ep_config.hpp"
 #include "ep/routing.hpp"
-#include "ep_record.hpp"
+#include "pattern/ep_record.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep::ep {
@@ -37,7 +37,7 @@ class EpExchange {
   virtual void prepare(const EpCase& c, const Routing& mine, std::uint64_t seed) = 0;
   // One dispatch: layout, count exchange, pack, alltoallv, unpack. Returns microseconds.
   virtual double dispatch(const Phase& phase) = 0;
-  // The experts: each entry times its expert's factor (kernels/ep_pattern.hpp). Untimed.
+  // The experts: each entry times its expert's factor (src/pattern/ep_pattern.hpp). Untimed.
   virtual void run_experts(const Phase& phase) = 0;
   // One combine: weighted partial sums at the experts' ranks, reverse alltoallv, reduction in
   // token order. Returns microseconds.

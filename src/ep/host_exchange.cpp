@@ -5,8 +5,8 @@
 #include <cstring>
 
 #include "ep/reference.hpp"
-#include "ep_pattern.hpp"
-#include "runtime/error.hpp"
+#include "pattern/ep_pattern.hpp"
+#include "core/error.hpp"
 #include "runtime/mpi_check.hpp"
 
 namespace commsweep::ep {

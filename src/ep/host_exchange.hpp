@@ -7,7 +7,7 @@
 
 #include "ep/exchange.hpp"
 #include "ep/layout.hpp"
-#include "ep_record.hpp"
+#include "pattern/ep_record.hpp"
 
 namespace commsweep::ep {
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "ep_pattern.hpp"  // kFp8BlockElements
+#include "pattern/ep_pattern.hpp"  // kFp8BlockElements
 
 namespace commsweep::ep {
 

@@ -10,14 +10,9 @@
 #include "ep/device_result.hpp"
 #include "ep/grouped_send_recv.hpp"
 #include "ep_kernels.hpp"
-#include "runtime/error.hpp"
+#include "nccl_device_api.hpp"
+#include "core/error.hpp"
 
-#if __has_include(<nccl_device.h>) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-#include <nccl_device.h>
-#define COMMSWEEP_NCCL_DEVICE_API 1
-#else
-#define COMMSWEEP_NCCL_DEVICE_API 0
-#endif
 
 #define CS_LSA_NCCL(call, phase) backend_.check((call), #call, __FILE__, __LINE__, (phase))
 
@@ -46,8 +41,8 @@ std::size_t aligned(std::size_t bytes) { return (bytes + kWindowAlign - 1) / kWi
 
 }  // namespace
 
-std::string lsa_unavailable() {
-  const nccl_policy::Decision d = nccl_policy::decide(nccl_policy::Path::LsaEp, nccl_policy_versions());
+std::string lsa_unavailable(std::string_view policy_path) {
+  const nccl_policy::Decision d = nccl_policy::decide(policy_path, nccl_policy_versions());
   return d.refused() ? d.message : "";
 }
 
@@ -102,7 +97,7 @@ struct LsaExchange::Window {
   void* base = nullptr;
   std::size_t bytes = 0;
   ncclWindow_t handle = nullptr;
-  Window(NcclBackend& backend, ncclComm_t team, std::size_t size, const Phase& phase, int rank)
+  Window(NcclBackend& backend, ncclComm_t team, std::size_t size, const Phase& phase, int rank, std::string_view impl)
       : comm(team), bytes(size) {
     backend.check(ncclMemAlloc(&base, bytes), "ncclMemAlloc", __FILE__, __LINE__, phase);
     const ncclResult_t rc = ncclCommWindowRegister(comm, base, bytes, &handle, NCCL_WIN_COLL_SYMMETRIC);
@@ -115,7 +110,7 @@ struct LsaExchange::Window {
     // one (no symmetric memory support): the kernels would dereference it.
     if (handle == nullptr) {
       throw Error(ErrorKind::Runtime,
-                  "--ep-impl lsa: rank " + std::to_string(rank) + ": ncclCommWindowRegister returned no window for " +
+                  "--ep-impl " + std::string(impl) + ": rank " + std::to_string(rank) + ": ncclCommWindowRegister returned no window for " +
                       std::to_string(bytes) + " bytes (" + window_mib(bytes) +
                       " MiB of ncclMemAlloc memory): this system cannot register symmetric windows "
                       "(NCCL_DEBUG=INFO says why: CUDA VMM / multicast / P2P support); use --ep-impl alltoallv",
@@ -153,10 +148,12 @@ struct LsaExchange::Graphs {
   }
 };
 
-LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup, int blocks)
-    : world_(world), backend_(backend), asked_blocks_(blocks), setup_timeout_s_(setup.deadline.budget_s()) {
-  if (const std::string why = lsa_unavailable(); !why.empty()) {
-    throw Error(ErrorKind::Usage, "--ep-impl lsa: " + why);
+LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup, int blocks, const LsaVariant& variant)
+    : world_(world), backend_(backend), variant_(variant), asked_blocks_(blocks),
+      setup_timeout_s_(setup.deadline.budget_s()) {
+  const std::string flag = "--ep-impl " + std::string(variant_.name);
+  if (const std::string why = lsa_unavailable(variant_.policy_path); !why.empty()) {
+    throw Error(ErrorKind::Usage, flag + ": " + why);
   }
 #if COMMSWEEP_NCCL_DEVICE_API
   // Several nodes: the LSA team is the node (a device communicator over everyone would need
@@ -176,13 +173,13 @@ LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup,
   CS_CUDA(cudaGetDevice(&device));
   // Block b of every rank meets block b of the others: every rank launches the fewest blocks
   // any rank can keep resident.
-  const int mine = kernels::lsa_max_blocks(device);
+  const int mine = variant_.kernels.max_blocks(device);
   const auto all = world_.gather(static_cast<double>(mine), setup);
   double fewest = mine;
   for (double b : all) fewest = std::min(fewest, b);
   world_.broadcast(&fewest, sizeof(fewest), 0, setup);
   blocks_ = static_cast<int>(fewest);
-  if (blocks_ < 1) throw Error(ErrorKind::Usage, "--ep-impl lsa: a GPU cannot keep one block of the kernels resident");
+  if (blocks_ < 1) throw Error(ErrorKind::Usage, flag + ": a GPU cannot keep one block of the kernels resident");
   if (asked_blocks_ > blocks_) {
     throw Error(ErrorKind::Usage, "--lsa-blocks " + std::to_string(asked_blocks_) + ": the GPUs keep at most " +
                                       std::to_string(blocks_) + " blocks of the kernels resident (a cooperative launch needs all)");
@@ -194,7 +191,7 @@ LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup,
     // NCCL's LSA team (ranks it reaches by load/store) is smaller than the node commsweep sees
     // (e.g. GPUs without NVLink or P2P between them).
     std::ostringstream why;
-    why << "--ep-impl lsa: NCCL's LSA team holds " << devcomm_->dev.lsaSize << " of the "
+    why << flag << ": NCCL's LSA team holds " << devcomm_->dev.lsaSize << " of the "
         << world_.node_size() << " ranks on node " << world_.host()
         << "; these kernels need every rank of a node in one (NVLink or P2P between all its GPUs): "
            "use --ep-impl alltoallv";
@@ -223,7 +220,7 @@ std::vector<const char*> LsaExchange::stage_names(bool dispatch) const {
 std::string LsaExchange::case_note() const {
   // Per stage the median over this case's runs; a stage ends when its last block (or warp) did.
   std::ostringstream out;
-  out << "lsa stages (us, median over the row's runs): dispatch";
+  out << variant_.name << " stages (us, median over the row's runs): dispatch";
   for (int which = 0; which < 2; ++which) {
     const auto& runs = stage_us_[which];
     if (runs.empty()) return "";
@@ -247,14 +244,14 @@ int LsaExchange::kernel_sms(bool dispatch) const { return sms_[dispatch ? 0 : 1]
 std::string LsaExchange::note() const {
   std::ostringstream out;
   if (node_) {
-    out << "lsa across " << world_.node_count()
+    out << variant_.name << " across " << world_.node_count()
         << " nodes: NCCL device API stores over NVLink within each node (a communicator split by "
            "node), ncclSend / ncclRecv of the records and partials for other nodes (the alltoallv "
            "path), counts by ncclAllGather; its time is the host clock from the first launch to "
-           "completion, as the alltoallv path's (the # lsa stages are its node kernels')";
+           "completion, as the alltoallv path's (the # " << variant_.name << " stages are its node kernels')";
     return out.str();
   }
-  out << "lsa: NCCL device API, stores over NVLink from up to " << blocks_
+  out << variant_.name << ": NCCL device API, stores over NVLink from up to " << blocks_
       << " blocks x 512 threads (fewer for few tokens), one cooperative kernel each way"
       << (graphs_work_ ? ", replayed as CUDA graphs" : "")
       << "; its time is the kernel's own span (first block's start to last block's end, "
@@ -281,7 +278,7 @@ void LsaExchange::ensure_window(std::size_t bytes, const Phase& phase) {
   graphs_.reset();
   backend_.synchronize(phase);
   window_.reset();  // collective: every rank grows at the same case (sizes follow the case)
-  window_ = std::make_unique<Window>(backend_, team_comm(), bytes, phase, world_.rank());
+  window_ = std::make_unique<Window>(backend_, team_comm(), bytes, phase, world_.rank(), variant_.name);
 #else
   (void)bytes;
   (void)phase;
@@ -528,8 +525,8 @@ cudaError_t LsaExchange::launch(bool dispatch, cudaStream_t stream) {
   kernels::LsaArgs k = args_;
   // Barrier indices follow the device communicator's block count, whatever this case launches.
   k.barrier_base = dispatch ? 0 : blocks_;
-  return dispatch ? kernels::lsa_dispatch(devcomm_->dev, k, launch_blocks_, stream)
-                  : kernels::lsa_combine(devcomm_->dev, k, launch_blocks_, stream);
+  return dispatch ? variant_.kernels.dispatch(devcomm_->dev, k, launch_blocks_, stream)
+                  : variant_.kernels.combine(devcomm_->dev, k, launch_blocks_, stream);
 #else
   (void)dispatch;
   (void)stream;

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "comm/nccl/nccl_backend.hpp"
@@ -21,13 +22,23 @@
 
 namespace commsweep::ep {
 
-// Why `--ep-impl lsa` cannot run with this build and library, or "" where it can.
-std::string lsa_unavailable();
+// Why an lsa exchange whose NCCL policy path is POLICY_PATH ("lsa_ep") cannot run with this
+// build and library, or "" where it can.
+std::string lsa_unavailable(std::string_view policy_path);
+
+// What makes one lsa exchange another: its --ep-impl name (its messages and notes say it), its
+// NCCL version policy path (src/nccl_policy/paths/), and its dispatch and combine kernels. A
+// kernel variant is a descriptor in ep/impls/ naming its own (docs/contributing.md).
+struct LsaVariant {
+  std::string_view name;         // "lsa"
+  std::string_view policy_path;  // "lsa_ep"
+  const kernels::LsaKernels& kernels;
+};
 
 class LsaExchange final : public EpExchange {
  public:
   // blocks: per kernel launch, 0 for as many as suit each case; refused above what stays resident.
-  LsaExchange(World& world, NcclBackend& backend, const Phase& setup, int blocks);
+  LsaExchange(World& world, NcclBackend& backend, const Phase& setup, int blocks, const LsaVariant& variant);
   ~LsaExchange() override;
   LsaExchange(const LsaExchange&) = delete;
   LsaExchange& operator=(const LsaExchange&) = delete;
@@ -62,6 +73,7 @@ class LsaExchange final : public EpExchange {
 
   World& world_;
   NcclBackend& backend_;
+  LsaVariant variant_;
   int blocks_ = 0;         // the device communicator's: barriers for this many blocks
   int launch_blocks_ = 0;  // this case's launch (<= blocks_)
   int asked_blocks_ = 0;   // --lsa-blocks (0: chosen per case)

@@ -1,5 +1,5 @@
-// The EP factory: the exchange each implementation runs on the backend of this run
-// (NcclExchange / LsaExchange on the nccl backend, HostExchange on the mpi backend).
+// The exchanges of a sweep: one per implementation it asks for (--ep-impl), each made by its
+// descriptor (ep/implementation.hpp) on the backend of this run.
 #pragma once
 
 #include <memory>
@@ -14,12 +14,8 @@
 
 namespace commsweep::ep {
 
-// The exchange of `impl` on `backend`. --ep-impl lsa on a backend other than nccl is a usage
-// Error; lsa's device communicator is set up here, within timeout_s.
-std::unique_ptr<EpExchange> make_exchange(World& world, Backend& backend, EpImpl impl, double timeout_s,
-                                          int blocks);
-
 // One exchange per implementation of config.impls, in that order, owned for the sweep's life.
+// An implementation that cannot run on the backend is a usage Error naming --ep-impl.
 class Exchanges {
  public:
   Exchanges(World& world, Backend& backend, const EpConfig& config);

@@ -9,7 +9,7 @@
 #include "comm/nccl/nccl_backend.hpp"
 #include "ep/device_memory.hpp"
 #include "ep/exchange.hpp"
-#include "ep_record.hpp"
+#include "pattern/ep_record.hpp"
 
 namespace commsweep::ep {
 

@@ -1,9 +1,9 @@
-// The NCCL version policy for the EP implementations (ep/nccl_policy.hpp).
 #include "ep/nccl_policy.hpp"
 
 #include <algorithm>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
+#include "ep/implementation.hpp"
 
 namespace commsweep::ep {
 namespace {
@@ -28,36 +28,51 @@ std::string agreed_refusal(World& world, const std::string& refusal, double time
   return message;
 }
 
-}  // namespace
-
-bool asks_for(const EpConfig& config, EpImpl impl) {
+bool asks_for(const EpConfig& config, std::string_view impl) {
   return std::find(config.impls.begin(), config.impls.end(), impl) != config.impls.end();
 }
 
-std::string decide_nccl_policy(World& world, const nccl_policy::Versions& v, const EpConfig& config,
-                               const std::function<void(const nccl_policy::Decision&)>& record) {
-  using nccl_policy::Path;
-  if (asks_for(config, EpImpl::Alltoallv)) record(nccl_policy::decide(Path::AlltoallvEp, v));
-  if (!asks_for(config, EpImpl::Lsa)) return "";
-  nccl_policy::Decision lsa = nccl_policy::decide(Path::LsaEp, v);
-  nccl_policy::Decision counts = nccl_policy::decide(Path::LlAllToAllCounts, v);
-  const std::string why = agreed_refusal(world, lsa.refused() ? lsa.message : "", config.timeout_s);
-  if (!why.empty() && !lsa.refused()) {  // another rank's library
-    lsa = {Path::LsaEp, nccl_policy::Verdict::Refused, why, {}};
-    counts = {Path::LlAllToAllCounts, nccl_policy::Verdict::Refused,
-              "the counts' LL all-to-all needs the lsa device communicator: " + why, {}};
-  }
-  record(lsa);
-  record(counts);
-  return why;
+// "alltoallv's", "alltoallv's and x's": the implementations whose rows remain.
+std::string rows_of(const std::vector<std::string>& impls) {
+  std::string out;
+  for (std::size_t i = 0; i < impls.size(); ++i) out += (i == 0 ? "" : " and ") + impls[i] + "'s";
+  return out;
 }
 
-std::string leave_out_refused_lsa(EpConfig& config, const std::string& refusal) {
-  if (refusal.empty() || !asks_for(config, EpImpl::Lsa)) return "";
-  // Never a silent fallback: lsa alone is an error; beside alltoallv, a note says why it is gone.
-  if (config.impls.size() == 1) throw Error(ErrorKind::Runtime, "--ep-impl lsa: " + refusal);
-  config.impls.erase(std::remove(config.impls.begin(), config.impls.end(), EpImpl::Lsa), config.impls.end());
-  return "--ep-impl lsa left out by the NCCL version policy (the rows are alltoallv's only): " + refusal;
+}  // namespace
+
+std::vector<Refusal> decide_nccl_policy(World& world, const nccl_policy::Versions& v, const EpConfig& config,
+                                        const std::function<void(const nccl_policy::Decision&)>& record) {
+  std::vector<Refusal> refusals;
+  for (const EpImplementation* impl : ep_implementations()) {
+    if (!asks_for(config, impl->name) || impl->nccl_paths.empty()) continue;
+    std::vector<nccl_policy::Decision> decisions;
+    for (const auto path : impl->nccl_paths) decisions.push_back(nccl_policy::decide(path, v));
+    const nccl_policy::Decision& own = decisions.front();
+    const std::string why = agreed_refusal(world, own.refused() ? own.message : "", config.timeout_s);
+    if (!why.empty() && !own.refused()) {  // another rank's library: refused here too
+      for (auto& d : decisions) {
+        const nccl_policy::Path* path = nccl_policy::find_path(d.path);
+        const bool rides = path != nullptr && !path->needs.empty();
+        d = {d.path, nccl_policy::Verdict::Refused, rides ? std::string(path->needs) + ": " + why : why, {}};
+      }
+    }
+    for (const auto& d : decisions) record(d);
+    if (!why.empty()) refusals.push_back({std::string(impl->name), why});
+  }
+  return refusals;
+}
+
+std::string leave_out_refused(EpConfig& config, const std::vector<Refusal>& refusals) {
+  std::string notes;
+  for (const Refusal& r : refusals) {
+    if (!asks_for(config, r.impl)) continue;
+    if (config.impls.size() == 1) throw Error(ErrorKind::Runtime, "--ep-impl " + r.impl + ": " + r.why);
+    config.impls.erase(std::remove(config.impls.begin(), config.impls.end(), r.impl), config.impls.end());
+    notes += (notes.empty() ? "" : "; ") + std::string("--ep-impl ") + r.impl +
+             " left out by the NCCL version policy (the rows are " + rows_of(config.impls) + " only): " + r.why;
+  }
+  return notes;
 }
 
 }  // namespace commsweep::ep

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "pattern.hpp"
+#include "pattern/pattern.hpp"
 
 namespace commsweep::ep {
 

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "ep/layout.hpp"
-#include "ep_pattern.hpp"
+#include "pattern/ep_pattern.hpp"
 
 // Bit-exactness with the kernels: every float operation below is one IEEE operation in the
-// order kernels/ep_pattern.hpp gives, with the one fused multiply-add written as std::fmaf.
+// order src/pattern/ep_pattern.hpp gives, with the one fused multiply-add written as std::fmaf.
 // No product here feeds an addition, so GCC's default -ffp-contract=fast has nothing to fuse
 // even where the target has FMA (checked with -march=x86-64-v3: same code with
 // -ffp-contract=off).

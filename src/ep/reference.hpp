@@ -1,5 +1,5 @@
 // The host reference: what each rank must hold after dispatch and after combine, computed
-// directly from every rank's routing and the data pattern (kernels/ep_pattern.hpp), without
+// directly from every rank's routing and the data pattern (src/pattern/ep_pattern.hpp), without
 // any exchange. Both backends are checked against it.
 #pragma once
 
@@ -34,7 +34,7 @@ struct TokenInput {
 TokenInput token_input(const EpCase& c, std::uint64_t seed, int rank, int token);
 
 // After combine, rank `rank`'s output for its tokens: tokens x hidden bf16 bits, with the
-// arithmetic kernels/ep_pattern.hpp describes.
+// arithmetic src/pattern/ep_pattern.hpp describes.
 std::vector<std::uint16_t> expected_combine(const EpCase& c, const Routing& mine, std::uint64_t seed,
                                             int rank, int nranks);
 

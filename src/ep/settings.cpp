@@ -5,16 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "ep_pattern.hpp"  // kFp8BlockElements
-#include "runtime/error.hpp"
+#include "pattern/ep_pattern.hpp"  // kFp8BlockElements
+#include "core/error.hpp"
+#include "ep/implementation.hpp"
 
 namespace commsweep::ep {
 namespace {
 
 using settings::Given;
 using settings::Origins;
-using settings::Setting;
-using settings::Spec;
 using settings::Type;
 using settings::Value;
 
@@ -25,7 +24,6 @@ constexpr long long kMaxHidden = 1 << 20;
 constexpr long long kMaxTopk = 1024;
 constexpr long long kMaxExperts = 1 << 20;
 constexpr long long kMaxIters = 1 << 24;
-constexpr long long kMaxTimeoutS = 7 * 24 * 3600;
 
 template <typename T>
 std::vector<std::string> names(const std::vector<T>& all) {
@@ -106,17 +104,28 @@ void finish(EpConfig& c, const Origins& o) {
   }
 }
 
+// "how the exchange is done (below): alltoallv, lsa; alltoallv,lsa runs both on every case, side
+// by side", from the registered implementations.
+std::string impl_help() {
+  const auto all = ep_implementation_names();
+  std::string listed, together;
+  for (const auto& n : all) {
+    listed += (listed.empty() ? "" : ", ") + n;
+    together += (together.empty() ? "" : ",") + n;
+  }
+  return "how the exchange is done (below): " + listed + "; " + together + " runs " +
+         (all.size() == 2 ? "both" : "each") + " on every case, side by side";
+}
+
 constexpr auto entry = &settings::entry<EpConfig>;
 
 settings::Table<EpConfig> make_table() {
-  settings::Table<EpConfig> t;
-  t.name = "ep";
   const char* axes = kAxesSection;
   const char* run = kSettingsSection;
   const auto routings = names(all_routing_kinds());
   std::string routing_help;
   for (const auto& r : routings) routing_help += (routing_help.empty() ? "" : " ") + r;
-  t.settings = {
+  return {"ep", {
       entry("tokens", 0, "tokens", ints(0, kMaxTokens), "128,256,512,1024,2048,4096", "tokens per rank", axes,
             [](EpConfig& c, const Value& v, const Given&) { c.tokens = int_items(v); }),
       entry("hidden", 0, "hidden", ints(1, kMaxHidden), "7168", "elements per token (a multiple of 8: 16-byte vectors)",
@@ -131,9 +140,8 @@ settings::Table<EpConfig> make_table() {
             [](EpConfig& c, const Value& v, const Given&) { c.dtypes = picked(v, all_ep_dtypes()); }),
       entry("routing", 0, "routing", names_type(routings), "randn", routing_help + " (below)", axes,
             [](EpConfig& c, const Value& v, const Given&) { c.routings = picked(v, all_routing_kinds()); }),
-      entry("ep-impl", 0, "impl", names_type(names(all_ep_impls())), "alltoallv",
-            "how the exchange is done (below): alltoallv, lsa; alltoallv,lsa runs both on every case, side by side",
-            axes, [](EpConfig& c, const Value& v, const Given&) { c.impls = picked(v, all_ep_impls()); }),
+      entry("ep-impl", 0, "impl", names_type(ep_implementation_names()), "alltoallv", impl_help(), axes,
+            [](EpConfig& c, const Value& v, const Given&) { c.impls = picked(v, ep_implementation_names()); }),
       entry("skew", 0, "skew", settings::positive(), "1.0",
             "skewed routing: expert e drawn with weight 1 / (e + 1)^S, S > 0", run,
             [](EpConfig& c, const Value& v, const Given&) { c.skew = v.number; }),
@@ -150,9 +158,6 @@ settings::Table<EpConfig> make_table() {
       entry("check", 'c', "check", settings::whole(0, 1), "1",
             "1: verify every dispatched and combined element bit-exact; 0 off", run,
             [](EpConfig& c, const Value& v, const Given&) { c.check = v.whole == 1; }),
-      entry("timeout", 'T', "timeout", settings::whole(1, kMaxTimeoutS), "300",
-            "seconds any phase may take before the job is ended", run,
-            [](EpConfig& c, const Value& v, const Given&) { c.timeout_s = static_cast<double>(v.whole); }),
       entry("seed", 0, "seed", settings::unsigned64(), std::nullopt, "seed of the routing and the token data", run,
             [](EpConfig& c, const Value& v, const Given&) { c.seed = v.count; }),
       entry("lsa-blocks", 0, "lsa_blocks", settings::whole(0, 1 << 16), "0",
@@ -162,9 +167,7 @@ settings::Table<EpConfig> make_table() {
       entry("fault", 0, "", settings::text(), std::nullopt,
             "testing only: wrong-element:RANK flips one dispatched and one combined element on RANK", run,
             apply_fault),
-  };
-  t.finish = finish;
-  return t;
+  }, finish};
 }
 
 }  // namespace

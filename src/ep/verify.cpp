@@ -7,8 +7,8 @@
 
 #include "ep/layout.hpp"
 #include "ep/reference.hpp"
-#include "ep_pattern.hpp"
-#include "ep_record.hpp"
+#include "pattern/ep_pattern.hpp"
+#include "pattern/ep_record.hpp"
 
 namespace commsweep::ep {
 namespace {

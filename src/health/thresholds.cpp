@@ -5,7 +5,7 @@
 
 #include "core/strings.hpp"
 #include "core/text_file.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "settings/setting.hpp"
 #include "suite/document.hpp"
 

@@ -1,5 +1,7 @@
 #include "nccl_policy/policy.hpp"
 
+#include <stdexcept>
+
 namespace commsweep::nccl_policy {
 namespace {
 
@@ -72,15 +74,15 @@ struct Rule {
 };
 
 template <std::size_t N>
-Decision first_match(Path path, const Rule (&rules)[N], const Versions& v) {
+Decision first_match(std::string_view path, const Rule (&rules)[N], const Versions& v) {
   for (const Rule& rule : rules) {
     if (!rule.applies(v)) continue;
-    Decision d{path, rule.verdict, rule.message(v), {}};
+    Decision d{std::string(path), rule.verdict, rule.message(v), {}};
     if (rule.settings != nullptr) d.settings = rule.settings(v);
     if (d.verdict == Verdict::Accepted && !d.settings.empty()) d.verdict = Verdict::AcceptedWithSetting;
     return d;
   }
-  return {path, Verdict::Refused, "no rule decides NCCL " + h(v) + " headers with library " + r(v), {}};
+  return {std::string(path), Verdict::Refused, "no rule decides NCCL " + h(v) + " headers with library " + r(v), {}};
 }
 
 // The collectives and the alltoallv EP: nccl.h calls only (ncclSend / ncclRecv in groups).
@@ -122,8 +124,9 @@ std::vector<Setting> mixed_device_api_settings(const Versions& v) {
   return out;
 }
 
-// The lsa EP: NCCL's device communicator, symmetric windows and the kernels on nccl_device.h.
-const Rule kLsaRules[] = {
+// The device API (the lsa EP, any kernels on nccl_device.h): the device communicator, symmetric
+// windows and the kernels.
+const Rule kDeviceApiRules[] = {
     {[](const Versions& v) { return !v.device_api_built && v.headers >= version(2, 28, 0); }, Verdict::Refused,
      [](const Versions& v) {
        return "this build's NCCL " + h(v) +
@@ -193,6 +196,9 @@ const Rule kLsaRules[] = {
      mixed_device_api_settings},
 };
 
+// What the counts' refusal says first where the lsa device communicator was refused.
+constexpr const char* kCountsNeed = "the counts' LL all-to-all needs the lsa device communicator";
+
 bool wide_resource_requirements(int code) { return code >= kWideResourceRequirementsSince; }
 
 // The counts' LL all-to-all: ncclLLA2ACreateRequirement fills the caller's
@@ -208,10 +214,9 @@ const Rule kLlCountsRules[] = {
               "2.28.3's has 4 fields (32 bytes), 2.28.7's and later 8 (56 bytes), and the headers (" + h(v) +
               ") and the library (" + r(v) + ") disagree: " + exact_library(v) + ", or " + rebuild(v);
      }},
-    {[](const Versions& v) { return first_match(Path::LsaEp, kLsaRules, v).refused(); }, Verdict::Refused,
+    {[](const Versions& v) { return first_match("device_api", kDeviceApiRules, v).refused(); }, Verdict::Refused,
      [](const Versions& v) {
-       return "the counts' LL all-to-all needs the lsa device communicator: " +
-              first_match(Path::LsaEp, kLsaRules, v).message;
+       return std::string(kCountsNeed) + ": " + first_match("device_api", kDeviceApiRules, v).message;
      }},
     {[](const Versions& v) { return v.library == v.headers; }, Verdict::Accepted,
      [](const Versions& v) { return "library " + r(v) + " is the headers' release"; }},
@@ -229,16 +234,6 @@ std::string version_text(int code) {
   return std::to_string(code / 10000) + "." + std::to_string((code % 10000) / 100) + "." + std::to_string(code % 100);
 }
 
-std::string_view name_of(Path path) {
-  switch (path) {
-    case Path::HostCollectives: return "host_collectives";
-    case Path::AlltoallvEp: return "alltoallv_ep";
-    case Path::LsaEp: return "lsa_ep";
-    case Path::LlAllToAllCounts: return "ll_all_to_all_counts";
-  }
-  return "unknown";
-}
-
 std::string_view name_of(Verdict verdict) {
   switch (verdict) {
     case Verdict::Accepted: return "accepted";
@@ -250,34 +245,41 @@ std::string_view name_of(Verdict verdict) {
 
 std::string_view name_of(Setting::How how) { return how == Setting::How::Demanded ? "demanded" : "set"; }
 
-Decision decide(Path path, const Versions& v) {
-  switch (path) {
-    case Path::HostCollectives:
-    case Path::AlltoallvEp: return first_match(path, kHostRules, v);
-    case Path::LsaEp: {
-      // The lsa exchange always makes the counts' LL all-to-all requirement: its layout must agree too.
-      Decision d = first_match(path, kLsaRules, v);
-      if (!d.refused()) {
-        const Decision counts = first_match(Path::LlAllToAllCounts, kLlCountsRules, v);
-        if (counts.refused()) return {path, Verdict::Refused, counts.message, {}};
-      }
-      return d;
-    }
-    case Path::LlAllToAllCounts: return first_match(path, kLlCountsRules, v);
+Decision host_api(std::string_view path, const Versions& v) { return first_match(path, kHostRules, v); }
+
+Decision device_api(std::string_view path, const Versions& v) {
+  // The lsa exchange always makes the counts' LL all-to-all requirement: its layout must agree too.
+  Decision d = first_match(path, kDeviceApiRules, v);
+  if (!d.refused()) {
+    const Decision counts = first_match(path, kLlCountsRules, v);
+    if (counts.refused()) return {std::string(path), Verdict::Refused, counts.message, {}};
   }
-  return first_match(path, kHostRules, v);
+  return d;
+}
+
+Decision ll_all_to_all_counts(std::string_view path, const Versions& v) { return first_match(path, kLlCountsRules, v); }
+
+const Path* find_path(std::string_view name) {
+  for (const Path* p : paths()) {
+    if (p->name == name) return p;
+  }
+  return nullptr;
+}
+
+Decision decide(std::string_view path, const Versions& v) {
+  const Path* p = find_path(path);
+  if (p == nullptr) throw std::logic_error("no NCCL policy path \"" + std::string(path) + "\" (nccl_policy/paths/)");
+  return p->decide(p->name, v);
 }
 
 std::vector<Decision> decide_all(const Versions& v) {
   std::vector<Decision> out;
-  for (const Path p : {Path::HostCollectives, Path::AlltoallvEp, Path::LsaEp, Path::LlAllToAllCounts}) {
-    out.push_back(decide(p, v));
-  }
+  for (const Path* p : paths()) out.push_back(p->decide(p->name, v));
   return out;
 }
 
 std::string summary(const Decision& d) {
-  std::string out = std::string(name_of(d.path)) + ": " + std::string(name_of(d.verdict));
+  std::string out = d.path + ": " + std::string(name_of(d.verdict));
   for (std::size_t i = 0; i < d.settings.size(); ++i) {
     const Setting& s = d.settings[i];
     out += (i == 0 ? " (" : "; ") + s.name + "=" + s.value + ", " + std::string(name_of(s.how));

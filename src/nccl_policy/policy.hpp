@@ -26,14 +26,25 @@ constexpr int version(int major, int minor, int patch) { return major * 10000 + 
 // "2.28.9"; 0 or less: "unknown".
 std::string version_text(int code);
 
-// What the policy decides for.
-enum class Path {
-  HostCollectives,   // the collectives: nccl.h calls only
-  AlltoallvEp,       // --ep-impl alltoallv: ncclSend / ncclRecv in groups
-  LsaEp,             // --ep-impl lsa: device communicator, symmetric windows, device-API kernels
-  LlAllToAllCounts,  // the lsa dispatch's counts by NCCL's LL all-to-all (ncclLLA2A*)
+struct Decision;
+struct Versions;
+
+// A path commsweep's NCCL calls take, which the policy decides for: one file each under
+// nccl_policy/paths/ (<name>.cpp defining `const Path& <name>_path()`), the table generated from
+// the files present. The rule tables below decide; a path names the one it follows.
+struct Path {
+  std::string_view name;  // "host_collectives", "alltoallv_ep", "lsa_ep", "ll_all_to_all_counts"
+  int order;              // its place in decide_all() and the preamble
+  Decision (*decide)(std::string_view name, const Versions& v);
+  // A path that rides on another's resources (the counts' LL all-to-all on the lsa device
+  // communicator): what its refusal says before the other's reason where another rank refused
+  // that one. Empty for a path of its own.
+  std::string_view needs = {};
 };
-std::string_view name_of(Path path);  // "host_collectives", "alltoallv_ep", "lsa_ep", "ll_all_to_all_counts"
+
+// Every path, in `order`; a path by name (nullptr when there is none).
+const std::vector<const Path*>& paths();
+const Path* find_path(std::string_view name);
 
 enum class Verdict { Accepted, AcceptedWithSetting, Refused };
 std::string_view name_of(Verdict verdict);  // "accepted", "accepted_with_setting", "refused"
@@ -50,7 +61,7 @@ struct Setting {
 std::string_view name_of(Setting::How how);  // "set", "demanded"
 
 struct Decision {
-  Path path = Path::HostCollectives;
+  std::string path;  // its Path's name
   Verdict verdict = Verdict::Refused;
   // Accepted: why the pair works. Refused: why not, then the remedy (which library to point
   // LD_LIBRARY_PATH at, or which NCCL_ROOT to rebuild with).
@@ -66,8 +77,18 @@ struct Versions {
   std::optional<std::string> dev_api_jit;  // NCCL_DEV_API_JIT from the environment, when set
 };
 
-Decision decide(Path path, const Versions& v);
-// Every path, in Path's order.
+// The rule tables, each named for what the paths that follow it call:
+//   host_api              nccl.h calls only: a library as new as the headers or newer
+//   device_api            nccl_device.h kernels, a device communicator and symmetric windows,
+//                         with the counts' LL all-to-all requirement they always make
+//   ll_all_to_all_counts  ncclLLA2ACreateRequirement's ncclDevResourceRequirements (no version)
+Decision host_api(std::string_view path, const Versions& v);
+Decision device_api(std::string_view path, const Versions& v);
+Decision ll_all_to_all_counts(std::string_view path, const Versions& v);
+
+// The decision for the path of that name (a logic error for a name no file defines).
+Decision decide(std::string_view path, const Versions& v);
+// Every path, in `order`.
 std::vector<Decision> decide_all(const Versions& v);
 
 // "lsa_ep: accepted_with_setting (useRuntimeVersion=false set; NCCL_DEV_API_JIT=0 or unset demanded)"

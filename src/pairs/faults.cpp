@@ -6,7 +6,7 @@
 
 #include "comm/slowed_backend.hpp"
 #include "core/strings.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::pairs {
 

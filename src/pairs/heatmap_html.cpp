@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/strings.hpp"
+
 namespace commsweep::pairs {
 namespace {
 
@@ -34,12 +36,6 @@ std::string colour(double ratio, double slow_fraction) {
   }
   char buf[16];
   std::snprintf(buf, sizeof buf, "#%02x%02x%02x", red, green, 60);
-  return buf;
-}
-
-std::string fixed(double v, int digits = 2) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
 

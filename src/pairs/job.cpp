@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "pairs/schedule.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::pairs {
 namespace {

@@ -14,7 +14,7 @@
 #include "plan/plan_text.hpp"
 #include "plan/topology_readers.hpp"
 #include "report/json.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::pairs {
 namespace {

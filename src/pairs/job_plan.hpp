@@ -1,6 +1,6 @@
 // The topology and the plan of `commsweep pairs`: --topology's files read, the job's nodes named
 // and bound to their leaves and blocks, --pattern's rounds on it, and their predicted time
-// (--cost-from, --max-minutes); `pairs --plan` (cli/pairs_plan) shares all but the job.
+// (--cost-from, --max-minutes); `pairs --plan` (run/pairs_plan) shares all but the job.
 #pragma once
 
 #include <string>

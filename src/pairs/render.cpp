@@ -9,12 +9,6 @@
 namespace commsweep::pairs {
 namespace {
 
-std::string fixed(double value, int digits = 2) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, value);
-  return buf;
-}
-
 std::string pad_left(const std::string& s, std::size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
 }

@@ -1,17 +1,17 @@
 #include "pairs/settings.hpp"
 
+#include <filesystem>
 #include <limits>
 #include <stdexcept>
 
 #include "plan/planners.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::pairs {
 namespace {
 
 using settings::Given;
 using settings::Origins;
-using settings::Setting;
 using settings::Spec;
 using settings::Type;
 using settings::Value;
@@ -55,45 +55,42 @@ void finish(Config& o, const Origins& origins) {
   if (o.leaves_per_block && !o.per_leaf) throw_usage("--leaves-per-block needs --per-leaf");
 }
 
-Setting<Config> entry(const char* flag, char letter, Type type, std::optional<std::string> def, std::string help,
-                      const char* section, std::function<void(Config&, const Value&, const Given&)> apply) {
-  return settings::entry<Config>(flag, letter, "", std::move(type), std::move(def), std::move(help), section,
-                                 std::move(apply));
+constexpr auto entry = &settings::entry<Config>;
+
+// A file named in a suite is relative to the suite's folder, so that the two travel together.
+std::string beside(const Given& g, const std::string& path) {
+  if (!g.from_document() || path.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(g.folder) / path).string();
 }
 
 int to_int(const Value& v) { return static_cast<int>(v.whole); }
 
 settings::Table<Config> make_table() {
-  settings::Table<Config> t;
-  t.name = "pairs";
   const char* shown = kOptionsSection;
   const char* hidden = kHiddenSection;
-  t.settings = {
-      entry("size", 's', settings::size(), "64M",
+  settings::Table<Config> t{"pairs", {
+      entry("size", 's', "size", settings::size(), "64M",
             "bytes each way per rail and exchange (K, M, G: powers of 1024); rounded down to whole floats", shown,
             [](Config& o, const Value& v, const Given& g) {
               if (v.count < 4) throw_usage(g.where + ": " + std::to_string(v.count) + " B is less than one float (4 B)");
               o.bytes = v.count;
             }),
-      entry("iters", 'n', settings::whole(1, 1 << 24), "20", "timed exchanges per round", shown,
+      entry("iters", 'n', "iters", settings::whole(1, 1 << 24), "20", "timed exchanges per round", shown,
             [](Config& o, const Value& v, const Given&) { o.iters = to_int(v); }),
-      entry("warmup_iters", 'w', settings::whole(0, 1 << 24), "5", "untimed exchanges per round before them", shown,
+      entry("warmup_iters", 'w', "warmup", settings::whole(0, 1 << 24), "5", "untimed exchanges per round before them", shown,
             [](Config& o, const Value& v, const Given&) { o.warmup = to_int(v); }),
-      entry("check", 'c', settings::whole(0, 1000), "1", "verify the received data bit-exact N times per round (0: off)",
+      entry("check", 'c', "check", settings::whole(0, 1000), "1", "verify the received data bit-exact N times per round (0: off)",
             shown, [](Config& o, const Value& v, const Given&) { o.check = to_int(v); }),
-      entry("slow-below", 0, settings::number(0, 1, true), "0.8",
+      entry("slow-below", 0, "slow_below", settings::number(0, 1, true), "0.8",
             "a pair is slow below this fraction of the median rail (0 < F <= 1)", shown,
             [](Config& o, const Value& v, const Given&) { o.slow_fraction = v.number; }),
-      entry("slow-below-top-third", 0, settings::number(0, 1, true), "0.1",
+      entry("slow-below-top-third", 0, "slow_below_top_third", settings::number(0, 1, true), "0.1",
             "a pair is also slow below this fraction of the top-third pair, the slowest of the fastest third "
             "(0 < F <= 1): with 2 to 4 nodes a bad node's rails are the median, the top-third pair stays healthy",
             shown, [](Config& o, const Value& v, const Given&) { o.slow_fraction_of_top_third = v.number; }),
-      entry("timeout", 'T', settings::number(1, 7 * 24 * 3600), "300",
-            "seconds any phase may take before the job is ended (as the sweeps' -T)", shown,
-            [](Config& o, const Value& v, const Given&) { o.timeout_s = v.number; }),
-      entry("seed", 0, settings::unsigned64(), std::nullopt, "seed of the data pattern (and of sample:K's draw)", shown,
+      entry("seed", 0, "seed", settings::unsigned64(), std::nullopt, "seed of the data pattern (and of sample:K's draw)", shown,
             [](Config& o, const Value& v, const Given&) { o.seed = v.count; }),
-      entry("pattern", 0, settings::text(), "all-pairs",
+      entry("pattern", 0, "pattern", settings::text(), "all-pairs",
             "which pairs: all-pairs, intra-leaf, cross-leaf, bisection, sample:K (see below)", shown,
             [](Config& o, const Value& v, const Given& g) {
               try {
@@ -103,44 +100,50 @@ settings::Table<Config> make_table() {
               }
               o.pattern = v.text;
             }),
-      entry("topology", 0, settings::list_of(settings::text(), false), std::nullopt,
+      entry("topology", 0, "topology", settings::list_of(settings::text(), false), std::nullopt,
             "the leaf (and block) of every node: kubectl get nodes -o json|yaml (OCI RDMA or "
             "network.topology.kubernetes.io labels, or a Kueue Topology in the same input), Volcano HyperNodes, or "
             "NODE LEAF [BLOCK] lines; repeatable",
-            shown, [](Config& o, const Value& v, const Given&) {
-              for (const auto& item : v.items) o.topology_files.push_back(item.text);
+            shown, [](Config& o, const Value& v, const Given& g) {
+              for (const auto& item : v.items) o.topology_files.push_back(beside(g, item.text));
             }),
-      entry("adaptive", 0, settings::presence(), std::nullopt,
+      entry("adaptive", 0, "adaptive", settings::presence(), std::nullopt,
             "after the pattern, re-test the nodes of slow pairs until each finding names one node or one leaf's uplinks",
             shown, [](Config& o, const Value& v, const Given&) { o.adaptive = v.present; }),
-      entry("max-minutes", 0, settings::number(0, 1e6), "0", "refuse a plan predicted to take longer (0: no limit)",
+      entry("max-minutes", 0, "max_minutes", settings::number(0, 1e6), "0", "refuse a plan predicted to take longer (0: no limit)",
             shown, [](Config& o, const Value& v, const Given&) { o.max_minutes = v.number; }),
-      entry("cost-from", 0, settings::text(), std::nullopt,
+      entry("cost-from", 0, "cost_from", settings::text(), std::nullopt,
             "fit the cost model to this pairs results file (--json of an earlier run)", shown,
-            [](Config& o, const Value& v, const Given&) { o.cost_from = v.text; }),
-      entry("plan", 0, settings::presence(), std::nullopt,
+            [](Config& o, const Value& v, const Given& g) { o.cost_from = beside(g, v.text); }),
+      entry("html", 0, "html", settings::text(), std::nullopt,
+            "write a self-contained HTML report here: the pair heatmap grouped by leaf, the findings, the slowest "
+            "pairs",
+            shown, [](Config& o, const Value& v, const Given& g) {
+              if (v.text.empty()) throw_usage(g.where + ": give a file name");
+              o.html_path = v.text;
+            }),
+      entry("plan", 0, "", settings::presence(), std::nullopt,
             "print the plan (rounds, pairs, bytes, predicted time) and exit; no MPI, no mpirun", shown,
             [](Config& o, const Value& v, const Given&) { o.plan = v.present; }),
-      entry("nodes", 0, settings::whole(2, 1 << 16), std::nullopt, "--plan: this many nodes (without --topology)", shown,
+      entry("nodes", 0, "", settings::whole(2, 1 << 16), std::nullopt, "--plan: this many nodes (without --topology)", shown,
             [](Config& o, const Value& v, const Given&) { o.plan_nodes = to_int(v); }),
-      entry("per-leaf", 0, settings::whole(1, 1 << 16), std::nullopt,
+      entry("per-leaf", 0, "", settings::whole(1, 1 << 16), std::nullopt,
             "--plan --nodes: a synthetic fabric of leaves of this many nodes", shown,
             [](Config& o, const Value& v, const Given&) { o.per_leaf = to_int(v); }),
-      entry("leaves-per-block", 0, settings::whole(1, 1 << 16), std::nullopt,
+      entry("leaves-per-block", 0, "", settings::whole(1, 1 << 16), std::nullopt,
             "--plan --nodes --per-leaf: this many leaves per block", shown,
             [](Config& o, const Value& v, const Given&) { o.leaves_per_block = to_int(v); }),
-      entry("gpus-per-node", 0, settings::whole(1, 1024), "8", "--plan: rails per node (one GPU and NIC each)", shown,
+      entry("gpus-per-node", 0, "", settings::whole(1, 1024), "8", "--plan: rails per node (one GPU and NIC each)", shown,
             [](Config& o, const Value& v, const Given&) { o.gpus_per_node = to_int(v); }),
       // Testing only: slow-rank:R sleeps after each exchange (comm/slowed_backend.hpp), a planted
       // slow rail; hang:R@ROUND stays silent from that round on.
-      entry("fault", 0, settings::text(), std::nullopt,
+      entry("fault", 0, "", settings::text(), std::nullopt,
             "testing only: slow-rank:RANK, slow-leaf:LEAF or hang:RANK@ROUND", hidden, apply_fault),
-      entry("fault-slowdown", 0, settings::number(2, 1000), std::nullopt,
+      entry("fault-slowdown", 0, "", settings::number(2, 1000), std::nullopt,
             "testing only: how many times slower a planted slow exchange is", hidden,
             [](Config& o, const Value& v, const Given&) { o.fault_slowdown = v.number; }),
-  };
+  }, finish};
   for (auto& s : t.settings) s.spec.repeatable = s.spec.flag == "topology";
-  t.finish = finish;
   return t;
 }
 

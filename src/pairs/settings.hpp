@@ -1,5 +1,5 @@
-// `commsweep pairs`' settings: one table (settings/setting.hpp) for its flags and --help. Pairs
-// has no suite keys (a suite runs collective and EP sweeps).
+// `commsweep pairs`' settings: one table (settings/setting.hpp) for its flags, the keys of a
+// suite's `kind: pairs` entry (--plan's flags and the test hooks have none) and --help.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ struct PairsSettings {
   int check = 1;
   double slow_fraction = 0.8;
   double slow_fraction_of_top_third = 0.1;  // --slow-below-top-third (pairs/outliers.hpp)
-  double timeout_s = 300;
+  double timeout_s = 300;  // the run's -T (run/run_settings.hpp)
   std::uint64_t seed = 0x636f6d6d73776570ull;
   // Which pairs (src/plan): the pattern, the topology it follows, the follow-up of slow pairs.
   std::string pattern = "all-pairs";
@@ -25,6 +25,7 @@ struct PairsSettings {
   bool adaptive = false;
   double max_minutes = 0;                   // 0: no limit
   std::string cost_from;                    // a pairs results file to fit the cost model to
+  std::string html_path;                    // --html: the heatmap by leaf
   // --plan: print the plan and its predicted time, without MPI.
   bool plan = false;
   int plan_nodes = 0;            // --nodes N (without --topology)

@@ -1,4 +1,4 @@
-// Builds the pattern parameters (kernels/pattern.hpp) for an element type, operator and
+// Builds the pattern parameters (src/pattern/pattern.hpp) for an element type, operator and
 // world size, and fills / verifies host buffers with them.
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "core/types.hpp"
-#include "pattern.hpp"
+#include "pattern/pattern.hpp"
 
 namespace commsweep {
 

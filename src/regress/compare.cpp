@@ -1,29 +1,20 @@
 // The rules of a baseline applied to one run (results/schema/baseline.md, "rules").
 #include "regress/compare.hpp"
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
 
+#include "core/strings.hpp"
 #include "regress/stragglers.hpp"
 
 namespace commsweep::regress {
 namespace {
 
-std::string pct(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", v);
-  return buf;
-}
-
-std::string gbps(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GB/s", v);
-  return buf;
-}
+std::string pct(double v) { return printed("%.1f%%", v); }
+std::string gbps(double v) { return printed("%.2f GB/s", v); }
 
 Metric metric_for(const Key& key, const Rules& rules) {
   if (key.is_ep()) return Metric::EpBandwidth;
@@ -168,11 +159,8 @@ std::vector<HealthFinding> health_findings(const nlohmann::json& health) {
     for (const auto& f : health.at("findings")) {
       HealthFinding h{f.at("severity").get<std::string>(), f.at("host").get<std::string>(),
                       f.at("component").get<std::string>(), f.at("counter").get<std::string>(),
-                      f.at("detail").get<std::string>(), -1};
-      if (f.contains("delta")) h.delta = f.at("delta").get<double>();
-      h.rule = f.value("rule", "");
-      h.limit = f.value("limit", "");
-      h.rate_per_s = f.value("rate_per_s", -1.0);
+                      f.at("detail").get<std::string>(), f.value("delta", -1.0),
+                      f.value("rule", ""), f.value("limit", ""), f.value("rate_per_s", -1.0)};
       // A state already so before the run is not this run's finding (health/findings.hpp).
       const bool persistent = f.contains("persistent") && f.at("persistent").get<bool>();
       if ((h.severity == "WARN" || h.severity == "FAIL") && !persistent) out.push_back(std::move(h));

@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "output/output_file.hpp"
 #include "report/json.hpp"
 
 namespace commsweep::regress {
@@ -47,7 +48,7 @@ std::string record_in_history(const std::string& dir, const report::Results& res
   // Written atomically under a temporary name, then hard-linked to its name: link() fails
   // on a name that exists, so a recorded run is never overwritten, even by a racing job.
   const std::string tmp = path + ".partial";
-  report::write_file_atomically(tmp, text);
+  output::write_output_file(tmp, text);
   if (link(tmp.c_str(), path.c_str()) != 0) {
     const std::string reason = errno == EEXIST ? "a run with this start time and test id is already recorded"
                                                : std::strerror(errno);

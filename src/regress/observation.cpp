@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "sweep/sizes.hpp"
+#include "core/sizes.hpp"
 
 namespace commsweep::regress {
 namespace {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/strings.hpp"
 #include "regress/baseline.hpp"
 #include "regress/compare.hpp"
 
@@ -34,8 +35,7 @@ std::string render_html(const Comparison& c, const Baseline& baseline,
 std::string render_prometheus(const Comparison& c);
 nlohmann::json comparison_json(const Comparison& c);
 
-// Shared formatting: "12.34", "-3.2%", "" for values that do not apply.
-std::string fixed(double v, int decimals = 2);
+// Shared formatting (and core/strings' fixed(): "12.34"): "-3.2%", "" for values that do not apply.
 std::string signed_pct(double v);
 std::string value_text(const Judgement& j, double v);
 std::string exit_meaning(int exit_code);

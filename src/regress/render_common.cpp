@@ -30,12 +30,6 @@ std::vector<GroupLine> group_lines(const Comparison& c) {
   return lines;
 }
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
 std::string signed_pct(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%+.1f%%", v);

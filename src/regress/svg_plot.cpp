@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/strings.hpp"
 #include "regress/observation.hpp"
 
 namespace commsweep::regress {
@@ -22,17 +23,8 @@ struct Frame {
   double py(double y) const { return kHeight - kBottom - y / y_hi * (kHeight - kTop - kBottom); }
 };
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
-std::string tick(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+std::string num(double v) { return printed("%.1f", v); }
+std::string tick(double v) { return printed("%g", v); }
 
 // A "nice" step (1, 2 or 5 times a power of ten) for about five ticks up to hi.
 double nice_step(double hi) {

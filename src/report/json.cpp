@@ -314,6 +314,7 @@ json to_json(const Results& r) {
   if (r.transport) doc["transport"] = transport_json(*r.transport);
   if (!r.notes.empty()) doc["notes"] = r.notes;
   if (!r.health.is_null()) doc["health"] = r.health;
+  if (!r.pairs.empty()) doc["pairs"] = r.pairs;
   return doc;
 }
 
@@ -343,6 +344,10 @@ Results results_from_json(const json& doc) {
       r.interrupted_by = summary.at("interrupted_by").get<std::string>();
     }
     if (summary.contains("failure")) r.failure = summary.at("failure").get<std::string>();
+    if (doc.contains("pairs")) {
+      if (!doc.at("pairs").is_array()) throw std::runtime_error("\"pairs\" is not a list");
+      r.pairs = doc.at("pairs").get<std::vector<json>>();
+    }
     if (doc.contains("health")) {
       if (!doc.at("health").is_object()) throw std::runtime_error("\"health\" is not an object");
       r.health = doc.at("health");
@@ -352,12 +357,6 @@ Results results_from_json(const json& doc) {
   }
   return r;
 }
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  output::write_output_file(path, text);
-}
-
-std::string cannot_write_reason(const std::string& path) { return output::cannot_write_reason(path); }
 
 json read_json_file(const std::string& path, const std::string& what) {
   std::string text;

@@ -17,10 +17,6 @@ nlohmann::json provenance_json(const Provenance& provenance);
 // of this schema version.
 Results results_from_json(const nlohmann::json& doc);
 
-// Writes text to path under the output contract (output/output_file.hpp: a file atomically,
-// a symbolic link's target atomically, a device, FIFO or socket straight through, a directory
-// refused); throws std::runtime_error naming the path and leaves any earlier file untouched.
-void write_file_atomically(const std::string& path, const std::string& text);
 // The largest results or baseline file read: a long -N soak writes tens of megabytes; a bound
 // keeps /dev/zero or a wrong file from growing a string until the process is killed.
 constexpr std::size_t kMaxJsonFileBytes = std::size_t{256} << 20;
@@ -29,9 +25,5 @@ constexpr std::size_t kMaxJsonFileBytes = std::size_t{256} << 20;
 // "PATH: not valid JSON: ..." (a number too large for a double included).
 nlohmann::json read_json_file(const std::string& path, const std::string& what = "");
 Results read_results_file(const std::string& path);
-// Empty when write_file_atomically(path, ...) can write path under the output contract;
-// otherwise why not ("is a directory", "No such file or directory", ...).
-// Asked before a run, so that a sweep of hours does not end unable to save what it measured.
-std::string cannot_write_reason(const std::string& path);
 
 }  // namespace commsweep::report

@@ -162,6 +162,8 @@ struct Results {
   // Every node's health snapshots, findings and joined verdict (health/report.hpp's
   // report_json); null when none were taken (COMMSWEEP_HEALTH=0, or a schema 1 file).
   nlohmann::json health;
+  // A suite's pairs sweeps: each a commsweep.pairs document (pairs/pairs_json.hpp), in order.
+  std::vector<nlohmann::json> pairs;
 };
 
 // nccl-tests' "Avg bus bandwidth": the mean busbw over every measured half of every row.

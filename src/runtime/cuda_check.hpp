@@ -2,7 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::detail {
 [[noreturn]] void throw_cuda(cudaError_t code, const char* call, const char* file, int line);

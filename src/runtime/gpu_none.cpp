@@ -1,7 +1,7 @@
 // The build without CUDA (-DCOMMSWEEP_CUDA=OFF or no toolkit): there are no GPUs to use.
 #include "runtime/gpu.hpp"
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::detail {
 [[noreturn]] void throw_mpi(int code, const char* call, const char* file, int line);

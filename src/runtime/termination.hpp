@@ -22,7 +22,7 @@ class TerminationGuard {
 // the sweep reaches its next step: Open MPI's mpirun forwards Ctrl-C to the ranks as SIGTERM
 // and kills them odls_base_sigkill_timeout (1 s) later, so a rank inside a long size or the
 // set-up would be killed before it could say anything. Rank 0's keeper writes what was measured
-// (cli/results_keeper.hpp). An empty function clears it. The action must be thread-safe.
+// (run/results_keeper.hpp). An empty function clears it. The action must be thread-safe.
 void on_termination(std::function<void()> action);
 
 // The signal in the user's words: "interrupted (Ctrl-C / SIGINT)", "interrupted (SIGTERM:

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep {
 

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "core/strings.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/mpi_check.hpp"
 #include "runtime/termination.hpp"
 

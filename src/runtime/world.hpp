@@ -87,7 +87,7 @@ class World {
   // What to do before MPI_Abort when the job is ended (e.g. ncclCommAbort).
   void set_abort_hook(std::function<void()> hook);
   // What rank 0 says before it ends the job early: the results measured so far, written as
-  // an incomplete file (cli/results_keeper). CAUSE is "timeout", "error" or "out of memory";
+  // an incomplete file (run/results_keeper). CAUSE is "timeout", "error" or "out of memory";
   // MESSAGE says what happened and where. Said at most once.
   using LastWords = std::function<void(const std::string& cause, const std::string& message)>;
   void set_last_words(LastWords words);

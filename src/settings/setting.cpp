@@ -5,25 +5,15 @@
 #include <limits>
 #include <sstream>
 
-#include "runtime/error.hpp"
+#include "core/strings.hpp"
+#include "core/error.hpp"
 #include "suite/document.hpp"
-#include "sweep/sizes.hpp"
+#include "core/sizes.hpp"
 
 namespace commsweep::settings {
 namespace {
 
 using nlohmann::json;
-
-// "a,b,,c" -> {a, b, c}.
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
 
 // An item as a user wrote it: text as is, anything else as JSON.
 std::string shown_item(const json& item) { return item.is_string() ? item.get<std::string>() : item.dump(); }
@@ -329,9 +319,8 @@ void check_keys(const DocumentEntry& entry, const std::vector<const Spec*>& spec
 }
 
 std::optional<Given> choose(const Spec& spec, const Flags& flags, const DocumentEntry* document) {
-  if (!spec.flag.empty()) {
-    const auto it = flags.find(spec.flag);
-    if (it != flags.end()) return it->second;
+  if (const auto it = flags.find(spec.flag.empty() ? spec.key : spec.flag); it != flags.end() && !it->first.empty()) {
+    return it->second;
   }
   if (document && !spec.key.empty() && document->entry->contains(spec.key)) {
     Given g;

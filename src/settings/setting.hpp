@@ -21,7 +21,7 @@ namespace commsweep::settings {
 enum class Kind {
   Whole,      // a whole number within [min, max]; a document's true/false count as 1/0 when in range
   Unsigned,   // a whole number from 0 to 2^64-1 (a seed)
-  Size,       // bytes with an optional K M G T suffix (sweep/sizes.hpp)
+  Size,       // bytes with an optional K M G T suffix (core/sizes.hpp)
   Number,     // a finite number within [low, high] (or (low, high] when above_low)
   Choice,     // one name of `choices` (or an alias)
   Text,       // any text
@@ -168,7 +168,8 @@ void check_keys(const DocumentEntry& entry, const std::vector<const Spec*>& spec
 // "name kind tokens hidden ...": the keys of an entry, for messages and help.
 std::string key_list(const std::vector<const Spec*>& specs, const std::vector<std::string>& also);
 
-// Flags given on the command line, by long flag.
+// Flags given on the command line, by long flag (by key for a setting without a flag: the
+// collectives' tests, the words before the flags).
 using Flags = std::map<std::string, Given>;
 
 // The value of one setting: the flag given, else the document's key, else the default.

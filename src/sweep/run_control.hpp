@@ -1,5 +1,5 @@
 // How a run's engines (Sweep, ep::EpSweep, pairs::PairExchange) are watched and stopped: one
-// RunControl per run, made before the backend's set-up (cli/measuring_run.hpp) and handed to
+// RunControl per run, made before the backend's set-up (run/measuring_run.hpp) and handed to
 // every engine of the run, so that the three share one mechanism:
 //   watch(phase)   the watchdog (runtime/watchdog.hpp) guards the phase with its deadline: a
 //                  phase that overruns it ends the job (exit code 4, a timeout);

@@ -4,7 +4,7 @@
 #include <cstddef>
 
 #include "comm/backend.hpp"
-#include "sweep/config.hpp"
+#include "core/sweep_config.hpp"
 
 namespace commsweep {
 

@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include "core/strings.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/termination.hpp"
-#include "sweep/sizes.hpp"
+#include "core/sizes.hpp"
 #include "sweep/slices.hpp"
 
 namespace commsweep {
@@ -268,12 +268,14 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   return t;
 }
 
+void require_root_in_job(const CollectiveTest& test, int root, int nranks, const std::string& named) {
+  if (!test.rooted || (root >= 0 && root < nranks)) return;
+  throw_usage(named + " " + std::to_string(root) + " is not a rank of this job (0 to " + std::to_string(nranks - 1) + ")");
+}
+
 std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const SweepSink& sink) {
   const int nranks = world_.size();
-  if (test.rooted && (config_.root < 0 || config_.root >= nranks)) {
-    throw_usage("-r/--root " + std::to_string(config_.root) + " is not a rank of this job (0 to " +
-                std::to_string(nranks - 1) + ")");
-  }
+  require_root_in_job(test, config_.root, nranks);
   const std::vector<RedOp> no_op{RedOp::None};
   const auto& ops = test.reduces ? config_.ops : no_op;
   const auto sizes = size_list(config_);

@@ -9,7 +9,7 @@
 #include "comm/backend.hpp"
 #include "report/result.hpp"
 #include "runtime/world.hpp"
-#include "sweep/config.hpp"
+#include "core/sweep_config.hpp"
 #include "sweep/run_control.hpp"
 #include "sweep/slices.hpp"
 #include "sweep/sweep_test.hpp"
@@ -37,6 +37,11 @@ BufferBytes sweep_buffer_bytes(const std::vector<PlannedSize>& planned, DataType
 // Combines per-rank times as -a says and fills the bandwidth figures.
 report::Timing combine_timing(const std::vector<double>& rank_time_us, Average average,
                               std::uint64_t bytes, double bus_factor);
+
+// A rooted TEST's root must be a rank of the job: a usage Error "NAMED R is not a rank of this job
+// (0 to N-1)" otherwise (NAMED: "-r/--root", or a suite's key "root"). The sweep checks it, and
+// the commands before anything runs.
+void require_root_in_job(const CollectiveTest& test, int root, int nranks, const std::string& named = "-r/--root");
 
 class Sweep {
  public:

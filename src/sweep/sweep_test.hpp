@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "comm/backend.hpp"
-#include "pattern.hpp"
+#include "pattern/pattern.hpp"
 
 namespace commsweep {
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "core/text_file.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::topology {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::fuzz {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "health/thresholds.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace commsweep::health;

@@ -6,15 +6,15 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/suite_options.hpp"
-#include "runtime/error.hpp"
+#include "cli/suite_command.hpp"
+#include "core/error.hpp"
 
 namespace {
 
-const commsweep::SuiteCliOptions& fuzz_options() {
-  static const commsweep::SuiteCliOptions options = [] {
+const commsweep::SuiteOverrides& fuzz_options() {
+  static const commsweep::SuiteOverrides options = [] {
     const char* argv[] = {"commsweep", "suite", "fuzz.yaml", "--backend", "mpi", "-T", "30"};
-    return commsweep::parse_suite_options(7, argv);
+    return commsweep::parse_suite_command_line(7, argv).overrides;
   }();
   return options;
 }

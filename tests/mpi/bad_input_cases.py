@@ -384,6 +384,22 @@ def newcomer_cases(opts, w):
     return out
 
 
+def run_settings_cases(opts, w):
+    """The run's settings (src/run/run_settings.cpp) refused alike by every measuring command, with
+    the same message, before the command's own checks: `commsweep pairs --json ""` on one rank
+    (one node) says "--json: give a file name", not "fewer than 2 nodes"."""
+    commands = {"sweep": [opts.commsweep, "-e", "1K"], "ep": [opts.commsweep, "ep", "--experts", "4"],
+                "pairs": [opts.commsweep, "pairs"], "suite": [opts.commsweep, "suite", opts.suites + "/ci.yaml"]}
+    refused = [("--json empty", ["--json", ""], ["--json: give a file name"]),
+               ("--backend unknown", ["--backend", "gpu"], ["--backend: unknown backend 'gpu' (nccl, mpi or auto)"]),
+               ("--bind unknown", ["--bind", "numa"], ["--bind: 'numa' is not auto or none"]),
+               ("-T 0", ["-T", "0"], ["-T/--timeout: 0 is out of range (1 to 604800)"]),
+               ("--require-gdr with mpi", ["--backend", "mpi", "--require-gdr"],
+                ["--require-gdr: the mpi backend makes no NCCL connections to verify (--backend mpi)"])]
+    return [Case("run settings", "%s: %s" % (name, label), argv + flags, names, stdout_empty=True)
+            for name, argv in commands.items() for label, flags, names in refused]
+
+
 def suite_cases(opts, w, keep):
     """commsweep suite FILE (on one rank): each refused naming the file (and line); the results
     file named by --json (a sentinel) untouched."""

@@ -6,15 +6,12 @@ without its test, or a test without its collective, fails here, naming it.
 --planted: shows the check failing on a planted oracle (a test without a collective) and on a
 removed one (a collective without its test), in copies of the folder, then passing again."""
 
-import argparse
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True
 from expected_sweep import COLLECTIVES_DIR, load_tests  # noqa: E402
+from registered_files import check_main  # noqa: E402
 
 
 def listed(commsweep):
@@ -39,31 +36,8 @@ def problems(commsweep, folder):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--commsweep", required=True)
-    p.add_argument("--planted", action="store_true")
-    args = p.parse_args()
-    found = problems(args.commsweep, COLLECTIVES_DIR)
-    for line in found:
-        print("collective_oracles_check: " + line)
-    if found:
-        return 1
-    if args.planted:
-        with tempfile.TemporaryDirectory() as tmp:
-            extra = os.path.join(tmp, "extra")
-            shutil.copytree(COLLECTIVES_DIR, extra)
-            shutil.copy(os.path.join(extra, "sendrecv.py"), os.path.join(extra, "planted_test.py"))
-            missing = os.path.join(tmp, "missing")
-            shutil.copytree(COLLECTIVES_DIR, missing)
-            os.remove(os.path.join(missing, "all_gather.py"))
-            for folder, name in ((extra, "planted_test"), (missing, "all_gather")):
-                seen = problems(args.commsweep, folder)
-                print("planted (%s): %s" % (name, seen))
-                if not any(name in line for line in seen):
-                    print("collective_oracles_check: the planted %s was not caught" % name)
-                    return 1
-    print("collective_oracles_check: %d collectives, each with its test" % len(listed(args.commsweep)))
-    return 0
+    return check_main("collective_oracles_check", COLLECTIVES_DIR, problems, "sendrecv", "planted_test", "all_gather",
+                      lambda commsweep: "%d collectives, each with its test" % len(listed(commsweep)))
 
 
 if __name__ == "__main__":

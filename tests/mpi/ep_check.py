@@ -75,7 +75,7 @@ BANDWIDTH_LINE = ("# bandwidth = bytes received per rank in dispatch (sent in co
                   "per (token, destination rank) including the rank's own (DeepEP's accounting); "
                   "the JSON also has fabric bytes, excluding self")
 TIME_LINE_START = "# time = per rank the median over the timed iterations, then the mean over ranks"
-FP8_BLOCK = 128  # elements per fp32 scale (DeepEP; kernels/ep_pattern.hpp)
+FP8_BLOCK = 128  # elements per fp32 scale (DeepEP; src/pattern/ep_pattern.hpp)
 
 HELP_FLAGS = ["--tokens", "--hidden", "--topk", "--experts", "--dtype", "--routing", "--skew",
               "--routing-file", "--topk-groups", "--iters", "--warmup_iters", "--check",

@@ -13,7 +13,7 @@
             5, the rows so far written, the suite's later sweeps not started.
   sigterm-setup: every measuring command (a sweep, ep, suite, pairs) signalled while its set-up
             is held (rank 0's health snapshot reads a FIFO in its COMMSWEEP_SYSFS_ROOT tree):
-            the one lifecycle (src/cli/measuring_run.hpp) leaves the same incomplete file for
+            the one lifecycle (src/run/measuring_run.hpp) leaves the same incomplete file for
             each: no rows, summary.complete false, interrupted_by SIGTERM, a failure saying that
             nothing was measured yet, and the run's arguments in its provenance.
   sigint-moments: Ctrl-C as a user gives it: SIGINT to mpirun (which forwards SIGTERM to the

@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
 

@@ -1,4 +1,4 @@
-// write_file_atomically: a results file is either the old one or the complete new one, never
+// output::write_output_file: a results file is either the old one or the complete new one, never
 // half written (a job killed mid-write, a full disk), and a failure says which path.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "report/json.hpp"
+#include "output/output_file.hpp"
 
 namespace commsweep::report {
 namespace {
@@ -47,7 +47,7 @@ class AtomicWrite : public ::testing::Test {
   // Passes when writing throws std::runtime_error naming `target`.
   static ::testing::AssertionResult fails_naming(const std::string& target) {
     try {
-      write_file_atomically(target, "new\n");
+      output::write_output_file(target, "new\n");
     } catch (const std::runtime_error& e) {
       if (std::string(e.what()).find(target) == std::string::npos) {
         return ::testing::AssertionFailure() << "message lacks the path: " << e.what();
@@ -61,26 +61,26 @@ class AtomicWrite : public ::testing::Test {
 };
 
 TEST_F(AtomicWrite, WritesTheText) {
-  write_file_atomically(path("r.json"), "{\"a\": 1}\n");
+  output::write_output_file(path("r.json"), "{\"a\": 1}\n");
   EXPECT_EQ(read(path("r.json")), "{\"a\": 1}\n");
   EXPECT_EQ(entries(dir_), std::set<std::string>{"r.json"});  // no temporary left behind
 }
 
 TEST_F(AtomicWrite, ReplacesAnExistingFile) {
   std::ofstream(path("r.json")) << "old contents that are longer than the new ones\n";
-  write_file_atomically(path("r.json"), "new\n");
+  output::write_output_file(path("r.json"), "new\n");
   EXPECT_EQ(read(path("r.json")), "new\n");
   EXPECT_EQ(entries(dir_), std::set<std::string>{"r.json"});
 }
 
 TEST_F(AtomicWrite, EmptyTextMakesAnEmptyFile) {
-  write_file_atomically(path("empty.json"), "");
+  output::write_output_file(path("empty.json"), "");
   EXPECT_TRUE(fs::exists(path("empty.json")));
   EXPECT_EQ(fs::file_size(path("empty.json")), 0u);
 }
 
 TEST_F(AtomicWrite, ReadableByOthers) {
-  write_file_atomically(path("r.json"), "x");
+  output::write_output_file(path("r.json"), "x");
   const auto perms = fs::status(path("r.json")).permissions();
   EXPECT_NE(perms & fs::perms::others_read, fs::perms::none);  // mkstemp alone gives 0600
 }

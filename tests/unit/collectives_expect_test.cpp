@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "collectives/collective_test.hpp"
-#include "pattern.hpp"
+#include "pattern/pattern.hpp"
 #include "pattern/spec.hpp"
 #include "reference_reduction.hpp"
 

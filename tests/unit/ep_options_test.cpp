@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/ep_options.hpp"
+#include "cli/measure_options.hpp"
+#include "ep/ep_config.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep {
@@ -15,12 +16,32 @@ namespace {
 
 using testing::throws_usage;
 
+// What `commsweep ep`'s command line gave (parse_measure_options on the ep workload), as the
+// fields the tests below read.
+struct EpCliOptions {
+  ep::EpConfig config;
+  BackendChoice backend = BackendChoice::Auto;
+  std::string json_path;
+  std::vector<std::string> arguments;
+  bool help = false;
+};
+
 EpCliOptions parse(std::vector<std::string> args) {
   args.insert(args.begin(), {"commsweep", "ep"});
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
-  return parse_ep_options(static_cast<int>(argv.size()), argv.data());
+  const MeasureOptions m = parse_measure_options(*find_command_workload("ep"), static_cast<int>(argv.size()), argv.data());
+  EpCliOptions o;
+  o.help = m.help;
+  o.arguments = m.arguments;
+  if (!m.measurement) return o;
+  o.config = config_of<ep::EpConfig>(*m.measurement);
+  o.backend = m.run.backend;
+  o.json_path = m.run.json_path;
+  return o;
 }
+
+std::string ep_help_text() { return measure_help_text(*find_command_workload("ep")); }
 
 TEST(EpOptions, DefaultsAreDeepEpsTest) {
   const EpCliOptions o = parse({});
@@ -191,7 +212,7 @@ TEST_F(EpSuite, YamlAsASuitesEpEntry) {
                                  "timeout: 30\n");
   const EpCliOptions o = parse({"--suite", yaml, "--lsa-blocks", "8"});
   EXPECT_EQ(o.config.tokens, (std::vector<int>{16, 32}));
-  EXPECT_EQ(o.config.impls, std::vector<ep::EpImpl>{ep::EpImpl::Lsa});
+  EXPECT_EQ(o.config.impls, std::vector<std::string>{"lsa"});
   EXPECT_EQ(o.config.lsa_blocks, 8);  // the flag over the key
   EXPECT_FALSE(o.config.check);
   EXPECT_EQ(o.config.timeout_s, 30);

@@ -10,7 +10,7 @@
 #include "ep/layout.hpp"
 #include "ep/reference.hpp"
 #include "ep/routing.hpp"
-#include "ep_pattern.hpp"
+#include "pattern/ep_pattern.hpp"
 
 namespace commsweep::ep {
 namespace {

@@ -1,7 +1,7 @@
 // The per-rank transport report and the --require-transport / --require-gdr rules on NCCL log
 // fixtures written from NCCL 2.28's INFO line formats: four processes on NVLink, two emulated
 // nodes over sockets (NCCL_HOSTID), an 8-GPU IB node with GPUDirect RDMA and PXN, RoCE with SHM
-// and no GDR. Then rank 0's assembly of the gathered messages (cli/run_transport.hpp), the
+// and no GDR. Then rank 0's assembly of the gathered messages (run/run_transport.hpp), the
 // capture's three modes, and the results JSON with a "transport" record.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 #include <nccl.h>
 #endif
 
-#include "cli/run_transport.hpp"
+#include "run/run_transport.hpp"
 #include "fabric/nccl_log_capture.hpp"
 #include "fabric/transport_report.hpp"
 #include "report/json.hpp"
@@ -171,7 +171,7 @@ TEST(FabricTransport, JsonForTheGatherRoundTrips) {
   }
 }
 
-// ---- rank 0's assembly (cli/run_transport.hpp) ----
+// ---- rank 0's assembly (run/run_transport.hpp) ----
 
 std::vector<std::string> messages_of(const std::vector<RankTransport>& ranks) {
   std::vector<std::string> out;

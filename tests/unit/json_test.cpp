@@ -11,6 +11,7 @@
 #include <string>
 
 #include "report/json.hpp"
+#include "output/output_file.hpp"
 
 namespace commsweep::report {
 namespace {
@@ -157,7 +158,7 @@ TEST(Json, NcclPolicyAndNotesRoundTrip) {
   EXPECT_EQ(back.notes, r.notes);
 }
 
-// A run ended early by a failure (cli/results_keeper): the cause and what happened travel in
+// A run ended early by a failure (run/results_keeper): the cause and what happened travel in
 // the summary; a complete run has neither.
 TEST(Json, FailureOfAnIncompleteRunRoundTrips) {
   Results r = sample();
@@ -299,7 +300,7 @@ class ResultsFile : public ::testing::Test {
 };
 
 TEST_F(ResultsFile, ReadsWhatWasWritten) {
-  write_file_atomically(path("r.json"), to_json(sample()).dump(2));
+  output::write_output_file(path("r.json"), to_json(sample()).dump(2));
   const Results r = read_results_file(path("r.json"));
   ASSERT_EQ(r.rows.size(), 2u);
   EXPECT_EQ(r.rows[1].size_bytes, 18446744073709551615ull);

@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.hpp"
+#include "cli/measure_options.hpp"
+#include "collectives/settings.hpp"
 #include "collectives/collective_test.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep {
@@ -16,11 +17,36 @@ namespace {
 
 using testing::throws_usage;
 
+// What the collectives' command line gave (parse_measure_options on the default workload), as
+// the fields the tests below read.
+struct CliOptions {
+  enum class Action { Sweep, Help, Version, List };
+  Action action = Action::Sweep;
+  std::vector<std::string> tests;
+  BackendChoice backend = BackendChoice::Auto;
+  std::string json_path;
+  std::vector<std::string> arguments;
+  SweepConfig sweep;
+};
+
 CliOptions parse(std::initializer_list<const char*> args) {
   std::vector<const char*> argv{"commsweep"};
   argv.insert(argv.end(), args.begin(), args.end());
-  return parse_options(static_cast<int>(argv.size()), argv.data());
+  const MeasureOptions m = parse_measure_options(default_workload(), static_cast<int>(argv.size()), argv.data());
+  CliOptions o;
+  o.action = m.help ? CliOptions::Action::Help : m.version ? CliOptions::Action::Version
+             : m.list ? CliOptions::Action::List : CliOptions::Action::Sweep;
+  o.arguments = m.arguments;
+  if (!m.measurement) return o;
+  const auto& c = config_of<CollectiveSettings>(*m.measurement);
+  o.tests = c.tests;
+  o.sweep = c.sweep;
+  o.backend = m.run.backend;
+  o.json_path = m.run.json_path;
+  return o;
 }
+
+std::string help_text() { return measure_help_text(default_workload()); }
 
 TEST(Options, DefaultsAreNcclTestsDefaults) {
   const CliOptions o = parse({});
@@ -274,7 +300,7 @@ TEST(ExitCodes, DistinctAndAsDocumented) {
                        x::kInterrupted, x::kPreflightFailed, x::kOutOfMemory};
   for (int i = 0; i < 8; ++i) EXPECT_EQ(codes[i], i);
   EXPECT_EQ(commsweep::Error(commsweep::ErrorKind::OutOfMemory, "x").exit_code(), 7);
-  const std::string help = commsweep::help_text();
+  const std::string help = commsweep::measure_help_text(commsweep::default_workload());
   EXPECT_NE(help.find("6 preflight failed"), std::string::npos);
   EXPECT_NE(help.find("7 out of memory"), std::string::npos);
 }

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/pairs_options.hpp"
+#include "cli/measure_options.hpp"
+#include "pairs/settings.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep {
@@ -14,12 +15,28 @@ namespace {
 
 using testing::throws_usage;
 
+// What `commsweep pairs`' command line gave (parse_measure_options on the pairs workload): its
+// settings, and the run's the tests below read.
+struct PairsOptions : pairs::PairsSettings {
+  BackendChoice backend = BackendChoice::Auto;
+  std::string json_path;
+  std::vector<std::string> arguments;
+};
+
 PairsOptions parse(std::vector<std::string> args) {
   args.insert(args.begin(), {"commsweep", "pairs"});
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
-  return parse_pairs_options(static_cast<int>(argv.size()), argv.data());
+  const MeasureOptions m = parse_measure_options(*find_command_workload("pairs"), static_cast<int>(argv.size()), argv.data());
+  PairsOptions o;
+  static_cast<pairs::PairsSettings&>(o) = config_of<pairs::PairsSettings>(*m.measurement);
+  o.backend = m.run.backend;
+  o.json_path = m.run.json_path;
+  o.arguments = m.arguments;
+  return o;
 }
+
+std::string pairs_help_text() { return measure_help_text(*find_command_workload("pairs")); }
 
 TEST(PairsOptions, Defaults) {
   const PairsOptions o = parse({});
@@ -76,7 +93,8 @@ TEST(PairsOptionsRefused, NameTheFlag) {
   EXPECT_TRUE(throws_usage([] { parse({"-n", "x"}); }, {"pairs: -n/--iters: 'x' is not a whole number"}));
   EXPECT_TRUE(throws_usage([] { parse({"-s", "2"}); }, {"pairs: -s/--size: 2 B is less than one float (4 B)"}));
   EXPECT_TRUE(throws_usage([] { parse({"--slow-below", "0"}); }, {"pairs: --slow-below: 0 is not in (0, 1]"}));
-  EXPECT_TRUE(throws_usage([] { parse({"-T", "0"}); }, {"pairs: -T/--timeout: 0 is out of range (1 to 604800)"}));
+  // -T is the run's (run/run_settings.hpp): the same message as every measuring command's.
+  EXPECT_TRUE(throws_usage([] { parse({"-T", "0"}); }, {"-T/--timeout: 0 is out of range (1 to 604800)"}));
   EXPECT_TRUE(throws_usage([] { parse({"--pattern", "ring"}); }, {"pairs: --pattern: 'ring'"}));
   EXPECT_TRUE(throws_usage([] { parse({"--fault", "hang:1"}); }, {"pairs: --fault: 'hang:1' is not"}));
   EXPECT_TRUE(throws_usage([] { parse({"--fault-slowdown", "1"}); }, {"pairs: --fault-slowdown"}));

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "pairs/job.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::pairs {
 namespace {

@@ -1,4 +1,4 @@
-// The bit encodings of kernels/pattern.hpp: the expected output is computed from these bits,
+// The bit encodings of src/pattern/pattern.hpp: the expected output is computed from these bits,
 // so one wrong rounding rule would make every check of a 16- or 8-bit type fail (or, worse,
 // pass on wrong data).
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <random>
 
 #include "core/types.hpp"
-#include "pattern.hpp"
+#include "pattern/pattern.hpp"
 #include "pattern/spec.hpp"
 
 namespace commsweep {

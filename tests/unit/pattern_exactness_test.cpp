@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/types.hpp"
-#include "pattern.hpp"
+#include "pattern/pattern.hpp"
 #include "pattern/spec.hpp"
 #include "reference_reduction.hpp"
 

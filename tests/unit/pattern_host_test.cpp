@@ -9,7 +9,7 @@
 
 #include "collectives/collective_test.hpp"
 #include "core/types.hpp"
-#include "pattern.hpp"
+#include "pattern/pattern.hpp"
 #include "pattern/spec.hpp"
 
 namespace commsweep {

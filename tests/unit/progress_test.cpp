@@ -1,7 +1,7 @@
 // The progress line's text: count, test, size, elapsed, ETA from the mean time per row.
 #include <gtest/gtest.h>
 
-#include "cli/progress.hpp"
+#include "run/progress.hpp"
 
 namespace commsweep {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/provenance.hpp"
+#include "run/provenance.hpp"
 #include "core/secrets.hpp"
 
 namespace commsweep {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/types.hpp"
-#include "pattern.hpp"
+#include "pattern/pattern.hpp"
 
 namespace commsweep::testing {
 

@@ -9,6 +9,8 @@
 #include "collectives/settings.hpp"
 #include "ep/settings.hpp"
 #include "pairs/settings.hpp"
+#include "run/run_settings.hpp"
+#include "run/workload.hpp"
 #include "settings/program_options.hpp"
 #include "usage_error.hpp"
 
@@ -51,6 +53,31 @@ TEST(Settings, EveryTableChecksItself) {
   check_table(collective_settings());
   check_table(ep::ep_settings());
   check_table(pairs::pairs_settings());
+  check_table(run_settings());
+}
+
+// The run's settings (--backend, --json, -T, the fabric flags, ...) are declared once: no
+// registered workload declares one of their flags, letters or keys again, and every workload's
+// --help sections name sections its table has.
+TEST(Settings, TheRunsSettingsAreDeclaredOnce) {
+  std::set<std::string> run;
+  for (const settings::Spec* s : run_settings().specs()) {
+    if (!s->flag.empty()) run.insert("--" + s->flag);
+    if (s->letter) run.insert(std::string("-") + s->letter);
+    if (!s->key.empty()) run.insert("key " + s->key);
+  }
+  EXPECT_TRUE(run.count("--backend") && run.count("--json") && run.count("-T") && run.count("--bind"));
+  for (const Workload* w : workloads()) {
+    SCOPED_TRACE(std::string(w->name));
+    std::set<std::string> sections;
+    for (const settings::Spec* s : w->specs()) {
+      sections.insert(s->section);
+      if (!s->flag.empty()) { EXPECT_EQ(run.count("--" + s->flag), 0u) << s->flag; }
+      if (s->letter) { EXPECT_EQ(run.count(std::string("-") + s->letter), 0u) << s->letter; }
+      if (!s->key.empty()) { EXPECT_EQ(run.count("key " + s->key), 0u) << s->key; }
+    }
+    for (const auto& [section, title] : w->sections) EXPECT_EQ(sections.count(std::string(section)), 1u) << title;
+  }
 }
 
 TEST(Settings, ChoicesComeFromTheModelsNames) {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "sweep/sizes.hpp"
+#include "core/sizes.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep {

@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.hpp"
-#include "cli/suite_options.hpp"
+#include "cli/measure_options.hpp"
+#include "cli/suite_command.hpp"
 #include "collectives/collective_test.hpp"
+#include "collectives/settings.hpp"
 #include "ep/ep_config.hpp"
 #include "usage_error.hpp"
 
@@ -20,16 +21,48 @@ namespace {
 
 using testing::throws_usage;
 
+using SuiteCliOptions = SuiteCommandLine;
+
 SuiteCliOptions options(std::vector<std::string> args) {
   args.insert(args.begin(), {"commsweep", "suite"});
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
-  return parse_suite_options(static_cast<int>(argv.size()), argv.data());
+  return parse_suite_command_line(static_cast<int>(argv.size()), argv.data());
 }
+
+// A suite as read (run/suite_file.hpp), each sweep as the fields the tests below read.
+struct SuiteSweep {
+  enum class Kind { Collective, Ep, Other };
+  Kind kind = Kind::Other;
+  std::string name;
+  std::string where;
+  std::vector<std::string> tests;
+  SweepConfig collective;
+  ep::EpConfig ep;
+};
+struct Suite {
+  std::vector<SuiteSweep> sweeps;
+};
 
 Suite read(const std::string& text, const std::string& path = "s.yaml",
            const SuiteCliOptions& o = options({"s.yaml"})) {
-  return read_suite(path, text, o);
+  const SuiteSweeps read = read_suite(path, text, o.overrides);
+  Suite out;
+  for (const RunSweep& s : read.sweeps) {
+    SuiteSweep v;
+    v.name = s.name;
+    v.where = s.where;
+    if (s.measurement->what() == "ep") {
+      v.kind = SuiteSweep::Kind::Ep;
+      v.ep = config_of<ep::EpConfig>(*s.measurement);
+    } else if (s.measurement->what() != "pairs") {
+      v.kind = SuiteSweep::Kind::Collective;
+      v.tests = config_of<CollectiveSettings>(*s.measurement).tests;
+      v.collective = config_of<CollectiveSettings>(*s.measurement).sweep;
+    }
+    out.sweeps.push_back(std::move(v));
+  }
+  return out;
 }
 
 std::string file_text(const std::string& path) {
@@ -40,14 +73,14 @@ std::string file_text(const std::string& path) {
 TEST(SuiteOptions, Flags) {
   const SuiteCliOptions o = options({"x.yaml", "--backend", "mpi", "-T", "60", "-c", "0", "--json", "r.json"});
   EXPECT_EQ(o.path, "x.yaml");
-  EXPECT_EQ(o.backend, BackendChoice::Mpi);
-  EXPECT_EQ(o.timeout_s, 60);
-  EXPECT_TRUE(o.timeout_given);
-  EXPECT_EQ(o.check, 0);
-  EXPECT_TRUE(o.check_given);
-  EXPECT_FALSE(options({"x.yaml"}).timeout_given);
-  EXPECT_EQ(options({"x.yaml"}).timeout_s, 300);
-  EXPECT_EQ(o.json_path, "r.json");
+  EXPECT_EQ(o.overrides.run.backend, BackendChoice::Mpi);
+  EXPECT_EQ(o.overrides.run.timeout_s, 60);
+  EXPECT_EQ(o.overrides.run_flags.count("timeout"), 1u);
+  EXPECT_EQ(o.overrides.check, 0);
+  EXPECT_EQ(options({"x.yaml"}).overrides.run_flags.count("timeout"), 0u);
+  EXPECT_EQ(options({"x.yaml"}).overrides.run.timeout_s, 300);
+  EXPECT_FALSE(options({"x.yaml"}).overrides.check);
+  EXPECT_EQ(o.overrides.run.json_path, "r.json");
   EXPECT_TRUE(options({"--help"}).help);
   EXPECT_TRUE(throws_usage([] { options({}); }, {"one suite file"}));
   EXPECT_TRUE(throws_usage([] { options({"a.yaml", "b.yaml"}); }, {"one suite file", "2 given"}));
@@ -221,7 +254,7 @@ TEST(SuiteOptions, EveryKeyOfEachKind) {
       "  experts: 16\n  seed: 7\n  timeout: 90\n"
       "- name: c\n  kind: collective\n  buffers: warm\n  check: 3\n  timeout: 45\n  timer: host\n");
   const ep::EpConfig& e = s.sweeps[0].ep;
-  EXPECT_EQ(e.impls, (std::vector<ep::EpImpl>{ep::EpImpl::Alltoallv, ep::EpImpl::Lsa}));
+  EXPECT_EQ(e.impls, (std::vector<std::string>{"alltoallv", "lsa"}));
   EXPECT_EQ(e.lsa_blocks, 64);
   EXPECT_FALSE(e.check);
   EXPECT_EQ(e.seed, 7u);
@@ -303,7 +336,7 @@ TEST(SuiteOptions, SameMessageAsTheCommandLine) {
   std::string cli_message;
   try {
     const char* argv[] = {"commsweep", "-e", "12Q"};
-    parse_options(3, argv);
+    parse_measure_options(default_workload(), 3, argv);
   } catch (const Error& e) {
     cli_message = e.what();
   }

@@ -7,7 +7,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 namespace commsweep::testing {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "comm/collective_call.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/mpi_check.hpp"
 
 namespace commsweep {

@@ -5,9 +5,9 @@
 #include <thread>
 
 #include "comm/nccl/nccl_call.hpp"
-#include "ep_lsa.hpp"
+#include "nccl_device_api.hpp"
 #include "runtime/cuda_check.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 
 // The nccl.h included must be the one CMake found (cmake/FindNCCL.cmake, NCCL_ROOT): the CUDA
 // toolkit's include folder holds another NCCL's, which may come first on the include path.
@@ -87,12 +87,14 @@ NcclVersions nccl_versions() {
   return v;
 }
 
+NcclBackend* as_nccl_backend(Backend& backend) { return dynamic_cast<NcclBackend*>(&backend); }
+
 nccl_policy::Versions nccl_policy_versions() {
   const NcclVersions v = nccl_versions();
   nccl_policy::Versions p;
   p.headers = v.headers;
   p.library = v.library;
-  p.device_api_built = ep::kernels::lsa_available();
+  p.device_api_built = kernels::kNcclDeviceApiBuilt;
   if (const char* jit = std::getenv("NCCL_DEV_API_JIT"); jit != nullptr) p.dev_api_jit = jit;
   return p;
 }
@@ -101,7 +103,7 @@ NcclBackend::NcclBackend(World& world, const GpuChoice& gpu, const Phase& init)
     : world_(world), device_(gpu.device) {
   // Before any other NCCL call: a library the policy refuses (older than the headers) may lack
   // the symbols and structures they describe. Exit code 3, as any NCCL failure.
-  if (const auto host = nccl_policy::decide(nccl_policy::Path::HostCollectives, nccl_policy_versions());
+  if (const auto host = nccl_policy::decide("host_collectives", nccl_policy_versions());
       host.refused()) {
     throw Error(ErrorKind::Runtime, host.message);
   }

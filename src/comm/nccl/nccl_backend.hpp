@@ -15,7 +15,7 @@
 #include "comm/nccl_version.hpp"
 #include "nccl_policy/policy.hpp"
 #include "pattern_kernels.hpp"
-#include "runtime/error.hpp"
+#include "core/error.hpp"
 #include "runtime/gpu.hpp"
 
 namespace commsweep {
@@ -25,9 +25,14 @@ struct NcclVersions {
   int library = 0;  // ncclGetVersion() of the library loaded at run time
 };
 NcclVersions nccl_versions();
-// The NCCL version policy's inputs in this process: the headers, the library, whether the lsa
-// kernels were built (nccl_device.h), NCCL_DEV_API_JIT from the environment.
+// The NCCL version policy's inputs in this process: the headers, the library, whether the
+// device API was built (nccl_device.h), NCCL_DEV_API_JIT from the environment.
 nccl_policy::Versions nccl_policy_versions();
+
+class NcclBackend;
+// BACKEND as the nccl backend, or nullptr where it is another (what an exchange that needs NCCL's
+// communicator asks before it is made: the EP implementations' descriptors).
+NcclBackend* as_nccl_backend(Backend& backend);
 
 class NcclBackend final : public Backend {
  public:

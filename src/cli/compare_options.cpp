@@ -1,0 +1,53 @@
+#include "cli/compare_options.hpp"
+
+#include <sstream>
+
+namespace commsweep {
+
+namespace po = boost::program_options;
+
+po::options_description compare_flags(CompareOptions& o) {
+  po::options_description d("commsweep compare RESULTS... --baseline FILE [options]");
+  d.add_options()
+      ("baseline", po::value(&o.baseline), "baseline file (schema commsweep.baseline/1; make one with commsweep baseline)")
+      ("history", po::value(&o.history), "results history folder: earlier runs drawn in the HTML plots")
+      ("history-runs", po::value(&o.history_runs)->default_value(10), "at most this many earlier runs in the plots")
+      ("record", po::bool_switch(&o.record), "after judging, add RESULTS to --history as <UTC start>-<test id>.json (never overwrites)")
+      ("markdown", po::value(&o.markdown), "write a markdown summary here")
+      ("html", po::value(&o.html), "write a self-contained HTML report with plots here")
+      ("prometheus", po::value(&o.prometheus), "write Prometheus text exposition here (node-exporter textfile collector: *.prom)")
+      ("json", po::value(&o.json), "write the verdicts as JSON (schema commsweep.compare/2) here")
+      ("mode", po::value(&o.mode), "the fabric mode RESULTS were taken in (as baseline --mode: nvlink, ib, roce-sriov, ...): checked against the baseline's")
+      ("allow-mismatch", po::bool_switch(&o.allow_mismatch), "judge RESULTS against a baseline that measured something else (backend, ranks, nodes, GPUs per node, shape, mode, buffers, timer): the differences are said before the verdicts")
+      ("quiet", po::bool_switch(&o.quiet), "no verdict table on stdout")
+      ("health-thresholds", po::value(&o.health_thresholds), "judge the runs' stored health snapshots with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table; docs/health.md)")
+      ("help,h", "show this help");
+  return d;
+}
+
+std::string compare_help(const po::options_description& d) {
+  std::ostringstream out;
+  out << d << "\n"
+      << "RESULTS: one or more commsweep --json files of one night on one job (e.g. the collectives'\n"
+         "sweep and the EP sweep); they are judged together, as one run, against one baseline.\n"
+         "Judges every test, type, operator, root and size of RESULTS (a commsweep --json file) against\n"
+         "the baseline's median, with the baseline's rules: busbw (time below rules.small_message_bytes)\n"
+         "worse by rules.warn_pct is WARN, by rules.fail_pct FAIL; a change inside the run-to-run spread\n"
+         "(the baseline's, or the cycles' of RESULTS) is SAME; busbw below a floor, a size or test missing\n"
+         "from RESULTS, and any wrong element FAIL; a measurement the baseline lacks is NOT_JUDGED, counted\n"
+         "apart (never a PASS, never a regression by itself). Ranks whose time is an outlier among the\n"
+         "ranks' are named as stragglers with their host.\n\n"
+         "RESULTS must have measured what the baseline did: the same backend, ranks, nodes, GPUs per node,\n"
+         "shape, buffers and timer (and --mode, when given, the baseline's mode). Otherwise compare refuses\n"
+         "(exit 2) with one line per property naming both values; --allow-mismatch judges it anyway and\n"
+         "says what differs before the verdicts. What the baseline does not record (baselines written\n"
+         "before it) is said as not checked. The hardware health snapshots stored in RESULTS are judged\n"
+         "again with the rules in force (the built-in table, or --health-thresholds): a new WARN or FAIL\n"
+         "finding is a regression, INFO never is; each is printed with the rule and limit that made it.\n\n"
+         "Exit codes: 0 pass (warnings allowed), 1 regression, 2 bad input (unreadable or corrupt file,\n"
+         "another schema version, a baseline that measured something else, bad flags: nothing is\n"
+         "written), 3 wrong results (#wrong > 0).\n";
+  return out.str();
+}
+
+}  // namespace commsweep

@@ -1,0 +1,76 @@
+// `commsweep topo generate` and `commsweep topo shapes` (cli/topo_command.hpp): the shapes'
+// descriptions listed, and OUT/S.xml and OUT/S.conf written from them (or --check'ed).
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/topo_command.hpp"
+#include "core/error.hpp"
+#include "output/output_file.hpp"
+#include "topology/generate.hpp"
+
+namespace commsweep {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace topology;
+
+int run_topo_generate(int argc, char** argv) {
+  po::options_description flags;
+  flags.add_options()("shape", po::value<std::vector<std::string>>())("descriptions", po::value<std::string>())
+      ("out", po::value<std::string>())("check", "");
+  const auto vm = parse_topo_verb(argc, argv, flags);
+  const std::string dir = flag_or(vm, "descriptions");
+  const std::string out = flag_or(vm, "out", "topology");
+  std::vector<ShapeDescription> shapes;
+  if (vm.count("shape")) {
+    for (const auto& s : vm["shape"].as<std::vector<std::string>>()) shapes.push_back(load_shape(s, dir));
+  } else {
+    shapes = load_all_shapes(dir);
+  }
+  int stale = 0;
+  for (const auto& s : shapes) {
+    const std::pair<std::string, std::string> files[] = {
+        {(fs::path(out) / (s.shape + ".xml")).string(), topology_xml(s)},
+        {(fs::path(out) / (s.shape + ".conf")).string(), nccl_conf(s, default_topology_path(s.shape))}};
+    for (const auto& [path, text] : files) {
+      if (vm.count("check")) {
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream have;
+        have << in.rdbuf();
+        if (!in || have.str() != text) {
+          std::cerr << path << ": out of date with its description (run commsweep topo generate)\n";
+          ++stale;
+        }
+        continue;
+      }
+      try {
+        fs::create_directories(out);
+        output::write_output_file(path, text);
+      } catch (const std::exception& e) {
+        throw Error(ErrorKind::Usage, "--out: " + std::string(e.what()));
+      }
+      std::cout << "wrote " << path << "\n";
+    }
+  }
+  if (vm.count("check") && stale == 0) std::cout << shapes.size() << " shapes: every file up to date\n";
+  return stale == 0 ? exit_code::kOk : exit_code::kUsage;
+}
+
+int run_topo_shapes(int argc, char** argv) {
+  po::options_description flags;
+  flags.add_options()("descriptions", po::value<std::string>());
+  const auto vm = parse_topo_verb(argc, argv, flags);
+  for (const auto& s : load_all_shapes(flag_or(vm, "descriptions"))) {
+    std::string nics;
+    for (const auto& n : s.nic_names()) nics += (nics.empty() ? "" : ",") + n;
+    std::cout << s.shape << ": " << s.gpu.count << " x " << s.gpu.model << "; " << s.net_count() << " RDMA ports ("
+              << s.nic.link_layer << ") on " << nics << "; RDMA resource " << s.rdma.resource << " x "
+              << s.rdma.count << "\n";
+  }
+  return exit_code::kOk;
+}
+
+}  // namespace commsweep

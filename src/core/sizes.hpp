@@ -1,0 +1,27 @@
+// Message sizes: parsing "64K" style values and building the sweep's list (nccl-tests' rules).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/sweep_config.hpp"
+
+namespace commsweep {
+
+// Bytes from "8", "64K", "1M", "8G", "1T" (binary multiples; an optional trailing B or iB).
+// Throws a usage error naming `flag` on anything else, including negative numbers.
+std::uint64_t parse_size(const std::string& text, const std::string& flag);
+
+// min, then *factor (factor > 1) or +step (factor == 1), while <= max.
+std::vector<std::uint64_t> size_list(const SweepConfig& config);
+// How many sizes size_list would give, without building it (a linear sweep of 1-byte steps up
+// to 1T would be 2^40 of them).
+std::uint64_t size_count(const SweepConfig& config);
+// More sizes than any sweep needs: the option parser refuses them (-i/--stepbytes too small).
+constexpr std::uint64_t kMaxSizes = 100000;
+
+// "1 KiB"-free compact form for messages: 1048576 -> "1M", 1000 -> "1000".
+std::string compact_size(std::uint64_t bytes);
+
+}  // namespace commsweep

@@ -1,0 +1,63 @@
+#include "run/sweeps.hpp"
+
+#include <iostream>
+#include <sstream>
+
+#include "run/run_setup.hpp"
+#include "ep/ep_sweep.hpp"
+#include "ep/make_exchange.hpp"
+#include "ep/nccl_policy.hpp"
+#include "report/ep_table.hpp"
+#include "report/json.hpp"
+
+namespace commsweep {
+namespace {
+
+std::string parameters_line(const World& world, const ep::EpConfig& c) {
+  std::ostringstream out;
+  out << "nRanks " << world.size() << " nHosts " << world.node_count() << " warmup iters: "
+      << c.warmup << " iters: " << c.iters << " validation: " << (c.check ? 1 : 0)
+      << " skew: " << c.skew << " topk-groups: " << c.topk_groups << " seed: " << c.seed
+      << " timeout: " << c.timeout_s << "s";
+  return out.str();
+}
+
+}  // namespace
+
+std::string apply_ep_nccl_policy(World& world, RunSetup& run, ep::EpConfig& config) {
+  if (!run.backend.nccl) return "";  // the mpi backend: no NCCL (lsa is refused when made)
+  const auto refusals = ep::decide_nccl_policy(world, *run.backend.nccl, config,
+                                               [&](const nccl_policy::Decision& d) { record_nccl_decision(run, d); });
+  return ep::leave_out_refused(config, refusals);
+}
+
+void check_ep_config(const World& world, const ep::EpConfig& config) {
+  ep::validate_cases(config, world.size());
+}
+
+EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, const RunSetup& run,
+                       const ep::EpConfig& config, std::ostream& out, const std::string& policy_note) {
+  const bool root = world.rank() == 0;
+  ep::Exchanges exchanges(world, backend, config);
+  // Nodes for --topk-groups: World's nodes (hosts, or NCCL_HOSTID groups).
+  ep::EpSweep sweep(world, exchanges.named(), control, config, world.node_size());
+
+  report::EpTablePrinter printer(out);
+  if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});
+  if (root && !policy_note.empty()) printer.note(policy_note);
+  EpOutcome outcome;
+  outcome.rows = sweep.run([&](const report::EpRow& row) {
+    if (run.keeper) run.keeper->add(row);  // kept before it is shown
+    printer.row(row);
+  });
+  outcome.wrong = report::wrong_elements(outcome.rows);
+  outcome.interrupted = control.interrupted();
+  if (root && outcome.interrupted) printer.note(interrupted_note());
+  for (const auto& note : exchanges.notes()) {  // after the rows: how each ran is known once it has
+    if (root && !note.empty()) printer.note(note);
+  }
+  if (root) printer.footer(outcome.wrong);
+  return outcome;
+}
+
+}  // namespace commsweep

@@ -1,0 +1,76 @@
+#include "run/measure.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include "core/error.hpp"
+
+namespace commsweep {
+namespace {
+
+std::string banner(const RunSweep& s, std::size_t index, std::size_t count) {
+  return "# Suite sweep " + std::to_string(index + 1) + " of " + std::to_string(count) + ": " + s.name + " (" +
+         s.measurement->what() + ")";
+}
+
+void add_note(report::Results& results, const std::string& note) {
+  if (note.empty() || std::find(results.notes.begin(), results.notes.end(), note) != results.notes.end()) return;
+  results.notes.push_back(note);
+}
+
+}  // namespace
+
+void check_sweep(World& world, const RunSweep& sweep) {
+  try {
+    sweep.measurement->check(world);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Usage || sweep.where.empty()) throw;
+    throw_usage(sweep.where + ": " + e.what());
+  }
+}
+
+int Measurement::run_alone(World& world, const RunSettings& run, const std::vector<std::string>& arguments,
+                           char** envp, RankContext& context) {
+  RunRequest request{run, arguments};
+  request.timeout_s = timeout_s();
+  return run_sweeps(world, request, [this] { return std::vector<RunSweep>{{"", "", this}}; }, envp, context);
+}
+
+int run_sweeps(World& world, const RunRequest& request, const std::function<std::vector<RunSweep>()>& read, char** envp,
+               RankContext& context) {
+  const bool root = world.rank() == 0;
+  ResultsRun run(world, request, envp, context);
+  const std::vector<RunSweep> sweeps = read();
+  // Every sweep before the first runs: a bad root or experts that do not divide must not end a
+  // suite half-way.
+  for (const RunSweep& s : sweeps) check_sweep(world, s);
+  std::vector<std::string> notes(sweeps.size());
+  const bool started = run.start([&](RunSetup& setup) {
+    for (std::size_t i = 0; i < sweeps.size(); ++i) notes[i] = sweeps[i].measurement->prepare(world, setup);
+  });
+  if (!started) return run.end_failed_transport();
+
+  report::Results results = run.header();
+  for (const auto& note : notes) add_note(results, note);
+  for (const RunSweep& s : sweeps) s.measurement->annotate(results, run.backend());
+  run.keep(results);
+  RunControl& control = run.control();
+  std::vector<health::TrafficEvidence> evidence;
+  int verdict = 0;
+  for (std::size_t i = 0; i < sweeps.size() && !control.interrupted(); ++i) {
+    const RunSweep& s = sweeps[i];
+    if (root && !s.name.empty()) std::cout << banner(s, i, sweeps.size()) << "\n";
+    Stage stage{world, run.backend(), control, run.setup(), std::cout};
+    Outcome outcome = s.measurement->run(stage, results);
+    results.wrong_total += outcome.wrong;
+    if (verdict == 0) verdict = outcome.verdict;
+    evidence.insert(evidence.end(), outcome.evidence.begin(), outcome.evidence.end());
+    if (root && control.interrupted() && i + 1 < sweeps.size()) {
+      std::cout << "# Suite stopped: the " << sweeps.size() - i - 1 << " sweep(s) after this one did not run\n";
+    }
+  }
+  results.avg_busbw_gbps = report::average_busbw(results.rows);
+  return run.finish(results, std::move(evidence), verdict);
+}
+
+}  // namespace commsweep

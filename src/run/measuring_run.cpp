@@ -1,0 +1,93 @@
+#include "run/measuring_run.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include "run/preflight_gather.hpp"
+#include "run/provenance.hpp"
+#include "report/json.hpp"
+#include "core/error.hpp"
+#include "version.hpp"
+
+namespace commsweep {
+
+report::Provenance early_provenance(const World& world, const RunRequest& request) {
+  report::Provenance p;
+  p.commsweep_version = kVersion;
+  p.git_hash = kGitHash;
+  p.started_at = utc_now_iso8601();
+  p.backend = request.backend == BackendChoice::Mpi    ? "mpi"
+              : request.backend == BackendChoice::Nccl ? "nccl"
+                                                       : "auto";
+  p.ranks = world.size();
+  p.hosts = world.hosts_by_rank();
+  p.driver_version = p.cuda_version = p.nccl_version = p.nccl_headers_version = p.mpi_version = "unknown";
+  p.arguments = request.arguments;
+  return p;
+}
+
+RunLifecycle::RunLifecycle(World& world, RunRequest request, char** envp, RankContext& context)
+    : world_(world), request_(std::move(request)), envp_(envp), context_(context), control_(world) {
+  // Before the preflight and the run: a results file that cannot be written would lose them,
+  // and a thresholds file or a sysfs root that is wrong would judge them wrongly.
+  require_writable_results(world_, request_.json_path, request_.timeout_s);
+  health_rules_ = health_rules(world_, thresholds_file(request_.fabric.health_thresholds), request_.timeout_s);
+  // Every rank takes part (a root set on some nodes only must not leave the others waiting).
+  if (health_around_runs())
+    require_sysfs_root(world_, health_sysfs_root(), "COMMSWEEP_SYSFS_ROOT=" + health_sysfs_root(), request_.timeout_s);
+}
+
+bool RunLifecycle::start(const std::function<void(RunSetup&)>& before_preamble) {
+  // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
+  if (request_.fabric.preflight) run_brief_preflight(world_, envp_, request_.timeout_s);
+  // Before the backend's set-up and its transport check.
+  health_.emplace(world_, request_.timeout_s, health_rules_, request_.fabric.health_verbose);
+  setup_ = start_run(world_, control_.watchdog(), request_.backend, request_.timeout_s, request_.arguments, envp_,
+                     context_, request_.topology, request_.fabric);
+  if (before_preamble) before_preamble(setup_);
+  print_preamble(world_, setup_);
+  return !setup_.transport_failed;
+}
+
+int RunLifecycle::end_failed_transport() {
+  health_->finish(std::cout, {whole_job(world_, "the transport check that failed")});
+  return exit_code::kPreflightFailed;
+}
+
+int RunLifecycle::end(const Ending& ending) {
+  const bool root = world_.rank() == 0;
+  const nlohmann::json health = ending.health_block_last ? health_->finish_quietly(ending.evidence)
+                                                         : health_->finish(std::cout, ending.evidence);
+  int code = root ? ending.report(health) : exit_code::kOk;
+  if (root && ending.health_block_last) std::cout << health_->block() << std::flush;
+  // The others wait while rank 0 writes its files: at least 5 minutes whatever -T, so that a
+  // large file on a slow disk is not taken for a hang.
+  world_.broadcast(&code, sizeof code, 0, Phase{"the run's verdict", Deadline::after(std::max(request_.timeout_s, 300.0))});
+  return code;
+}
+
+report::Results ResultsRun::header() const {
+  report::Results results;
+  results.provenance = setup().provenance;
+  results.transport = setup().transport;
+  return results;
+}
+
+void ResultsRun::keep(const report::Results& header) {
+  if (keeper()) keeper()->set_header(header);
+  setup().keeper = shared_keeper();
+}
+
+int ResultsRun::finish(report::Results& results, std::vector<health::TrafficEvidence> evidence, int verdict) {
+  Ending ending;
+  ending.evidence = std::move(evidence);
+  ending.report = [&](nlohmann::json health) {
+    results.health = std::move(health);
+    if (keeper()) keeper()->write_final(results);
+    const int code = exit_code_of(results);
+    return code != exit_code::kOk ? code : verdict;
+  };
+  return MeasuringRun::finish(results, ending);
+}
+
+}  // namespace commsweep

@@ -1,0 +1,158 @@
+// The one lifecycle of every command that measures: the registered workloads' (`commsweep
+// TEST...`, `ep`, `pairs`: run/workload.hpp) and `suite`, through run/measure.hpp (pairs alone
+// through run/pairs_run.hpp). The usage checks that need the world (a root outside the job,
+// experts that do not divide, a pairs job of one node) come with the keeper made, before start:
+//
+//   MeasuringRun<K> run(world, request, envp, context)
+//        --json writable, --health-thresholds read, COMMSWEEP_SYSFS_ROOT a folder (else a
+//        usage Error on every rank), then the keeper K at once
+//        (ResultsKeeper, PairsKeeper: run/results_keeper.hpp): a SIGTERM / SIGINT from here on
+//        leaves an incomplete file (no rows, complete: false, interrupted_by, the early
+//        provenance) however far the set-up got;
+//   run.start(hook)
+//        the brief preflight (unless --no-preflight), the health snapshot before, the backend's
+//        set-up (start_run: binding, topology, transport check), HOOK (each sweep's prepare():
+//        EP's NCCL version policy, which the preamble reports), the preamble; false when the
+//        transport check failed:
+//   return run.end_failed_transport()
+//        its health finding on the whole job, exit code 6;
+//   ... the command measures; its engines are watched and stopped through run.control()
+//        (sweep/run_control.hpp: the phases' deadlines, the agreed stop on a signal) ...
+//   return run.finish(record, ending)
+//        the record complete, or interrupted_by the signal where the ranks agreed to stop;
+//        the health snapshot after; rank 0's report (the final file through the keeper); the
+//        exit code rank 0 decides, on every rank.
+//
+// ResultsRun (MeasuringRun<ResultsKeeper>) adds the results' header and ending of the commands
+// whose record is commsweep.results (run/measure.hpp: the sweeps, ep, suite); pairs alone keeps
+// its own record.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "run/health_gather.hpp"
+#include "run/results_keeper.hpp"
+#include "run/run_setup.hpp"
+#include "run/run_settings.hpp"
+#include "comm/make_backend.hpp"
+#include "report/result.hpp"
+#include "runtime/termination.hpp"
+#include "runtime/world.hpp"
+#include "sweep/run_control.hpp"
+
+namespace commsweep {
+
+// What the lifecycle takes from a command: the run's settings (run/run_settings.hpp) and argv.
+struct RunRequest : RunSettings {
+  std::vector<std::string> arguments;  // argv after the program name, for provenance
+};
+
+// What rank 0 knows of the run before its set-up: the build, the start, the ranks and hosts,
+// the arguments, the backend asked for (the keeper's file on a signal during the set-up).
+report::Provenance early_provenance(const World& world, const RunRequest& request);
+
+// The lifecycle without its keeper (MeasuringRun below adds it).
+class RunLifecycle {
+ public:
+  RunLifecycle(const RunLifecycle&) = delete;
+  RunLifecycle& operator=(const RunLifecycle&) = delete;
+
+  // The opening after the keeper (see the top). BEFORE_PREAMBLE runs on every rank once the
+  // backend is set up. False when the transport check failed (every rank agrees).
+  bool start(const std::function<void(RunSetup&)>& before_preamble = {});
+  // After start() returned false: the health finding on the whole job; exit code 6.
+  int end_failed_transport();
+
+  World& world() { return world_; }
+  const RunRequest& request() const { return request_; }
+  RunControl& control() { return control_; }
+  // After start(): the backend, the provenance, the header lines.
+  RunSetup& setup() { return setup_; }
+  const RunSetup& setup() const { return setup_; }
+  Backend& backend() { return *setup_.backend.backend; }
+
+  // What the ending of each record needs (MeasuringRun::finish).
+  struct Ending {
+    std::vector<health::TrafficEvidence> evidence;  // rank 0's, joined with the health findings
+    // Where rank 0 prints the health block: before REPORT (the sweeps: under the tables, before
+    // "# Results written") or after it (pairs: under the matrix and its findings).
+    bool health_block_last = false;
+    // Rank 0: the final file through the keeper (HEALTH: the snapshot's JSON, null when off)
+    // and what the command prints with it; returns the exit code.
+    std::function<int(nlohmann::json health)> report;
+  };
+
+ protected:
+  // --json writable (a usage Error on every rank otherwise), before anything else.
+  RunLifecycle(World& world, RunRequest request, char** envp, RankContext& context);
+  // The health snapshot after, rank 0's report, its exit code on every rank.
+  int end(const Ending& ending);
+
+ private:
+  World& world_;
+  RunRequest request_;
+  char** envp_;
+  RankContext& context_;
+  // In this order: the set-up's health check polls through the watchdog and goes first.
+  RunControl control_;
+  health::RuleBook health_rules_;  // --health-thresholds (rank 0's), read before the preflight
+  std::optional<RunHealth> health_;
+  RunSetup setup_;
+};
+
+// K: ResultsKeeper (record report::Results) or PairsKeeper (record pairs::PairsRun).
+template <typename K>
+class MeasuringRun : public RunLifecycle {
+ public:
+  using Record = typename K::Record;
+  // --json writable, then K (rank 0 with --json; null elsewhere) holding EARLY, what the
+  // command knows of its record before the set-up (pairs: its nodes and rounds), with the
+  // early provenance.
+  MeasuringRun(World& world, RunRequest request, char** envp, RankContext& context, Record early = {})
+      : RunLifecycle(world, std::move(request), envp, context),
+        keeper_(make_keeper<K>(world, this->request().json_path, with_early_provenance(std::move(early)))) {}
+
+  K* keeper() const { return keeper_.get(); }
+  const std::shared_ptr<K>& shared_keeper() const { return keeper_; }
+
+  // The ending: RECORD (report::Results, pairs::PairsRun) complete, or interrupted_by the
+  // signal where the ranks agreed to stop (RunControl); then end(ENDING).
+  int finish(Record& record, const Ending& ending) {
+    record.complete = !control().interrupted();
+    if (!record.complete) record.interrupted_by = termination_signal_name();
+    return end(ending);
+  }
+
+ private:
+  Record with_early_provenance(Record early) {
+    early.provenance = early_provenance(world(), request());
+    return early;
+  }
+  std::shared_ptr<K> keeper_;
+};
+
+// The lifecycle of the commands whose record is commsweep.results (`commsweep TEST...`, `ep`,
+// `suite`): their header from the set-up, the rows kept as they are printed (run.setup().keeper),
+// the health block under the tables, the exit code of exit_code_of.
+class ResultsRun : public MeasuringRun<ResultsKeeper> {
+ public:
+  using MeasuringRun::MeasuringRun;
+  // After start(): the results' header (provenance, transport), for the command to complete.
+  report::Results header() const;
+  // HEADER as the command completed it (notes, buffers), to the keeper; the rows the sweeps
+  // print from now on are kept under it.
+  void keep(const report::Results& header);
+  // The ending with the rows in RESULTS (and wrong_total, avg_busbw_gbps): the health block
+  // (its findings joined with EVIDENCE), the final file, exit_code_of (VERDICT, a sweep's
+  // fabric verdict, where nothing outranks it).
+  int finish(report::Results& results, std::vector<health::TrafficEvidence> evidence = {}, int verdict = 0);
+};
+
+}  // namespace commsweep

@@ -1,0 +1,31 @@
+#include "run/workload.hpp"
+
+#include <stdexcept>
+
+namespace commsweep {
+
+// workloads() is generated from the files in run/workloads/ (workloads_table.cpp.in).
+
+const Workload* find_workload(std::string_view kind) {
+  for (const Workload* w : workloads()) {
+    if (w->name == kind) return w;
+  }
+  return nullptr;
+}
+
+const Workload* find_command_workload(std::string_view command) {
+  if (command.empty()) return nullptr;
+  for (const Workload* w : workloads()) {
+    if (w->command == command) return w;
+  }
+  return nullptr;
+}
+
+const Workload& default_workload() {
+  for (const Workload* w : workloads()) {
+    if (w->command.empty()) return *w;
+  }
+  throw std::logic_error("no workload runs `commsweep TEST...` (run/workloads/)");
+}
+
+}  // namespace commsweep

@@ -1,0 +1,141 @@
+// The measuring workloads, registered as the collectives are: one file each under run/workloads/
+// (<name>.cpp defining `const Workload& <name>_workload()`), the table generated from the files
+// present. `commsweep` dispatches its measuring commands through it (`commsweep TEST...`, `ep`,
+// `pairs`), `commsweep suite` its sweeps' `kind:`, and `list`, `--help` and `commsweep schema`
+// read it: a workload added here is found by all of them with no other edit.
+//
+// A workload gives its name, a line of help, its settings table (settings/setting.hpp: its flags
+// and suite keys) and how to read one sweep of it; the sweep (a Measurement) checks itself
+// against the job, prepares what needs the backend, and runs inside a measuring run
+// (run/measure.hpp), its rows into the run's record and its tables to rank 0's output.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "comm/backend.hpp"
+#include "health/join.hpp"
+#include "report/result.hpp"
+#include "run/run_settings.hpp"
+#include "run/run_setup.hpp"
+#include "runtime/world.hpp"
+#include "settings/setting.hpp"
+#include "sweep/run_control.hpp"
+
+namespace commsweep {
+
+// Where a sweep runs inside a measuring run, once the backend is set up: the job, the backend,
+// the control (phases' deadlines, the agreed stop on a signal), the set-up (the header lines, the
+// keeper) and where rank 0 prints.
+struct Stage {
+  World& world;
+  Backend& backend;
+  RunControl& control;
+  const RunSetup& setup;
+  std::ostream& out;
+};
+
+// What one sweep measured besides the rows it added to the record.
+struct Outcome {
+  std::uint64_t wrong = 0;
+  // A verdict of the fabric (pairs: a slow pair, exit code 6), below wrong elements and an
+  // interruption; 0 when none.
+  int verdict = 0;
+  std::vector<health::TrafficEvidence> evidence;  // rank 0's, joined with the health findings
+};
+
+// One sweep of a workload, read from the command line or a suite's entry.
+class Measurement {
+ public:
+  virtual ~Measurement() = default;
+  // The usage checks that need the job (a root outside it, experts that do not divide by the
+  // ranks, a pairs job of one node), on every rank, before anything runs or is printed.
+  virtual void check(World& world) { (void)world; }
+  // Once the backend is set up, before the preamble (EP: the NCCL version policy's decisions,
+  // recorded in SETUP). Returns a note for the record ("" for none).
+  virtual std::string prepare(World& world, RunSetup& setup) {
+    (void)world;
+    (void)setup;
+    return "";
+  }
+  // What the record's header says of this sweep, on BACKEND (the collectives: provenance.buffers
+  // and provenance.timer).
+  virtual void annotate(report::Results& results, const Backend& backend) const {
+    (void)results;
+    (void)backend;
+  }
+  // What a results file records once for all its rows ({"buffers", "cold"}): the sweeps of a
+  // suite must agree on each.
+  virtual std::vector<std::pair<std::string, std::string>> recorded_once() const { return {}; }
+  // Its tests, for a suite's banner: "all_reduce,all_gather", "ep".
+  virtual std::string what() const = 0;
+  // The seconds its phases may take (-T, or the suite sweep's "timeout").
+  virtual double timeout_s() const = 0;
+  // Runs the sweep: the tables on rank 0, the rows into RESULTS (complete on rank 0).
+  virtual Outcome run(Stage& stage, report::Results& results) = 0;
+  // The command alone (`commsweep NAME`), from its lifecycle to its exit code. The default is a
+  // suite of this one sweep without its banner (run/measure.hpp); a workload with a record of
+  // its own (pairs) runs its own lifecycle.
+  virtual int run_alone(World& world, const RunSettings& run, const std::vector<std::string>& arguments, char** envp,
+                        RankContext& context);
+  // Workload::offline_flag given: what runs without MPI (pairs --plan); returns the exit code.
+  virtual int run_offline() { return 0; }
+};
+
+// A measurement holding its workload's config (what read() applied its table to).
+template <typename Config>
+class MeasurementOf : public Measurement {
+ public:
+  explicit MeasurementOf(Config c) : config(std::move(c)) {}
+  Config config;
+};
+// The config of M, a MeasurementOf<Config> (a logic error otherwise): for tests and the suite.
+template <typename Config>
+const Config& config_of(const Measurement& m) {
+  return dynamic_cast<const MeasurementOf<Config>&>(m).config;
+}
+
+struct Workload {
+  std::string_view name;     // its suite kind, and its command unless `command` is empty
+  std::string_view command;  // "ep", "pairs"; "" for the collectives (`commsweep TEST...`)
+  std::string_view summary;  // one line for `commsweep --help` and `commsweep list`
+  int order;                 // its place in --help, `list` and the schema
+  // Its settings table (specs of settings::Table) and --help's sections of it: section name
+  // and title, in order.
+  std::vector<const settings::Spec*> (*specs)();
+  std::vector<std::pair<std::string_view, std::string_view>> sections;
+  // One sweep: FLAGS (the command line) over DOCUMENT's keys (a suite's entry, or null) over
+  // the defaults, RUN the run's settings (its timeout the sweep's). Throws a usage Error naming
+  // the flag or the file, line and key.
+  std::unique_ptr<Measurement> (*read)(const settings::Flags& flags, const settings::DocumentEntry* document,
+                                       const RunSettings& run);
+  // --help's text before the option sections and after them.
+  std::string (*help_intro)();
+  std::string (*help_end)();
+  // The `test` names its results carry, for the schemas: in `rows` (the collectives' names),
+  // and as a baseline's test (those, and "ep" for the ep rows). Null: none.
+  std::vector<std::string> (*row_tests)() = nullptr;
+  std::vector<std::string> (*baseline_tests)() = nullptr;
+  // A presence flag that makes the command run without MPI (pairs: "plan"), or "".
+  std::string_view offline_flag = {};
+  // A flag naming a file of its settings in a suite entry's format (ep: "suite"), or "".
+  std::string_view settings_file_flag = {};
+  // Before a usage error of its settings, on the command line ("pairs: "), or "".
+  std::string_view usage_prefix = {};
+  // A suite's -c N as this workload's key "check" (ep: N > 0 turns its check on).
+  std::string (*suite_check)(int n) = nullptr;
+};
+
+// Every workload, in `order`; by suite kind, and by command word (nullptr when there is none).
+const std::vector<const Workload*>& workloads();
+const Workload* find_workload(std::string_view kind);
+const Workload* find_command_workload(std::string_view command);
+// The workload of `commsweep TEST...` (the one whose command is empty).
+const Workload& default_workload();
+
+}  // namespace commsweep
