@@ -94,7 +94,10 @@ const json& sweep_list(const std::string& path, const suite::Document& doc, std:
 void require_one_recording(const std::vector<RunSweep>& sweeps) {
   std::vector<std::pair<std::pair<std::string, std::string>, const RunSweep*>> first;  // (key, value), its sweep
   for (const RunSweep& s : sweeps) {
-    for (const auto& [key, value] : s.measurement->recorded_once()) {
+    for (const auto& recorded : s.measurement->recorded_once()) {
+      // Named copies, not a structured binding: C++17 (clang) does not let a lambda capture one.
+      const std::string& key = recorded.first;
+      const std::string& value = recorded.second;
       const auto known = std::find_if(first.begin(), first.end(), [&](const auto& f) { return f.first.first == key; });
       if (known == first.end()) {
         first.push_back({{key, value}, &s});
