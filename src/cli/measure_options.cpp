@@ -84,9 +84,7 @@ MeasureOptions parse_measure_options(const Workload& w, int argc, const char* co
   std::unique_ptr<settings::DocumentFile> file;
   const std::string file_flag(w.settings_file_flag);
   if (!file_flag.empty() && vm.count(file_flag)) {
-    std::vector<const settings::Spec*> keys = w.specs();
-    for (const settings::Spec* s : run_settings().specs()) keys.push_back(s);
-    file = settings::read_document_file(file_flag, vm[file_flag].as<std::string>(), keys, std::string(w.name),
+    file = settings::read_document_file(file_flag, vm[file_flag].as<std::string>(), entry_specs(w), std::string(w.name),
                                         command_of(w));
     o.run.timeout_s = read_run_settings(settings::given_flags(vm, run_settings().specs()), &file->entry).timeout_s;
   }

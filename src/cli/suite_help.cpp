@@ -30,10 +30,8 @@ std::string keys_and_flags(const std::vector<const settings::Spec*>& specs) {
 std::string kinds_and_keys() {
   std::string out;
   for (const Workload* w : workloads()) {
-    std::vector<const settings::Spec*> specs = w->specs();
-    for (const settings::Spec* s : run_settings().specs()) specs.push_back(s);
     const std::string kind = std::string(w->name) + ":";
-    out += "  " + kind + std::string(kind.size() < 13 ? 13 - kind.size() : 1, ' ') + keys_and_flags(specs) + "\n";
+    out += "  " + kind + std::string(kind.size() < 13 ? 13 - kind.size() : 1, ' ') + keys_and_flags(entry_specs(*w)) + "\n";
   }
   return out;
 }

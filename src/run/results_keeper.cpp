@@ -95,22 +95,23 @@ void register_last_words(World& world, const std::shared_ptr<Keeper>& keeper) {
   on_termination([keeper] { keeper->write_interrupted(termination_signal_name(), termination_description()); });
 }
 
-void say_nothing_is_kept(const World& world) {
+namespace {
+// On rank 0, once a SIGTERM or SIGINT arrives: "commsweep: rank 0: <what came>" and TAIL.
+void say_on_termination(const World& world, const char* tail) {
   if (world.rank() != 0) return;
-  on_termination([] {
-    std::fprintf(stderr, "commsweep: rank 0: %s: stopping at the next step (no --json: the rows measured "
-                 "are only in the table above)\n", termination_description().c_str());
+  on_termination([tail] {
+    std::fprintf(stderr, "commsweep: rank 0: %s%s\n", termination_description().c_str(), tail);
     std::fflush(stderr);
   });
 }
+}  // namespace
+
+void say_nothing_is_kept(const World& world) {
+  say_on_termination(world, ": stopping at the next step (no --json: the rows measured are only in the table above)");
+}
 
 void say_interrupted_in_set_up(const World& world) {
-  if (world.rank() != 0) return;
-  on_termination([] {
-    std::fprintf(stderr, "commsweep: rank 0: %s during the set-up, before anything was measured: "
-                 "nothing to keep\n", termination_description().c_str());
-    std::fflush(stderr);
-  });
+  say_on_termination(world, " during the set-up, before anything was measured: nothing to keep");
 }
 
 ResultsKeeper::ResultsKeeper(std::string path, report::Results header)

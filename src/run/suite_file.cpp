@@ -16,13 +16,6 @@ using nlohmann::json;
 
 const std::vector<std::string> kEntryKeys = {"name", "kind"};
 
-// The keys a sweep of W may hold: its table's and the run's ("timeout").
-std::vector<const settings::Spec*> entry_specs(const Workload& w) {
-  std::vector<const settings::Spec*> all = w.specs();
-  for (const settings::Spec* s : run_settings().specs()) all.push_back(s);
-  return all;
-}
-
 std::unique_ptr<Measurement> read_kind(const Workload& w, const settings::DocumentEntry& e, const SuiteOverrides& o) {
   settings::check_keys(e, entry_specs(w), kEntryKeys);
   RunSettings run = o.run;

@@ -28,4 +28,10 @@ const Workload& default_workload() {
   throw std::logic_error("no workload runs `commsweep TEST...` (run/workloads/)");
 }
 
+std::vector<const settings::Spec*> entry_specs(const Workload& w) {
+  std::vector<const settings::Spec*> all = w.specs();
+  for (const settings::Spec* s : run_settings().specs()) all.push_back(s);
+  return all;
+}
+
 }  // namespace commsweep

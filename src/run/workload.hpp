@@ -137,5 +137,8 @@ const Workload* find_workload(std::string_view kind);
 const Workload* find_command_workload(std::string_view command);
 // The workload of `commsweep TEST...` (the one whose command is empty).
 const Workload& default_workload();
+// The keys one entry of W takes (a suite's sweep, `ep --suite FILE`): its table's, then the
+// run's ("timeout").
+std::vector<const settings::Spec*> entry_specs(const Workload& w);
 
 }  // namespace commsweep

@@ -60,11 +60,7 @@ std::string wrapped(const std::string& text) {
 }
 
 // The keys of an ep entry: its table's and the run's (timeout).
-std::string suite_keys() {
-  std::vector<const settings::Spec*> all = specs();
-  for (const settings::Spec* s : run_settings().specs()) all.push_back(s);
-  return settings::key_list(all, {});
-}
+std::string suite_keys() { return settings::key_list(entry_specs(*find_workload("ep")), {}); }
 
 // The registered implementations' paragraphs (ep/impls/<name>.cpp), the name in a column.
 std::string implementations_help() {
