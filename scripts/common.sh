@@ -9,6 +9,7 @@
 #                             (default: where a GPU and nvcc are found)
 #   COMMSWEEP_JOBS            parallel build jobs (default: the number of cores)
 #   COMMSWEEP_SKIP_DEPS=1     do not run scripts/install-deps.sh
+#   COMMSWEEP_CCACHE=0        do not compile through ccache (default: through it where installed)
 #   NCCL_ROOT                 the NCCL to build against (and, by the binary's RPATH, run with):
 #                             an install's folder (include/nccl.h, lib/libnccl.so.2), or an
 #                             unpacked nvidia-nccl-cu13 wheel (its nvidia/nccl folder, or the
@@ -72,9 +73,26 @@ configure_commsweep() {
     nccl_flags=("-DNCCL_ROOT=$NCCL_ROOT" -UNCCL_INCLUDE_DIR -UNCCL_LIBRARY)
     say "building against the NCCL in NCCL_ROOT=$NCCL_ROOT"
   fi
+  local -a launcher_flags=()
+  mapfile -t launcher_flags < <(compiler_launcher_flags)
   cmake -S "$COMMSWEEP_REPO" -B "$COMMSWEEP_BUILD" \
     "-DCMAKE_BUILD_TYPE=${COMMSWEEP_BUILD_TYPE:-RelWithDebInfo}" "-DCOMMSWEEP_TESTS=$tests" \
-    "${cuda_flags[@]}" "${nccl_flags[@]}" "$@"
+    "${cuda_flags[@]}" "${nccl_flags[@]}" "${launcher_flags[@]}" "$@"
+}
+
+# compiler_launcher_flags: ccache as the compilers' launcher where it is installed (install-deps.sh
+# --tests installs it) and COMMSWEEP_CCACHE is not 0, one CMake flag a line. CI builds commsweep
+# twice with gcc (.ci/run: the main build, then against the newest NCCL): through one cache the
+# second compiles only the files whose preprocessed text differs, those that include nccl.h or the
+# kernels' architectures, instead of all of them (.ci/run sets where the cache lives).
+compiler_launcher_flags() {
+  if [ "${COMMSWEEP_CCACHE:-1}" = 0 ] || ! command -v ccache >/dev/null; then
+    return 0
+  fi
+  local language
+  for language in C CXX CUDA; do
+    echo "-DCMAKE_${language}_COMPILER_LAUNCHER=ccache"
+  done
 }
 
 # build_commsweep [TARGET...]: configures $COMMSWEEP_BUILD for everything (the tests, and CUDA

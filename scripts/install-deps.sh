@@ -46,6 +46,8 @@ readonly TEST_PACKAGES=(
   python3
   python3-yaml python3-jsonschema shellcheck
   clang libclang-rt-dev
+  # A compiler cache: CI's second gcc build (scripts/test-nccl-newest.sh) reuses the first's objects.
+  ccache
 )
 
 # Headless Chromium renders the HTML regression report in a test (tests/regress). Debian's
