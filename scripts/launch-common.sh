@@ -483,7 +483,8 @@ judge_results() {
     local stored
     stored=$(store_results "$results" "$results_dir" "$test_id")
     say "compare recorded nothing: results kept as $stored; a baseline is made from good runs with" \
-      "commsweep baseline RUN... -o $COMMSWEEP_BASELINE"
+      "commsweep baseline RUN... -o $(basename "$COMMSWEEP_BASELINE") and read from $COMMSWEEP_BASELINE" \
+      "(the nightly Job: the ConfigMap commsweep-baselines, docs/quickstart.md)"
     print_json_lines "$stored" "$test_id"
   fi
   say "compare exited with code $rc ($(compare_meaning "$rc"))"

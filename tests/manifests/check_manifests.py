@@ -190,6 +190,50 @@ def check_cron_fields(where, spec, failures):
 NIGHT_NAME_LABEL = {"Job": "volcano.sh/job-name", "MPIJob": "training.kubeflow.org/job-name"}
 
 
+# The nightly's baseline: <folder>/<shape>-<mode>.json, the folder the ConfigMap
+# commsweep-baselines mounted read-only and optional (docs/quickstart.md: made with kubectl create
+# configmap; absent on the first nights, when the master keeps the run unjudged).
+BASELINE_FILE = "/$(COMMSWEEP_SHAPE)-$(COMMSWEEP_FABRIC_MODE).json"
+BASELINE_CONFIGMAP = "commsweep-baselines"
+
+
+def check_baseline_source(where, master, container, baseline, failures):
+    if not baseline.endswith(BASELINE_FILE):
+        failures.append("%s: COMMSWEEP_BASELINE %r is not <folder>/<shape>-<mode>.json" % (where, baseline))
+        return
+    folder = baseline[: -len(BASELINE_FILE)]
+    mount = next((m for m in container.get("volumeMounts", []) if m.get("mountPath") == folder), None)
+    volume = next((v for v in master.get("volumes", []) if mount and v["name"] == mount["name"]), {})
+    config_map = volume.get("configMap", {})
+    if config_map.get("name") != BASELINE_CONFIGMAP or config_map.get("optional") is not True \
+            or not mount.get("readOnly"):
+        failures.append("%s: the baseline folder %s is not the ConfigMap %s mounted read-only and optional "
+                        "(mount %r, volume %r)" % (where, folder, BASELINE_CONFIGMAP, mount, volume))
+
+
+# Each mistake of the baseline's source, planted in a copy of the nightly master, must be caught.
+BASELINE_MISTAKES = {
+    "not optional": lambda v, m: v["configMap"].pop("optional"),
+    "another ConfigMap": lambda v, m: v["configMap"].update(name="commsweep-baseline"),
+    "writable": lambda v, m: m.pop("readOnly"),
+    "a PVC instead": lambda v, m: (v.pop("configMap"), v.update(persistentVolumeClaim={"claimName": "x"})),
+}
+
+
+def check_baseline_mistakes_caught(where, job, failures):
+    for mistake, plant in BASELINE_MISTAKES.items():
+        master = copy.deepcopy(pod_of(job, 0))
+        c = master["containers"][0]
+        baseline = rules.env_of(c)["COMMSWEEP_BASELINE"]["value"]
+        folder = baseline[: -len(BASELINE_FILE)]
+        mount = next(m for m in c["volumeMounts"] if m["mountPath"] == folder)
+        plant(next(v for v in master["volumes"] if v["name"] == mount["name"]), mount)
+        caught = []
+        check_baseline_source(where, master, c, baseline, caught)
+        if not caught:
+            failures.append("%s: a baseline source %s was not caught" % (where, mistake))
+
+
 def check_nightly_master(where, docs, job, failures):
     master = pod_of(job, 0)
     c = master["containers"][0]
@@ -198,8 +242,7 @@ def check_nightly_master(where, docs, job, failures):
         if name not in env:
             failures.append("%s: the nightly master has no %s" % (where, name))
     baseline = env.get("COMMSWEEP_BASELINE", {}).get("value", "")
-    if not baseline.endswith("/results/baselines/$(COMMSWEEP_SHAPE)-$(COMMSWEEP_FABRIC_MODE).json"):
-        failures.append("%s: COMMSWEEP_BASELINE %r is not results/baselines/<shape>-<mode>.json" % (where, baseline))
+    check_baseline_source(where, master, c, baseline, failures)
     results_dir = env.get("COMMSWEEP_RESULTS_DIR", {}).get("value")
     history = env.get("COMMSWEEP_HISTORY_DIR", {}).get("value")
     if history != "%s/history" % results_dir:
@@ -232,6 +275,7 @@ def cmd_nightly(args, stage, failures):
         job = cronjob_as_job(cron, cron["metadata"]["name"] + "-" + "1" * 11)
         failures.extend_with(where, rules.check_job(docs, job, expect))
         check_nightly_master(where, docs, job, failures)
+        check_baseline_mistakes_caught(where, job, failures)
     # Older Volcano: a plain CronJob whose runner creates the Job from its ConfigMap.
     where = "volcano/nightly/kubernetes"
     text = stage.render_text(where)
