@@ -45,7 +45,7 @@ What commsweep runs, first match:
   the arguments of this script (the Job's container args), e.g. all_reduce -b 1M -e 8G
   COMMSWEEP_ARGS           the same in one variable, split at spaces
   COMMSWEEP_SUITE          a suite file: runs \`commsweep suite \$COMMSWEEP_SUITE\`
-  (default)                all (every collective `commsweep list` names)
+  (default)                all (every collective \`commsweep list\` names)
                            -b 8 -e \$COMMSWEEP_MAX_BYTES (default 8G)
 --json is added by this script (do not give it).
 
