@@ -5,6 +5,8 @@
 #   PREFIX/scripts/             the repository's scripts (pod entrypoints, launchers)
 #   PREFIX/results/             schema, baselines (the nightly's `commsweep compare --baseline`)
 #   PREFIX/suites/              the shipped suites (COMMSWEEP_SUITE=$(COMMSWEEP_HOME)/suites/default.yaml)
+#   PREFIX/topology/            the shapes' NCCL settings and topology files
+#                               (scripts/run-baremetal.sh --shape reads topology/<shape>.conf)
 # Usage: scripts/install-prefix.sh BUILD_DIR PREFIX
 set -euo pipefail
 
@@ -19,10 +21,11 @@ main() {
   [ -x "$build/commsweep" ] || die "$build/commsweep not found: build first (scripts/build.sh)"
   mkdir -p "$prefix/bin"
   install -m 0755 "$build/commsweep" "$prefix/bin/commsweep"
-  rm -rf "$prefix/scripts" "$prefix/results" "$prefix/suites"
+  rm -rf "$prefix/scripts" "$prefix/results" "$prefix/suites" "$prefix/topology"
   cp -r "$REPO/scripts" "$prefix/scripts"
   cp -r "$REPO/results" "$prefix/results"
   cp -r "$REPO/suites" "$prefix/suites"
+  cp -r "$REPO/topology" "$prefix/topology"
   echo "install-prefix: installed commsweep into $prefix"
 }
 

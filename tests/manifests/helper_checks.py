@@ -205,6 +205,10 @@ def check_install_prefix(args, workdir, failures):
         for rel in ("suites/default.yaml", "suites/ci.yaml"):
             if not os.path.isfile(os.path.join(prefix, rel)):
                 failures.append("install-prefix.sh: no %s under the prefix (COMMSWEEP_SUITE names it)" % rel)
+        # run-baremetal.sh --shape reads <prefix>/topology/<shape>.conf beside its scripts/.
+        if not os.path.isfile(os.path.join(prefix, "topology", "BM.GPU.H100.8.conf")):
+            failures.append("install-prefix.sh: no topology/BM.GPU.H100.8.conf under the prefix "
+                            "(run-baremetal.sh --shape reads it)")
         for entry in ("entrypoint-master.sh", "entrypoint-worker.sh"):
             if not os.path.exists(os.path.join(args.repo, "scripts", entry)):
                 print("NOTE: scripts/%s is not in this checkout yet (the entrypoints lane); the "
