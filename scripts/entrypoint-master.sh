@@ -52,8 +52,8 @@ What commsweep runs, first match:
 Settings (environment):
   COMMSWEEP_HOSTFILE         workers (default /etc/volcano/mpiworker.host, else /etc/mpi/hostfile
                              where only that exists)
-  COMMSWEEP_WAIT_WORKERS_S   deadline for the workers' sshd (default 600: image pulls on GPU
-                             nodes take minutes)
+  COMMSWEEP_WAIT_WORKERS_S   deadline for the workers' sshd (default $DEFAULT_WAIT_WORKERS_S s: less than
+                             the Job's activeDeadlineSeconds, so that a missing worker is named)
   COMMSWEEP_SSH_PORT         the workers' sshd port (default 22)
   COMMSWEEP_SSH_DIR          the ssh plugin's files, or the MPIJob's sshAuthMountPath (default
                              \$HOME/.ssh); without a config file there, host keys are not checked
@@ -83,8 +83,8 @@ main() {
   trap 'die "$EXIT_INTERRUPTED" "interrupted before the run started"' TERM INT
   local hostfile
   hostfile=$(default_hostfile)
-  local deadline=${COMMSWEEP_WAIT_WORKERS_S:-600}
-  require_number COMMSWEEP_WAIT_WORKERS_S "$deadline"
+  local deadline
+  deadline=$(wait_deadline) || exit $?
   require_number COMMSWEEP_SSH_PORT "${COMMSWEEP_SSH_PORT:-22}" 1
   local text slots
   local -a workers args

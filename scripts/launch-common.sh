@@ -16,6 +16,13 @@ readonly EXIT_INTERRUPTED=5  # SIGTERM (Kubernetes at activeDeadlineSeconds)
 
 # 1 MiB: ~40,000 pod FQDNs, far more nodes than one job has.
 readonly HOSTFILE_MAX_BYTES=1048576
+# How long a launcher waits for the workers' sshd unless COMMSWEEP_WAIT_WORKERS_S says: the one
+# default of both launchers (and of the manifests, which do not set it). In a Job it must end
+# well inside activeDeadlineSeconds (600 in volcano/base), which also holds the sweep, or
+# Kubernetes would end the pod before the launcher names the missing workers; 3 minutes covers a
+# worker pulling the image onto a node that has its layers. The wait ends as soon as every
+# worker answers, so a healthy start never waits this long.
+readonly DEFAULT_WAIT_WORKERS_S=180
 # Where the launchers write the workers: Volcano's svc plugin (one pod FQDN a line, no newline
 # after the last) and mpi-operator v2 (its ConfigMap <job>-config in the launcher: one
 # <pod>.<job>.<namespace>.svc a line with slots=<slotsPerWorker>).
@@ -190,6 +197,13 @@ why_not_ready() {
   fi
 }
 
+# The workers' deadline in seconds: COMMSWEEP_WAIT_WORKERS_S, else DEFAULT_WAIT_WORKERS_S.
+wait_deadline() {
+  local deadline=${COMMSWEEP_WAIT_WORKERS_S:-$DEFAULT_WAIT_WORKERS_S}
+  require_number COMMSWEEP_WAIT_WORKERS_S "$deadline"
+  echo "$deadline"
+}
+
 # Waits until every host answers; after `deadline` seconds names the missing ones and exits
 # EXIT_TIMEOUT. Says who is still missing every REPORT_EVERY_S seconds.
 wait_for_sshd() {
@@ -242,7 +256,7 @@ check_gpus_setting() {
   require_number COMMSWEEP_GPUS_PER_NODE "$setting" 1
   if [ -n "$slots" ] && [ "$slots" != "$setting" ]; then
     die "$EXIT_USAGE" "COMMSWEEP_GPUS_PER_NODE=$setting, but $hostfile gives each worker" \
-      "slots=$slots (the MPIJob's slotsPerWorker): make them equal"
+      "slots=$slots (an MPIJob's slotsPerWorker, or Open MPI's slots): make them equal"
   fi
 }
 

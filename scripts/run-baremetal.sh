@@ -12,11 +12,12 @@ usage() {
 Usage: run-baremetal.sh [--shape SHAPE] HOSTFILE [COMMSWEEP ARGUMENTS...]
 
 Runs commsweep with mpirun on the nodes of HOSTFILE (one host a line; Open MPI's
-\`host slots=N\` lines and # comments are accepted, slots are ignored: the ranks per node are
-COMMSWEEP_GPUS_PER_NODE), as the Volcano Job's master does: waits for each node's sshd (at
-most COMMSWEEP_WAIT_WORKERS_S, default 60 s), logs in once to each, runs GPUs-per-node ranks
-on every node, stores the results in COMMSWEEP_RESULTS_DIR/<UTC time>-<test id>.json
-(default ./results) and prints them as JSON lines. Exits with commsweep's exit code; with
+\`host slots=N\` lines and # comments are accepted), as the Volcano Job's master does: waits
+for each node's sshd (at most COMMSWEEP_WAIT_WORKERS_S, default $DEFAULT_WAIT_WORKERS_S s), logs in
+once to each, runs G ranks on every node (G: COMMSWEEP_GPUS_PER_NODE, else the hostfile's
+slots, the same on every line, else what nvidia-smi -L lists on the first node), stores the
+results in COMMSWEEP_RESULTS_DIR/<UTC time>-<test id>.json (default ./results) and prints
+them as JSON lines. Exits with commsweep's exit code; with
 COMMSWEEP_BASELINE set, judges the run with \`commsweep compare\`, keeps it in the history
 with its reports and exits with compare's code (entrypoint-master.sh --help, step 6).
 
@@ -80,17 +81,19 @@ main() {
       say "no $conf: no shape settings applied (NCCL's defaults and this environment)"
     fi
   fi
-  local text deadline=${COMMSWEEP_WAIT_WORKERS_S:-60}
-  require_number COMMSWEEP_WAIT_WORKERS_S "$deadline"
+  local text deadline slots
+  deadline=$(wait_deadline) || exit $?
   local -a hosts args
   text=$(read_hostfile "$hostfile") || exit $?
   mapfile -t hosts <<<"$text"
+  slots=$(hostfile_slots "$hostfile") || exit $?
+  check_gpus_setting "$slots" "$hostfile"
   text=$(commsweep_arguments "$@") || exit $?
   mapfile -t args <<<"$text"
   wait_for_sshd "$deadline" "${hosts[@]}"
   check_ssh_logins "${hosts[@]}"
   local gpus
-  gpus=$(gpus_per_node "${hosts[0]}") || exit $?
+  gpus=$(gpus_per_node "${hosts[0]}" "$slots") || exit $?
   COMMSWEEP_RESULTS_DIR=${COMMSWEEP_RESULTS_DIR:-$PWD/results} \
     launch_sweep "$gpus" "${hosts[@]}" -- "${args[@]}"
 }

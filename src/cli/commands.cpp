@@ -56,6 +56,7 @@ std::string commands_help() {
   for (const auto& c : world_commands()) under_mpirun[c.name] = c.summary;
   for (const auto& [name, summary] : under_mpirun) line(name, summary);
   for (const auto& c : offline_commands()) line(c.name, c.summary);
+  line("help", "this text; `commsweep help CMD` is `commsweep CMD --help`");
   return out.str();
 }
 
@@ -78,6 +79,7 @@ std::vector<std::string> command_names() {
   names.emplace_back("list");
   for (const auto& c : world_commands()) names.emplace_back(c.name);
   for (const auto& c : offline_commands()) names.emplace_back(c.name);
+  names.emplace_back("help");
   return names;
 }
 

@@ -49,6 +49,35 @@ void rejudge_health(report::Results& run, const std::string& path, const health:
   }
 }
 
+// The "schema" of a JSON file, or "" when it has none or is no JSON.
+std::string schema_of(const std::string& path) {
+  try {
+    const auto text = read_text_file(path);
+    const nlohmann::json doc = nlohmann::json::parse(text.value_or(""));
+    return doc.is_object() && doc.contains("schema") && doc.at("schema").is_string() ? doc.at("schema").get<std::string>()
+                                                                                    : "";
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+// `compare base.json --baseline night.json`: the schemas tell which file is which, so a
+// refusal caused by the order says so.
+std::string swap_hint(const CompareOptions& o) {
+  const auto is = [](const std::string& schema, const std::string& family) { return schema.rfind(family, 0) == 0; };
+  std::string baselines;
+  for (const auto& r : o.results) {
+    if (is(schema_of(r), "commsweep.baseline/")) baselines += (baselines.empty() ? "" : ", ") + r;
+  }
+  const bool results_as_baseline = is(schema_of(o.baseline), "commsweep.results/");
+  if (baselines.empty() && !results_as_baseline) return "";
+  std::string hint = " (";
+  if (!baselines.empty()) hint += baselines + " is a baseline";
+  if (!baselines.empty() && results_as_baseline) hint += " and ";
+  if (results_as_baseline) hint += "--baseline " + o.baseline + " is a results file";
+  return hint + ": swap them, `commsweep compare RESULTS.json... --baseline BASELINE.json`)";
+}
+
 int bad_input(const std::string& message) {
   std::cerr << "commsweep compare: " << message << "\n";
   return regress::compare_exit::kBadInput;
@@ -128,13 +157,13 @@ int run_compare_command(int argc, char** argv, char**) {
     for (const auto& path : o.results) c.results_file += (c.results_file.empty() ? "" : ", ") + path;
     c.baseline_file = o.baseline;
     write_reports(o, c, baseline, history);
-    if (!o.quiet) std::cout << regress::render_table(c) << std::flush;
+    std::cout << (o.quiet ? regress::render_verdict(c) : regress::render_table(c)) << std::flush;
     for (std::size_t i = 0; o.record && i < inputs.size(); ++i) {
       std::cout << "recorded " << regress::record_in_history(o.history, inputs[i], read_text_file(o.results[i]).value_or(""), collectives) << "\n";
     }
     return c.exit_code;
   } catch (const std::exception& e) {
-    return bad_input(e.what());
+    return bad_input(e.what() + swap_hint(o));
   }
 }
 

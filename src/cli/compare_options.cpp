@@ -19,7 +19,7 @@ po::options_description compare_flags(CompareOptions& o) {
       ("json", po::value(&o.json), "write the verdicts as JSON (schema commsweep.compare/2) here")
       ("mode", po::value(&o.mode), "the fabric mode RESULTS were taken in (as baseline --mode: nvlink, ib, roce-sriov, ...): checked against the baseline's")
       ("allow-mismatch", po::bool_switch(&o.allow_mismatch), "judge RESULTS against a baseline that measured something else (backend, ranks, nodes, GPUs per node, shape, mode, buffers, timer): the differences are said before the verdicts")
-      ("quiet", po::bool_switch(&o.quiet), "no verdict table on stdout")
+      ("quiet", po::bool_switch(&o.quiet), "print only the verdict (the counts and the exit line), not the table")
       ("health-thresholds", po::value(&o.health_thresholds), "judge the runs' stored health snapshots with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table; docs/health.md)")
       ("help,h", "show this help");
   return d;

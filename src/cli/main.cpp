@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
 #include "cli/measure_options.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "output/stdout_check.hpp"
 #include "run/results_keeper.hpp"
@@ -66,9 +67,28 @@ int run_workload_offline(const commsweep::Workload& workload, int argc, char** a
   return exit_code::kOk;
 }
 
+int run_command(int argc, char** argv, char** envp);
+
+// `commsweep help [CMD]`: what `commsweep [CMD] --help` prints.
+int run_help(int argc, char** argv, char** envp) {
+  using namespace commsweep;
+  std::vector<std::string> words;
+  try {
+    words = help_arguments(argc, argv);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "commsweep help: %s\n", e.what());
+    return e.exit_code();
+  }
+  std::vector<char*> args;
+  for (auto& w : words) args.push_back(w.data());
+  args.push_back(nullptr);
+  return run_command(static_cast<int>(words.size()), args.data(), envp);
+}
+
 int run_command(int argc, char** argv, char** envp) {
   using namespace commsweep;
   const std::string command = argc > 1 ? argv[1] : "";
+  if (command == "help") return run_help(argc, argv, envp);
   for (const auto& c : offline_commands()) {
     if (command != c.name) continue;
     let_termination_signals_in();  // no keeper to stop for: Ctrl-C ends it at once

@@ -28,7 +28,7 @@ std::vector<po::options_description> sections(const Workload& w) {
   if (!w.settings_file_flag.empty()) {
     const std::string flag(w.settings_file_flag);
     out.back().add_options()(flag.c_str(), po::value<std::string>(),
-                             "read axes and settings from this JSON or YAML file (below); flags given override it");
+                             "read axes and settings from a suite file of one sweep (below); flags given override it");
   }
   out.back().add_options()("help,h", "show this help");
   if (w.command.empty()) out.back().add_options()("version", "print the version");

@@ -1,5 +1,7 @@
 #include "cli/options.hpp"
 
+#include <algorithm>
+
 #include "cli/commands.hpp"
 #include "collectives/collective_test.hpp"
 #include "core/error.hpp"
@@ -35,6 +37,16 @@ void check_test_words(const std::vector<std::string>& words) {
       if (name != "all" && find_collective_test(name) == nullptr) throw_usage(unknown_name_message(name));
     }
   }
+}
+
+std::vector<std::string> help_arguments(int argc, char** argv) {
+  const std::string program = argv[0];
+  if (argc > 3) throw_usage("help takes one command or test, not '" + std::string(argv[3]) + "' (commsweep help CMD)");
+  const std::string word = argc == 3 ? argv[2] : "";
+  if (word.empty() || word == "help" || word == "--help" || word == "-h") return {program, "--help"};
+  const std::vector<std::string> commands = command_names();
+  if (std::find(commands.begin(), commands.end(), word) == commands.end()) check_test_words({word});
+  return {program, word, "--help"};
 }
 
 }  // namespace commsweep

@@ -30,6 +30,12 @@ int run_topo_generate(int argc, char** argv) {
   } else {
     shapes = load_all_shapes(dir);
   }
+  // Outside the repository there is no topology/ to compare with: every file would look stale.
+  if (vm.count("check") && !fs::is_directory(out)) {
+    throw Error(ErrorKind::Usage, "--check: " + out + " (" + fs::absolute(out).lexically_normal().string() +
+                                      ") is not a folder, so there is nothing to compare with: run it in the "
+                                      "repository's root, or name the generated files' folder with --out DIR");
+  }
   int stale = 0;
   for (const auto& s : shapes) {
     const std::pair<std::string, std::string> files[] = {
@@ -41,7 +47,8 @@ int run_topo_generate(int argc, char** argv) {
         std::ostringstream have;
         have << in.rdbuf();
         if (!in || have.str() != text) {
-          std::cerr << path << ": out of date with its description (run commsweep topo generate)\n";
+          std::cerr << path << (in ? ": out of date with its description" : ": missing") << " (commsweep topo generate --out "
+                    << out << " writes it)\n";
           ++stale;
         }
         continue;
@@ -55,7 +62,9 @@ int run_topo_generate(int argc, char** argv) {
       std::cout << "wrote " << path << "\n";
     }
   }
-  if (vm.count("check") && stale == 0) std::cout << shapes.size() << " shapes: every file up to date\n";
+  if (vm.count("check") && stale == 0) {
+    std::cout << shapes.size() << " shapes: every file in " << out << " up to date\n";
+  }
   return stale == 0 ? exit_code::kOk : exit_code::kUsage;
 }
 

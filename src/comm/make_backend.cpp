@@ -55,9 +55,7 @@ BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s) 
 
   if (!use_nccl) {
     // Which transport MPI chose (shared memory, TCP, UCX), as far as this rank can tell.
-    if (const std::string transport = mpitransport::this_process_transport(); !transport.empty()) {
-      setup.note += "\n# " + transport;  // a line of its own in the preamble
-    }
+    setup.transport_note = mpitransport::this_process_transport();
     setup.gpu.name = "host memory (mpi backend)";
     setup.gpu.pci_bus_id = "-";
     setup.backend = std::make_unique<MpiBackend>(world);

@@ -17,7 +17,8 @@ enum class BackendChoice { Auto, Nccl, Mpi };
 
 struct BackendSetup {
   std::unique_ptr<Backend> backend;
-  std::string note;               // why this backend (printed by rank 0)
+  std::string note;               // why this backend (printed by rank 0; one line, messages quote it)
+  std::string transport_note;     // mpi: which transport MPI chose, a preamble line of its own; or ""
   GpuChoice gpu;                  // this rank's device (device -1 for mpi: "host memory")
   std::string nccl_version;       // library, "none" for mpi
   std::string nccl_headers_version;

@@ -9,8 +9,10 @@
 
 namespace commsweep {
 
-// Bytes from "8", "64K", "1M", "8G", "1T" (binary multiples; an optional trailing B or iB).
-// Throws a usage error naming `flag` on anything else, including negative numbers.
+// Bytes from "8", "8B", "64K", "1M", "8G", "1T" (powers of 1024, the letter in either case, as
+// nccl-tests reads -b/-e), or the IEC spellings "64Ki", "64KiB". Throws a usage error naming
+// `flag` on anything else, including negative numbers and "1GB", "100kb": the field's tables
+// mean 10^9 by GB, so those are refused with a did-you-mean rather than read as 2^30.
 std::uint64_t parse_size(const std::string& text, const std::string& flag);
 
 // min, then *factor (factor > 1) or +step (factor == 1), while <= max.

@@ -77,7 +77,10 @@ std::vector<std::string> split_commas(const std::string& text) {
   std::stringstream ss(text);
   std::string part;
   while (std::getline(ss, part, ',')) {
-    if (!part.empty()) parts.push_back(part);
+    // "float, bf16": YAML's plain scalar and a quoted flag keep the space after the comma.
+    const auto first = part.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    parts.push_back(part.substr(first, part.find_last_not_of(" \t") - first + 1));
   }
   return parts;
 }

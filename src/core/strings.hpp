@@ -27,7 +27,8 @@ std::string printed(const char* format, double value);
 // VALUE with DIGITS decimals: "12.34".
 std::string fixed(double value, int digits = 2);
 
-// "a,b,,c" -> {a, b, c}: the comma lists of flags and suite values (empty items dropped).
+// "a, b,,c " -> {a, b, c}: the comma lists of flags and suite values (spaces and tabs around an
+// item trimmed, empty items dropped).
 std::vector<std::string> split_commas(const std::string& text);
 
 // "1 rank", "2 ranks": COUNT and the noun, plural when COUNT is not 1 (PLURAL: an irregular one).

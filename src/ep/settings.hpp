@@ -1,6 +1,6 @@
-// The EP sweep's settings (`commsweep ep`'s flags, the keys of `ep --suite FILE` and of a suite's
-// `kind: ep` entry): one table (settings/setting.hpp) for the command line, both suite formats
-// (one format) and --help.
+// The EP sweep's settings (`commsweep ep`'s flags, the keys of a suite's `kind: ep` sweep, which
+// `ep --suite FILE` reads too): one table (settings/setting.hpp) for the command line, suite
+// files and --help.
 #pragma once
 
 #include "ep/ep_config.hpp"

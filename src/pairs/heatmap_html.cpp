@@ -53,18 +53,47 @@ Scale scale_of(const PairsRun& run, const Analysis& a) {
   return {good, good > 0 ? threshold / good : run.settings.slow_fraction};
 }
 
-// Cells: value (GB/s) or < 0 for none; groups: the index where each leaf starts.
+// The colour scale beside a heatmap: the gradient from 0 to the healthy reference, with its
+// three marks in GB/s (0, the slow threshold, the reference), so that a cell's colour reads as a
+// figure without hovering over it.
+void legend(std::ostringstream& out, const Scale& scale) {
+  constexpr int kWidth = 240, kTop = 14, kHeight = 12, kSteps = 48;
+  // Shifted right so that a threshold near 0 keeps its label on the page.
+  out << "<div><svg xmlns='http://www.w3.org/2000/svg' width='" << kWidth + 180 << "' height='" << kTop + kHeight + 22
+      << "' font-size='10'><g transform='translate(60 0)'>\n";
+  for (int i = 0; i < kSteps; ++i) {
+    out << "<rect x='" << i * kWidth / kSteps << "' y='" << kTop << "' width='" << kWidth / kSteps + 1 << "' height='"
+        << kHeight << "' fill='" << colour((i + 0.5) / kSteps, scale.slow_fraction) << "'/>\n";
+  }
+  // The threshold's label above the bar, the ends' below: they cannot overlap, wherever it falls.
+  const int slow_x = static_cast<int>(scale.slow_fraction * kWidth);
+  out << "<line x1='" << slow_x << "' y1='" << kTop - 3 << "' x2='" << slow_x << "' y2='" << kTop + kHeight
+      << "' stroke='#222'/>\n<text x='" << slow_x << "' y='" << kTop - 5 << "' text-anchor='middle'>slow below "
+      << fixed(scale.slow_fraction * scale.good) << " GB/s</text>\n"
+      << "<text x='0' y='" << kTop + kHeight + 12 << "'>0</text>\n<text x='" << kWidth << "' y='" << kTop + kHeight + 12
+      << "' text-anchor='middle'>" << fixed(scale.good) << " GB/s and up</text>\n</g></svg></div>\n";
+}
+
+// Cells: value (GB/s) or < 0 for none; groups: the index where each leaf starts. The labels
+// run down the left and, turned, along the top: the band above the cells holds the columns'.
 void heatmap(std::ostringstream& out, const std::vector<std::string>& labels, const std::vector<std::vector<double>>& cells,
              const std::vector<int>& group_starts, double median, const Scale& scale) {
   const int n = static_cast<int>(labels.size());
   const int cell = std::max(4, std::min(22, 720 / std::max(n, 1)));
-  const int margin = 120, size = margin + n * cell + 10;
+  std::size_t longest = 0;
+  for (const auto& l : labels) longest = std::max(longest, l.size());
+  // 6 px a character at font-size 10; the labels are left out when the cells are too small to read.
+  const int margin = cell >= 8 ? static_cast<int>(std::min<std::size_t>(longest, 40) * 6 + 8) : 8;
+  const int size = margin + n * cell + 10;
+  legend(out, scale);
   out << "<svg xmlns='http://www.w3.org/2000/svg' width='" << size << "' height='" << size << "' font-size='10'>\n";
+  for (int i = 0; i < n && cell >= 8; ++i) {
+    const double middle = margin + i * cell + cell * 0.75;
+    out << "<text x='" << margin - 4 << "' y='" << middle << "' text-anchor='end'>" << escape(labels[i]) << "</text>\n";
+    out << "<text transform='translate(" << middle << " " << margin - 4 << ") rotate(-90)'>" << escape(labels[i])
+        << "</text>\n";
+  }
   for (int i = 0; i < n; ++i) {
-    if (cell >= 8) {
-      out << "<text x='" << margin - 4 << "' y='" << margin + i * cell + cell * 0.75 << "' text-anchor='end'>"
-          << escape(labels[i]) << "</text>\n";
-    }
     for (int j = 0; j < n; ++j) {
       const double v = cells[i][j];
       if (v < 0) continue;
@@ -79,6 +108,33 @@ void heatmap(std::ostringstream& out, const std::vector<std::string>& labels, co
         << "' height='" << (to - from) * cell << "' fill='none' stroke='#222' stroke-width='1.5'/>\n";
   }
   out << "</svg>\n";
+}
+
+// The slowest pairs, slow or not: every slow pair (up to kListed), and at least the kShown
+// slowest, so that a healthy run shows its floor too.
+void slowest_pairs(std::ostringstream& out, const PairsRun& run, const Analysis& a) {
+  constexpr std::size_t kShown = 10, kListed = 50;
+  out << "<h2>Slowest pairs</h2>\n";
+  if (run.pairs.empty()) {
+    out << "<p>No pair was measured.</p>\n";
+    return;
+  }
+  std::vector<std::size_t> order(run.pairs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return a.verdicts[x].gbps < a.verdicts[y].gbps; });
+  const std::size_t shown = std::min({order.size(), kListed, std::max(kShown, a.slow.size())});
+  out << "<p>The " << shown << " slowest of " << count_of(run.pairs.size(), "pair") << " (" << a.slow.size()
+      << " slow).</p>\n"
+      << "<table><tr><th>pair</th><th>GB/s</th><th>x median</th><th>slowest rail</th><th>verdict</th></tr>\n";
+  for (std::size_t k = 0; k < shown; ++k) {
+    const auto& p = run.pairs[order[k]];
+    const auto& v = a.verdicts[order[k]];
+    out << "<tr><td>" << escape(run.nodes[p.node_a].name) << " - " << escape(run.nodes[p.node_b].name) << "</td><td>"
+        << fixed(v.gbps) << "</td><td>" << fixed(v.ratio) << "</td><td>" << v.slowest_rail << "</td><td>"
+        << (v.slow ? "slow" : "ok") << "</td></tr>\n";
+  }
+  out << "</table>\n";
 }
 
 void node_heatmap(std::ostringstream& out, const PairsRun& run, const Analysis& a) {
@@ -126,10 +182,10 @@ std::string render_html(const PairsRun& run, const Analysis& a) {
          "body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:13px}"
          "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}</style></head><body>\n";
   out << "<h1>commsweep pairs: " << run.nodes.size() << " nodes, " << escape(run.pattern) << "</h1>\n<p>"
-      << escape(topology_of(run).source) << ". Median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails
-      << " rails of " << run.pairs.size() << " pairs; slow below " << fixed(run.settings.slow_fraction) << " x median"
+      << escape(topology_of(run).source) << ". Median rail " << fixed(a.median_gbps) << " GB/s over "
+      << count_of(a.rails, "rail") << " of " << count_of(run.pairs.size(), "pair") << "; slow below " << fixed(run.settings.slow_fraction) << " x median"
       << " or below " << fixed(run.settings.slow_fraction_of_top_third) << " x the top-third pair (" << fixed(a.top_third_gbps)
-      << " GB/s) (" << a.slow.size() << " slow pairs)." << (median_unreliable(a) ? " Few nodes: one bad node's rails can be the median." : "")
+      << " GB/s) (" << count_of(a.slow.size(), "slow pair") << ")." << (median_unreliable(a) ? " Few nodes: one bad node's rails can be the median." : "")
       << "</p>\n";
   if (!run.findings.empty()) {
     out << "<h2>Findings</h2>\n<ul>\n";
@@ -138,14 +194,8 @@ std::string render_html(const PairsRun& run, const Analysis& a) {
   }
   if (run.nodes.size() <= kHeatmapNodes) node_heatmap(out, run, a);
   if (!topology_of(run).flat()) leaf_heatmap(out, run, a);
-  out << "<h2>Slowest pairs</h2>\n<table><tr><th>pair</th><th>GB/s</th><th>x median</th><th>slowest rail</th></tr>\n";
-  for (std::size_t k = 0; k < a.slow.size() && k < 50; ++k) {
-    const auto& p = run.pairs[a.slow[k]];
-    const auto& v = a.verdicts[a.slow[k]];
-    out << "<tr><td>" << escape(run.nodes[p.node_a].name) << " - " << escape(run.nodes[p.node_b].name) << "</td><td>"
-        << fixed(v.gbps) << "</td><td>" << fixed(v.ratio) << "</td><td>" << v.slowest_rail << "</td></tr>\n";
-  }
-  out << "</table>\n</body></html>\n";
+  slowest_pairs(out, run, a);
+  out << "</body></html>\n";
   return out.str();
 }
 

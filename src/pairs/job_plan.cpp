@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/strings.hpp"
 #include "core/text_file.hpp"
 #include "pairs/job.hpp"
 #include "pairs/schedule.hpp"
@@ -109,8 +110,11 @@ plan::Plan job_plan(const PairsSettings& o, const plan::Topology& topology) {
   spec.seed = o.seed;
   plan::Plan p = plan::make_plan(spec, topology);
   if (p.rounds.empty()) {
-    throw_usage("pairs: --pattern " + o.pattern + ": no pair to measure on " + topology.source +
-                (p.notes.empty() ? "" : " (" + p.notes.front() + ")"));
+    // The note says why (and names --topology) where there is one; the source would say it again.
+    throw_usage("pairs: --pattern " + o.pattern + ": no pair to measure on " +
+                (p.notes.empty() ? topology.source
+                                 : count_of(static_cast<std::size_t>(topology.node_count()), "node") + ": " +
+                                       p.notes.front()));
   }
   return p;
 }

@@ -149,8 +149,8 @@ std::string median_caveat(const PairsRun& run, const Analysis& a) {
 
 std::string findings(const PairsRun& run, const Analysis& a) {
   std::ostringstream out;
-  out << "# median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails << " rails of " << run.pairs.size()
-      << " pairs; a pair is slow below " << fixed(run.settings.slow_fraction) << " x median = "
+  out << "# median rail " << fixed(a.median_gbps) << " GB/s over " << count_of(a.rails, "rail") << " of "
+      << count_of(run.pairs.size(), "pair") << "; a pair is slow below " << fixed(run.settings.slow_fraction) << " x median = "
       << fixed(a.slow_below_gbps) << " GB/s";
   if (a.top_third >= 0) {
     out << ", or below " << fixed(run.settings.slow_fraction_of_top_third)

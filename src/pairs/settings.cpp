@@ -70,7 +70,7 @@ settings::Table<Config> make_table() {
   const char* hidden = kHiddenSection;
   settings::Table<Config> t{"pairs", {
       entry("size", 's', "size", settings::size(), "64M",
-            "bytes each way per rail and exchange (K, M, G: powers of 1024); rounded down to whole floats", shown,
+            "bytes each way per rail and exchange (K, M, G, or Ki, Mi, Gi: powers of 1024); rounded down to whole floats", shown,
             [](Config& o, const Value& v, const Given& g) {
               if (v.count < 4) throw_usage(g.where + ": " + std::to_string(v.count) + " B is less than one float (4 B)");
               o.bytes = v.count;

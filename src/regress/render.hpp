@@ -29,6 +29,9 @@ std::vector<GroupLine> group_lines(const Comparison& c);
 
 // Aligned plain text: the verdict table, the stragglers, the counts and the exit code.
 std::string render_table(const Comparison& c);
+// The table's last two lines, the counts and the exit code with its meaning: all that
+// `compare --quiet` prints, so that a quiet nightly's log still says why it failed.
+std::string render_verdict(const Comparison& c);
 std::string render_markdown(const Comparison& c);
 std::string render_html(const Comparison& c, const Baseline& baseline,
                         const std::vector<HistoryRun>& history);

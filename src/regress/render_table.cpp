@@ -64,9 +64,13 @@ std::string render_table(const Comparison& c) {
   for (const auto& h : c.health)
     out << "health " << h.severity << ": " << h.host << " " << h.component << ": " << health_text(h) << "\n";
   for (const auto& line : c.health_evidence) out << "evidence: " << line << "\n";
-  out << "verdicts (each half or phase): " << counts_text(c) << "; wrong elements: " << c.wrong_total << "\n";
-  out << "exit " << c.exit_code << ": " << exit_meaning(c.exit_code) << "\n";
+  out << render_verdict(c);
   return out.str();
+}
+
+std::string render_verdict(const Comparison& c) {
+  return "verdicts (each half or phase): " + counts_text(c) + "; wrong elements: " + std::to_string(c.wrong_total) +
+         "\nexit " + std::to_string(c.exit_code) + ": " + exit_meaning(c.exit_code) + "\n";
 }
 
 }  // namespace commsweep::regress

@@ -145,6 +145,7 @@ std::string nccl_policy_line(const RunSetup& run, const nccl_policy::Decision& d
 void print_preamble(const World& world, const RunSetup& run) {
   if (world.rank() != 0) return;
   std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+  if (!run.backend.transport_note.empty()) std::cout << "# " << run.backend.transport_note << "\n";
   for (const auto& d : run.nccl_policy) std::cout << nccl_policy_line(run, d) << "\n";
   if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
   for (const auto& line : run.fabric_lines) std::cout << line << "\n";

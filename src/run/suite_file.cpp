@@ -59,29 +59,6 @@ RunSweep read_sweep(const std::string& path, const suite::Document& doc, const s
   return s;
 }
 
-// The sweeps of the document: its list, or its mapping's "sweeps"; refuses anything else.
-const json& sweep_list(const std::string& path, const suite::Document& doc, std::string& list) {
-  list.clear();
-  if (doc.value.is_object()) {
-    for (const auto& item : doc.value.items()) {
-      if (item.key() != "sweeps" && item.key() != "description") {
-        const int line = doc.line_of(suite::pointer_child("", item.key()));
-        throw_usage(path + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": unknown key \"" + item.key() +
-                    "\" (a suite's keys: sweeps description)");
-      }
-    }
-    list = "/sweeps";
-  }
-  const json* sweeps = &doc.value;
-  if (doc.value.is_object()) sweeps = doc.value.contains("sweeps") ? &doc.value.at("sweeps") : nullptr;
-  if (sweeps == nullptr || !sweeps->is_array() || sweeps->empty()) {
-    const int line = doc.line_of(list);
-    throw_usage(path + (line > 0 ? ":" + std::to_string(line) : std::string()) +
-                ": a suite is a non-empty list of sweeps (or a mapping whose key \"sweeps\" holds one)");
-  }
-  return *sweeps;
-}
-
 // One results file records some settings once for all its rows (provenance.buffers): the
 // sweeps must agree on each.
 void require_one_recording(const std::vector<RunSweep>& sweeps) {
@@ -116,13 +93,14 @@ std::string suite_kinds() {
 
 SuiteSweeps read_suite(const std::string& path, const std::string& text, const SuiteOverrides& o) {
   suite::Document doc;
+  std::string list;
   try {
     doc = suite::parse_document(path, text);
+    list = suite::sweeps_pointer(doc);
   } catch (const suite::SyntaxError& e) {
     throw_usage(path + (e.line() > 0 ? ":" + std::to_string(e.line()) : std::string()) + ": " + e.what());
   }
-  std::string list;
-  const json& sweeps = sweep_list(path, doc, list);
+  const json& sweeps = doc.value.at(json::json_pointer(list));
   SuiteSweeps suite;
   std::set<std::string> names;
   for (std::size_t i = 0; i < sweeps.size(); ++i) {

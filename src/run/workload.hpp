@@ -123,7 +123,7 @@ struct Workload {
   std::vector<std::string> (*baseline_tests)() = nullptr;
   // A presence flag that makes the command run without MPI (pairs: "plan"), or "".
   std::string_view offline_flag = {};
-  // A flag naming a file of its settings in a suite entry's format (ep: "suite"), or "".
+  // A flag naming a suite file of one sweep of this kind (ep: "suite"), or "".
   std::string_view settings_file_flag = {};
   // Before a usage error of its settings, on the command line ("pairs: "), or "".
   std::string_view usage_prefix = {};

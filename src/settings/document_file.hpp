@@ -1,6 +1,7 @@
-// A file of one entry's settings, named by a flag (`commsweep ep --suite FILE`): a JSON or YAML
-// mapping of a kind's keys, as one `kind: KIND` entry of a suite file (kind optional), read
-// with its lines so that a refusal names the flag, the file, the line and the key.
+// A suite file of one sweep, named by a flag (`commsweep ep --suite FILE`): the format
+// `commsweep suite` reads (suite/document.hpp: a list of sweeps, or a mapping of `sweeps`), so
+// that one file gives the same rows through both commands. Read with its lines so that a
+// refusal names the flag, the file, the line and the key.
 #pragma once
 
 #include <memory>
@@ -19,8 +20,9 @@ struct DocumentFile {
 };
 
 // Reads PATH, given by --FLAG: a usage Error for an unreadable file, bad syntax, anything but a
-// mapping, a key that is none of SPECS' (nor name, kind), or a kind other than KIND (COMMAND, e.g.
-// "commsweep ep", in the message). Held by pointer: the entry reads the document's lines.
+// suite of one sweep, a key that is none of SPECS' (nor name, kind), or a kind missing or other
+// than KIND (COMMAND, e.g. "commsweep ep", in the message). Held by pointer: the entry reads the
+// document's lines.
 std::unique_ptr<DocumentFile> read_document_file(const std::string& flag, const std::string& path,
                                                  const std::vector<const Spec*>& specs, const std::string& kind,
                                                  const std::string& command);

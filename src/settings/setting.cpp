@@ -1,5 +1,6 @@
 #include "settings/setting.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -310,11 +311,15 @@ std::string key_list(const std::vector<const Spec*>& specs, const std::vector<st
 
 void check_keys(const DocumentEntry& entry, const std::vector<const Spec*>& specs,
                 const std::vector<std::string>& also) {
+  std::vector<std::string> keys = also;
+  for (const Spec* s : specs) {
+    if (!s->key.empty()) keys.push_back(s->key);
+  }
   for (const auto& item : entry.entry->items()) {
-    bool known = false;
-    for (const auto& k : also) known = known || k == item.key();
-    for (const Spec* s : specs) known = known || (!s->key.empty() && s->key == item.key());
-    if (!known) entry.refuse(item.key(), "unknown key (the keys of this kind: " + key_list(specs, also) + ")");
+    if (std::find(keys.begin(), keys.end(), item.key()) != keys.end()) continue;
+    const std::string guess = closest_name(item.key(), keys);
+    entry.refuse(item.key(), "unknown key" + (guess.empty() ? std::string() : " (did you mean \"" + guess + "\"?)") +
+                                 " (the keys of this kind: " + key_list(specs, also) + ")");
   }
 }
 

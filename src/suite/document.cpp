@@ -1,8 +1,10 @@
 #include "suite/document.hpp"
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
+#include "core/strings.hpp"
 #include "suite/yaml_subset.hpp"
 
 namespace commsweep::suite {
@@ -120,6 +122,40 @@ Document parse_json_document(const std::string& text) {
     throw SyntaxError(0, "not valid JSON: " + (bracket == std::string::npos ? why : why.substr(bracket + 2)));
   }
   return doc;
+}
+
+std::string sweeps_pointer(const Document& doc) {
+  const std::vector<std::string> keys = {"sweeps", "description"};
+  // The first unknown key as the file has it (nlohmann's objects are sorted by key).
+  std::string first;
+  int first_line = 0;
+  if (doc.value.is_object()) {
+    for (const auto& item : doc.value.items()) {
+      if (std::find(keys.begin(), keys.end(), item.key()) != keys.end()) continue;
+      const int line = doc.line_of(pointer_child("", item.key()));
+      if (first.empty() || (line > 0 && line < first_line)) first = item.key(), first_line = line;
+    }
+  }
+  if (!first.empty()) {
+    const std::string guess = closest_name(first, keys);
+    if (guess.empty() && !doc.value.contains("sweeps")) {
+      throw SyntaxError(first_line, "key \"" + first + "\": a mapping of one sweep's keys, not a suite: a suite " +
+                                        "file is a list of sweeps; make these keys its one sweep: a first line " +
+                                        "\"- kind: ep\" (or the sweep's kind), the keys under it indented by two " +
+                                        "spaces (docs/suites.md)");
+    }
+    throw SyntaxError(first_line, "unknown key \"" + first + "\"" +
+                                      (guess.empty() ? std::string() : " (did you mean \"" + guess + "\"?)") +
+                                      " (a suite's keys: sweeps description)");
+  }
+  const std::string list = doc.value.is_object() ? "/sweeps" : "";
+  const nlohmann::json* sweeps = doc.value.is_object() ? (doc.value.contains("sweeps") ? &doc.value.at("sweeps") : nullptr)
+                                                       : &doc.value;
+  if (sweeps == nullptr || !sweeps->is_array() || sweeps->empty()) {
+    throw SyntaxError(doc.line_of(list),
+                      "a suite is a non-empty list of sweeps (or a mapping whose key \"sweeps\" holds one)");
+  }
+  return list;
 }
 
 Document parse_document(const std::string& path, const std::string& text) {

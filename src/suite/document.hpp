@@ -44,6 +44,12 @@ void check_text(const std::string& text);
 // no lines (nlohmann keeps none); syntax errors do.
 Document parse_json_document(const std::string& text);
 
+// Where a suite file's list of sweeps is (JSON pointer): "" when the document is the list,
+// "/sweeps" when it is a mapping of `sweeps` (and an optional `description`). Throws SyntaxError
+// for an unknown top-level key (with a did-you-mean), a mapping of one sweep's keys (the format
+// `commsweep ep --suite` read before the two were one: how to convert), or no non-empty list.
+std::string sweeps_pointer(const Document& doc);
+
 // JSON when `path` ends in .json or the text begins with '{' or '[', else the YAML subset.
 // Throws SyntaxError.
 Document parse_document(const std::string& path, const std::string& text);

@@ -3,7 +3,8 @@
 
 Convention (docs/testing.md, "The docs check"):
   ```sh             each line is a command (a trailing backslash continues it; # lines are comments)
-  ```console        lines starting with "$ " are commands; the other lines are their output
+  ```console        lines starting with "$ " are commands; the other lines are their output,
+                   compared with what the command prints (see "Outputs" below)
   ```sh gpu         needs a GPU (the nccl backend): shown, not run here
   ```sh cluster     needs several nodes, a hostfile or a Kubernetes cluster: shown, not run
   ```sh long        runs here but takes minutes (a build, the test suite): shown, not run
@@ -22,8 +23,21 @@ command under `bash -c` in its own process group, ended after --timeout seconds.
 `export NAME=VALUE ...` sets the environment of the file's later commands; the README's exports
 (the Open MPI settings for root and for more ranks than cores) apply before every docs/ page.
 
-Exit status: 0 when every runnable command ended with its expected code, 1 otherwise; each
-failure is printed as FILE:LINE: reason, then the command and the tail of its output.
+Outputs: the lines under a "$ " command of a runnable ```console block are compared with what
+the command printed (stdout and stderr together, without Open MPI's own notices between lines
+of dashes), line for line, after masking what differs
+between runs and machines: every number (times, bandwidths, counts, versions, pids) reads as N,
+a hex id of 7 to 40 digits (a commit, "-dirty" or not) as H, runs of blanks as one, and this machine's name as
+--doc-host (the name of the machine the outputs were taken on, "vm"). A line "..." (or "...
+(what was left out)") stands for any number of lines (0 or more), and "..." inside a line for
+any text, so that a page may
+leave out what it does not discuss; every other line must be there, in order, and nothing may
+come between two of them. So a changed message, a new line or a new block fails the check, and
+a command shown without output lines is not compared.
+
+Exit status: 0 when every runnable command ended with its expected code and printed its shown
+output, 1 otherwise; each failure is printed as FILE:LINE: reason, then the command and the
+tail of its output (or the line shown and the line printed).
 """
 
 import argparse
@@ -31,6 +45,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -61,6 +76,7 @@ class Command:
     text: str  # the command, continuations joined
     mark: str = ""  # "" runnable, else a key of MARKS
     expected: int = 0
+    output: list = field(default_factory=list)  # [(line number, text)] shown under a "$ " command
 
 
 @dataclass
@@ -112,14 +128,17 @@ def add_command(page, start, text, mark):
 
 
 def scan_block(page, lang, mark, body):
-    """Commands of one ```sh or ```console block; body is [(line number, text)]."""
-    pending, start = None, 0
+    """Commands of one ```sh or ```console block; body is [(line number, text)]. In a console
+    block, the lines after a command (up to the next "$ ") are its output."""
+    pending, start, last = None, 0, None
     for number, raw in body:
         line = raw.rstrip()
         if pending is None:
             if lang == "console":
                 if not line.startswith("$ "):
-                    continue  # output
+                    if last is not None:
+                        last.output.append((number, line))
+                    continue
                 line = line[2:]
             elif not line.strip() or line.lstrip().startswith("#"):
                 continue
@@ -128,6 +147,7 @@ def scan_block(page, lang, mark, body):
             pending += line[:-1] + " "
             continue
         add_command(page, start, pending + line, mark)
+        last = page.commands[-1] if lang == "console" else None
         pending = None
     if pending is not None:
         page.errors.append(f"{page.path}:{start}: the command's last line ends with a backslash")
@@ -169,6 +189,101 @@ def parse(path, shown_as):
     if fence is not None:
         page.errors.append(f"{shown_as}:{opened}: code block never closed")
     return page
+
+
+# A commit as `--version` and the provenance print it, "-dirty" when built from a changed tree.
+HEX_ID = re.compile(r"\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?:-dirty)?\b")
+NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+ELISION = "..."
+# A shown line that stands for lines left out: "...", or "... (what they are)".
+ELIDED_LINES = re.compile(r"^\.\.\.(\s+\(.*\))?$")
+
+
+def masked(line):
+    """A line as the outputs are compared: hex ids H, numbers N, blanks collapsed."""
+    line = NUMBER.sub("N", HEX_ID.sub("H", line))
+    return " ".join(line.split())
+
+
+# Open MPI's own notices (show_help: "mpirun detected that one or more processes exited with
+# non-zero status", ...) stand between lines of dashes; they are mpirun's, not the program's.
+MPI_NOTICE_RULE = re.compile(r"^-{70,}$")
+
+
+def printed_lines(out, scratch, doc_host):
+    """What a command printed, as compared: Open MPI's notices dropped, the scratch folder's
+    path dropped (the pages run in the repository's root), this machine's name as the pages'
+    (--doc-host), masked."""
+    host = socket.gethostname()
+    lines, in_notice = [], False
+    for line in out.replace(scratch + os.sep, "").replace(scratch, ".").split("\n"):
+        if MPI_NOTICE_RULE.match(line):
+            in_notice = not in_notice
+            continue
+        if in_notice:
+            continue
+        if host and host != doc_host:
+            line = re.sub(r"(?<![\w.-])" + re.escape(host) + r"(?![\w-])", doc_host, line)
+        lines.append(masked(line))
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def line_pattern(shown):
+    """A shown line (masked) as a regular expression: "..." inside it matches any text."""
+    return re.compile(".*".join(re.escape(part) for part in masked(shown).split(ELISION)) + r"\Z")
+
+
+def shown_lines(cmd):
+    """The output lines shown under a command, [(line number, text)], trailing blank ones dropped."""
+    shown = list(cmd.output)
+    while shown and not shown[-1][1].strip():
+        shown.pop()
+    return shown
+
+
+def first_difference(shown, printed):
+    """None when the printed lines match the shown ones ([(line number, text)]), else (index
+    into shown or len(shown), index into printed): where the match that got furthest through
+    the shown lines failed."""
+    patterns = [None if ELIDED_LINES.match(text.strip()) else line_pattern(text) for _, text in shown]
+    best = [(-1, 0)]
+    seen = set()
+
+    def match(i, j):
+        if (i, j) in seen:
+            return False
+        seen.add((i, j))
+        best[0] = max(best[0], (i, j))
+        if i == len(patterns):
+            return j == len(printed)
+        if patterns[i] is None:  # lines left out: any number of printed lines
+            return any(match(i + 1, k) for k in range(j, len(printed) + 1))
+        return j < len(printed) and patterns[i].match(printed[j]) is not None and match(i + 1, j + 1)
+
+    return None if match(0, 0) else best[0]
+
+
+def output_failure(cmd, out, scratch, doc_host):
+    """FILE:LINE and the lines that differ, or None when the output is as shown."""
+    shown = shown_lines(cmd)
+    if not shown:
+        return None
+    printed = printed_lines(out, scratch, doc_host)
+    where = first_difference(shown, printed)
+    if where is None:
+        return None
+    i, j = where
+    if i < len(shown):
+        line, expected = shown[i]
+        got = printed[j] if j < len(printed) else "(nothing: the output ended)"
+        reason = f"printed otherwise than shown:\n    shown:   {masked(expected)}\n    printed: {got}"
+    else:
+        line = shown[-1][0]
+        reason = f"printed more than shown (a new line or block?):\n    printed: {printed[j]}"
+    return (f"{cmd.path}:{line}: {reason}\n    (numbers masked as N, hex ids as H; the command at "
+            f"{cmd.path}:{cmd.line}: {cmd.text})")
 
 
 def make_scratch(repo, commsweep):
@@ -229,7 +344,7 @@ def base_env(scratch):
     return env
 
 
-def check_page(page, scratch, env, timeout, verbose):
+def check_page(page, scratch, env, timeout, verbose, doc_host="vm"):
     """Runs a page's runnable commands; returns the failures."""
     failures = []
     for cmd in page.commands:
@@ -253,6 +368,8 @@ def check_page(page, scratch, env, timeout, verbose):
                    "here)" if code == 127 else ""
             failures.append(f"{cmd.path}:{cmd.line}: exit {code}, expected {cmd.expected}"
                             f"{hint}: {cmd.text}\n{tail(out)}")
+        elif (differs := output_failure(cmd, out, scratch, doc_host)) is not None:
+            failures.append(differs)
         elif verbose:
             print(f"  ok ({seconds:.1f} s, exit {code}) {cmd.path}:{cmd.line}: {cmd.text}")
     return failures, env
@@ -273,6 +390,9 @@ def main():
     ap.add_argument("--repo", required=True, help="repository root (sources copied from here)")
     ap.add_argument("--commsweep", help="the built binary (build/commsweep in the commands)")
     ap.add_argument("--timeout", type=float, default=60, help="seconds per command (60)")
+    ap.add_argument("--doc-host", default="vm",
+                    help="the machine name the pages' outputs show; this machine's name in what a "
+                         "command prints is read as it (vm)")
     ap.add_argument("--list", action="store_true", help="list the commands, run nothing")
     ap.add_argument("-v", "--verbose", action="store_true", help="a line per command")
     ap.add_argument("files", nargs="*", help="markdown files (default: README.md, docs/*.md)")
@@ -323,7 +443,8 @@ def main():
             if page.path != "README.md":
                 env = check_page(Page(page.path, readme_exports), scratch, env, args.timeout,
                                  False)[1]
-            page_failures, _ = check_page(page, scratch, env, args.timeout, args.verbose)
+            page_failures, _ = check_page(page, scratch, env, args.timeout, args.verbose,
+                                          args.doc_host)
             failures += page_failures
         finally:
             shutil.rmtree(scratch, ignore_errors=True)

@@ -40,8 +40,8 @@ class CheckDocsTest(unittest.TestCase):
                 commsweep list      # bare commsweep is the built binary too
                 ```
                 ```console
-                $ echo one > made.txt
-                output line, not a command
+                $ echo one | tee made.txt
+                one
                 $ test "$(cat made.txt)" = one   # a later command sees an earlier one's file
                 ```
                 """,
@@ -81,6 +81,71 @@ class CheckDocsTest(unittest.TestCase):
         self.assertEqual(code, 1, out)
         self.assertIn("docs/planted.md:4: exit 2, expected 0", out)
         self.assertIn("12Q", out)  # the tail of commsweep's own message
+
+    # The outputs shown under "$ " commands are compared, numbers and hex ids masked, blanks
+    # collapsed, "..." standing for lines or text left out.
+    def test_shown_output_matches_what_is_printed(self):
+        code, out = run_checker({"README.md": """
+            ```console
+            $ printf 'took 12.5 us  at 3 GB/s\\nversion 0.1.0 (5639981c7c94)\\nskipped 1\\nskipped 2\\nlast of the lines\\n'
+            took 8.01 us at 17 GB/s
+            version 9.9.9 (abcdef0123)
+            ...
+            last ... lines
+            $ build/commsweep --version
+            commsweep 0.1.0 (0123456789ab)
+            $ true
+            ```
+            """}, "-v")
+        self.assertEqual(code, 0, out)
+
+    def test_open_mpi_notices_are_not_the_programs_output(self):
+        rule = "-" * 74
+        code, out = run_checker({"README.md": f"""
+            ```console
+            $ printf 'ours\\n{rule}\\nmpirun detected that one or more processes exited\\n{rule}\\n'; exit 6   # exits 6
+            ours
+            ```
+            """})
+        self.assertEqual(code, 0, out)
+
+    def test_a_changed_message_fails_naming_the_shown_line(self):
+        code, out = run_checker({"docs/drift.md": """
+            ```console
+            $ build/commsweep -e 12Q   # exits 2
+            commsweep: -e/--maxbytes: '12Q' is no size at all
+            ```
+            """})
+        self.assertEqual(code, 1, out)
+        self.assertIn("docs/drift.md:3: printed otherwise than shown:", out)
+        self.assertIn("shown:   commsweep: -e/--maxbytes: 'NQ' is no size at all", out)
+        self.assertIn("printed: commsweep: -e/--maxbytes: 'NQ' is not a size", out)
+        self.assertIn("the command at docs/drift.md:2", out)
+
+    def test_a_new_line_or_block_fails(self):
+        code, out = run_checker({"docs/more.md": """
+            ```console
+            $ printf 'one\\n# New block:\\ntwo\\n'
+            one
+            two
+            ```
+            ```console
+            $ printf 'one\\ntwo\\n# a new last block\\n'
+            one
+            two
+            ```
+            """})
+        self.assertEqual(code, 1, out)
+        self.assertIn("docs/more.md:4: printed otherwise than shown:", out)
+        self.assertIn("printed: # New block:", out)
+        self.assertIn("docs/more.md:9: printed more than shown (a new line or block?):", out)
+        self.assertIn("printed: # a new last block", out)
+
+    def test_a_missing_line_fails(self):
+        code, out = run_checker({"README.md": "```console\n$ echo one\none\ntwo\n```\n"})
+        self.assertEqual(code, 1, out)
+        self.assertIn("README.md:4: printed otherwise than shown:", out)
+        self.assertIn("printed: (nothing: the output ended)", out)
 
     def test_wrong_expected_exit_fails(self):
         code, out = run_checker({"README.md": "```sh\ntrue   # exits 2\n```\n"})

@@ -475,13 +475,14 @@ case_suite() {
 }
 
 # scripts/run-baremetal.sh from the master's namespace, on an Open MPI hostfile of its own
-# (comments, slots), with a shape that has no settings file.
+# (comments, slots: without COMMSWEEP_GPUS_PER_NODE they give the ranks per node, as the
+# master's do), with a shape that has no settings file.
 case_baremetal() {
   create_job 2 2
   local hostfile="$E2E_WORK/hosts.txt" pid
-  printf '# the nodes\n%s slots=8\n\n%s slots=8  # second node\n' \
+  printf '# the nodes\n%s slots=1\n\n%s slots=1  # second node\n' \
     "$(worker_pod 0).$E2E_JOB" "$(worker_pod 1).$E2E_JOB" >"$hostfile"
-  unset COMMSWEEP_ARGS
+  unset COMMSWEEP_ARGS COMMSWEEP_GPUS_PER_NODE
   start_pod m "$(master_pod)" "$E2E_WORK/$(master_pod)" "$repo/scripts/run-baremetal.sh" \
     --shape NO.SUCH.SHAPE "$hostfile" "${SHORT_SWEEP_WORDS[@]}"
   pid=$POD_PID

@@ -164,12 +164,22 @@ def flag_cases(opts, w):
     ep("suite missing", {"--suite": w + "/absent.json"}, "--suite", "absent.json")
     ep("suite empty", {"--suite": w + "/empty.json"}, "--suite", "empty.json")
     ep("suite not JSON", {"--suite": w + "/broken.json"}, "--suite", "broken.json")
-    ep("suite an array", {"--suite": w + "/array.json"}, "--suite", "array.json")
+    ep("suite a list of 3 sweeps", {"--suite": w + "/array.json"}, "--suite " + w + "/array.json: 3 sweeps; "
+       "`commsweep ep --suite` runs a suite of one ep sweep (run this one with `commsweep suite " + w + "/array.json`)")
     ep("suite number overflow", {"--suite": w + "/overflow.json"}, "--suite", "overflow.json", "1e400")
     ep("suite is a folder", {"--suite": w}, "--suite")
     ep("suite YAML bad impl", {"--suite": w + "/ep_entry.yaml"}, "--suite " + w + '/ep_entry.yaml:3: key "impl"', "nvl")
-    ep("suite YAML unknown key", {"--suite": w + "/ep_unknown.yaml"}, "--suite " + w + '/ep_unknown.yaml:2: key "max_bytes"',
+    ep("suite YAML unknown key", {"--suite": w + "/ep_unknown.yaml"}, "--suite " + w + '/ep_unknown.yaml:3: key "max_bytes"',
        "unknown key")
+    ep("suite YAML key misspelt", {"--suite": w + "/ep_typo.yaml"},
+       "--suite " + w + '/ep_typo.yaml:2: key "tokns": unknown key (did you mean "tokens"?)')
+    ep("suite: the mapping of keys read before suites were one format", {"--suite": w + "/ep_old.yaml"},
+       "--suite " + w + '/ep_old.yaml:1: key "tokens": a mapping of one sweep\'s keys, not a suite: a suite file '
+       'is a list of sweeps; make these keys its one sweep: a first line "- kind: ep" (or the sweep\'s kind), '
+       'the keys under it indented by two spaces (docs/suites.md)')
+    ep("suite of a collective sweep", {"--suite": w + "/ep_collective.yaml"},
+       "--suite " + w + '/ep_collective.yaml:1: key "kind": "collective" is not ep (`commsweep ep --suite` runs '
+       "an ep sweep; run the file with `commsweep suite " + w + "/ep_collective.yaml`)")
     ep("--json in a missing folder", {"--json": w + "/missing/ep.json"}, "--json", w + "/missing/ep.json")
     ep("unknown flag", {"--bogus": "1"}, "--bogus")
     return out
@@ -384,6 +394,88 @@ def newcomer_cases(opts, w):
     return out
 
 
+def surprise_cases(opts, w, keep):
+    """Inputs that surprised a new user (issue 28), each with its exact message: decimal size
+    units, spaces in lists, misspelt keys, the two suite formats, compare's arguments swapped and
+    --quiet, `commsweep help`, `topo generate --check` away from topology/, --require-transport
+    on the mpi backend chosen by auto; and the accepted forms beside them (rc 0, checked on stdout)."""
+    quick = ["--backend", "mpi", "-n", "1", "-w", "0", "--no-preflight"]
+    results = os.path.join(opts.workdir, "surprise.json")
+    out = []
+
+    def refused(group, label, argv, message, **kw):
+        kw.setdefault("outputs", [results])
+        out.append(Case(group, label, argv, [message], **kw))
+
+    def accepted(group, label, argv, *names, after=None):
+        out.append(Case(group, label, argv, names, rc=0, names_in="stdout", after=after))
+
+    decimal = ("'%s': %s is 10^%d bytes (as in GB/s), while sizes here are powers of 1024: did you mean '%s' "
+               "(%d bytes), or %d for 10^%d bytes?")
+    refused("sizes", "-e 1GB: GB is 10^9 in the tables", [opts.commsweep, "-e", "1GB", "--json", results] + quick,
+            "-e/--maxbytes: " + decimal % ("1GB", "GB", 9, "1G", 1 << 30, 10**9, 9), stdout_empty=True)
+    refused("sizes", "-b 100KB", [opts.commsweep, "-b", "100KB", "-e", "1M", "--json", results] + quick,
+            "-b/--minbytes: " + decimal % ("100KB", "KB", 3, "100K", 100 << 10, 100000, 3), stdout_empty=True)
+    refused("sizes", "-e 1kb (lower case)", [opts.commsweep, "-e", "1kb", "--json", results] + quick,
+            "-e/--maxbytes: " + decimal % ("1kb", "KB", 3, "1K", 1024, 1000, 3), stdout_empty=True)
+    refused("sizes", "pairs -s 1gb", [opts.commsweep, "pairs", "-s", "1gb", "--json", results, "--backend", "mpi"],
+            "pairs: -s/--size: " + decimal % ("1gb", "GB", 9, "1G", 1 << 30, 10**9, 9), stdout_empty=True)
+    refused("sizes", "suite: max_bytes: 1GB", [opts.commsweep, "suite", w + "/decimal_size.yaml", "--json", results,
+                                              "--backend", "mpi"],
+            w + '/decimal_size.yaml:5: sweep 1 "x": key "max_bytes": ' +
+            decimal % ("1GB", "GB", 9, "1G", 1 << 30, 10**9, 9), stdout_empty=True)
+    accepted("sizes", "-b 1Ki -e 1KiB: the IEC spellings, powers of 1024",
+             [opts.commsweep, "all_reduce", "-b", "1Ki", "-e", "1KiB"] + quick, "# nRanks 1 nHosts 1 minBytes 1024 maxBytes 1024")
+    accepted("lists", "-d 'float, bf16': items trimmed", [opts.commsweep, "all_reduce", "-d", "float, bf16", "-e", "8"] +
+             quick, "bfloat16")
+    accepted("lists", "suite: dtypes: float, bf16 (a YAML plain scalar)",
+             [opts.commsweep, "suite", w + "/spaced_list.yaml", "--backend", "mpi", "--no-preflight"], "bfloat16")
+    refused("keys", "suite: a misspelt top-level key", [opts.commsweep, "suite", w + "/sweps.yaml", "--backend", "mpi"],
+            w + '/sweps.yaml:1: unknown key "sweps" (did you mean "sweeps"?) (a suite\'s keys: sweeps description)',
+            stdout_empty=True, outputs=())
+    refused("keys", "suite: a mapping of one sweep's keys (ep --suite's old format)",
+            [opts.commsweep, "suite", w + "/ep_old.yaml", "--backend", "mpi"],
+            w + '/ep_old.yaml:1: key "tokens": a mapping of one sweep\'s keys, not a suite: a suite file is a list of '
+            'sweeps; make these keys its one sweep: a first line "- kind: ep" (or the sweep\'s kind), the keys under '
+            'it indented by two spaces (docs/suites.md)', stdout_empty=True, outputs=())
+    good, base = w + "/good.json", w + "/good_baseline.json"
+    refused("compare", "compare: the arguments swapped", [opts.commsweep, "compare", base, "--baseline", good],
+            'results schema "commsweep.baseline/1" is not the one this commsweep reads ("commsweep.results/2") (%s is '
+            "a baseline and --baseline %s is a results file: swap them, `commsweep compare RESULTS.json... "
+            "--baseline BASELINE.json`)" % (base, good), outputs=[keep["md"]])
+
+    def two_lines(out_, err_):
+        lines = out_.splitlines()
+        ok = len(lines) == 2 and lines[0].startswith("verdicts (each half or phase): ") and lines[1] == "exit 0: pass"
+        return [] if ok else ["--quiet printed %r, expected the two verdict lines" % lines]
+    accepted("compare", "compare --quiet: the verdict alone", [opts.commsweep, "compare", good, "--baseline", base,
+                                                               "--quiet"], "exit 0: pass", after=two_lines)
+    accepted("commands", "commsweep help", [opts.commsweep, "help"], "Other commands (each has --help):")
+    accepted("commands", "commsweep help compare", [opts.commsweep, "help", "compare"], "commsweep compare")
+    accepted("commands", "commsweep help all_reduce", [opts.commsweep, "help", "all_reduce"], "Sizes take K, M, G, T")
+    refused("commands", "commsweep help comapre", [opts.commsweep, "help", "comapre"],
+            "commsweep help: unknown command or test 'comapre' (did you mean 'compare'?)", stdout_empty=True,
+            outputs=())
+    refused("commands", "commsweep help with two words", [opts.commsweep, "help", "compare", "baseline"],
+            "commsweep help: help takes one command or test, not 'baseline' (commsweep help CMD)", stdout_empty=True,
+            outputs=())
+    absent = w + "/no-topology-here"
+    refused("topo", "topo generate --check where there is no topology/ folder",
+            [opts.commsweep, "topo", "generate", "--check", "--out", absent],
+            "--check: %s (%s) is not a folder, so there is nothing to compare with: run it in the repository's "
+            "root, or name the generated files' folder with --out DIR" % (absent, absent), stdout_empty=True,
+            outputs=[absent])
+
+    def no_spliced_line(out_, err_):
+        spliced = [l for l in err_.splitlines() if l.startswith("#")]
+        return ["a preamble line in the message: %r" % spliced[0]] if spliced else []
+    refused("flags", "--require-transport where --backend auto chooses mpi",
+            [opts.commsweep, "-e", "1K", "--require-transport", "ib", "--no-preflight", "--json", results],
+            "--require-transport: the mpi backend makes no NCCL connections to verify (backend mpi: ",
+            after=no_spliced_line)
+    return out
+
+
 def run_settings_cases(opts, w):
     """The run's settings (src/run/run_settings.cpp) refused alike by every measuring command, with
     the same message, before the command's own checks: `commsweep pairs --json ""` on one rank
@@ -417,7 +509,9 @@ def suite_cases(opts, w, keep):
         suite("empty", w + "/empty.yaml", "empty.yaml:1", "empty"),
         suite("not UTF-8", w + "/latin1.yaml", "latin1.yaml:2", "UTF-8"),
         suite("JSON cut short", w + "/cut_suite.json", "cut_suite.json:1", "not valid JSON"),
-        suite("unknown key", w + "/unknown_key.yaml", "unknown_key.yaml:5", "max_byte"),
+        suite("unknown key", w + "/unknown_key.yaml",
+              'unknown_key.yaml:5: sweep 1 "x": key "max_byte": unknown key (did you mean "max_bytes"?) (the keys '
+              "of this kind: name kind "),
         suite("max_bytes beyond 64 bits", w + "/big_max.yaml", "big_max.yaml:5", "max_bytes", "too large"),
         suite("a tab in the indentation", w + "/tab.yaml", "tab.yaml:3", "tab"),
         suite("ep impl unknown", w + "/ep_impl.yaml", 'ep_impl.yaml:4: sweep 1 "moe": key "impl"', "nvl"),
@@ -477,6 +571,12 @@ def hostfile_cases(opts, w):
         out.append(Case("hostfile", "run-baremetal.sh: " + label,
                         [opts.scripts + "/run-baremetal.sh", path, "all_reduce"], names,
                         env=env, outputs=[results], prefix=prefix))
+    # Issue 28: the bare-metal launcher reads slots= as the master does (they were ignored).
+    out.append(Case("hostfile", "run-baremetal.sh: slots= against COMMSWEEP_GPUS_PER_NODE",
+                    [opts.scripts + "/run-baremetal.sh", w + "/hf_slots8", "all_reduce"],
+                    ["COMMSWEEP_GPUS_PER_NODE=2, but %s/hf_slots8 gives each worker slots=8 (an MPIJob's "
+                     "slotsPerWorker, or Open MPI's slots): make them equal" % w],
+                    env=dict(env, COMMSWEEP_GPUS_PER_NODE="2"), outputs=[results], prefix=prefix))
     master = dict(env, COMMSWEEP_HOSTFILE=w + "/hf_shell")
     out.append(Case("hostfile", "entrypoint-master.sh: a shell command as a host",
                     [opts.scripts + "/entrypoint-master.sh", "all_reduce"], ["hf_shell line 2"],
@@ -750,8 +850,15 @@ def make_files(w, good_results, good_baseline, listener_url):
         "ep_impl.yaml": b"- name: moe\n  kind: ep\n  experts: 4\n  impl: [alltoallv, nvl]\n",
         "ep_blocks.yaml": b"- name: moe\n  kind: ep\n  experts: 4\n  lsa_blocks: -1\n",
         "buffers.yaml": b"- name: c\n  kind: collective\n  tests: all_reduce\n  buffers: hot\n",
-        "ep_entry.yaml": b"kind: ep\ntokens: [4, 8]\nimpl: nvl\n",
-        "ep_unknown.yaml": b"tokens: 4\nmax_bytes: 1K\n",
+        "ep_entry.yaml": b"- kind: ep\n  tokens: [4, 8]\n  impl: nvl\n",
+        "ep_unknown.yaml": b"- kind: ep\n  tokens: 4\n  max_bytes: 1K\n",
+        "ep_typo.yaml": b"- kind: ep\n  tokns: 4\n",
+        "ep_old.yaml": b"tokens: [4, 8]\nhidden: 256\n",
+        "ep_collective.yaml": b"- kind: collective\n  tests: all_reduce\n",
+        "decimal_size.yaml": b"sweeps:\n  - name: x\n    kind: collective\n    tests: all_reduce\n    max_bytes: 1GB\n",
+        "spaced_list.yaml": b"- kind: collective\n  tests: all_reduce\n  max_bytes: 8\n  dtypes: float, bf16\n"
+                            b"  iters: 1\n  warmup: 0\n",
+        "sweps.yaml": b"sweps:\n  - kind: collective\n",
         # topology
         "secret.txt": SECRET.encode() + b"\n",
         "laughs.xml": b'<?xml version="1.0"?>\n<!DOCTYPE system [<!ENTITY a "aaaaaaaaaa">'
@@ -773,6 +880,7 @@ def make_files(w, good_results, good_baseline, listener_url):
         "hf_subst": ("node1\n$(touch %s/pwned)\n" % w).encode(),
         "hf_dup": b"node1\nnode1\n",
         "hf_slots": b"node1 slots=four\n",
+        "hf_slots8": b"node1 slots=8\nnode2 slots=8\n",
         "hf_empty": b"# no hosts\n\n",
         "hf_nul": b"node1\x00node2\n",
         "hf_big": b"node1\n" * 300000,

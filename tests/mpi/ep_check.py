@@ -121,7 +121,8 @@ class EpSweep:
         suite, suite_dir = {}, ""
         if "suite" in self.other:
             with open(self.other["suite"]) as f:
-                suite = json.load(f)
+                suite = json.load(f)  # a suite of one sweep: a list, or a mapping of "sweeps"
+            suite = (suite["sweeps"] if isinstance(suite, dict) else suite)[0]
             suite_dir = os.path.dirname(self.other["suite"])
         self.values = {}
         for _, key, default in SETTINGS:

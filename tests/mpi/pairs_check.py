@@ -172,8 +172,10 @@ def check_text(out, doc, n, nodes, fail):
         fail.check(m[i][j] == m[j][i] and cell == "%.2f" % m[i][j], "matrix %d,%d: %s, JSON %s" % (i, j, cell, m[i][j]))
     for p in doc["pairs"]:
         fail.check(m[p["node_a"]][p["node_b"]] == p["gbps"], "matrix and pair %d-%d differ" % (p["node_a"], p["node_b"]))
-    fail.check(re.search(r"^# median rail [0-9.]+ GB/s over %d rails of %d pairs" % (doc["summary"]["rails"], len(doc["pairs"])), out, re.M),
-               "no median line")
+    counted = lambda n, noun: "%d %s%s" % (n, noun, "" if n == 1 else "s")  # noqa: E731
+    fail.check(re.search(r"^# median rail [0-9.]+ GB/s over %s of %s;" % (counted(doc["summary"]["rails"], "rail"),
+                                                                         counted(len(doc["pairs"]), "pair")), out, re.M),
+               "no median line (its counts in the singular for 1)")
     fail.check("# Out of bounds values : 0 OK" in out, "no '# Out of bounds values : 0 OK' line")
     sizes = {len(r) for r in nodes}
     fail.check(("different rank counts" in out) == (len(sizes) > 1), "the note on different rank counts")

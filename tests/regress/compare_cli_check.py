@@ -46,6 +46,12 @@ def main():
     c.expect(line is not None and "busbw 15.0% lower" in line, f"the 1G line says why: {line!r}")
     verdicts = load(p("v.json"))
     c.expect(verdicts["exit_code"] == 1 and verdicts["counts"]["FAIL"] == 2, "--json: two FAILs (1G's halves), exit_code 1")
+    # --quiet: the table's last two lines alone, the same exit code (issue 28: it printed nothing).
+    table = out.rstrip("\n").split("\n")
+    rc, quiet, err = run([bin_, "compare", p("drop15.json"), "--baseline", p("base.json"), "--quiet"])
+    c.expect(rc == 1, f"--quiet on a regression: exit 1 (got {rc})")
+    c.expect(quiet.rstrip("\n").split("\n") == table[-2:] and table[-1] == "exit 1: regression",
+             f"--quiet prints the verdict and exit lines of the table alone: {quiet!r}")
 
     wrong = copy.deepcopy(doc)
     wrong["rows"][5]["in_place"]["wrong"] = 7

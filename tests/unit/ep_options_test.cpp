@@ -165,11 +165,11 @@ class EpSuite : public ::testing::Test {
 
 TEST_F(EpSuite, SetsAxesAndSettings) {
   write("r.txt", "# a routing table\n");
-  const std::string suite = write("s.json", R"({
+  const std::string suite = write("s.json", R"([{"kind": "ep",
     "tokens": [0, 64], "hidden": 256, "topk": [2], "experts": [8, 12],
     "dtype": ["bf16", "fp8"], "routing": ["balanced", "file"], "skew": 2,
     "routing_file": "r.txt", "topk_groups": 1, "iters": 3, "warmup": 1, "check": true,
-    "seed": 18446744073709551615 })");
+    "seed": 18446744073709551615 }])");
   const EpCliOptions o = parse({"--suite", suite});
   EXPECT_EQ(o.config.tokens, (std::vector<int>{0, 64}));
   EXPECT_EQ(o.config.hidden, std::vector<int>{256});
@@ -188,7 +188,7 @@ TEST_F(EpSuite, SetsAxesAndSettings) {
 }
 
 TEST_F(EpSuite, FlagsGivenOverrideItDefaultsDoNot) {
-  const std::string suite = write("s.json", R"({"tokens": [16], "iters": 7, "topk": 2})");
+  const std::string suite = write("s.json", R"({"sweeps": [{"kind": "ep", "tokens": [16], "iters": 7, "topk": 2}]})");
   const EpCliOptions o = parse({"--suite", suite, "--tokens", "1,2", "-n", "20"});
   EXPECT_EQ(o.config.tokens, (std::vector<int>{1, 2}));
   EXPECT_EQ(o.config.iters, 20);  // typed, though equal to the default
@@ -196,20 +196,21 @@ TEST_F(EpSuite, FlagsGivenOverrideItDefaultsDoNot) {
   EXPECT_EQ(o.config.hidden, std::vector<int>{7168});  // neither: the default
 }
 
-// The same format as one `kind: ep` entry of a suite: YAML too, with lines in its messages.
-TEST_F(EpSuite, YamlAsASuitesEpEntry) {
+// The format of `commsweep suite`: a suite of one ep sweep, YAML too, with lines in its messages.
+TEST_F(EpSuite, YamlAsASuiteOfOneEpSweep) {
   write("r.txt", "# a routing table\n");
   const std::string yaml = write("s.yaml",
-                                 "kind: ep\n"
-                                 "tokens: [16, 32]\n"
-                                 "experts: 8\n"
-                                 "topk: 2\n"
-                                 "impl: lsa\n"
-                                 "lsa_blocks: 32\n"
-                                 "check: false\n"
-                                 "routing: file\n"
-                                 "routing_file: r.txt\n"
-                                 "timeout: 30\n");
+                                 "- kind: ep\n"
+                                 "  name: moe\n"
+                                 "  tokens: [16, 32]\n"
+                                 "  experts: 8\n"
+                                 "  topk: 2\n"
+                                 "  impl: lsa\n"
+                                 "  lsa_blocks: 32\n"
+                                 "  check: false\n"
+                                 "  routing: file\n"
+                                 "  routing_file: r.txt\n"
+                                 "  timeout: 30\n");
   const EpCliOptions o = parse({"--suite", yaml, "--lsa-blocks", "8"});
   EXPECT_EQ(o.config.tokens, (std::vector<int>{16, 32}));
   EXPECT_EQ(o.config.impls, std::vector<std::string>{"lsa"});
@@ -217,41 +218,62 @@ TEST_F(EpSuite, YamlAsASuitesEpEntry) {
   EXPECT_FALSE(o.config.check);
   EXPECT_EQ(o.config.timeout_s, 30);
   EXPECT_EQ(std::filesystem::path(o.config.routing_file), dir_ / "r.txt");
-  const std::string bad = write("b.yaml", "tokens: 16\ntopk: 2\nimpl: [alltoallv, nvl]\n");
+  const std::string bad = write("b.yaml", "- kind: ep\n  tokens: 16\n  topk: 2\n  impl: [alltoallv, nvl]\n");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", bad}); },
-                           {"--suite " + bad + ":3: key \"impl\": unknown value 'nvl' (alltoallv lsa)"}));
-  const std::string unknown = write("u.yaml", "tokens: 16\nmin_bytes: 8\n");
+                           {"--suite " + bad + ":4: key \"impl\": unknown value 'nvl' (alltoallv lsa)"}));
+  const std::string unknown = write("u.yaml", "- kind: ep\n  tokens: 16\n  min_bytes: 8\n");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", unknown}); },
-                           {"--suite " + unknown + ":2: key \"min_bytes\": unknown key", "lsa_blocks"}));
-  const std::string kind = write("k.yaml", "kind: collective\n");
-  EXPECT_TRUE(throws_usage([&] { parse({"--suite", kind}); }, {kind + ":1: key \"kind\"", "not ep"}));
-  const std::string cross = write("c.yaml", "experts: 4\ntopk: 8\n");
+                           {"--suite " + unknown + ":3: key \"min_bytes\": unknown key", "lsa_blocks"}));
+  const std::string typo = write("t.yaml", "- kind: ep\n  tokns: 16\n");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", typo}); },
+                           {"--suite " + typo + ":2: key \"tokns\": unknown key (did you mean \"tokens\"?)"}));
+  const std::string kind = write("k.yaml", "- kind: collective\n");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", kind}); },
+                           {kind + ":1: key \"kind\": \"collective\" is not ep", "commsweep suite " + kind}));
+  const std::string cross = write("c.yaml", "- kind: ep\n  experts: 4\n  topk: 8\n");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", cross}); },
-                           {cross + ":2: key \"topk\": 8 is more than the experts", cross + ":1: key \"experts\" 4"}));
+                           {cross + ":3: key \"topk\": 8 is more than the experts", cross + ":2: key \"experts\" 4"}));
+}
+
+// The mapping of ep keys `ep --suite` read before it read suite files: refused, saying how to
+// convert it (a file that runs as `commsweep suite` too); and what is no suite of one ep sweep.
+TEST_F(EpSuite, OtherShapesAreRefusedSayingWhatToDo) {
+  const std::string old = write("old.yaml", "tokens: [16, 64]\nhidden: 256\n");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", old}); },
+                           {"--suite " + old + ":1: key \"tokens\": a mapping of one sweep's keys, not a suite",
+                            "\"- kind: ep\"", "indented by two spaces"}));
+  const std::string two = write("two.yaml", "- kind: ep\n- kind: ep\n");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", two}); },
+                           {two, ": 2 sweeps; `commsweep ep --suite` runs a suite of one ep sweep",
+                            "commsweep suite " + two}));
+  const std::string kindless = write("n.yaml", "- tokens: 16\n");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", kindless}); }, {kindless + ":1: no key \"kind\""}));
+  const std::string top = write("top.yaml", "sweps:\n  - kind: ep\n");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", top}); }, {top + ":1: unknown key \"sweps\" (did you mean \"sweeps\"?)"}));
 }
 
 TEST_F(EpSuite, ErrorsNameTheFileAndTheKey) {
-  const std::string unknown = write("u.json", R"({"tokenz": 16})");
+  const std::string unknown = write("u.json", R"([{"kind": "ep", "tokenz": 16}])");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", unknown}); }, {"--suite", unknown, "tokenz"}));
-  const std::string type = write("t.json", R"({"topk": "two"})");
+  const std::string type = write("t.json", R"([{"kind": "ep", "topk": "two"}])");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", type}); }, {type, "\"topk\"", "two"}));
-  const std::string value = write("v.json", R"({"experts": [8, 0]})");
+  const std::string value = write("v.json", R"([{"kind": "ep", "experts": [8, 0]}])");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", value}); }, {value, "\"experts\"", "range"}));
-  const std::string list = write("l.json", R"({"iters": [1, 2]})");
+  const std::string list = write("l.json", R"([{"kind": "ep", "iters": [1, 2]}])");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", list}); }, {list, "\"iters\""}));
-  const std::string name = write("n.json", R"({"dtype": ["bf16", 8]})");
+  const std::string name = write("n.json", R"([{"kind": "ep", "dtype": ["bf16", 8]}])");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", name}); }, {name, "\"dtype\""}));
-  const std::string fp8 = write("f.json", R"({"dtype": "fp8", "hidden": 100})");
+  const std::string fp8 = write("f.json", R"([{"kind": "ep", "dtype": "fp8", "hidden": 100}])");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", fp8}); }, {fp8, "\"hidden\"", "100"}));
-  const std::string file = write("r.json", R"({"routing": "file", "routing_file": "absent.txt"})");
+  const std::string file = write("r.json", R"([{"kind": "ep", "routing": "file", "routing_file": "absent.txt"}])");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", file}); }, {file, "\"routing_file\"", "absent.txt"}));
-  const std::string bad = write("b.json", R"({"tokens": [16,)");
+  const std::string bad = write("b.json", R"([{"kind": "ep", "tokens": [16,)");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", bad}); }, {bad, "not valid JSON"}));
-  const std::string array = write("a.json", "[1, 2]");
-  EXPECT_TRUE(throws_usage([&] { parse({"--suite", array}); }, {array, "object"}));
+  const std::string array = write("a.json", "[1]");
+  EXPECT_TRUE(throws_usage([&] { parse({"--suite", array}); }, {array, "not a mapping of ep settings"}));
   // Found by tests/mpi/bad_input_check.py: nlohmann::json throws out_of_range, not parse_error,
   // for a number beyond double; it escaped as an uncaught exception (abort, exit -6).
-  const std::string overflow = write("o.json", R"({"tokens": 1e400})");
+  const std::string overflow = write("o.json", R"([{"kind": "ep", "tokens": 1e400}])");
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", overflow}); }, {overflow, "not valid JSON", "1e400"}));
   EXPECT_TRUE(throws_usage([&] { parse({"--suite", (dir_ / "absent.json").string()}); },
                            {"--suite", "absent.json"}));

@@ -30,6 +30,14 @@ TEST(DidYouMean, AWordFarFromEveryNameFindsNothing) {
   EXPECT_EQ(closest_name("x", kNames), "");
 }
 
+// "dtypes: float, bf16" in a suite and -d 'float, bf16' on a command line: each item trimmed.
+TEST(CommaLists, ItemsAreTrimmed) {
+  EXPECT_EQ(split_commas("float, bf16"), (std::vector<std::string>{"float", "bf16"}));
+  EXPECT_EQ(split_commas(" a ,\tb\t,, ,c "), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(split_commas(" , "), std::vector<std::string>{});
+  EXPECT_EQ(split_commas("all_reduce"), std::vector<std::string>{"all_reduce"});
+}
+
 TEST(Plurals, OneIsSingular) {
   EXPECT_EQ(count_of(1, "rank"), "1 rank");
   EXPECT_EQ(count_of(0, "run"), "0 runs");

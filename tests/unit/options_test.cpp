@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/measure_options.hpp"
+#include "cli/options.hpp"
 #include "collectives/settings.hpp"
 #include "collectives/collective_test.hpp"
 #include "core/error.hpp"
@@ -159,6 +160,34 @@ TEST(Options, CommaListsOfTypesAndOperators) {
   EXPECT_EQ(o.sweep.ops, (std::vector<RedOp>{RedOp::Sum, RedOp::Max, RedOp::Min}));
   EXPECT_EQ(parse({"-d", "all"}).sweep.types, all_data_types());
   EXPECT_EQ(parse({"-o", "all"}).sweep.ops, all_red_ops());
+  // A quoted list with spaces after the commas (issue 28: "unknown type ' bf16'").
+  EXPECT_EQ(parse({"-d", "float, bf16", "-o", "sum , max"}).sweep.types,
+            (std::vector<DataType>{DataType::Float32, DataType::Bfloat16}));
+  EXPECT_EQ(parse({"all_reduce, all_gather", "-e", "1K"}).tests, (std::vector<std::string>{"all_reduce", "all_gather"}));
+}
+
+// -b/-e as nccl-tests takes them, the IEC spellings too; GB refused (it is 10^9 in the tables).
+TEST(Options, SizesArePowersOf1024) {
+  EXPECT_EQ(parse({"-b", "1Ki", "-e", "2MiB"}).sweep.min_bytes, 1024u);
+  EXPECT_EQ(parse({"-b", "1Ki", "-e", "2MiB"}).sweep.max_bytes, 2u << 20);
+  EXPECT_TRUE(throws_usage([] { parse({"-e", "1GB"}); }, {"-e/--maxbytes: '1GB'", "did you mean '1G'"}));
+}
+
+// `commsweep help [CMD]` stands for `commsweep [CMD] --help`.
+TEST(Options, HelpCommand) {
+  const auto words = [](std::vector<const char*> argv) {
+    argv.insert(argv.begin(), "commsweep");
+    return help_arguments(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
+  };
+  using Words = std::vector<std::string>;
+  EXPECT_EQ(words({"help"}), (Words{"commsweep", "--help"}));
+  EXPECT_EQ(words({"help", "compare"}), (Words{"commsweep", "compare", "--help"}));
+  EXPECT_EQ(words({"help", "all_gather"}), (Words{"commsweep", "all_gather", "--help"}));
+  EXPECT_EQ(words({"help", "ep"}), (Words{"commsweep", "ep", "--help"}));
+  EXPECT_EQ(words({"help", "help"}), (Words{"commsweep", "--help"}));
+  EXPECT_TRUE(throws_usage([&] { words({"help", "comapre"}); },
+                           {"unknown command or test 'comapre' (did you mean 'compare'?)"}));
+  EXPECT_TRUE(throws_usage([&] { words({"help", "compare", "x"}); }, {"help takes one command or test, not 'x'"}));
 }
 
 TEST(Options, Actions) {

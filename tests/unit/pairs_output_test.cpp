@@ -91,5 +91,40 @@ TEST(PairsOutput, HtmlHeatmapGroupedByLeaf) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
 }
 
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
+  return n;
+}
+
+// Issue 28: the columns are labelled (the band above the cells holds them), a colour scale
+// reads the colours as GB/s, and the slowest-pairs table is filled whether or not a pair is slow.
+TEST(PairsOutput, HtmlLabelsColumnsShowsItsScaleAndTheSlowestPairs) {
+  const PairsRun run = run_of(6, 5);
+  const std::string html = render_html(run, analyse(run));
+  // Each node's label twice in the node heatmap: its row and, turned, its column.
+  EXPECT_EQ(count(html, "text-anchor='end'>host&lt;2&gt; ("), 1u) << html;
+  EXPECT_EQ(count(html, "rotate(-90)'>host&lt;2&gt; ("), 1u);
+  EXPECT_EQ(count(html, "rotate(-90)'>host&lt;"), 6u);
+  EXPECT_NE(html.find("GB/s and up</text>"), std::string::npos) << "a colour scale";
+  EXPECT_NE(html.find(">slow below "), std::string::npos);
+  // 5 slow pairs (node 5's) of 15: every slow one, then the slowest healthy ones, to 10 rows.
+  EXPECT_NE(html.find("<p>The 10 slowest of 15 pairs (5 slow).</p>"), std::string::npos) << html;
+  EXPECT_EQ(count(html, "<td>slow</td>"), 5u);
+  EXPECT_EQ(count(html, "<td>ok</td>"), 5u);
+  EXPECT_NE(html.find("over 15 rails of 15 pairs"), std::string::npos);
+
+  const PairsRun healthy = run_of(2, -1);
+  const std::string one = render_html(healthy, analyse(healthy));
+  EXPECT_NE(one.find("over 1 rail of 1 pair;"), std::string::npos) << one;
+  EXPECT_NE(one.find("<p>The 1 slowest of 1 pair (0 slow).</p>"), std::string::npos) << one;
+  EXPECT_EQ(count(one, "<td>ok</td>"), 1u);
+
+  PairsRun none = run_of(2, -1);
+  none.pairs.clear();
+  EXPECT_NE(render_html(none, analyse(none)).find("<h2>Slowest pairs</h2>\n<p>No pair was measured.</p>"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace commsweep::pairs

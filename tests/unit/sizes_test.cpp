@@ -30,21 +30,27 @@ TEST(ParseSize, BinarySuffixes) {
   EXPECT_EQ(parse_size("16777215T", "-e"), std::uint64_t{16777215} << 40);  // largest that fits
 }
 
-TEST(ParseSize, OptionalByteSuffix) {
-  EXPECT_EQ(parse_size("1KB", "-b"), 1024u);
+TEST(ParseSize, IecSpellingsAndBytes) {
+  EXPECT_EQ(parse_size("1Ki", "-b"), 1024u);
   EXPECT_EQ(parse_size("1KiB", "-b"), 1024u);
   EXPECT_EQ(parse_size("2MiB", "-b"), 2u << 20);
-  EXPECT_EQ(parse_size("4gb", "-b"), std::uint64_t{4} << 30);
+  EXPECT_EQ(parse_size("2Mi", "-b"), 2u << 20);
+  EXPECT_EQ(parse_size("4Gi", "-b"), std::uint64_t{4} << 30);
+  EXPECT_EQ(parse_size("1TiB", "-b"), std::uint64_t{1} << 40);
   EXPECT_EQ(parse_size("8B", "-b"), 8u);
 }
 
-TEST(ParseSize, RejectsWhatIsNotASize) {
-  for (const char* bad : {"-1", "1X", "", "K", "1.5M", "1BB", "1iB", "1KBB", "1KiBB", " 8", "8 ",
-                          "0x10", "1MK", "+8"}) {
-    EXPECT_TRUE(throws_usage([&] { parse_size(bad, "-b/--minbytes"); },
-                             {"-b/--minbytes", "'" + std::string(bad) + "'"}))
-        << "'" << bad << "'";
-  }
+// GB is 10^9 bytes in the tables' GB/s: "1GB" read as 2^30 would silently run another size.
+TEST(ParseSize, DecimalUnitsRefusedWithDidYouMean) {
+  EXPECT_TRUE(throws_usage([] { parse_size("1GB", "-e/--maxbytes"); },
+                           {"-e/--maxbytes: '1GB': GB is 10^9 bytes (as in GB/s), while sizes here are powers of "
+                            "1024: did you mean '1G' (1073741824 bytes), or 1000000000 for 10^9 bytes?"}));
+  EXPECT_TRUE(throws_usage([] { parse_size("100KB", "-b"); }, {"did you mean '100K' (102400 bytes), or 100000"}));
+  EXPECT_TRUE(throws_usage([] { parse_size("1kb", "-b"); }, {"'1kb': KB is 10^3", "did you mean '1K'"}));
+  EXPECT_TRUE(throws_usage([] { parse_size("4gb", "-b"); }, {"did you mean '4G'"}));
+  EXPECT_TRUE(throws_usage([] { parse_size("2Tb", "-b"); }, {"did you mean '2T'", "10^12"}));
+  // Past 2^64 as a binary size: the did-you-mean still names the flag and the spelling.
+  EXPECT_TRUE(throws_usage([] { parse_size("99999999TB", "-e"); }, {"-e: '99999999TB'", "did you mean '99999999T'?"}));
 }
 
 TEST(ParseSize, RejectsOverflowNamingTheFlag) {

@@ -168,6 +168,29 @@ TEST(SuiteOptions, AMappingWithSweepsAndADescription) {
   EXPECT_TRUE(throws_usage([] { read("just text\n"); }, {"list of sweeps"}));
 }
 
+// Issue 28: what surprised a new user. A plain scalar list keeps its spaces ("float, bf16");
+// a misspelt key names the closest one; a mapping of one sweep's keys (what `ep --suite` read
+// before the formats were one) is refused saying how to convert it.
+TEST(SuiteOptions, InputsThatSurprised) {
+  const Suite spaced = read("- kind: collective\n  dtypes: float, bf16\n  tests: all_reduce, all_gather\n");
+  EXPECT_EQ(spaced.sweeps[0].collective.types.size(), 2u);
+  EXPECT_EQ(spaced.sweeps[0].tests, (std::vector<std::string>{"all_reduce", "all_gather"}));
+  EXPECT_TRUE(throws_usage([] { read("- kind: collective\n  max_byte: 1K\n"); },
+                           {"s.yaml:2: sweep 1: key \"max_byte\": unknown key (did you mean \"max_bytes\"?) (the keys "
+                            "of this kind: name kind"}));
+  EXPECT_TRUE(throws_usage([] { read("- kind: ep\n  tokns: 16\n"); }, {"(did you mean \"tokens\"?)"}));
+  // Far from every key: no guess, the list alone.
+  EXPECT_TRUE(throws_usage([] { read("- kind: ep\n  kubernetes: 1\n"); },
+                           {"key \"kubernetes\": unknown key (the keys of this kind: "}));
+  EXPECT_TRUE(throws_usage([] { read("sweps:\n  - kind: ep\n"); },
+                           {"s.yaml:1: unknown key \"sweps\" (did you mean \"sweeps\"?) (a suite's keys: sweeps description)"}));
+  EXPECT_TRUE(throws_usage([] { read("tokens: [16, 64]\nhidden: 256\n"); },
+                           {"s.yaml:1: key \"tokens\": a mapping of one sweep's keys, not a suite",
+                            "a first line \"- kind: ep\" (or the sweep's kind)"}));
+  EXPECT_TRUE(throws_usage([] { read("- kind: collective\n  max_bytes: 1GB\n"); },
+                           {"s.yaml:2: sweep 1: key \"max_bytes\": '1GB': GB is 10^9 bytes", "did you mean '1G'"}));
+}
+
 const char* const kTwoSweeps =
     "- name: first\n"               // 1
     "  kind: collective\n"          // 2

@@ -12,17 +12,17 @@ import tempfile
 FAILURES = []
 
 
-def run(cmd, env=None, timeout=60):
+def run(cmd, env=None, timeout=60, cwd=None):
     full_env = dict(os.environ)
     full_env.pop("COMMSWEEP_SHAPE", None)
     full_env["COMMSWEEP_LABELS_FILE"] = "/nonexistent/labels"
     full_env.update(env or {})
-    p = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout, cwd=cwd)
     return p.returncode, p.stdout, p.stderr
 
 
-def expect(name, cmd, rc, out_has=(), err_has=(), env=None):
-    code, out, err = run(cmd, env)
+def expect(name, cmd, rc, out_has=(), err_has=(), env=None, cwd=None):
+    code, out, err = run(cmd, env, cwd=cwd)
     problems = []
     if code != rc:
         problems.append(f"exit {code}, expected {rc}")
@@ -89,13 +89,24 @@ def main():
                err_has=["unknown shape 'BM.NOPE'", "BM.GPU.H100.8"])
         expect("unknown verb", [cs, "topo", "frobnicate"], 2, err_has=["unknown verb 'frobnicate'"])
         expect("checked-in topology/ is up to date", [cs, "topo", "generate", "--check", "--out", a.topology], 0,
-               out_has=["5 shapes: every file up to date"])
+               out_has=["5 shapes: every file in " + a.topology + " up to date"])
         copy = os.path.join(tmp, "topology")
         shutil.copytree(a.topology, copy)
         with open(os.path.join(copy, "BM.GPU.H200.8.conf"), "a") as f:
             f.write("NCCL_IB_HCA=mlx5\n")
         expect("generate --check names a stale file", [cs, "topo", "generate", "--check", "--out", copy], 2,
-               err_has=["BM.GPU.H200.8.conf: out of date"])
+               err_has=["BM.GPU.H200.8.conf: out of date with its description (commsweep topo generate --out "
+                        + copy + " writes it)"])
+        os.remove(os.path.join(copy, "BM.GPU.H100.8.xml"))
+        expect("generate --check names a missing file", [cs, "topo", "generate", "--check", "--out", copy], 2,
+               err_has=["BM.GPU.H100.8.xml: missing (commsweep topo generate --out " + copy + " writes it)"])
+        # Outside the repository (no topology/ here): refused, saying where it looked, not 10 files stale.
+        elsewhere = os.path.join(tmp, "elsewhere")
+        os.makedirs(elsewhere)
+        expect("generate --check outside the repository", [cs, "topo", "generate", "--check"], 2,
+               err_has=["--check: topology (" + os.path.join(elsewhere, "topology") + ") is not a folder, so there is "
+                        "nothing to compare with: run it in the repository's root, or name the generated files' "
+                        "folder with --out DIR"], cwd=elsewhere)
         out = os.path.join(tmp, "generated")
         expect("generate writes xml and conf", [cs, "topo", "generate", "--shape", "TEST.GPU.2", "--descriptions", fx,
                                                 "--out", out], 0, out_has=["TEST.GPU.2.xml", "TEST.GPU.2.conf"])

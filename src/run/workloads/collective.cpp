@@ -79,8 +79,10 @@ std::string help_intro() {
 }
 
 std::string help_end() {
-  return "Sizes take K, M, G, T suffixes (powers of 1024). A size that is no whole number of\n"
-         "elements, or of per-rank blocks, is rounded down as nccl-tests does, and a note says so.\n\n"
+  return "Sizes take K, M, G, T suffixes, powers of 1024 (Ki, Mi, Gi, Ti and KiB... alike: 1M =\n"
+         "1Mi = 1MiB = 1048576). KB, MB, GB, TB are refused with a did-you-mean: GB is 10^9 bytes\n"
+         "in the GB/s of the tables. A size that is no whole number of elements, or of per-rank\n"
+         "blocks, is rounded down as nccl-tests does, and a note says so.\n\n"
          "Bandwidth (GB/s = 1e9 bytes/s): algbw = size / time. busbw = algbw x factor, the share\n"
          "of the data each rank moves over its busiest link, comparable with the link's peak\n"
          "(nccl-tests' definitions, PERFORMANCE.md):\n" +
@@ -107,7 +109,8 @@ std::string help_end() {
          "NCCL did not use the --require-transport / --require-gdr transport (the run stops\n"
          "after set-up, before measuring, and says which rank used what).\n"
          "7 out of memory: a rank could not allocate the buffers of the largest size (-e); the\n"
-         "run stops on every rank, naming the ranks, and no results file is written.\n\n"
+         "run stops on every rank, naming the ranks; the rows measured before are written,\n"
+         "marked incomplete (no results file when there are none).\n\n"
          "Fabric: with the nccl backend, NCCL's own INFO lines are captured at set-up (a private\n"
          "NCCL_DEBUG_FILE, unless NCCL_DEBUG or NCCL_DEBUG_FILE are set: then yours are read, or\n"
          "nothing) and a transport report is printed before the tables: network (IB or Socket),\n"
