@@ -1,51 +1,19 @@
 #include "pairs/heatmap_html.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "core/strings.hpp"
+#include "report/heatmap_svg.hpp"
 
 namespace commsweep::pairs {
 namespace {
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-// Red (0) through amber (the slow threshold) to green (the healthy reference and above), as
-// fractions of that reference.
-std::string colour(double ratio, double slow_fraction) {
-  const double r = std::clamp(ratio, 0.0, 1.0);
-  int red, green;
-  if (r < slow_fraction) {
-    red = 214, green = static_cast<int>(40 + 150 * r / slow_fraction);
-  } else {
-    const double t = (r - slow_fraction) / std::max(1e-9, 1 - slow_fraction);
-    red = static_cast<int>(230 - 186 * t), green = static_cast<int>(190 - 30 * t);
-  }
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", red, green, 60);
-  return buf;
-}
-
 // The colour scale: green from `good` up, amber at the slow threshold (the higher of the two
 // rules'), red at 0. Where the median is a bad node's (few nodes), the top-third pair's threshold
 // is the higher, and green starts above it as far as it starts above the median's.
-struct Scale {
-  double good = 0;
-  double slow_fraction = 0;
-};
+using Scale = report::HeatmapScale;
 
 Scale scale_of(const PairsRun& run, const Analysis& a) {
   const double threshold = std::max(a.slow_below_gbps, a.slow_below_top_third_gbps);
@@ -54,31 +22,15 @@ Scale scale_of(const PairsRun& run, const Analysis& a) {
 }
 
 // Cells: value (GB/s) or < 0 for none; groups: the index where each leaf starts.
-void heatmap(std::ostringstream& out, const std::vector<std::string>& labels, const std::vector<std::vector<double>>& cells,
-             const std::vector<int>& group_starts, double median, const Scale& scale) {
-  const int n = static_cast<int>(labels.size());
-  const int cell = std::max(4, std::min(22, 720 / std::max(n, 1)));
-  const int margin = 120, size = margin + n * cell + 10;
-  out << "<svg xmlns='http://www.w3.org/2000/svg' width='" << size << "' height='" << size << "' font-size='10'>\n";
-  for (int i = 0; i < n; ++i) {
-    if (cell >= 8) {
-      out << "<text x='" << margin - 4 << "' y='" << margin + i * cell + cell * 0.75 << "' text-anchor='end'>"
-          << escape(labels[i]) << "</text>\n";
-    }
-    for (int j = 0; j < n; ++j) {
-      const double v = cells[i][j];
-      if (v < 0) continue;
-      out << "<rect x='" << margin + j * cell << "' y='" << margin + i * cell << "' width='" << cell << "' height='" << cell
-          << "' fill='" << colour(scale.good > 0 ? v / scale.good : 0, scale.slow_fraction) << "'><title>" << escape(labels[i]) << " - "
-          << escape(labels[j]) << ": " << fixed(v) << " GB/s, " << fixed(median > 0 ? v / median : 0) << " x median</title></rect>\n";
-    }
-  }
-  for (std::size_t g = 0; g < group_starts.size(); ++g) {
-    const int from = group_starts[g], to = g + 1 < group_starts.size() ? group_starts[g + 1] : n;
-    out << "<rect x='" << margin + from * cell << "' y='" << margin + from * cell << "' width='" << (to - from) * cell
-        << "' height='" << (to - from) * cell << "' fill='none' stroke='#222' stroke-width='1.5'/>\n";
-  }
-  out << "</svg>\n";
+void heatmap(std::ostringstream& out, std::vector<std::string> labels, std::vector<std::vector<double>> cells,
+             std::vector<int> group_starts, double median, const Scale& scale) {
+  report::Heatmap map;
+  map.labels = std::move(labels);
+  map.cells = std::move(cells);
+  map.group_starts = std::move(group_starts);
+  map.median = median;
+  map.scale = scale;
+  report::write_heatmap_svg(out, map);
 }
 
 void node_heatmap(std::ostringstream& out, const PairsRun& run, const Analysis& a) {
@@ -125,15 +77,15 @@ std::string render_html(const PairsRun& run, const Analysis& a) {
   out << "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>commsweep pairs</title><style>"
          "body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:13px}"
          "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}</style></head><body>\n";
-  out << "<h1>commsweep pairs: " << run.nodes.size() << " nodes, " << escape(run.pattern) << "</h1>\n<p>"
-      << escape(topology_of(run).source) << ". Median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails
+  out << "<h1>commsweep pairs: " << run.nodes.size() << " nodes, " << report::html_escape(run.pattern) << "</h1>\n<p>"
+      << report::html_escape(topology_of(run).source) << ". Median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails
       << " rails of " << run.pairs.size() << " pairs; slow below " << fixed(run.settings.slow_fraction) << " x median"
       << " or below " << fixed(run.settings.slow_fraction_of_top_third) << " x the top-third pair (" << fixed(a.top_third_gbps)
       << " GB/s) (" << a.slow.size() << " slow pairs)." << (median_unreliable(a) ? " Few nodes: one bad node's rails can be the median." : "")
       << "</p>\n";
   if (!run.findings.empty()) {
     out << "<h2>Findings</h2>\n<ul>\n";
-    for (const auto& f : run.findings) out << "<li><b>" << plan::finding_kind_name(f.kind) << "</b>: " << escape(f.why) << "</li>\n";
+    for (const auto& f : run.findings) out << "<li><b>" << plan::finding_kind_name(f.kind) << "</b>: " << report::html_escape(f.why) << "</li>\n";
     out << "</ul>\n";
   }
   if (run.nodes.size() <= kHeatmapNodes) node_heatmap(out, run, a);
@@ -142,7 +94,7 @@ std::string render_html(const PairsRun& run, const Analysis& a) {
   for (std::size_t k = 0; k < a.slow.size() && k < 50; ++k) {
     const auto& p = run.pairs[a.slow[k]];
     const auto& v = a.verdicts[a.slow[k]];
-    out << "<tr><td>" << escape(run.nodes[p.node_a].name) << " - " << escape(run.nodes[p.node_b].name) << "</td><td>"
+    out << "<tr><td>" << report::html_escape(run.nodes[p.node_a].name) << " - " << report::html_escape(run.nodes[p.node_b].name) << "</td><td>"
         << fixed(v.gbps) << "</td><td>" << fixed(v.ratio) << "</td><td>" << v.slowest_rail << "</td></tr>\n";
   }
   out << "</table>\n</body></html>\n";
