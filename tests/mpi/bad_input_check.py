@@ -187,7 +187,8 @@ def main():
                  cases.suite_cases(opts, w, keep) + cases.topology_cases(opts, w, listener_url) +
                  cases.hostfile_cases(opts, w) + cases.env_cases(opts, w) +
                  cases.transport_cases(opts, w) + cases.health_cases(opts, w) + cases.health_file_cases(opts, w) +
-                 cases.newcomer_cases(opts, w) + cases.run_settings_cases(opts, w))
+                 cases.newcomer_cases(opts, w) + cases.run_settings_cases(opts, w) +
+                 cases.nvlink_cases(opts, w))
     fail = Failures()
     rows = [run_case(opts, c, listener, fail) for c in all_cases]
     listener.close()
