@@ -11,7 +11,7 @@
 namespace commsweep::nvlink {
 namespace {
 
-using report::html_escape;
+using report::xml_escape;
 
 void node_heatmap(std::ostringstream& out, const NodeMatrix& node, const NodeAnalysis& a, Metric m, double slow_fraction) {
   const std::size_t n = node.gpus.size();
@@ -30,20 +30,20 @@ void node_heatmap(std::ostringstream& out, const NodeMatrix& node, const NodeAna
 
 void node_findings(std::ostringstream& out, const NodeMatrix& node, const NodeAnalysis& a) {
   out << "<ul>\n";
-  for (const auto& f : a.gpu_findings) out << "<li><b>GPU</b>: " << html_escape(f) << "</li>\n";
+  for (const auto& f : a.gpu_findings) out << "<li><b>GPU</b>: " << xml_escape(f) << "</li>\n";
   for (std::size_t i = 0; i < node.pairs.size(); ++i) {
     if (!a.pairs[i].slow) continue;
     const auto& p = node.pairs[i];
-    out << "<li><b>slow pair</b> " << html_escape(gpu_label(node.gpus[p.src])) << " &rarr; "
-        << html_escape(gpu_label(node.gpus[p.dst])) << ":";
-    for (const auto& w : a.pairs[i].why) out << " " << html_escape(w) << ";";
-    out << " NVLink counters: " << html_escape(counters_rise(node.gpus[p.src])) << "; "
-        << html_escape(counters_rise(node.gpus[p.dst])) << "</li>\n";
+    out << "<li><b>slow pair</b> " << xml_escape(gpu_label(node.gpus[p.src])) << " &rarr; "
+        << xml_escape(gpu_label(node.gpus[p.dst])) << ":";
+    for (const auto& w : a.pairs[i].why) out << " " << xml_escape(w) << ";";
+    out << " NVLink counters: " << xml_escape(counters_rise(node.gpus[p.src])) << "; "
+        << xml_escape(counters_rise(node.gpus[p.dst])) << "</li>\n";
   }
   for (std::size_t i = 0; i < node.targets.size(); ++i) {
     if (!a.targets[i].slow) continue;
-    out << "<li><b>slow GPU</b> " << html_escape(gpu_label(node.gpus[node.targets[i].gpu])) << ":";
-    for (const auto& w : a.targets[i].why) out << " " << html_escape(w) << ";";
+    out << "<li><b>slow GPU</b> " << xml_escape(gpu_label(node.gpus[node.targets[i].gpu])) << ":";
+    for (const auto& w : a.targets[i].why) out << " " << xml_escape(w) << ";";
     out << "</li>\n";
   }
   if (a.healthy()) out << "<li>no finding</li>\n";
@@ -72,7 +72,7 @@ std::string render_html(const NvlinkRun& run, const Analysis& a) {
       << " slow pairs.</p>\n";
   for (std::size_t i = 0; i < run.nodes.size(); ++i) {
     const auto& node = run.nodes[i];
-    out << "<h2>" << html_escape(node.host) << " (" << count_of(node.gpus.size(), "GPU") << ")</h2>\n";
+    out << "<h2>" << xml_escape(node.host) << " (" << count_of(node.gpus.size(), "GPU") << ")</h2>\n";
     node_findings(out, node, a.nodes[i]);
     if (node.pairs.empty()) continue;
     for (Metric m : {Metric::CeWrite, Metric::SmWrite}) node_heatmap(out, node, a.nodes[i], m, run.settings.slow_fraction);

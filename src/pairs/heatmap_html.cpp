@@ -77,15 +77,15 @@ std::string render_html(const PairsRun& run, const Analysis& a) {
   out << "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>commsweep pairs</title><style>"
          "body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:13px}"
          "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}</style></head><body>\n";
-  out << "<h1>commsweep pairs: " << run.nodes.size() << " nodes, " << report::html_escape(run.pattern) << "</h1>\n<p>"
-      << report::html_escape(topology_of(run).source) << ". Median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails
+  out << "<h1>commsweep pairs: " << run.nodes.size() << " nodes, " << report::xml_escape(run.pattern) << "</h1>\n<p>"
+      << report::xml_escape(topology_of(run).source) << ". Median rail " << fixed(a.median_gbps) << " GB/s over " << a.rails
       << " rails of " << run.pairs.size() << " pairs; slow below " << fixed(run.settings.slow_fraction) << " x median"
       << " or below " << fixed(run.settings.slow_fraction_of_top_third) << " x the top-third pair (" << fixed(a.top_third_gbps)
       << " GB/s) (" << a.slow.size() << " slow pairs)." << (median_unreliable(a) ? " Few nodes: one bad node's rails can be the median." : "")
       << "</p>\n";
   if (!run.findings.empty()) {
     out << "<h2>Findings</h2>\n<ul>\n";
-    for (const auto& f : run.findings) out << "<li><b>" << plan::finding_kind_name(f.kind) << "</b>: " << report::html_escape(f.why) << "</li>\n";
+    for (const auto& f : run.findings) out << "<li><b>" << plan::finding_kind_name(f.kind) << "</b>: " << report::xml_escape(f.why) << "</li>\n";
     out << "</ul>\n";
   }
   if (run.nodes.size() <= kHeatmapNodes) node_heatmap(out, run, a);
@@ -94,7 +94,7 @@ std::string render_html(const PairsRun& run, const Analysis& a) {
   for (std::size_t k = 0; k < a.slow.size() && k < 50; ++k) {
     const auto& p = run.pairs[a.slow[k]];
     const auto& v = a.verdicts[a.slow[k]];
-    out << "<tr><td>" << report::html_escape(run.nodes[p.node_a].name) << " - " << report::html_escape(run.nodes[p.node_b].name) << "</td><td>"
+    out << "<tr><td>" << report::xml_escape(run.nodes[p.node_a].name) << " - " << report::xml_escape(run.nodes[p.node_b].name) << "</td><td>"
         << fixed(v.gbps) << "</td><td>" << fixed(v.ratio) << "</td><td>" << v.slowest_rail << "</td></tr>\n";
   }
   out << "</table>\n</body></html>\n";

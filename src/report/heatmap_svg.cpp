@@ -26,13 +26,14 @@ std::string colour(double ratio, double slow_fraction) {
 
 }  // namespace
 
-std::string html_escape(const std::string& s) {
+std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '&': out += "&amp;"; break;
+      case '\'': out += "&#39;"; break;
       case '"': out += "&quot;"; break;
       default: out += c;
     }
@@ -49,15 +50,15 @@ void write_heatmap_svg(std::ostream& out, const Heatmap& map) {
   for (int i = 0; i < n; ++i) {
     if (cell >= 8) {
       out << "<text x='" << margin - 4 << "' y='" << margin + i * cell + cell * 0.75 << "' text-anchor='end'>"
-          << html_escape(labels[i]) << "</text>\n";
+          << xml_escape(labels[i]) << "</text>\n";
     }
     for (int j = 0; j < n; ++j) {
       const double v = map.cells[i][j];
       if (v < 0) continue;
       const double good = map.scale.good;
       out << "<rect x='" << margin + j * cell << "' y='" << margin + i * cell << "' width='" << cell << "' height='" << cell
-          << "' fill='" << colour(good > 0 ? v / good : 0, map.scale.slow_fraction) << "'><title>" << html_escape(labels[i])
-          << html_escape(map.between) << html_escape(labels[j]) << ": " << fixed(v) << " GB/s, "
+          << "' fill='" << colour(good > 0 ? v / good : 0, map.scale.slow_fraction) << "'><title>" << xml_escape(labels[i])
+          << xml_escape(map.between) << xml_escape(labels[j]) << ": " << fixed(v) << " GB/s, "
           << fixed(map.median > 0 ? v / map.median : 0) << " x median</title></rect>\n";
     }
   }

@@ -10,8 +10,9 @@
 
 namespace commsweep::report {
 
-// TEXT with <, >, & and " escaped for HTML.
-std::string html_escape(const std::string& text);
+// TEXT with <, >, &, ' and " escaped, for the text and attributes of every HTML report and SVG
+// (the regression report's too: regress/svg_plot.hpp).
+std::string xml_escape(const std::string& text);
 
 // The colour scale: green from `good` up, amber at slow_fraction x good, red at 0.
 struct HeatmapScale {

@@ -56,9 +56,11 @@ std::string job_problem(const World& world, const std::vector<std::string>& gpus
     const std::string& g = gpus[static_cast<std::size_t>(r)];
     const std::string where = "rank " + std::to_string(r) + " (host " + world.hosts_by_rank()[r] + ")";
     if (g.rfind("none ", 0) == 0) {
-      return "nvlink: " + where + ": " + g.substr(5) +
-             ". nvlink copies between the GPUs of a node: run it under mpirun with one rank per GPU on GPU nodes, "
-             "from a build with CUDA (-DCOMMSWEEP_CUDA=ON)";
+      const std::string why = g.substr(5);
+      const bool no_cuda = why.find("without CUDA") != std::string::npos;
+      return "nvlink: " + where + ": " + why +
+             ". nvlink copies between the GPUs of a node: run it under mpirun with one rank per GPU on GPU nodes" +
+             (no_cuda ? ", from a build with CUDA (-DCOMMSWEEP_CUDA=ON)" : "");
     }
     const auto [it, fresh] = owner.emplace(std::make_pair(world.node_of(r), g.substr(4)), r);
     if (!fresh) {
