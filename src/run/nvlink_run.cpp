@@ -99,7 +99,7 @@ std::vector<nvlink::NodeMatrix> assemble(const World& world, const std::vector<s
   return nodes;
 }
 
-std::vector<health::TrafficEvidence> slow_pair_evidence(const nvlink::NvlinkRun& run, const nvlink::Analysis& a) {
+std::vector<health::TrafficEvidence> nvlink_slow_evidence(const nvlink::NvlinkRun& run, const nvlink::Analysis& a) {
   std::vector<health::TrafficEvidence> out;
   for (std::size_t n = 0; n < run.nodes.size(); ++n) {
     const auto& node = run.nodes[n];
@@ -113,7 +113,7 @@ std::vector<health::TrafficEvidence> slow_pair_evidence(const nvlink::NvlinkRun&
 }
 
 // The report on screen, --html and --prometheus of RUN as judged.
-void print_and_write(const nvlink::NvlinkRun& run, const nvlink::Analysis& analysis, const nvlink::NvlinkSettings& s) {
+void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& analysis, const nvlink::NvlinkSettings& s) {
   std::cout << nvlink::render_report(run, analysis) << std::flush;
   if (!s.html_path.empty()) {
     output::write_output_file(s.html_path, nvlink::render_html(run, analysis));
@@ -126,9 +126,9 @@ void print_and_write(const nvlink::NvlinkRun& run, const nvlink::Analysis& analy
 }
 
 // Rank 0: the report, then the final file and the exit code.
-int report_run(nvlink::NvlinkRun& run, const nvlink::NvlinkSettings& s, NvlinkKeeper* keeper, nlohmann::json health) {
+int report_nvlink_run(nvlink::NvlinkRun& run, const nvlink::NvlinkSettings& s, NvlinkKeeper* keeper, nlohmann::json health) {
   const nvlink::Analysis analysis = nvlink::analyse(run);
-  print_and_write(run, analysis, s);
+  print_nvlink_reports(run, analysis, s);
   if (keeper) {
     keeper->attach("health", std::move(health));
     keeper->write_final(run, analysis);
@@ -158,7 +158,7 @@ int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_p
   run.settings.fault = measured.fault;
   const nvlink::Analysis analysis = nvlink::analyse(run);
   std::cout << "# commsweep nvlink --judge " << s.judge_path << "\n";
-  print_and_write(run, analysis, s);
+  print_nvlink_reports(run, analysis, s);
   if (!json_path.empty()) {
     nlohmann::json out = nvlink::to_json(run, analysis);
     if (doc.contains("health")) out["health"] = doc["health"];
@@ -214,9 +214,9 @@ int run_nvlink_alone(World& world, const RunRequest& request, const nvlink::Nvli
   if (keeper) keeper->keep(run);
 
   RunLifecycle::Ending ending;
-  if (root) ending.evidence = slow_pair_evidence(run, nvlink::analyse(run));
+  if (root) ending.evidence = nvlink_slow_evidence(run, nvlink::analyse(run));
   ending.health_block_last = true;  // under the matrices and their findings
-  ending.report = [&](nlohmann::json health) { return report_run(run, s, keeper, std::move(health)); };
+  ending.report = [&](nlohmann::json health) { return report_nvlink_run(run, s, keeper, std::move(health)); };
   return lifecycle.finish(run, ending);
 }
 
