@@ -1,4 +1,4 @@
-// `commsweep schema results|baseline|pairs`: the newest schema of results/schema (built in at
+// `commsweep schema results|baseline|pairs|nvlink`: the newest schema of results/schema (built in at
 // configure time), with each `"x-commsweep-enum": "<list>"` marker replaced by the enum of
 // that list, read from the registries: so that a collective, a workload (or a type, an EP
 // routing, an EP implementation) added to the code is in the schema with no hand-kept list to
@@ -25,7 +25,7 @@ const std::vector<std::pair<std::string, std::string>>& builtin_schemas();
 namespace {
 
 constexpr const char* kHelp =
-    "commsweep schema results|baseline|pairs (offline, no MPI)\n"
+    "commsweep schema results|baseline|pairs|nvlink (offline, no MPI)\n"
     "  prints the newest JSON Schema of that document (results/schema/commsweep.NAME.vN.schema.json)\n"
     "  with its enums filled from the registries: the workloads' tests (`commsweep list`), data\n"
     "  types, reductions, EP routings, types and implementations. The files in results/schema keep\n"
@@ -94,7 +94,7 @@ int run_schema_command(int argc, char** argv, char**) {
     std::cout << kHelp;
     return name.empty() ? exit_code::kUsage : exit_code::kOk;
   }
-  if (argc > 3) throw_usage("one name only: results, baseline or pairs (see --help)");
+  if (argc > 3) throw_usage("one name only: results, baseline, pairs or nvlink (see --help)");
   // The newest version of commsweep.NAME.vN.schema.json.
   const std::string prefix = "commsweep." + name + ".v";
   const std::string* text = nullptr;
@@ -105,7 +105,7 @@ int run_schema_command(int argc, char** argv, char**) {
     if (version > newest) newest = version, text = &body;
   }
   if (text == nullptr) {
-    throw_usage("unknown schema '" + name + "' (results, baseline or pairs; see --help)");
+    throw_usage("unknown schema '" + name + "' (results, baseline, pairs or nvlink; see --help)");
   }
   nlohmann::ordered_json schema = nlohmann::ordered_json::parse(*text);
   fill(schema);

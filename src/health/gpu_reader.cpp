@@ -15,16 +15,19 @@ void keep(NvmlApi& nvml, int rc, const V& value, std::optional<T>* out, const ch
   }
 }
 
-void read_nvlinks(NvmlApi& nvml, unsigned index, GpuHealth* gpu) {
+}  // namespace
+
+std::vector<NvLink> read_nvlinks(NvmlApi& nvml, unsigned index, std::vector<std::string>* unread) {
+  std::vector<NvLink> links;
   for (unsigned link = 0; link < kMaxNvLinks; ++link) {
     bool active = false;
     const int rc = nvml.nvlink_state(index, link, &active);
     if (rc == nvml_rc::kInvalidArgument || rc == nvml_rc::kNotSupported) {
-      if (link == 0) gpu->unread.push_back("NVLink: none (" + nvml.error_string(rc) + ")");
+      if (link == 0) unread->push_back("NVLink: none (" + nvml.error_string(rc) + ")");
       break;
     }
     if (rc != nvml_rc::kSuccess) {
-      gpu->unread.push_back("NVLink " + std::to_string(link) + " state: " + nvml.error_string(rc));
+      unread->push_back("NVLink " + std::to_string(link) + " state: " + nvml.error_string(rc));
       continue;
     }
     NvLink l;
@@ -36,11 +39,10 @@ void read_nvlinks(NvmlApi& nvml, unsigned index, GpuHealth* gpu) {
       std::uint64_t v = 0;
       if (nvml.nvlink_error_counter(index, link, item.counter, &v) == nvml_rc::kSuccess) *item.out = v;
     }
-    gpu->nvlinks.push_back(l);
+    links.push_back(l);
   }
+  return links;
 }
-
-}  // namespace
 
 std::vector<GpuHealth> read_gpus(NvmlApi& nvml) {
   std::vector<GpuHealth> gpus;
@@ -70,7 +72,7 @@ std::vector<GpuHealth> read_gpus(NvmlApi& nvml) {
     const int rc = nvml.remapped_rows(i, &b, &failure);
     keep(nvml, rc, b, &g.remap_pending, "remapped rows", &g);
     if (rc == nvml_rc::kSuccess) g.remap_failure = failure;
-    read_nvlinks(nvml, i, &g);
+    g.nvlinks = read_nvlinks(nvml, i, &g.unread);
     gpus.push_back(std::move(g));
   }
   return gpus;

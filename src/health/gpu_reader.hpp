@@ -2,6 +2,7 @@
 // not give recorded in unread with NVML's own words; XID events drained without waiting.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "health/nvml_api.hpp"
@@ -13,6 +14,9 @@ namespace commsweep::health {
 inline constexpr unsigned kMaxNvLinks = 18;
 
 std::vector<GpuHealth> read_gpus(NvmlApi& nvml);
+// The NVLinks of GPU INDEX (NVML's index) with their error counters; what NVML would not give
+// goes to UNREAD.
+std::vector<NvLink> read_nvlinks(NvmlApi& nvml, unsigned index, std::vector<std::string>* unread);
 // Every XID event NVML holds now (register_xid_events first); bounded by MAX_EVENTS.
 std::vector<XidEvent> drain_xid_events(NvmlApi& nvml, std::vector<std::string>* unread, unsigned max_events = 256);
 

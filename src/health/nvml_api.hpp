@@ -43,6 +43,8 @@ class NvmlApi {
   // kInvalidArgument for a link the GPU does not have: the end of its links.
   virtual int nvlink_state(unsigned gpu, unsigned link, bool* active) = 0;
   virtual int nvlink_error_counter(unsigned gpu, unsigned link, NvLinkCounter counter, std::uint64_t* value) = 0;
+  // nvmlNvlinkVersion_t of the link (the enum: 6 is NVLink 4.0; nvlink/expectation.hpp).
+  virtual int nvlink_version(unsigned gpu, unsigned link, unsigned* version) = 0;
   // XID events: register every GPU once, then wait up to TIMEOUT_MS for the next one
   // (kTimeout when none came).
   virtual int register_xid_events() = 0;

@@ -32,6 +32,7 @@ using EccFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCount
 using PendingFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*);
 using RemapFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*);
 using LinkStateFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned, nvmlEnableState_t*);
+using LinkVersionFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned, unsigned*);
 using LinkErrFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned, nvmlNvLinkErrorCounter_t, unsigned long long*);
 using SetCreateFn = nvmlReturn_t (*)(nvmlEventSet_t*);
 using SetFreeFn = nvmlReturn_t (*)(nvmlEventSet_t);
@@ -155,6 +156,9 @@ class DlNvml final : public NvmlApi {
     *value = v;
     return rc;
   }
+  int nvlink_version(unsigned gpu, unsigned link, unsigned* version) override {
+    return call<LinkVersionFn>("nvmlDeviceGetNvLinkVersion", gpu, link, version);
+  }
   int register_xid_events() override {
     const auto create = sym<SetCreateFn>("nvmlEventSetCreate");
     const auto reg = sym<RegisterFn>("nvmlDeviceRegisterEvents");
@@ -232,6 +236,7 @@ class NoNvml final : public NvmlApi {
   int remapped_rows(unsigned, bool*, bool*) override { return nvml_rc::kNotSupported; }
   int nvlink_state(unsigned, unsigned, bool*) override { return nvml_rc::kNotSupported; }
   int nvlink_error_counter(unsigned, unsigned, NvLinkCounter, std::uint64_t*) override { return nvml_rc::kNotSupported; }
+  int nvlink_version(unsigned, unsigned, unsigned*) override { return nvml_rc::kNotSupported; }
   int register_xid_events() override { return nvml_rc::kNotSupported; }
   int wait_xid_event(unsigned, unsigned*, std::uint64_t*) override { return nvml_rc::kNotSupported; }
 };

@@ -1,60 +1,14 @@
-// Prometheus text exposition format 0.0.4, for node-exporter's textfile collector: one
-// HELP and TYPE line per metric family, then its samples; label values escaped.
-#include <cmath>
+// The nightly's Prometheus metrics (report/prometheus.hpp's exposition format).
 #include <ctime>
-#include <sstream>
 
 #include "regress/render.hpp"
+#include "report/prometheus.hpp"
 
 namespace commsweep::regress {
 namespace {
 
-using Labels = std::vector<std::pair<std::string, std::string>>;
-
-std::string escape(const std::string& v) {
-  std::string out;
-  for (char ch : v) {
-    if (ch == '\\') out += "\\\\";
-    else if (ch == '"') out += "\\\"";
-    else if (ch == '\n') out += "\\n";
-    else out += ch;
-  }
-  return out;
-}
-
-class Exposition {
- public:
-  explicit Exposition(Labels common) : common_(std::move(common)) {}
-
-  void family(const std::string& name, const std::string& help) {
-    out_ << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
-    name_ = name;
-  }
-  void sample(const Labels& labels, double value) {
-    out_ << name_ << "{";
-    bool first = true;
-    for (const Labels* set : std::initializer_list<const Labels*>{&common_, &labels}) {
-      for (const auto& [k, v] : *set) {
-        out_ << (first ? "" : ",") << k << "=\"" << escape(v) << "\"";
-        first = false;
-      }
-    }
-    char buf[64];
-    // Whole numbers (counts, Unix seconds) exactly; measurements to 9 significant digits.
-    if (value == std::floor(value) && std::fabs(value) < 1e15) {
-      std::snprintf(buf, sizeof buf, "%.0f", value);
-    } else {
-      std::snprintf(buf, sizeof buf, "%.9g", value);
-    }
-    out_ << "} " << buf << "\n";
-  }
-  std::string text() const { return out_.str(); }
-
- private:
-  Labels common_;
-  std::string name_;
-  std::ostringstream out_;
-};
+using Labels = report::PromLabels;
+using report::Exposition;
 
 Labels key_labels(const Key& k) {
   if (k.is_ep()) {

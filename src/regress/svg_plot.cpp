@@ -105,20 +105,6 @@ void legend(std::ostringstream& out, const Plot& plot) {
 
 }  // namespace
 
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '\'': out += "&#39;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string render_svg(const Plot& plot) {
   const Frame f = frame_of(plot);

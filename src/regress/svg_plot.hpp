@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "report/heatmap_svg.hpp"
+
 namespace commsweep::regress {
 
 struct PlotPoint {
@@ -31,6 +33,7 @@ struct Plot {
 };
 
 std::string render_svg(const Plot& plot);
-std::string xml_escape(const std::string& text);
+// Escapes text for the report (report/heatmap_svg.hpp).
+using report::xml_escape;
 
 }  // namespace commsweep::regress

@@ -249,6 +249,8 @@ auto rows_at(const json& doc, const char* key, Parse parse) {
 
 }  // namespace
 
+Provenance provenance_from_json(const json& j) { return provenance_from(j); }
+
 json provenance_json(const Provenance& p) {
   json gpus = json::array();
   for (const auto& g : p.gpus) {

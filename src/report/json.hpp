@@ -13,6 +13,8 @@ namespace commsweep::report {
 nlohmann::json to_json(const Results& results);
 // The `provenance` object of a results file; other documents (commsweep.pairs/1) carry it too.
 nlohmann::json provenance_json(const Provenance& provenance);
+// Its reader (throws std::runtime_error naming the field).
+Provenance provenance_from_json(const nlohmann::json& j);
 // Throws std::runtime_error naming the field when the document is not a commsweep result
 // of this schema version.
 Results results_from_json(const nlohmann::json& doc);

@@ -481,7 +481,8 @@ def run_settings_cases(opts, w):
     the same message, before the command's own checks: `commsweep pairs --json ""` on one rank
     (one node) says "--json: give a file name", not "fewer than 2 nodes"."""
     commands = {"sweep": [opts.commsweep, "-e", "1K"], "ep": [opts.commsweep, "ep", "--experts", "4"],
-                "pairs": [opts.commsweep, "pairs"], "suite": [opts.commsweep, "suite", opts.suites + "/ci.yaml"]}
+                "pairs": [opts.commsweep, "pairs"], "nvlink": [opts.commsweep, "nvlink"],
+                "suite": [opts.commsweep, "suite", opts.suites + "/ci.yaml"]}
     refused = [("--json empty", ["--json", ""], ["--json: give a file name"]),
                ("--backend unknown", ["--backend", "gpu"], ["--backend: unknown backend 'gpu' (nccl, mpi or auto)"]),
                ("--bind unknown", ["--bind", "numa"], ["--bind: 'numa' is not auto or none"]),
@@ -490,6 +491,28 @@ def run_settings_cases(opts, w):
                 ["--require-gdr: the mpi backend makes no NCCL connections to verify (--backend mpi)"])]
     return [Case("run settings", "%s: %s" % (name, label), argv + flags, names, stdout_empty=True)
             for name, argv in commands.items() for label, flags, names in refused]
+
+
+def nvlink_cases(opts, w):
+    """commsweep nvlink (on one rank): where it cannot run (no GPU here: the CI machine, a build
+    without CUDA; --backend mpi) one line says why and what to do; its own flags; --judge's file."""
+    nvlink = [opts.commsweep, "nvlink"]
+    with open(w + "/not_nvlink.json", "w") as f:
+        json.dump({"schema": "commsweep.results/2"}, f)
+    return [
+        Case("nvlink", "no GPU on this machine", nvlink,
+             ["nvlink: rank 0 (host ", "run it under mpirun with one rank per GPU on GPU nodes"]),
+        Case("nvlink", "--backend mpi", nvlink + ["--backend", "mpi"],
+             ["nvlink: --backend mpi moves host buffers, and nvlink copies between GPUs"]),
+        Case("nvlink", "-s not a multiple of 16", nvlink + ["-s", "100"],
+             ["-s/--size: 100 B is not a positive multiple of 16 B"], stdout_empty=True),
+        Case("nvlink", "--fault one rank", nvlink + ["--fault", "slow-pair:1"],
+             ["--fault: 'slow-pair:1' is not slow-pair:RANK,RANK"], stdout_empty=True),
+        Case("nvlink", "--judge a missing file", nvlink + ["--judge", w + "/absent.json"],
+             ["--judge", "absent.json"], stdout_empty=True),
+        Case("nvlink", "--judge another schema's file", nvlink + ["--judge", w + "/not_nvlink.json"],
+             ["not_nvlink.json", "not a commsweep.nvlink/1 document"], stdout_empty=True),
+    ]
 
 
 def suite_cases(opts, w, keep):

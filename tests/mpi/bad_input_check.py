@@ -188,7 +188,7 @@ def main():
                  cases.hostfile_cases(opts, w) + cases.env_cases(opts, w) +
                  cases.transport_cases(opts, w) + cases.health_cases(opts, w) + cases.health_file_cases(opts, w) +
                  cases.newcomer_cases(opts, w) + cases.run_settings_cases(opts, w) +
-                 cases.surprise_cases(opts, w, keep))
+                 cases.surprise_cases(opts, w, keep) + cases.nvlink_cases(opts, w))
     fail = Failures()
     rows = [run_case(opts, c, listener, fail) for c in all_cases]
     listener.close()

@@ -90,6 +90,11 @@ class RecordedNvml final : public NvmlApi {
     }
     return 0;
   }
+  int nvlink_version(unsigned i, unsigned link, unsigned* v) override {
+    if (link >= gpus.at(i).links.size()) return nvml_rc::kInvalidArgument;
+    *v = 6;  // NVML_NVLINK_VERSION_4_0: Hopper
+    return 0;
+  }
   int register_xid_events() override { registered = true; return 0; }
   int wait_xid_event(unsigned, unsigned* gpu, std::uint64_t* xid) override {
     if (!registered || xids.empty()) return nvml_rc::kTimeout;

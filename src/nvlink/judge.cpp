@@ -1,0 +1,160 @@
+#include "nvlink/judge.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/strings.hpp"
+#include "nvlink/expectation.hpp"
+#include "regress/observation.hpp"
+
+namespace commsweep::nvlink {
+namespace {
+
+std::optional<double> median_or_none(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  return regress::median(std::move(values));
+}
+
+// "ce_write 95.31 GB/s = 0.26 x the node median 371.20 GB/s"
+std::string below(const std::string& what, double value, double ratio, const std::string& reference, double ref) {
+  return what + " " + fixed(value) + " GB/s = " + fixed(ratio) + " x " + reference + " " + fixed(ref) + " GB/s";
+}
+
+void judge_metric(const PairResult& p, const Gpu& src, const Gpu& dst, Metric m, const NodeAnalysis& node,
+                  const RunConfig& s, PairVerdict& v) {
+  const std::size_t i = static_cast<std::size_t>(m);
+  if (!p.gbps[i]) return;
+  const double value = *p.gbps[i];
+  if (node.median_gbps[i] && *node.median_gbps[i] > 0) {
+    const double ratio = value / *node.median_gbps[i];
+    v.ratio_to_median[i] = ratio;
+    if (ratio < s.slow_fraction) {
+      v.slow = true;
+      v.why.push_back(below(metric_name(m), value, ratio, "the node median", *node.median_gbps[i]));
+    }
+  }
+  const auto expected = expected_gbps(src, dst, m);
+  if (!by_copy_engine(m) || !expected || *expected <= 0) return;
+  const double ratio = value / *expected;
+  if (m == Metric::CeWrite) v.ratio_to_expected = ratio;
+  if (ratio < s.expected_floor) {
+    v.slow = true;
+    v.why.push_back(below(metric_name(m), value, ratio, "the topology's", *expected));
+  }
+}
+
+void judge_latency(const PairResult& p, const NodeAnalysis& node, const RunConfig& s, PairVerdict& v) {
+  if (!p.latency_us || !node.median_latency_us || *node.median_latency_us <= 0) return;
+  const double ratio = *p.latency_us / *node.median_latency_us;
+  if (ratio > s.latency_over) {
+    v.slow = true;
+    v.why.push_back("latency " + fixed(*p.latency_us) + " us = " + fixed(ratio) + " x the node median " +
+                    fixed(*node.median_latency_us) + " us");
+  }
+}
+
+void medians(const NodeMatrix& node, NodeAnalysis& a) {
+  for (Metric m : kAllMetrics) {
+    std::vector<double> values;
+    for (const auto& p : node.pairs)
+      if (p.gbps[static_cast<std::size_t>(m)]) values.push_back(*p.gbps[static_cast<std::size_t>(m)]);
+    a.median_gbps[static_cast<std::size_t>(m)] = median_or_none(values);
+  }
+  std::vector<double> latency, to_one, from_one;
+  for (const auto& p : node.pairs)
+    if (p.latency_us) latency.push_back(*p.latency_us);
+  for (const auto& t : node.targets) {
+    if (t.all_to_one_gbps) to_one.push_back(*t.all_to_one_gbps);
+    if (t.one_to_all_gbps) from_one.push_back(*t.one_to_all_gbps);
+  }
+  a.median_latency_us = median_or_none(latency);
+  a.median_all_to_one_gbps = median_or_none(to_one);
+  a.median_one_to_all_gbps = median_or_none(from_one);
+  // The raw rate most pairs are held to (for the headers).
+  std::map<double, int> count;
+  for (const auto& p : node.pairs) {
+    if (const auto e = expected_gbps(node.gpus.at(p.src), node.gpus.at(p.dst))) ++count[*e];
+  }
+  int best = 0;
+  for (const auto& [rate, n] : count)
+    if (n > best) best = n, a.expected_gbps = rate;
+}
+
+void judge_target(const char* what, const std::optional<double>& value, const std::optional<double>& median,
+                  const std::optional<double>& expected, const RunConfig& s, TargetVerdict& v) {
+  if (!value) return;
+  if (median && *median > 0 && *value / *median < s.slow_fraction) {
+    v.slow = true;
+    v.why.push_back(below(what, *value, *value / *median, "the node median", *median));
+  }
+  if (expected && *expected > 0 && *value / *expected < s.expected_floor) {
+    v.slow = true;
+    v.why.push_back(below(what, *value, *value / *expected, "the topology's", *expected));
+  }
+}
+
+void judge_links(const NodeMatrix& node, NodeAnalysis& a) {
+  int most = 0;
+  for (const auto& g : node.gpus) most = std::max(most, g.nvlinks_active);
+  for (const auto& g : node.gpus) {
+    if (g.nvml_note.empty() && g.nvlinks_active < most) {
+      a.gpu_findings.push_back(gpu_label(g) + ": " + count_of(static_cast<std::size_t>(g.nvlinks_active), "active NVLink") +
+                               ", " + std::to_string(most) + " on another GPU of the node (a link down or trained down)");
+    }
+  }
+}
+
+}  // namespace
+
+std::string gpu_label(const Gpu& g) {
+  return "GPU " + std::to_string(g.index) + " (rank " + std::to_string(g.rank) + ", " + g.pci_bus_id + ")";
+}
+
+NodeAnalysis analyse_node(const NodeMatrix& node, const RunConfig& s) {
+  NodeAnalysis a;
+  medians(node, a);
+  for (const auto& p : node.pairs) {
+    PairVerdict v;
+    for (Metric m : kAllMetrics) judge_metric(p, node.gpus.at(p.src), node.gpus.at(p.dst), m, a, s, v);
+    judge_latency(p, a, s, v);
+    a.wrong += p.wrong;
+    a.slow_pairs += v.slow;
+    a.pairs.push_back(std::move(v));
+  }
+  for (const auto& t : node.targets) {
+    TargetVerdict v;
+    const auto expected = expected_gbps(node.gpus.at(t.gpu));
+    judge_target("all-to-one into it", t.all_to_one_gbps, a.median_all_to_one_gbps, expected, s, v);
+    judge_target("one-to-all out of it", t.one_to_all_gbps, a.median_one_to_all_gbps, expected, s, v);
+    a.wrong += t.wrong;
+    a.slow_targets += v.slow;
+    a.targets.push_back(std::move(v));
+  }
+  judge_links(node, a);
+  return a;
+}
+
+Analysis analyse(const NvlinkRun& run) {
+  Analysis out;
+  for (const auto& node : run.nodes) {
+    NodeAnalysis a = analyse_node(node, run.settings);
+    out.wrong_total += a.wrong;
+    out.slow_pairs += a.slow_pairs;
+    out.slow_targets += a.slow_targets;
+    out.gpu_findings += static_cast<int>(a.gpu_findings.size());
+    out.pairs += static_cast<int>(node.pairs.size());
+    out.nodes.push_back(std::move(a));
+  }
+  return out;
+}
+
+int exit_code_of(const NvlinkRun& run, const Analysis& a) {
+  if (a.wrong_total > 0) return exit_code::kWrongResults;
+  if (!run.complete) return exit_code::kInterrupted;
+  // A slow link is a fabric check that failed, as a slow pair of `commsweep pairs` is.
+  const bool slow = a.slow_pairs > 0 || a.slow_targets > 0 || a.gpu_findings > 0;
+  return slow ? exit_code::kPreflightFailed : exit_code::kOk;
+}
+
+}  // namespace commsweep::nvlink

@@ -1,0 +1,91 @@
+#include "p2p/measure_node.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <memory>
+
+#include "health/nvml_loader.hpp"
+#include "nvlink/gpu_links.hpp"
+#include "p2p/node_tests.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/gpu.hpp"
+
+namespace commsweep::p2p {
+namespace {
+
+nvlink::Gpu this_gpu(const World& world, int index) {
+  nvlink::Gpu g;
+  g.index = index;
+  g.rank = world.rank();
+  CS_CUDA(cudaGetDevice(&g.device));
+  cudaDeviceProp prop{};
+  CS_CUDA(cudaGetDeviceProperties(&prop, g.device));
+  g.name = prop.name;
+  std::array<char, 32> bus{};
+  CS_CUDA(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), g.device));
+  g.pci_bus_id = bus.data();
+  return g;
+}
+
+void read_links(health::NvmlApi& nvml, nvlink::Gpu& g, bool after) {
+  nvlink::LinkReading r = nvlink::read_gpu_links(nvml, g.pci_bus_id);
+  if (after) {
+    g.after = std::move(r.links);
+    return;
+  }
+  g.before = std::move(r.links);
+  g.nvlinks_active = r.active;
+  g.nvlink_version = r.version;
+  g.nvml_note = r.note;
+}
+
+}  // namespace
+
+std::string why_no_gpu_here() {
+  std::string why;
+  return visible_gpu_count(&why) > 0 ? "" : why;
+}
+
+std::string gpu_of_local_rank(int local_rank) {
+  const int count = visible_gpu_count(nullptr);
+  if (count <= 0) return "";
+  std::array<char, 32> bus{};
+  CS_CUDA(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), local_rank % count));
+  return bus.data();
+}
+
+nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s) {
+  NodeGroup group(world);
+  nvlink::RankPart part;
+  part.gpu = this_gpu(world, group.rank());
+  const std::unique_ptr<health::NvmlApi> nvml = health::load_nvml();
+  read_links(*nvml, part.gpu, false);
+
+  TestPlan plan;
+  plan.bytes = s.bytes;
+  plan.iters = s.iters;
+  plan.warmup = s.warmup;
+  plan.latency_iters = s.latency_iters;
+  plan.seed = s.seed;
+  plan.timeout_s = s.timeout_s;
+  if (s.slow_pair_a >= 0 && world.node_of(s.slow_pair_a) == world.node_of(world.rank())) {
+    plan.slow_a = node_index_of(world, s.slow_pair_a);
+    plan.slow_b = node_index_of(world, s.slow_pair_b);
+    plan.slowdown = s.fault_slowdown;
+  }
+  const Phase phase{"nvlink: mapping the node's GPU memory (CUDA IPC)", Deadline::after(s.timeout_s)};
+  PeerWindow window(group, s.bytes, phase);
+  CopyStreams streams(part.gpu.device, group.size());
+  NodeTests tests(group, window, streams, plan);
+  std::vector<nvlink::PairResult> pairs = tests.pairs();
+  std::vector<nvlink::TargetResult> targets = tests.targets();
+  if (group.rank() == 0) {
+    part.pairs = std::move(pairs);
+    part.targets = std::move(targets);
+  }
+  read_links(*nvml, part.gpu, true);
+  return part;
+}
+
+}  // namespace commsweep::p2p

@@ -1,0 +1,62 @@
+// The tests of `commsweep nvlink` on one node, run by every rank of it in the same order (every
+// node at once, each on its own): every ordered pair (src, dst) alone, the node's other GPUs
+// idle and a barrier between two tests: copy engine and SM write, read and bidir, then the
+// latency; then every GPU as all-to-one's target and one-to-all's source. Every copy's bytes are
+// checked on the receiver against the sender's pattern, and every rank of the node learns every
+// result (the node's first rank sends them to rank 0).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nvlink/record.hpp"
+#include "p2p/copies.hpp"
+#include "p2p/node_group.hpp"
+#include "p2p/peer_window.hpp"
+
+namespace commsweep::p2p {
+
+struct TestPlan {
+  std::size_t bytes = 0;
+  int iters = 0, warmup = 0, latency_iters = 0;
+  std::uint64_t seed = 0;
+  double timeout_s = 300;
+  // Testing only: the node GPUs of a planted slow pair (-1: none), and how many copies each of
+  // their timed copies becomes.
+  int slow_a = -1, slow_b = -1;
+  int slowdown = 1;
+};
+
+class NodeTests {
+ public:
+  NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan);
+  std::vector<nvlink::PairResult> pairs();
+  std::vector<nvlink::TargetResult> targets();
+
+ private:
+  struct Transfer {
+    int actor;   // the GPU that issues the copy
+    int source;  // whose data moves
+    int receiver;
+  };
+  struct Outcome {
+    double gbps = 0;
+    std::uint64_t wrong = 0;
+  };
+  Outcome run(const std::vector<Transfer>& transfers, Engine engine, int repeat, const char* what);
+  nvlink::PairResult pair(int src, int dst);
+  std::optional<double> latency(int src, int dst);
+  bool can_pair(int a, int b) const;
+  Phase phase(const std::string& what) const;
+
+  NodeGroup& group_;
+  PeerWindow& window_;
+  CopyStreams& streams_;
+  TestPlan plan_;
+  pattern::Spec spec_;
+  std::vector<std::uint64_t> mapped_;  // per GPU: a bit per GPU its rank mapped
+};
+
+}  // namespace commsweep::p2p

@@ -1,0 +1,223 @@
+#include "run/nvlink_run.hpp"
+
+#include <iostream>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/strings.hpp"
+#include "nvlink/judge.hpp"
+#include "nvlink/nvlink_json.hpp"
+#include "nvlink/render.hpp"
+#include "nvlink/report_files.hpp"
+#include "output/output_file.hpp"
+#include "p2p/measure_node.hpp"
+#include "report/json.hpp"
+#include "run/nvlink_keeper.hpp"
+
+namespace commsweep {
+namespace {
+
+// What the results file records of the settings.
+nvlink::RunConfig recorded(const nvlink::NvlinkSettings& s) {
+  nvlink::RunConfig r;
+  r.bytes = s.bytes;
+  r.iters = s.iters;
+  r.warmup = s.warmup;
+  r.latency_iters = s.latency_iters;
+  r.slow_fraction = s.slow_fraction;
+  r.expected_floor = s.expected_floor;
+  r.latency_over = s.latency_over;
+  r.fault = s.fault;
+  return r;
+}
+
+// Rank 0's TEXT on every rank.
+std::string shared_from_rank0(World& world, std::string text, double timeout_s) {
+  const Phase phase{"nvlink: the job's check", Deadline::after(timeout_s)};
+  long long size = static_cast<long long>(text.size());
+  world.broadcast(&size, sizeof size, 0, phase);
+  text.resize(static_cast<std::size_t>(size));
+  if (size > 0) world.broadcast(text.data(), static_cast<int>(size), 0, phase);
+  return text;
+}
+
+// This rank's GPU (its PCI bus id), or why it has none.
+std::string gpu_or_why(const World& world) {
+  const std::string why = p2p::why_no_gpu_here();
+  return why.empty() ? "gpu " + p2p::gpu_of_local_rank(world.local_rank()) : "none " + why;
+}
+
+// Rank 0: the first rank without a GPU, or two ranks of a node on one GPU; "" when none.
+std::string job_problem(const World& world, const std::vector<std::string>& gpus) {
+  std::map<std::pair<int, std::string>, int> owner;
+  for (int r = 0; r < world.size(); ++r) {
+    const std::string& g = gpus[static_cast<std::size_t>(r)];
+    const std::string where = "rank " + std::to_string(r) + " (host " + world.hosts_by_rank()[r] + ")";
+    if (g.rfind("none ", 0) == 0) {
+      const std::string why = g.substr(5);
+      const bool no_cuda = why.find("without CUDA") != std::string::npos;
+      return "nvlink: " + where + ": " + why +
+             ". nvlink copies between the GPUs of a node: run it under mpirun with one rank per GPU on GPU nodes" +
+             (no_cuda ? ", from a build with CUDA (-DCOMMSWEEP_CUDA=ON)" : "");
+    }
+    const auto [it, fresh] = owner.emplace(std::make_pair(world.node_of(r), g.substr(4)), r);
+    if (!fresh) {
+      return "nvlink: ranks " + std::to_string(it->second) + " and " + std::to_string(r) + " of host " +
+             world.hosts_by_rank()[r] + " drive the same GPU (" + g.substr(4) +
+             "): run one rank per GPU (mpirun -np GPUS, or -npernode GPUS on several nodes)";
+    }
+  }
+  return "";
+}
+
+void check_fault(const World& world, const nvlink::NvlinkSettings& s) {
+  if (s.slow_pair_a < 0) return;
+  if (s.slow_pair_a >= world.size() || s.slow_pair_b >= world.size()) {
+    throw_usage("nvlink: --fault " + s.fault + " names a rank outside this job of " + count_of(world.size(), "rank"));
+  }
+  if (world.node_of(s.slow_pair_a) != world.node_of(s.slow_pair_b)) {
+    throw_usage("nvlink: --fault " + s.fault + ": ranks " + std::to_string(s.slow_pair_a) + " and " +
+                std::to_string(s.slow_pair_b) + " are on different nodes (a pair is inside one node)");
+  }
+}
+
+// Rank 0: the ranks' parts as the nodes' records (each node's GPUs in rank order).
+std::vector<nvlink::NodeMatrix> assemble(const World& world, const std::vector<std::string>& parts) {
+  std::vector<nvlink::NodeMatrix> nodes(static_cast<std::size_t>(world.node_count()));
+  for (int r = 0; r < world.size(); ++r) {
+    nvlink::RankPart part = nvlink::part_from_json(nlohmann::json::parse(parts[static_cast<std::size_t>(r)]));
+    nvlink::NodeMatrix& node = nodes[static_cast<std::size_t>(world.node_of(r))];
+    if (node.gpus.empty()) node.host = world.hosts_by_rank()[r];
+    if (part.gpu.index == 0) {
+      node.pairs = std::move(part.pairs);
+      node.targets = std::move(part.targets);
+    }
+    node.gpus.push_back(std::move(part.gpu));
+  }
+  return nodes;
+}
+
+std::vector<health::TrafficEvidence> nvlink_slow_evidence(const nvlink::NvlinkRun& run, const nvlink::Analysis& a) {
+  std::vector<health::TrafficEvidence> out;
+  for (std::size_t n = 0; n < run.nodes.size(); ++n) {
+    const auto& node = run.nodes[n];
+    for (std::size_t i = 0; i < node.pairs.size(); ++i) {
+      if (!a.nodes[n].pairs[i].slow) continue;
+      const auto& p = node.pairs[i];
+      out.push_back({{node.host}, "nvlink GPU " + std::to_string(p.src) + " -> GPU " + std::to_string(p.dst) + " slow"});
+    }
+  }
+  return out;
+}
+
+// The report on screen, --html and --prometheus of RUN as judged.
+void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& analysis, const nvlink::NvlinkSettings& s) {
+  std::cout << nvlink::render_report(run, analysis) << std::flush;
+  if (!s.html_path.empty()) {
+    output::write_output_file(s.html_path, nvlink::render_html(run, analysis));
+    std::cout << "# HTML report written to " << s.html_path << "\n";
+  }
+  if (!s.prometheus_path.empty()) {
+    output::write_output_file(s.prometheus_path, nvlink::render_prometheus(run, analysis));
+    std::cout << "# Prometheus metrics written to " << s.prometheus_path << "\n";
+  }
+}
+
+// Rank 0: the report, then the final file and the exit code.
+int report_nvlink_run(nvlink::NvlinkRun& run, const nvlink::NvlinkSettings& s, NvlinkKeeper* keeper, nlohmann::json health) {
+  const nvlink::Analysis analysis = nvlink::analyse(run);
+  print_nvlink_reports(run, analysis, s);
+  if (keeper) {
+    keeper->attach("health", std::move(health));
+    keeper->write_final(run, analysis);
+  }
+  std::cout << std::flush;
+  return nvlink::exit_code_of(run, analysis);
+}
+
+}  // namespace
+
+int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_path) {
+  nvlink::NvlinkRun run;
+  nlohmann::json doc;
+  try {
+    doc = report::read_json_file(s.judge_path, "--judge ");
+    run = nvlink::run_from_json(doc);
+  } catch (const std::runtime_error& e) {
+    throw_usage(std::string(e.what()).rfind("--judge", 0) == 0 ? e.what() : "--judge " + s.judge_path + ": " + e.what());
+  }
+  const nvlink::RunConfig measured = run.settings;
+  run.settings = recorded(s);
+  // What was measured stays the file's; the thresholds are this command's.
+  run.settings.bytes = measured.bytes;
+  run.settings.iters = measured.iters;
+  run.settings.warmup = measured.warmup;
+  run.settings.latency_iters = measured.latency_iters;
+  run.settings.fault = measured.fault;
+  const nvlink::Analysis analysis = nvlink::analyse(run);
+  std::cout << "# commsweep nvlink --judge " << s.judge_path << "\n";
+  print_nvlink_reports(run, analysis, s);
+  if (!json_path.empty()) {
+    nlohmann::json out = nvlink::to_json(run, analysis);
+    if (doc.contains("health")) out["health"] = doc["health"];
+    output::write_output_file(json_path, out.dump(1) + "\n");
+    std::cout << "# Results written to " << json_path << "\n";
+  }
+  return nvlink::exit_code_of(run, analysis);
+}
+
+void check_nvlink_job(World& world, const nvlink::NvlinkSettings& s, BackendChoice backend) {
+  if (backend == BackendChoice::Mpi) {
+    throw_usage("nvlink: --backend mpi moves host buffers, and nvlink copies between GPUs: run it with --backend nccl "
+                "(or auto) on GPU nodes");
+  }
+  const std::vector<std::string> gpus = world.gather(gpu_or_why(world), Phase{"nvlink: the job's GPUs", Deadline::after(s.timeout_s)});
+  const std::string problem = shared_from_rank0(world, world.rank() == 0 ? job_problem(world, gpus) : "", s.timeout_s);
+  if (!problem.empty()) throw_usage(problem);
+  check_fault(world, s);
+}
+
+int run_nvlink_alone(World& world, const RunRequest& request, const nvlink::NvlinkSettings& s, char** envp,
+                     RankContext& context) {
+  const bool root = world.rank() == 0;
+  nvlink::NvlinkRun run;
+  run.settings = recorded(s);
+  MeasuringRun<NvlinkKeeper> lifecycle(world, request, envp, context, run);
+  if (!lifecycle.start()) return lifecycle.end_failed_transport();
+  run.provenance = lifecycle.setup().provenance;
+  if (root) {
+    std::cout << "# " << lifecycle.setup().version_line << "\n"
+              << nvlink::render_header(run.settings, static_cast<std::size_t>(world.node_count()),
+                                       static_cast<std::size_t>(world.size()))
+              << std::flush;
+  }
+  RunControl& control = lifecycle.control();
+  std::optional<nvlink::RankPart> part;
+  control.until_stopped([&] {
+    control.arrive(Phase{"nvlink: before the nodes' tests", Deadline::after(s.timeout_s)});
+    {
+      // A GPU or a node that hangs ends the job at -T (exit code 4), naming the phase.
+      const auto guard = control.watch(Phase{"nvlink: the node's tests", Deadline::after(s.timeout_s)});
+      part = p2p::measure_node(world, s);
+    }
+    control.arrive(Phase{"nvlink: after the nodes' tests", Deadline::after(s.timeout_s)});
+  });
+  NvlinkKeeper* keeper = lifecycle.keeper();
+  if (part) {
+    const std::vector<std::string> parts =
+        world.gather(nvlink::part_to_json(*part).dump(), Phase{"nvlink: the nodes' results", Deadline::after(s.timeout_s)});
+    if (root) run.nodes = assemble(world, parts);
+  }
+  run.complete = !control.interrupted() && part.has_value();
+  if (keeper) keeper->keep(run);
+
+  RunLifecycle::Ending ending;
+  if (root) ending.evidence = nvlink_slow_evidence(run, nvlink::analyse(run));
+  ending.health_block_last = true;  // under the matrices and their findings
+  ending.report = [&](nlohmann::json health) { return report_nvlink_run(run, s, keeper, std::move(health)); };
+  return lifecycle.finish(run, ending);
+}
+
+}  // namespace commsweep

@@ -1,0 +1,27 @@
+// `commsweep nvlink` in a measuring run: the job checked (a GPU on every rank, one rank per GPU,
+// not the mpi backend, the planted fault inside one node), every node measured at once
+// (p2p/measure_node.hpp), the ranks' parts gathered on rank 0, the matrices, findings, --html,
+// --prometheus and the record of its own (commsweep.nvlink/1 through the NvlinkKeeper).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nvlink/settings.hpp"
+#include "run/measuring_run.hpp"
+
+namespace commsweep {
+
+// Usage Errors on every rank, before anything runs: the first rank without a GPU (and why), a
+// node with more ranks than GPUs, --backend mpi, a planted fault's ranks on two nodes.
+void check_nvlink_job(World& world, const nvlink::NvlinkSettings& settings, BackendChoice backend);
+
+// `commsweep nvlink --judge FILE`: FILE (commsweep.nvlink/1) judged again with SETTINGS'
+// thresholds, its report printed, --json (JSON_PATH), --html and --prometheus written; no MPI.
+// Returns the run's exit code; a file that is not an nvlink results file is a usage Error.
+int judge_nvlink_file(const nvlink::NvlinkSettings& settings, const std::string& json_path);
+
+int run_nvlink_alone(World& world, const RunRequest& request, const nvlink::NvlinkSettings& settings, char** envp,
+                     RankContext& context);
+
+}  // namespace commsweep

@@ -1,0 +1,214 @@
+// `commsweep nvlink`'s pure layer (src/nvlink/): the expectation from NVML's links, the verdicts,
+// the table, HTML, Prometheus and JSON, on a matrix in the exact format the command writes
+// (tests/fixtures/nvlink: a placeholder awaiting the 4 x H200 capture, README there), and a
+// planted slow pair, a slow node, a GPU with a link down, wrong bytes made from it.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "health_nvml_double.hpp"
+#include "nvlink/expectation.hpp"
+#include "nvlink/gpu_links.hpp"
+#include "nvlink/judge.hpp"
+#include "nvlink/nvlink_json.hpp"
+#include "nvlink/render.hpp"
+#include "nvlink/report_files.hpp"
+#include "nvlink/settings.hpp"
+#include "usage_error.hpp"
+
+namespace commsweep::nvlink {
+namespace {
+
+NvlinkRun captured() {
+  std::ifstream in(COMMSWEEP_NVLINK_FIXTURE);
+  EXPECT_TRUE(in.good()) << COMMSWEEP_NVLINK_FIXTURE;
+  return run_from_json(nlohmann::json::parse(in));
+}
+
+// Every test of the pair (A, B) and (B, A) at FACTOR of its captured rate.
+void slow_down(NvlinkRun& run, int a, int b, double factor) {
+  for (auto& p : run.nodes[0].pairs) {
+    if (!((p.src == a && p.dst == b) || (p.src == b && p.dst == a))) continue;
+    for (auto& g : p.gbps)
+      if (g) *g *= factor;
+  }
+}
+
+TEST(NvlinkExpectation, RatePerLinkFromNvmlVersion) {
+  EXPECT_EQ(link_gbps(6), 25);  // NVML_NVLINK_VERSION_4_0: H100, H200
+  EXPECT_EQ(link_gbps(7), 50);  // 5.0: B200
+  EXPECT_EQ(version_text(6), "4.0");
+  EXPECT_FALSE(link_gbps(0));
+  EXPECT_FALSE(link_gbps(99));
+  Gpu a, b;
+  a.nvlinks_active = 18, a.nvlink_version = 6;
+  b.nvlinks_active = 17, b.nvlink_version = 6;
+  EXPECT_EQ(*expected_gbps(a, a), 450);
+  EXPECT_EQ(*expected_gbps(a, b), 425);  // the fewer links of the two
+  EXPECT_EQ(*expected_gbps(a, a, Metric::CeBidir), 900);
+  b.nvml_note = "NVML not loaded", b.nvlinks_active = 0;
+  EXPECT_FALSE(expected_gbps(a, b));
+}
+
+TEST(NvlinkLinks, ReadByBusIdFromNvml) {
+  health::testing::RecordedNvml nvml(8);
+  nvml.gpus[2].links[5].active = false;
+  nvml.gpus[2].links[7].replay = 12;
+  EXPECT_TRUE(same_bus_id("0000:38:00.0", "00000000:38:00.0"));
+  EXPECT_FALSE(same_bus_id("0000:38:00.0", "00000000:48:00.0"));
+  const LinkReading r = read_gpu_links(nvml, "0000:38:00.0");  // NVML's GPU 2
+  EXPECT_EQ(r.note, "");
+  EXPECT_EQ(r.links.size(), 18u);
+  EXPECT_EQ(r.active, 17);
+  EXPECT_EQ(r.version, 6);
+  EXPECT_EQ(*r.links[7].replay, 12u);
+  EXPECT_EQ(read_gpu_links(nvml, "0000:99:00.0").note, "NVML has no GPU 0000:99:00.0");
+  nvml.why_unavailable = "NVML not loaded (no GPU driver here?)";
+  EXPECT_EQ(read_gpu_links(nvml, "0000:38:00.0").note, "NVML not loaded (no GPU driver here?)");
+}
+
+TEST(NvlinkJudge, CapturedNodePassesQuietly) {
+  const NvlinkRun run = captured();
+  ASSERT_EQ(run.nodes.size(), 1u);
+  ASSERT_EQ(run.nodes[0].gpus.size(), 4u);
+  const Analysis a = analyse(run);
+  EXPECT_EQ(a.pairs, 12);
+  EXPECT_EQ(a.slow_pairs, 0);
+  EXPECT_EQ(a.slow_targets, 0);
+  EXPECT_EQ(a.gpu_findings, 0);
+  EXPECT_EQ(exit_code_of(run, a), 0);
+  EXPECT_EQ(*a.nodes[0].expected_gbps, 450);
+  const std::string text = render_report(run, a);
+  EXPECT_NE(text.find("# ce_write GB/s, rows src, columns dst"), std::string::npos) << text;
+  EXPECT_NE(text.find("# sm_write GB/s"), std::string::npos);
+  EXPECT_NE(text.find("x the topology's 450.00 GB/s a direction"), std::string::npos);
+  EXPECT_NE(text.find("no slow pair"), std::string::npos);
+  EXPECT_EQ(text.find("SLOW"), std::string::npos);
+}
+
+TEST(NvlinkJudge, PlantedSlowPairIsNamedAlone) {
+  NvlinkRun run = captured();
+  slow_down(run, 1, 2, 0.25);  // what --fault slow-pair:1,2 --fault-slowdown 4 does
+  const Analysis a = analyse(run);
+  EXPECT_EQ(a.slow_pairs, 2);  // 1 -> 2 and 2 -> 1, nothing else
+  for (std::size_t i = 0; i < run.nodes[0].pairs.size(); ++i) {
+    const auto& p = run.nodes[0].pairs[i];
+    EXPECT_EQ(a.nodes[0].pairs[i].slow, (p.src == 1 && p.dst == 2) || (p.src == 2 && p.dst == 1));
+  }
+  EXPECT_EQ(exit_code_of(run, a), 6);
+  const std::string text = render_report(run, a);
+  const std::string& bus1 = run.nodes[0].gpus[1].pci_bus_id;
+  const std::string& bus2 = run.nodes[0].gpus[2].pci_bus_id;
+  EXPECT_NE(text.find("# SLOW pair on " + run.nodes[0].host + ": GPU 1 (rank 1, " + bus1 + ") -> GPU 2 (rank 2, " + bus2 + "): ce_write"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("x the node median"), std::string::npos);
+  EXPECT_NE(text.find("#   NVLink counters over the run: GPU 1 +0 replay, +0 recovery, +0 CRC flit, +0 CRC data over 18 links; GPU 2"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("2 slow pairs"), std::string::npos);
+}
+
+TEST(NvlinkJudge, WholeSlowNodeFailsTheTopologyFloor) {
+  NvlinkRun run = captured();
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b) slow_down(run, a, b, 0.6);  // every pair: the median is slow too
+  const Analysis a = analyse(run);
+  EXPECT_EQ(a.slow_pairs, 12);
+  const auto& why = a.nodes[0].pairs[0].why;
+  ASSERT_FALSE(why.empty());
+  EXPECT_NE(why[0].find("x the topology's 450.00 GB/s"), std::string::npos) << why[0];
+}
+
+TEST(NvlinkJudge, GpuWithALinkDownIsNamed) {
+  NvlinkRun run = captured();
+  run.nodes[0].gpus[3].nvlinks_active = 17;
+  const Analysis a = analyse(run);
+  ASSERT_EQ(a.gpu_findings, 1);
+  EXPECT_NE(a.nodes[0].gpu_findings[0].find("GPU 3 (rank 3, " + run.nodes[0].gpus[3].pci_bus_id + "): 17 active NVLinks, 18"),
+            std::string::npos)
+      << a.nodes[0].gpu_findings[0];
+  EXPECT_EQ(exit_code_of(run, a), 6);
+}
+
+TEST(NvlinkJudge, WrongBytesOutrankSlowness) {
+  NvlinkRun run = captured();
+  run.nodes[0].pairs[3].wrong = 5;
+  slow_down(run, 0, 1, 0.1);
+  const Analysis a = analyse(run);
+  EXPECT_EQ(a.wrong_total, 5u);
+  EXPECT_EQ(exit_code_of(run, a), 1);
+  EXPECT_NE(render_report(run, a).find("# WRONG pair"), std::string::npos);
+}
+
+TEST(NvlinkJudge, LatencyFarAboveTheMedianIsSlow) {
+  NvlinkRun run = captured();
+  run.nodes[0].pairs[4].latency_us = *run.nodes[0].pairs[4].latency_us * 3;
+  const Analysis a = analyse(run);
+  EXPECT_EQ(a.slow_pairs, 1);
+  EXPECT_TRUE(a.nodes[0].pairs[4].slow);
+}
+
+TEST(NvlinkJson, TheCommandsFormatRoundTrips) {
+  const NvlinkRun run = captured();
+  const nlohmann::json doc = to_json(run, analyse(run));
+  EXPECT_EQ(doc.at("schema"), "commsweep.nvlink/1");
+  const NvlinkRun again = run_from_json(doc);
+  EXPECT_EQ(to_json(again, analyse(again)), doc);
+  // The matrices: src rows, dst columns, null on the diagonal.
+  const auto& m = doc.at("nodes")[0].at("matrices").at("ce_write");
+  EXPECT_TRUE(m[1][1].is_null());
+  EXPECT_EQ(m[1][2].get<double>(), *run.nodes[0].pairs[4].gbps[0]);  // pairs src-major: 1 -> 2 is the 5th
+  EXPECT_EQ(doc.at("summary").at("exit_code"), 0);
+}
+
+TEST(NvlinkJson, ANonNvlinkDocumentIsRefusedByName) {
+  try {
+    run_from_json(nlohmann::json{{"schema", "commsweep.results/2"}});
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a commsweep.nvlink/1 document"), std::string::npos);
+  }
+}
+
+TEST(NvlinkReports, PrometheusAndHtmlNameThePlantedPair) {
+  NvlinkRun run = captured();
+  slow_down(run, 1, 2, 0.25);
+  const Analysis a = analyse(run);
+  const std::string prom = render_prometheus(run, a);
+  const std::string& host = run.nodes[0].host;
+  EXPECT_NE(prom.find("# TYPE commsweep_nvlink_pair_gbps gauge"), std::string::npos);
+  EXPECT_NE(prom.find("commsweep_nvlink_pair_slow{host=\"" + host + "\",src=\"1\",dst=\"2\",src_bus_id=\"" +
+                      run.nodes[0].gpus[1].pci_bus_id + "\",dst_bus_id=\"" + run.nodes[0].gpus[2].pci_bus_id + "\"} 1"),
+            std::string::npos)
+      << prom;
+  EXPECT_NE(prom.find("commsweep_nvlink_exit_code{} 6"), std::string::npos);
+  const std::string html = render_html(run, a);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  std::size_t svgs = 0;
+  for (std::size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
+  EXPECT_EQ(svgs, 2u);  // ce_write and sm_write
+  EXPECT_NE(html.find("<b>slow pair</b> GPU 1"), std::string::npos);
+  EXPECT_NE(html.find("GPU 1 " + run.nodes[0].gpus[1].pci_bus_id + " -&gt; GPU 2"), std::string::npos);
+}
+
+TEST(NvlinkSettings, FaultAndSizeAreChecked) {
+  NvlinkSettings s;
+  settings::Flags flags;
+  flags["fault"] = settings::Given{"--fault", settings::Given::From::CommandLine, "slow-pair:1,2", ""};
+  settings::apply(nvlink_settings(), s, flags);
+  EXPECT_EQ(s.slow_pair_a, 1);
+  EXPECT_EQ(s.slow_pair_b, 2);
+  for (const char* bad : {"slow-pair:1", "slow-pair:1,1", "slow-pair:a,2", "slow-rank:1"}) {
+    NvlinkSettings t;
+    flags["fault"].value = bad;
+    EXPECT_TRUE(commsweep::testing::throws_usage([&] { settings::apply(nvlink_settings(), t, flags); }, {"is not slow-pair:RANK,RANK"}));
+  }
+  NvlinkSettings t;
+  settings::Flags size{{"size", settings::Given{"-s/--size", settings::Given::From::CommandLine, "100", ""}}};
+  EXPECT_TRUE(commsweep::testing::throws_usage([&] { settings::apply(nvlink_settings(), t, size); }, {"100 B is not a positive multiple of 16 B"}));
+}
+
+}  // namespace
+}  // namespace commsweep::nvlink
