@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "regress/compare.hpp"
+#include "regress/render.hpp"
 #include "report/iteration_stats.hpp"
 #include "regress_fixtures.hpp"
 
@@ -245,6 +246,22 @@ TEST(RegressTailRule, APlantedP99RiseFailsWhileTheMedianIsSame) {
   EXPECT_NE(j.reason.find("tail rule 50.0%); the median: busbw unchanged, inside the noise"), std::string::npos)
       << j.reason;
   EXPECT_EQ(c.exit_code, compare_exit::kRegression);
+}
+
+TEST(RegressTailRule, TheHtmlReportShowsTheSpreadPerSize) {
+  const Baseline b = tail_baseline();
+  const std::string html = render_html(compare(with_iterations(run_at(400), 3, 3.0), b), b, {});
+  EXPECT_NE(html.find("<h2>Spread over the iterations</h2>"), std::string::npos);
+  // 4M out-of-place: 20 iterations, three of them at 3x: p50 the median time, p99 and max 3x it.
+  const double t = run_at(400).rows[2].out_of_place.time_us;
+  const std::string row = "<td>all_reduce float sum 4M out_of_place</td><td class='n'>20</td><td class='n'>" +
+                          fixed(t, 2) + "</td><td class='n'>" + fixed(t, 2) + "</td><td class='n'>" + fixed(3 * t, 2) +
+                          "</td><td class='n'>" + fixed(3 * t, 2) + "</td><td class='n'>" + fixed(3 * t, 2);
+  EXPECT_NE(html.find(row), std::string::npos) << row;
+  EXPECT_NE(html.find("+150.0%"), std::string::npos);
+  // Runs without iterations: no such table.
+  EXPECT_EQ(render_html(compare(run_at(400), steady_baseline()), steady_baseline(), {}).find("Spread over"),
+            std::string::npos);
 }
 
 TEST(RegressTailRule, ATailInsideTheRuleOrWithoutIterationsPasses) {
