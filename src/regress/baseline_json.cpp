@@ -114,6 +114,7 @@ json rules_json(const Rules& r) {
               {"max_noise_pct", r.max_noise_pct},
               {"latency_noise_floor_pct", r.latency_noise_floor_pct},
               {"tail_fail_pct", r.tail_fail_pct},
+              {"tail_min_iterations", r.tail_min_iterations},
               {"floors", floors},
               {"stragglers",
                {{"mad_k", r.stragglers.mad_k},
@@ -131,6 +132,7 @@ Rules rules_from(const Field& f) {
   // Baselines written before it have none: the default.
   if (f.has("latency_noise_floor_pct")) r.latency_noise_floor_pct = f.at("latency_noise_floor_pct").non_negative();
   if (f.has("tail_fail_pct")) r.tail_fail_pct = f.at("tail_fail_pct").non_negative();  // since issue 26
+  if (f.has("tail_min_iterations")) r.tail_min_iterations = f.at("tail_min_iterations").positive_int();
   const Field floors = f.at("floors");
   for (std::size_t i = 0; i < floors.size(); ++i) {
     const Field fl = floors.at(i);

@@ -63,17 +63,23 @@ void judge_change(Judgement& j, const Rules& rules) {
   }
 }
 
-// The tail rule: a p99 more than tail_fail_pct above the baseline's FAILs the half (both halves
-// must agree, as for a change of the median: require_both_halves).
+// The tail rule: a p99 more than tail_fail_pct, plus the noise the median is judged against,
+// above the baseline's FAILs the half (both halves must agree, as for a change of the median:
+// require_both_halves). Halves of fewer than tail_min_iterations iterations are not judged.
 void judge_tail(Judgement& j, const Observation& o, const BaselineEntry& base, const Rules& rules) {
   if (o.key.is_ep() || o.key.size < rules.small_message_bytes || base.p99_us <= 0 || o.p99_us.empty()) return;
+  for (const auto& s : o.per_iter) {
+    if (s.times_us.size() < static_cast<std::size_t>(rules.tail_min_iterations)) return;
+  }
   j.tail_judged = true;
   j.tail_baseline_us = base.p99_us;
   j.tail_us = median(o.p99_us);
   j.tail_change_pct = (j.tail_us / base.p99_us - 1) * 100;
-  if (j.tail_change_pct <= rules.tail_fail_pct) return;
+  const double limit = rules.tail_fail_pct + j.noise_pct;
+  if (j.tail_change_pct <= limit) return;
   const std::string tail = "p99 " + pct(j.tail_change_pct) + " slower (" + printed("%.1f", j.tail_us) + " us against " +
-                           printed("%.1f", base.p99_us) + " us; tail rule " + pct(rules.tail_fail_pct) + ")";
+                           printed("%.1f", base.p99_us) + " us; tail rule " + pct(rules.tail_fail_pct) +
+                           " + the noise of " + pct(j.noise_pct) + ")";
   if (j.verdict == Verdict::Fail) {
     j.reason += "; " + tail;
     return;

@@ -243,7 +243,8 @@ TEST(RegressTailRule, APlantedP99RiseFailsWhileTheMedianIsSame) {
   EXPECT_TRUE(j.tail_judged);
   EXPECT_NEAR(j.tail_change_pct, 150, 1e-6);
   EXPECT_EQ(j.reason.rfind("p99 150.0% slower (", 0), 0u) << j.reason;
-  EXPECT_NE(j.reason.find("tail rule 50.0%); the median: busbw unchanged, inside the noise"), std::string::npos)
+  EXPECT_NE(j.reason.find("tail rule 50.0% + the noise of 2.0%); the median: busbw unchanged, inside the noise"),
+            std::string::npos)
       << j.reason;
   EXPECT_EQ(c.exit_code, compare_exit::kRegression);
 }
@@ -269,6 +270,14 @@ TEST(RegressTailRule, ATailInsideTheRuleOrWithoutIterationsPasses) {
   const Comparison none = compare(run_at(400), tail_baseline());  // --per-iteration off: not judged
   EXPECT_EQ(none.exit_code, compare_exit::kPass);
   EXPECT_FALSE(at(none, 4 << 20).tail_judged);
+}
+
+TEST(RegressTailRule, FewerIterationsThanTheRuleWantsAreNotJudged) {
+  Baseline b = tail_baseline();
+  b.rules.tail_min_iterations = 21;  // the runs hold 20
+  const Comparison c = compare(with_iterations(run_at(400), 3, 3.0), b);
+  EXPECT_FALSE(at(c, 4 << 20).tail_judged);
+  EXPECT_EQ(c.exit_code, compare_exit::kPass);
 }
 
 TEST(RegressTailRule, OneHalfAloneIsAWarn) {
