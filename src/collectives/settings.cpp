@@ -172,6 +172,10 @@ void finish(Config& config, const Origins& o) {
                 " sweeps only 0 bytes (0 times a factor stays 0): give -b 8 or more, or a linear "
                 "sweep (-f 1 -i STEP)");
   }
+  if (c.show_iterations && !c.per_iteration) {
+    throw_usage(o.name("show-iterations") + " shows the per-iteration statistics, which " + o.name("per-iteration") +
+                " off does not keep: give one or the other");
+  }
   if (const std::uint64_t n = size_count(c); n > kMaxSizes) {
     throw_usage(o.name("stepbytes") + ": " + o.shown("stepbytes") + " steps from -b to -e make " +
                 std::to_string(n) + " sizes (at most " + std::to_string(kMaxSizes) + "); give a larger step");
@@ -236,6 +240,19 @@ settings::Table<Config> make_table() {
             "cold: each iteration uses the next slice of buffers sized for -e, as nccl-tests (inputs not left in "
             "cache by the last iteration); warm: the same bytes every iteration (cache-resident where they fit)",
             run, [](Config& c, const Value& v, const Given&) { c.sweep.buffers = static_cast<Buffers>(v.whole); }),
+      entry("per-iteration", 0, "per_iteration", settings::choice({"on", "off"}, "choice", "on or off"), "on",
+            "on: keep every timed iteration's time per rank (CUDA events between the iterations on nccl, the host "
+            "clock on mpi) for p50/p95/p99, spikes and the per-rank maximum in the JSON; off: one span per row, to "
+            "measure what keeping them costs",
+            run, [](Config& c, const Value& v, const Given&) { c.sweep.per_iteration = v.whole == 0; }),
+      entry("show-iterations", 0, "show_iterations", settings::presence(), std::nullopt,
+            "print the per-iteration columns after nccl-tests' (per half: i_min i_p50 i_p99 i_max i_cv% i_1st and "
+            "spikes over 1.5 x p50, then each half's slowest rank); the JSON has them always",
+            run, [](Config& c, const Value& v, const Given&) { c.sweep.show_iterations = v.present; }),
+      entry("show-algo", 0, "show_algo", settings::presence(), std::nullopt,
+            "print NCCL's algorithm, protocol and channels of each row after nccl-tests' columns (from commsweep's "
+            "NCCL profiler plugin; n/a on the mpi backend); the JSON has them always",
+            run, [](Config& c, const Value& v, const Given&) { c.sweep.show_algo = v.present; }),
       entry("seed", 0, "seed", settings::whole(0, INT64_MAX), std::nullopt, "seed of the data pattern", run,
             [](Config& c, const Value& v, const Given&) { c.sweep.seed = static_cast<std::uint64_t>(v.whole); }),
       entry("fault", 0, "", settings::text(), std::nullopt, fault_help, run,

@@ -8,8 +8,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/types.hpp"
+#include "report/result.hpp"
 #include "pattern/spec.hpp"
 #include "runtime/world.hpp"
 
@@ -54,6 +56,11 @@ struct TimingOptions {
   bool device_timer = false;
   // Each iteration's slice of the buffers; a CUDA graph captures each launch at its own.
   BufferSlices slices{};
+  // Given: each timed iteration's time in microseconds (cleared, then one per iteration; with
+  // -G one per graph launch, divided by the iterations it holds). Timed beside the span that
+  // run() returns, not instead of it: nccl records a CUDA event between the iterations, mpi
+  // reads the host clock (docs/collectives.md, "Every iteration": what it costs).
+  std::vector<double>* iteration_us = nullptr;
 };
 
 class Buffer {
@@ -82,6 +89,15 @@ class Backend {
   // Runs timing.iters collectives (times the graph launches) and returns this rank's time
   // per collective in microseconds. Misses of phase.deadline run World's stall protocol.
   virtual double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) = 0;
+  // What NCCL chose for the collectives of the last run() on this rank (algorithm, protocol,
+  // channels), or why that is not known: the mpi backend has no NCCL.
+  virtual report::NcclChoice last_choice() const {
+    return {"n/a (" + std::string(name()) + " backend)", "n/a (" + std::string(name()) + " backend)", 0,
+            std::string(name()) + " backend"};
+  }
+  // Said once before the tables where last_choice() cannot know NCCL's choice although this is
+  // NCCL (another profiler plugin is the user's, or commsweep's is missing); "" otherwise.
+  virtual std::string choice_note() const { return ""; }
   // An error the transport found on its own (NCCL's asynchronous errors: a network failure
   // seen by its proxy thread), empty while there is none. Called from the watchdog thread
   // while the main thread may be blocked in a call, so it must be safe from another thread.

@@ -10,6 +10,8 @@ double SlowedBackend::run(const CollectiveArgs& args, const TimingOptions& timin
   using Clock = std::chrono::steady_clock;
   TimingOptions one = timing;
   one.iters = 1;
+  one.iteration_us = nullptr;
+  if (timing.iteration_us != nullptr) timing.iteration_us->clear();
   const auto start = Clock::now();
   for (int i = 0; i < timing.iters; ++i) {
     const auto t0 = Clock::now();
@@ -21,6 +23,9 @@ double SlowedBackend::run(const CollectiveArgs& args, const TimingOptions& timin
       }
     } else {
       std::this_thread::sleep_for(extra);
+    }
+    if (timing.iteration_us != nullptr) {
+      timing.iteration_us->push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     }
   }
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / timing.iters;

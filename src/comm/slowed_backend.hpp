@@ -44,6 +44,8 @@ class SlowedBackend final : public Backend {
   std::string asynchronous_error() override { return inner_.asynchronous_error(); }
   void inject_asynchronous_error() override { inner_.inject_asynchronous_error(); }
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
+  report::NcclChoice last_choice() const override { return inner_.last_choice(); }
+  std::string choice_note() const override { return inner_.choice_note(); }
 
  private:
   Backend& inner_;

@@ -45,6 +45,11 @@ struct SweepConfig {
   int graph_launches = 0;
   bool device_timer = false;  // --timer device: CUDA events instead of nccl-tests' host clock
   Buffers buffers = Buffers::Cold;
+  // --per-iteration: each timed iteration's time kept per rank (report::IterationStats); off
+  // times the row as one span only, as before issue 26 (to measure what keeping them costs).
+  bool per_iteration = true;
+  bool show_algo = false;        // --show-algo: NCCL's algorithm, protocol, channels in the table
+  bool show_iterations = false;  // --show-iterations: the per-iteration columns in the table
   Average average = Average::Mean;
   int cycles = 1;  // 0: until interrupted
   double timeout_s = 300;

@@ -166,6 +166,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
   row.experts = c.experts;
   row.dtype = std::string(name_of(c.dtype));
   row.impl = x.impl;
+  row.nccl_path = exchange.nccl_path();
   row.note = exchange.case_note();
   row.iters = config_.iters;
   row.rank_bytes_deepep = deepep;

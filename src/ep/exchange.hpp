@@ -53,6 +53,9 @@ class EpExchange {
   // SMs that ran the dispatch's (combine's) own kernel in the case just run; 0 where it has no
   // kernel of its own to count (NCCL's collectives, the host).
   virtual int kernel_sms(bool dispatch) const { (void)dispatch; return 0; }
+  // Which NCCL path it moves the records on (the row's "nccl_path"): e.g. "grouped
+  // ncclSend/ncclRecv"; "n/a (mpi backend)" where there is no NCCL.
+  virtual std::string nccl_path() const = 0;
 };
 
 }  // namespace commsweep::ep

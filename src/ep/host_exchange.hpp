@@ -20,6 +20,7 @@ class HostExchange final : public EpExchange {
   double combine(const Phase& phase) override;
   void poison() override;
   EpResult result() override;
+  std::string nccl_path() const override { return "n/a (mpi backend)"; }
 
  private:
   // MPI_Alltoallv of counts x unit bytes; recv has room for the receive counts.

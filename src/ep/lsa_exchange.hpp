@@ -51,6 +51,10 @@ class LsaExchange final : public EpExchange {
   EpResult result() override;
   std::string note() const override;
   std::string case_note() const override;
+  std::string nccl_path() const override {
+    return "NCCL device API: lsa kernels store into peers' symmetric windows (and grouped ncclSend/ncclRecv "
+           "between nodes)";
+  }
   int kernel_sms(bool dispatch) const override;
 
  private:

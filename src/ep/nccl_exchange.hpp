@@ -21,6 +21,7 @@ class NcclExchange final : public EpExchange {
   NcclExchange& operator=(const NcclExchange&) = delete;
 
   void prepare(const EpCase& c, const Routing& mine, std::uint64_t seed) override;
+  std::string nccl_path() const override { return "grouped ncclSend/ncclRecv (NCCL point-to-point)"; }
   double dispatch(const Phase& phase) override;
   void run_experts(const Phase& phase) override;
   double combine(const Phase& phase) override;

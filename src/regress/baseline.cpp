@@ -15,6 +15,7 @@ std::vector<BaselineEntry> baseline_entries(const std::vector<report::Results>& 
       a.bandwidth_gbps.insert(a.bandwidth_gbps.end(), o.bandwidth_gbps.begin(), o.bandwidth_gbps.end());
       a.time_us.insert(a.time_us.end(), o.time_us.begin(), o.time_us.end());
       a.within_spread_pct.insert(a.within_spread_pct.end(), o.within_spread_pct.begin(), o.within_spread_pct.end());
+      a.p99_us.insert(a.p99_us.end(), o.p99_us.begin(), o.p99_us.end());
     }
   }
   std::vector<BaselineEntry> entries;
@@ -24,7 +25,7 @@ std::vector<BaselineEntry> baseline_entries(const std::vector<report::Results>& 
     const double within = median(o.within_spread_pct);
     entries.push_back({key, static_cast<int>(o.time_us.size()), median(o.bandwidth_gbps),
                        std::max(spread_pct(o.bandwidth_gbps), within), median(o.time_us),
-                       std::max(spread_pct(o.time_us), within)});
+                       std::max(spread_pct(o.time_us), within), median(o.p99_us)});
   }
   return entries;
 }

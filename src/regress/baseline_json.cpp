@@ -113,6 +113,8 @@ json rules_json(const Rules& r) {
               {"small_message_bytes", r.small_message_bytes},
               {"max_noise_pct", r.max_noise_pct},
               {"latency_noise_floor_pct", r.latency_noise_floor_pct},
+              {"tail_fail_pct", r.tail_fail_pct},
+              {"tail_min_iterations", r.tail_min_iterations},
               {"floors", floors},
               {"stragglers",
                {{"mad_k", r.stragglers.mad_k},
@@ -129,6 +131,8 @@ Rules rules_from(const Field& f) {
   r.max_noise_pct = f.at("max_noise_pct").non_negative();
   // Baselines written before it have none: the default.
   if (f.has("latency_noise_floor_pct")) r.latency_noise_floor_pct = f.at("latency_noise_floor_pct").non_negative();
+  if (f.has("tail_fail_pct")) r.tail_fail_pct = f.at("tail_fail_pct").non_negative();  // since issue 26
+  if (f.has("tail_min_iterations")) r.tail_min_iterations = f.at("tail_min_iterations").positive_int();
   const Field floors = f.at("floors");
   for (std::size_t i = 0; i < floors.size(); ++i) {
     const Field fl = floors.at(i);
@@ -214,6 +218,7 @@ BaselineEntry entry_from(const Field& f) {
   e.bandwidth_spread_pct = f.at(ep ? "bandwidth_spread_pct" : "busbw_spread_pct").non_negative();
   e.time_us = f.at("time_us").non_negative();
   e.time_spread_pct = f.at("time_spread_pct").non_negative();
+  if (f.has("p99_us")) e.p99_us = f.at("p99_us").non_negative();  // since issue 26
   return e;
 }
 
@@ -229,6 +234,7 @@ json to_json(const Baseline& b) {
     j[ep ? "bandwidth_spread_pct" : "busbw_spread_pct"] = e.bandwidth_spread_pct;
     j["time_us"] = e.time_us;
     j["time_spread_pct"] = e.time_spread_pct;
+    if (e.p99_us > 0) j["p99_us"] = e.p99_us;
     entries.push_back(j);
   }
   return json{{"schema", kBaselineSchema}, {"shape", b.shape}, {"mode", b.mode},

@@ -63,8 +63,54 @@ void judge_change(Judgement& j, const Rules& rules) {
   }
 }
 
+// The tail rule: a p99 more than tail_fail_pct, plus the noise the median is judged against,
+// above the baseline's FAILs the half (both halves must agree, as for a change of the median:
+// require_both_halves). Halves of fewer than tail_min_iterations iterations are not judged.
+void judge_tail(Judgement& j, const Observation& o, const BaselineEntry& base, const Rules& rules) {
+  if (o.key.is_ep() || o.key.size < rules.small_message_bytes || base.p99_us <= 0 || o.p99_us.empty()) return;
+  for (const auto& s : o.per_iter) {
+    if (s.times_us.size() < static_cast<std::size_t>(rules.tail_min_iterations)) return;
+  }
+  j.tail_judged = true;
+  j.tail_baseline_us = base.p99_us;
+  j.tail_us = median(o.p99_us);
+  j.tail_change_pct = (j.tail_us / base.p99_us - 1) * 100;
+  const double limit = rules.tail_fail_pct + j.noise_pct;
+  if (j.tail_change_pct <= limit) return;
+  const std::string tail = "p99 " + pct(j.tail_change_pct) + " slower (" + printed("%.1f", j.tail_us) + " us against " +
+                           printed("%.1f", base.p99_us) + " us; tail rule " + pct(rules.tail_fail_pct) +
+                           " + the noise of " + pct(j.noise_pct) + ")";
+  if (j.verdict == Verdict::Fail) {
+    j.reason += "; " + tail;
+    return;
+  }
+  j.verdict = Verdict::Fail;
+  j.change_fail = true;
+  j.reason = tail + "; the median: " + j.reason;
+}
+
+Judgement::Spread spread_of(const std::vector<report::IterationStats>& samples) {
+  Judgement::Spread s;
+  if (samples.empty()) return s;
+  const auto median_of = [&](double report::IterationStats::*field) {
+    std::vector<double> v;
+    for (const auto& x : samples) v.push_back(x.*field);
+    return median(v);
+  };
+  s.iterations = static_cast<int>(samples.front().times_us.size());
+  s.min_us = median_of(&report::IterationStats::min_us);
+  s.p50_us = median_of(&report::IterationStats::p50_us);
+  s.p95_us = median_of(&report::IterationStats::p95_us);
+  s.p99_us = median_of(&report::IterationStats::p99_us);
+  s.max_us = median_of(&report::IterationStats::max_us);
+  s.cv_pct = median_of(&report::IterationStats::cv_pct);
+  for (const auto& x : samples) s.spikes += x.spikes;
+  return s;
+}
+
 Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& rules) {
   Judgement j;
+  j.spread = spread_of(o.per_iter);
   j.key = o.key;
   j.metric = metric_for(o.key, rules);
   const auto& values = j.metric == Metric::Time ? o.time_us : o.bandwidth_gbps;
@@ -90,6 +136,7 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
     if (j.metric == Metric::Time) j.noise_pct = std::max(j.noise_pct, rules.latency_noise_floor_pct);
     j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;
     judge_change(j, rules);
+    judge_tail(j, o, *base, rules);
   } else {
     // Nothing to judge it against: said apart, never a PASS (a floor or a wrong element below
     // still FAILs it).

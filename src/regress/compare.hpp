@@ -52,6 +52,19 @@ struct Judgement {
   // Worse than the fail band by its change alone (not missing, wrong, or below a floor): such a
   // FAIL stands only where the row's other half agrees (one half alone is a moment's noise, a WARN).
   bool change_fail = false;
+  // The tail rule (Rules::tail_fail_pct): the run's p99 (median over its samples) against the
+  // baseline's; judged only where both have one, from small_message_bytes up.
+  bool tail_judged = false;
+  double tail_baseline_us = 0;
+  double tail_us = 0;
+  double tail_change_pct = 0;  // + is slower
+  // The run's spread over its iterations at this key (the median over its samples of each
+  // statistic; spikes summed), for the HTML report; iterations 0 where none were kept.
+  struct Spread {
+    int iterations = 0;
+    double min_us = 0, p50_us = 0, p95_us = 0, p99_us = 0, max_us = 0, cv_pct = 0;
+    int spikes = 0;
+  } spread;
 };
 
 struct Straggler {

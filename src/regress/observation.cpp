@@ -27,6 +27,10 @@ void observe_collectives(const report::Results& results, std::map<Key, Observati
       auto& o = out[key];
       o.key = key;
       add_sample(o, t->busbw_gbps, t->time_us, t->rank_time_us, t->wrong, other->time_us);
+      if (t->per_iter) {
+        o.p99_us.push_back(t->per_iter->p99_us);
+        o.per_iter.push_back(*t->per_iter);
+      }
     }
   }
 }

@@ -46,6 +46,8 @@ struct Observation {
   // percent: the noise a single run shows of itself (within_row_spread_pct).
   std::vector<double> within_spread_pct;
   std::optional<std::uint64_t> wrong;             // summed over samples; empty: not checked
+  std::vector<double> p99_us;  // per sample that kept its iterations: their p99 (the tail rule)
+  std::vector<report::IterationStats> per_iter;  // those samples' statistics (the HTML's spread)
 };
 
 std::map<Key, Observation> observe(const report::Results& results);

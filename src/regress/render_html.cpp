@@ -91,6 +91,29 @@ void verdict_table(std::ostringstream& out, const Comparison& c) {
   out << "</table>\n";
 }
 
+// Per size and half, how the run's iterations spread (report::IterationStats, the median over
+// its samples): where a row's median is fine but its tail is not, this shows it.
+void spread_table(std::ostringstream& out, const Comparison& c) {
+  bool any = false;
+  for (const auto& j : c.judgements) any = any || j.spread.iterations > 0;
+  if (!any) return;
+  out << "<h2>Spread over the iterations</h2>\n<table>\n<tr><th>measurement</th><th>iterations</th><th>min (us)</th>"
+         "<th>p50 (us)</th><th>p95 (us)</th><th>p99 (us)</th><th>max (us)</th><th>cv</th><th>spikes</th>"
+         "<th>baseline p99 (us)</th><th>p99 change</th></tr>\n";
+  for (const auto& j : c.judgements) {
+    const auto& s = j.spread;
+    if (s.iterations == 0) continue;
+    out << "<tr class='" << name_of(j.verdict) << "'><td>" << xml_escape(describe(j.key)) << "</td><td class='n'>"
+        << s.iterations << "</td><td class='n'>" << fixed(s.min_us, 2) << "</td><td class='n'>" << fixed(s.p50_us, 2)
+        << "</td><td class='n'>" << fixed(s.p95_us, 2) << "</td><td class='n'>" << fixed(s.p99_us, 2)
+        << "</td><td class='n'>" << fixed(s.max_us, 2) << "</td><td class='n'>" << fixed(s.cv_pct, 1)
+        << "%</td><td class='n'>" << s.spikes << "</td><td class='n'>"
+        << (j.tail_judged ? fixed(j.tail_baseline_us, 2) : "-") << "</td><td class='n'>"
+        << (j.tail_judged ? signed_pct(j.tail_change_pct) : "-") << "</td></tr>\n";
+  }
+  out << "</table>\n";
+}
+
 void summary(std::ostringstream& out, const Comparison& c, const Baseline& b) {
   out << "<h1>commsweep compare: " << (c.exit_code == compare_exit::kPass ? "PASS" : "FAIL") << " ("
       << xml_escape(c.shape) << ", " << xml_escape(c.mode) << ")</h1>\n<ul>\n"
@@ -130,6 +153,7 @@ std::string render_html(const Comparison& c, const Baseline& b, const std::vecto
   for (const auto& id : ids) out << render_svg(plot_for(id, c, b, history));
   out << "</div>\n";
   verdict_table(out, c);
+  spread_table(out, c);
   out << "</body></html>\n";
   return out.str();
 }

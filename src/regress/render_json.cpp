@@ -18,7 +18,12 @@ nlohmann::json comparison_json(const Comparison& c) {
                           {"change_pct", j.has_baseline && !j.missing ? json(j.change_pct) : json(nullptr)},
                           {"spread_pct", j.noise_pct},
                           {"wrong", j.wrong},
-                          {"reason", j.reason}});
+                          {"reason", j.reason},
+                          // The tail rule's figures (since issue 26), null where it was not judged.
+                          {"tail", j.tail_judged ? json{{"baseline_p99_us", j.tail_baseline_us},
+                                                        {"p99_us", j.tail_us},
+                                                        {"change_pct", j.tail_change_pct}}
+                                                 : json(nullptr)}});
   }
   json stragglers = json::array();
   for (const auto& s : c.stragglers) {

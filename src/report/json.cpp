@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "core/text_file.hpp"
+#include "report/iteration_stats.hpp"
 
 namespace commsweep::report {
 namespace {
@@ -53,14 +54,72 @@ double measure_at(const json& j, const char* key) {
   return v.get<double>();
 }
 
+json per_iter_json(const IterationStats& s) {
+  return json{{"skipped_iterations", s.skipped_iterations},
+              {"min_us", s.min_us},
+              {"max_us", s.max_us},
+              {"avg_us", s.avg_us},
+              {"p50_us", s.p50_us},
+              {"p95_us", s.p95_us},
+              {"p99_us", s.p99_us},
+              {"stdev_us", s.stdev_us},
+              {"cv_pct", s.cv_pct},
+              {"first_us", s.first_us},
+              {"spikes", s.spikes},
+              {"spike_factor", kSpikeFactor},
+              {"times_us", s.times_us},
+              {"per_process_max_times_us", s.per_process_max_times_us},
+              {"rank_max_us", s.rank_max_us}};
+}
+
+IterationStats per_iter_from(const json& j) {
+  IterationStats s;
+  s.skipped_iterations = j.at("skipped_iterations").get<int>();
+  s.min_us = measure_at(j, "min_us");
+  s.max_us = measure_at(j, "max_us");
+  s.avg_us = measure_at(j, "avg_us");
+  s.p50_us = measure_at(j, "p50_us");
+  s.p95_us = measure_at(j, "p95_us");
+  s.p99_us = measure_at(j, "p99_us");
+  s.stdev_us = measure_at(j, "stdev_us");
+  s.cv_pct = measure_at(j, "cv_pct");
+  s.first_us = measure_at(j, "first_us");
+  s.spikes = static_cast<int>(count_at(j, "spikes"));
+  s.times_us = j.at("times_us").get<std::vector<double>>();
+  s.per_process_max_times_us = j.at("per_process_max_times_us").get<std::vector<std::vector<double>>>();
+  s.rank_max_us = j.at("rank_max_us").get<std::vector<double>>();
+  return s;
+}
+
+json nccl_choice_json(const NcclChoice& c) {
+  return json{{"algorithm", c.algorithm},
+              {"protocol", c.protocol},
+              {"channels", c.channels > 0 ? json(c.channels) : json(nullptr)},
+              {"source", c.source}};
+}
+
+NcclChoice nccl_choice_from(const json& j) {
+  NcclChoice c;
+  c.algorithm = j.at("algorithm").get<std::string>();
+  c.protocol = j.at("protocol").get<std::string>();
+  if (!j.at("channels").is_null()) c.channels = static_cast<int>(count_at(j, "channels"));
+  c.source = j.at("source").get<std::string>();
+  return c;
+}
+
 json timing_json(const Timing& t) {
-  return json{{"time_us", t.time_us},
-              {"algbw_gbps", t.algbw_gbps},
-              {"busbw_gbps", t.busbw_gbps},
-              {"wrong", t.wrong ? json(*t.wrong) : json(nullptr)},
-              {"slowest_rank", t.slowest_rank},
-              {"slowest_time_us", t.slowest_time_us},
-              {"rank_time_us", t.rank_time_us}};
+  json j{{"time_us", t.time_us},
+         {"algbw_gbps", t.algbw_gbps},
+         {"busbw_gbps", t.busbw_gbps},
+         {"wrong", t.wrong ? json(*t.wrong) : json(nullptr)},
+         {"slowest_rank", t.slowest_rank},
+         {"slowest_time_us", t.slowest_time_us},
+         {"rank_time_us", t.rank_time_us},
+         {"per_iter", t.per_iter ? per_iter_json(*t.per_iter) : json(nullptr)}};
+  // Every half a sweep measured says what NCCL chose, or why that is unknown; a timing made
+  // elsewhere (read from a file from before issue 26) has no choice and writes none.
+  if (!t.nccl.algorithm.empty()) j["nccl"] = nccl_choice_json(t.nccl);
+  return j;
 }
 
 Timing timing_from(const json& j) {
@@ -72,6 +131,15 @@ Timing timing_from(const json& j) {
   t.slowest_rank = j.at("slowest_rank").get<int>();
   t.slowest_time_us = j.at("slowest_time_us").get<double>();
   t.rank_time_us = j.at("rank_time_us").get<std::vector<double>>();
+  // Both written since issue 26; files from before have neither.
+  if (j.contains("per_iter") && !j.at("per_iter").is_null()) {
+    try {
+      t.per_iter = per_iter_from(j.at("per_iter"));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("\"per_iter\": ") + e.what());
+    }
+  }
+  if (j.contains("nccl")) t.nccl = nccl_choice_from(j.at("nccl"));
   return t;
 }
 
@@ -113,7 +181,8 @@ json ep_row_json(const EpRow& r) {
               {"rank_bytes_deepep", r.rank_bytes_deepep},
               {"rank_bytes_fabric", r.rank_bytes_fabric},
               {"dispatch", ep_phase_json(r.dispatch)},
-              {"combine", ep_phase_json(r.combine)}};
+              {"combine", ep_phase_json(r.combine)},
+              {"nccl_path", r.nccl_path}};
 }
 
 EpRow ep_row_from(const json& j) {
@@ -130,6 +199,7 @@ EpRow ep_row_from(const json& j) {
   r.rank_bytes_fabric = counts_at(j, "rank_bytes_fabric");
   r.dispatch = ep_phase_from(j.at("dispatch"));
   r.combine = ep_phase_from(j.at("combine"));
+  r.nccl_path = j.value("nccl_path", std::string());  // written since issue 26
   return r;
 }
 

@@ -17,6 +17,34 @@ namespace commsweep::report {
 inline constexpr const char* kResultsSchema = "commsweep.results/2";
 inline constexpr const char* kResultsSchemaV1 = "commsweep.results/1";
 
+// Every timed iteration of one half of a row (report/iteration_stats.hpp computes it). The
+// names are nccl-tests' (2.19, -I: its JSON's "<half>_per_iter") where the meaning is the same:
+// times_us is per iteration the slowest rank's time, the statistics are over times_us, and
+// per_process_max_times_us holds each rank's own times (nccl-tests: each process's, the max
+// over its GPUs; here one GPU per rank). first_us, spikes, rank_max_us are commsweep's.
+struct IterationStats {
+  int skipped_iterations = 0;  // always 0: every timed iteration counts (nccl-tests' -K)
+  double min_us = 0, max_us = 0, avg_us = 0, p50_us = 0, p95_us = 0, p99_us = 0;
+  double stdev_us = 0, cv_pct = 0;
+  double first_us = 0;         // the first timed iteration on its own (times_us[0])
+  int spikes = 0;              // iterations slower than kSpikeFactor x p50_us
+  std::vector<double> times_us;
+  // [rank][iteration]; empty when ranks x iterations exceeds kMaxKeptRankTimes (the bound).
+  std::vector<std::vector<double>> per_process_max_times_us;
+  std::vector<double> rank_max_us;  // per rank, its slowest iteration
+};
+
+// What NCCL chose for the collective of one half of a row: its algorithm ("Ring", "Tree",
+// "NVLS", ...), protocol ("LL", "LL128", "Simple") and channels, as its profiler plugin
+// interface told commsweep's plugin (comm/nccl_profiler_reader.hpp). Where no choice is known
+// the algorithm and protocol say why ("n/a (mpi backend)") and channels is 0 (null in the JSON).
+struct NcclChoice {
+  std::string algorithm;
+  std::string protocol;
+  int channels = 0;
+  std::string source;  // "profiler", or why there is none
+};
+
 struct Timing {
   double time_us = 0;       // per collective, combined over ranks as -a says
   double algbw_gbps = 0;
@@ -25,6 +53,9 @@ struct Timing {
   int slowest_rank = 0;
   double slowest_time_us = 0;
   std::vector<double> rank_time_us;    // index = rank
+  // Empty when not kept (--per-iteration off); rank 0's record only.
+  std::optional<IterationStats> per_iter;
+  NcclChoice nccl;
 };
 
 struct ResultRow {
@@ -68,6 +99,9 @@ struct EpRow {
   EpPhase dispatch;
   EpPhase combine;
   std::string note;  // printed under the row (rank 0's, e.g. time per stage); not in the JSON
+  // Which NCCL path the implementation used ("grouped ncclSend/ncclRecv", "NCCL device API
+  // (lsa) kernels"; "n/a (mpi backend)"); "" in files written before it was recorded.
+  std::string nccl_path;
 };
 
 struct GpuInfo {

@@ -19,9 +19,18 @@ struct TableHeader {
   std::vector<std::string> device_lines;  // one per rank
 };
 
+// Columns after nccl-tests' own, each behind a flag so that by default every line is
+// nccl-tests' layout: --show-algo (what NCCL chose, out-of-place half; the in-place half's
+// choice follows only where it differs), --show-iterations (per half the per-iteration
+// statistics, then the slowest rank of each half).
+struct TableColumns {
+  bool algo = false;
+  bool iterations = false;
+};
+
 class TablePrinter {
  public:
-  explicit TablePrinter(std::ostream& out) : out_(out) {}
+  explicit TablePrinter(std::ostream& out, TableColumns columns = {}) : out_(out), columns_(columns) {}
   void header(const TableHeader& h);
   void note(const std::string& text);  // a '#' line
   void row(const ResultRow& r);
@@ -29,10 +38,15 @@ class TablePrinter {
 
  private:
   std::ostream& out_;
+  TableColumns columns_;
 };
 
 // One data row exactly as nccl-tests prints it (no newline).
 std::string format_row(const ResultRow& r);
+// The columns COLUMNS adds after it ("" when none).
+std::string format_extra(const ResultRow& r, const TableColumns& columns);
+// Their two header lines' tails (names, units), aligned with format_extra.
+std::string extra_header(const TableColumns& columns, bool units);
 // nccl-tests' time column: 7 wide, fewer decimals as the number grows.
 std::string format_time(double us);
 // nccl-tests' number columns: `width` wide, two decimals, fewer when the number would overflow

@@ -11,6 +11,7 @@
 #include "collectives/collective_test.hpp"
 #include "comm/make_backend.hpp"
 #include "core/strings.hpp"
+#include "report/iteration_stats.hpp"
 #include "report/json.hpp"
 #include "runtime/gpu.hpp"
 #include "report/table.hpp"
@@ -79,7 +80,8 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
     config.device_timer = false;  // auto chose mpi: it has only the host clock
     if (root) out << "# --timer device: the mpi backend times with MPI_Wtime (host)\n";
   }
-  report::TablePrinter printer(out);
+  report::TablePrinter printer(out, report::TableColumns{config.show_algo, config.show_iterations});
+  if (root && !backend.choice_note().empty()) out << "# NCCL's algorithm per row: unknown: " << backend.choice_note() << "\n";
   report::TableHeader header;
   if (root) {
     header.version_line = run.version_line;
@@ -117,6 +119,11 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
       progress.clear();
       if (root && control.interrupted()) printer.note(interrupted_note());
       if (root) printer.footer(std::string(test.name), wrong, report::average_busbw(rows));
+      // After the table: a rank that was the slowest in most of its timings (report/iteration_stats.hpp).
+      if (const std::string finding = report::straggler_finding(report::slowest_tally(rows), world.hosts_by_rank());
+          root && !finding.empty()) {
+        printer.note(finding);
+      }
       outcome.wrong += wrong;
       for (auto& r : rows) outcome.rows.push_back(std::move(r));
     }

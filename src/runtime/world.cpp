@@ -282,24 +282,46 @@ std::vector<double> World::gather(double value, const Phase& phase) {
   return all;
 }
 
-std::vector<std::string> World::gather(const std::string& value, const Phase& phase) {
-  int length = static_cast<int>(value.size());
-  std::vector<int> lengths(rank_ == 0 ? size_ : 0);
+// Every rank's LENGTH on rank 0, and where each rank's part starts in the gathered whole.
+World::Parts World::gather_lengths(int length, const Phase& phase) {
+  Parts parts;
+  parts.lengths.resize(rank_ == 0 ? size_ : 0);
   MPI_Request req;
-  CS_MPI(MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm_, &req));
+  CS_MPI(MPI_Igather(&length, 1, MPI_INT, parts.lengths.data(), 1, MPI_INT, 0, comm_, &req));
   wait(&req, phase);
-  std::vector<int> offsets(lengths.size());
-  int total = 0;
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    offsets[i] = total;
-    total += lengths[i];
+  parts.offsets.resize(parts.lengths.size());
+  for (std::size_t i = 0; i < parts.lengths.size(); ++i) {
+    parts.offsets[i] = parts.total;
+    parts.total += parts.lengths[i];
   }
-  std::vector<char> all(std::max(total, 1));
-  CS_MPI(MPI_Igatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+  return parts;
+}
+
+std::vector<std::string> World::gather(const std::string& value, const Phase& phase) {
+  const int length = static_cast<int>(value.size());
+  const Parts parts = gather_lengths(length, phase);
+  std::vector<char> all(std::max(parts.total, 1));
+  MPI_Request req;
+  CS_MPI(MPI_Igatherv(value.data(), length, MPI_CHAR, all.data(), parts.lengths.data(), parts.offsets.data(),
                       MPI_CHAR, 0, comm_, &req));
   wait(&req, phase);
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < lengths.size(); ++i) out.emplace_back(&all[offsets[i]], lengths[i]);
+  for (std::size_t i = 0; i < parts.lengths.size(); ++i) out.emplace_back(&all[parts.offsets[i]], parts.lengths[i]);
+  return out;
+}
+
+std::vector<std::vector<double>> World::gather(const std::vector<double>& values, const Phase& phase) {
+  const int length = static_cast<int>(values.size());
+  const Parts parts = gather_lengths(length, phase);
+  std::vector<double> all(static_cast<std::size_t>(std::max(parts.total, 1)));
+  MPI_Request req;
+  CS_MPI(MPI_Igatherv(values.data(), length, MPI_DOUBLE, all.data(), parts.lengths.data(), parts.offsets.data(),
+                      MPI_DOUBLE, 0, comm_, &req));
+  wait(&req, phase);
+  std::vector<std::vector<double>> out;
+  for (std::size_t i = 0; i < parts.lengths.size(); ++i) {
+    out.emplace_back(all.begin() + parts.offsets[i], all.begin() + parts.offsets[i] + parts.lengths[i]);
+  }
   return out;
 }
 

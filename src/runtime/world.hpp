@@ -81,6 +81,8 @@ class World {
   std::uint64_t sum(std::uint64_t value, const Phase& phase);
   std::vector<double> gather(double value, const Phase& phase);  // full on rank 0 only
   std::vector<std::string> gather(const std::string& value, const Phase& phase);
+  // Every rank's VALUES (any length each), on rank 0 one list per rank; empty elsewhere.
+  std::vector<std::vector<double>> gather(const std::vector<double>& values, const Phase& phase);
   void broadcast(void* data, int bytes, int root, const Phase& phase);
   void barrier(const Phase& phase);
 
@@ -116,6 +118,13 @@ class World {
 
  private:
   void group_nodes();
+  // A gatherv's counts on rank 0: each rank's length, its offset, their total.
+  struct Parts {
+    std::vector<int> lengths;
+    std::vector<int> offsets;
+    int total = 0;
+  };
+  Parts gather_lengths(int length, const Phase& phase);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm control_ = MPI_COMM_NULL;  // stall reports travel here, apart from the data plane

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/strings.hpp"
+#include "report/iteration_stats.hpp"
 #include "core/error.hpp"
 #include "runtime/termination.hpp"
 #include "core/sizes.hpp"
@@ -240,6 +241,8 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     backend_.run(args, TimingOptions{config_.warmup, config_.blocking, 0, false, s.slices}, p);
   }
   double my_time_us = 0;
+  std::vector<double> my_iterations;
+  report::NcclChoice choice;
   {
     const Phase p = phase("timed iterations");
     const auto guard = control_.watch(p);
@@ -254,10 +257,10 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     // for it in the next one, so the whole job is at least twice as slow at this size.
     SlowedBackend slowed(backend_, 2, /*spin=*/true);
     Backend& timing = fault_due(Fault::Kind::Slow) ? static_cast<Backend&>(slowed) : backend_;
-    my_time_us = timing.run(args,
-                            TimingOptions{config_.iters, config_.blocking, config_.graph_launches,
-                                          config_.device_timer, timed},
-                            p);
+    TimingOptions options{config_.iters, config_.blocking, config_.graph_launches, config_.device_timer, timed};
+    if (per_iteration_) options.iteration_us = &my_iterations;
+    my_time_us = timing.run(args, options, p);
+    choice = timing.last_choice();
   }
 
   std::optional<std::uint64_t> wrong;
@@ -265,6 +268,13 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   const auto times = world_.gather(my_time_us, phase("time gather"));
   report::Timing t = combine_timing(times, config_.average, size.bytes, test.bus_factor(nranks));
   t.wrong = wrong;
+  if (per_iteration_) {
+    const auto iterations = world_.gather(my_iterations, phase("iteration times gather"));
+    if (rank == 0 && !iterations.empty() && !iterations.front().empty()) t.per_iter = report::iteration_stats(iterations);
+  }
+  // Rank 0's: NCCL's tuning is the same on every rank, and rank 0 is the one whose TUNING
+  // INFO lines NCCL prints (enqueue.cc), the cross-check's source (scripts/check-nccl-algo.py).
+  if (rank == 0) t.nccl = choice;
   return t;
 }
 
@@ -279,6 +289,12 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
   const std::vector<RedOp> no_op{RedOp::None};
   const auto& ops = test.reduces ? config_.ops : no_op;
   const auto sizes = size_list(config_);
+  const int samples = config_.graph_launches > 0 ? config_.graph_launches : config_.iters;
+  per_iteration_ = config_.per_iteration && samples <= report::kMaxTimedIterations;
+  if (config_.per_iteration && !per_iteration_ && sink.on_note) {
+    sink.on_note("per-iteration timing off: " + std::to_string(samples) + (config_.graph_launches > 0 ? " graph launches" : " iterations") +
+                 " per size are more than the " + std::to_string(report::kMaxTimedIterations) + " timed one by one");
+  }
   std::vector<report::ResultRow> rows;
   // A termination request stops the sweep at the next arrival barrier, on every rank at once:
   // the rows measured so far are kept.

@@ -86,6 +86,7 @@ class Sweep {
   std::unique_ptr<Buffer> send_;
   std::unique_ptr<Buffer> recv_;
   bool fault_fired_ = false;
+  bool per_iteration_ = false;  // --per-iteration on, and no more iterations than are kept
 };
 
 }  // namespace commsweep

@@ -110,6 +110,10 @@ def flag_cases(opts, w):
     sweep("backend unknown", {"--backend": "gpu"}, "--backend", "gpu")
     sweep("timer unknown", {"--timer": "wall"}, "--timer", "wall")
     sweep("timer device on mpi", {"--timer": "device"}, "--timer", "mpi")
+    sweep("--per-iteration unknown", {"--per-iteration": "maybe"}, "--per-iteration", "maybe")
+    sweep("--per-iteration without value", {"--per-iteration": ""}, "--per-iteration")
+    sweep("--show-iterations with --per-iteration off", {"--per-iteration": "off", "--show-iterations": None},
+          "--show-iterations", "--per-iteration off")
     sweep("--json empty", {"--json": ""}, "--json")
     sweep("--json in a missing folder", {"--json": w + "/missing/r.json"}, "--json", w + "/missing/r.json")
     sweep("--json is a folder", {"--json": w}, "--json", "is a directory")

@@ -71,7 +71,7 @@ VALUE_FLAGS = {
     "--blocking": "blocking", "-G": "cudagraph", "--cudagraph": "cudagraph", "-a": "average",
     "--average": "average", "-N": "run_cycles", "--run_cycles": "run_cycles", "-T": "timeout",
     "--timeout": "timeout", "--backend": "backend", "--json": "json", "--seed": "seed",
-    "--fault": "fault", "--buffers": "buffers",
+    "--fault": "fault", "--buffers": "buffers", "--per-iteration": "per_iteration",
 }
 
 
@@ -148,6 +148,7 @@ class Sweep:
         self.cycles = int(flags.get("run_cycles", "1"))
         self.backend = flags.get("backend", "auto")
         self.buffers = flags.get("buffers", "cold")
+        self.iters = int(flags.get("iters", "20"))
 
     def sizes(self):
         sizes, size = [], self.min_bytes

@@ -113,6 +113,7 @@ def check_timing(t, printed, test, size, nranks, sweep, where, fail):
                and t["slowest_time_us"] == times[slowest],
                "%s: slowest rank %r (%r us) is not the slowest of %r"
                % (where, t["slowest_rank"], t["slowest_time_us"], times))
+    check_iterations(t, nranks, sweep, where, fail)
     combined = {0: times[0], 1: sum(times) / nranks, 2: min(times), 3: max(times)}[sweep.average]
     fail.check(close(t["time_us"], combined), "%s: time_us %r is not the -a %d combination of %r"
                % (where, t["time_us"], sweep.average, times))
@@ -123,6 +124,24 @@ def check_timing(t, printed, test, size, nranks, sweep, where, fail):
         busbw = t["algbw_gbps"] * test.bus_factor(nranks)
         fail.check(close(t["busbw_gbps"], busbw), "%s: busbw %r, algbw x %s factor gives %r"
                    % (where, t["busbw_gbps"], test.name, busbw))
+
+
+def check_iterations(t, nranks, sweep, where, fail):
+    """Issue 26: every timed iteration of every rank (unless --per-iteration off), and NCCL's
+    choice as the backend can tell it."""
+    it = t.get("per_iter")
+    if sweep.flags.get("per_iteration") == "off":
+        fail.check(it is None, "%s: per_iter kept with --per-iteration off" % where)
+    elif fail.check(it is not None, "%s: no per_iter" % where):
+        samples = int(sweep.flags.get("cudagraph", "0")) or sweep.iters  # -G: one per graph launch
+        fail.check(len(it["times_us"]) == samples and len(it["per_process_max_times_us"]) == nranks,
+                   "%s: per_iter holds %d iterations of %d ranks, expected %d of %d"
+                   % (where, len(it["times_us"]), len(it["per_process_max_times_us"]), samples, nranks))
+        fail.check(it["min_us"] <= it["p50_us"] <= it["p95_us"] <= it["p99_us"] <= it["max_us"],
+                   "%s: per_iter statistics out of order %r" % (where, it))
+    if sweep.backend == "mpi":
+        fail.check(t.get("nccl", {}).get("algorithm") == "n/a (mpi backend)",
+                   "%s: NCCL's choice on the mpi backend %r" % (where, t.get("nccl")))
 
 
 def check_json(doc, schema, sections, sweep, nranks, args, fail):

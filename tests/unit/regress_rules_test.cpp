@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "regress/compare.hpp"
+#include "regress/render.hpp"
+#include "report/iteration_stats.hpp"
 #include "regress_fixtures.hpp"
 
 namespace commsweep::regress {
@@ -201,6 +203,90 @@ TEST(RegressRules, NothingInTheBaselineJudgesNothing) {
   EXPECT_EQ(verdict_count(c, Verdict::Pass), 0);
   EXPECT_EQ(verdict_count(c, Verdict::NotJudged), 8);
   EXPECT_EQ(verdict_count(c, Verdict::Fail), 2);  // the baseline's 64M, missing from the run
+}
+
+}  // namespace
+}  // namespace commsweep::regress
+
+namespace commsweep::regress {
+namespace {
+
+// Every half of every row with 20 iterations whose times are its median time, but for `slow`
+// iterations at TAIL times the median (a flapping link: the median does not move).
+report::Results with_iterations(report::Results run, int slow, double tail) {
+  for (auto& row : run.rows) {
+    for (report::Timing* t : {&row.out_of_place, &row.in_place}) {
+      std::vector<double> times(20, t->time_us);
+      for (int i = 0; i < slow; ++i) times[static_cast<std::size_t>(5 + i)] = t->time_us * tail;
+      t->per_iter = report::iteration_stats({times, times});
+    }
+  }
+  return run;
+}
+
+Baseline tail_baseline() {
+  return testing::baseline_of({with_iterations(run_at(400, 0.99), 1, 1.2), with_iterations(run_at(400, 1.0), 1, 1.2),
+                               with_iterations(run_at(400, 1.01), 1, 1.2)});
+}
+
+TEST(RegressTailRule, TheBaselineKeepsTheMedianP99) {
+  const Baseline b = tail_baseline();
+  EXPECT_NEAR(b.entries[0].p99_us, 1.2 * b.entries[0].time_us, 1e-6 * b.entries[0].time_us);
+  EXPECT_DOUBLE_EQ(b.rules.tail_fail_pct, 50);
+}
+
+TEST(RegressTailRule, APlantedP99RiseFailsWhileTheMedianIsSame) {
+  // Tonight: the same median, but 3 iterations in 20 at 3x: the p99 rose 150%.
+  const Comparison c = compare(with_iterations(run_at(400), 3, 3.0), tail_baseline());
+  const Judgement& j = at(c, 4 << 20);
+  EXPECT_EQ(j.verdict, Verdict::Fail);
+  EXPECT_TRUE(j.tail_judged);
+  EXPECT_NEAR(j.tail_change_pct, 150, 1e-6);
+  EXPECT_EQ(j.reason.rfind("p99 150.0% slower (", 0), 0u) << j.reason;
+  EXPECT_NE(j.reason.find("tail rule 50.0% + the noise of 2.0%); the median: busbw unchanged, inside the noise"),
+            std::string::npos)
+      << j.reason;
+  EXPECT_EQ(c.exit_code, compare_exit::kRegression);
+}
+
+TEST(RegressTailRule, TheHtmlReportShowsTheSpreadPerSize) {
+  const Baseline b = tail_baseline();
+  const std::string html = render_html(compare(with_iterations(run_at(400), 3, 3.0), b), b, {});
+  EXPECT_NE(html.find("<h2>Spread over the iterations</h2>"), std::string::npos);
+  // 4M out-of-place: 20 iterations, three of them at 3x: p50 the median time, p99 and max 3x it.
+  const double t = run_at(400).rows[2].out_of_place.time_us;
+  const std::string row = "<td>all_reduce float sum 4M out_of_place</td><td class='n'>20</td><td class='n'>" +
+                          fixed(t, 2) + "</td><td class='n'>" + fixed(t, 2) + "</td><td class='n'>" + fixed(3 * t, 2) +
+                          "</td><td class='n'>" + fixed(3 * t, 2) + "</td><td class='n'>" + fixed(3 * t, 2);
+  EXPECT_NE(html.find(row), std::string::npos) << row;
+  EXPECT_NE(html.find("+150.0%"), std::string::npos);
+  // Runs without iterations: no such table.
+  EXPECT_EQ(render_html(compare(run_at(400), steady_baseline()), steady_baseline(), {}).find("Spread over"),
+            std::string::npos);
+}
+
+TEST(RegressTailRule, ATailInsideTheRuleOrWithoutIterationsPasses) {
+  EXPECT_EQ(compare(with_iterations(run_at(400), 1, 1.6), tail_baseline()).exit_code, compare_exit::kPass);  // +33%
+  const Comparison none = compare(run_at(400), tail_baseline());  // --per-iteration off: not judged
+  EXPECT_EQ(none.exit_code, compare_exit::kPass);
+  EXPECT_FALSE(at(none, 4 << 20).tail_judged);
+}
+
+TEST(RegressTailRule, FewerIterationsThanTheRuleWantsAreNotJudged) {
+  Baseline b = tail_baseline();
+  b.rules.tail_min_iterations = 21;  // the runs hold 20
+  const Comparison c = compare(with_iterations(run_at(400), 3, 3.0), b);
+  EXPECT_FALSE(at(c, 4 << 20).tail_judged);
+  EXPECT_EQ(c.exit_code, compare_exit::kPass);
+}
+
+TEST(RegressTailRule, OneHalfAloneIsAWarn) {
+  report::Results run = with_iterations(run_at(400), 1, 1.2);
+  const report::Results tailed = with_iterations(run_at(400), 3, 3.0);
+  run.rows[2].in_place = tailed.rows[2].in_place;  // the in-place half alone: a moment's noise
+  const Comparison c = compare(run, tail_baseline());
+  EXPECT_EQ(at(c, 4 << 20, "in_place").verdict, Verdict::Warn);
+  EXPECT_EQ(c.exit_code, compare_exit::kPass);
 }
 
 }  // namespace

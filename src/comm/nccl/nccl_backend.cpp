@@ -1,5 +1,7 @@
 #include "comm/nccl/nccl_backend.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <exception>
 #include <thread>
@@ -116,6 +118,8 @@ NcclBackend::NcclBackend(World& world, const GpuChoice& gpu, const Phase& init)
   CS_CUDA(cudaEventCreate(&stop_));
   CS_CUDA(cudaMalloc(reinterpret_cast<void**>(&mismatch_), sizeof(kernels::DeviceMismatch)));
 
+  prepare_profiler();
+
   ncclUniqueId id{};
   if (world_.rank() == 0) {
     const ncclResult_t rc = ncclGetUniqueId(&id);
@@ -159,10 +163,49 @@ NcclBackend::~NcclBackend() {
       ncclCommAbort(comm_);
     }
   }
+  for (cudaEvent_t e : iteration_events_) cudaEventDestroy(e);
   if (mismatch_ != nullptr) cudaFree(mismatch_);
   if (start_ != nullptr) cudaEventDestroy(start_);
   if (stop_ != nullptr) cudaEventDestroy(stop_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+void NcclBackend::prepare_profiler() {
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  const std::string self = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : std::string();
+  const ProfilerPlan plan = plan_nccl_profiler(std::getenv("NCCL_PROFILER_PLUGIN"), nccl_profiler_path(self));
+  if (plan.use) {
+    // Opened first: NCCL's dlopen of the same file then finds it loaded (one object, one store).
+    profiler_ = NcclProfilerRecords(plan.path);
+    if (!profiler_.available()) {
+      profiler_note_ = profiler_.why_not();
+    } else if (plan.set_variable) {
+      setenv("NCCL_PROFILER_PLUGIN", plan.path.c_str(), 0);  // before ncclCommInitRankConfig reads it
+    }
+  } else {
+    profiler_note_ = plan.why_not;
+  }
+  if (!profiler_note_.empty()) {
+    last_choice_ = {"unknown (no profiler)", "unknown", 0, profiler_note_};
+  }
+}
+
+void NcclBackend::ensure_iteration_events(std::size_t n) {
+  while (iteration_events_.size() < n) {
+    cudaEvent_t e = nullptr;
+    CS_CUDA(cudaEventCreate(&e));
+    iteration_events_.push_back(e);
+  }
+}
+
+void NcclBackend::read_iteration_times(std::size_t n, double per_event, std::vector<double>& out) {
+  out.clear();
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    float ms = 0;
+    CS_CUDA(cudaEventElapsedTime(&ms, iteration_events_[i], iteration_events_[i + 1]));
+    out.push_back(static_cast<double>(ms) * 1000.0 / per_event);
+  }
 }
 
 // A non-blocking communicator answers ncclInProgress while work is under way: poll until it
@@ -289,6 +332,7 @@ void NcclBackend::issue(const CollectiveArgs& a, const Phase& phase) {
 double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) {
   // Fills and poisons queued on the stream finish before the clock starts.
   wait_stream(phase);
+  const std::uint64_t mark = profiler_.mark();
   int launches = 1;
   cudaGraphExec_t exec = nullptr;
   if (timing.graph_launches > 0) {
@@ -302,13 +346,24 @@ double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing,
     CS_CUDA(cudaGraphInstantiate(&exec, graph, 0));
     CS_CUDA(cudaGraphDestroy(graph));
   }
+  // Per iteration: an event on the stream between the iterations (between the graph launches
+  // with -G). Its cudaEventRecord is on the host's issue path, inside the host clock's span:
+  // --per-iteration off measures what it costs (docs/collectives.md, "Every iteration").
+  const bool each = timing.iteration_us != nullptr;
+  const std::size_t marks = static_cast<std::size_t>(exec != nullptr ? launches : timing.iters) + 1;
+  if (each) ensure_iteration_events(marks);
   const auto host_start = Deadline::Clock::now();
   CS_CUDA(cudaEventRecord(start_, stream_));
+  if (each) CS_CUDA(cudaEventRecord(iteration_events_[0], stream_));
   if (exec != nullptr) {
-    for (int l = 0; l < launches; ++l) CS_CUDA(cudaGraphLaunch(exec, stream_));
+    for (int l = 0; l < launches; ++l) {
+      CS_CUDA(cudaGraphLaunch(exec, stream_));
+      if (each) CS_CUDA(cudaEventRecord(iteration_events_[static_cast<std::size_t>(l) + 1], stream_));
+    }
   } else {
     for (int i = 0; i < timing.iters; ++i) {
       issue(at_offset(args, timing.slices.offset(i)), phase);
+      if (each) CS_CUDA(cudaEventRecord(iteration_events_[static_cast<std::size_t>(i) + 1], stream_));
       if (timing.blocking) wait_stream(phase);
     }
   }
@@ -316,6 +371,8 @@ double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing,
   wait_event(stop_, phase);
   const auto host_stop = Deadline::Clock::now();
   if (exec != nullptr) CS_CUDA(cudaGraphExecDestroy(exec));
+  if (each) read_iteration_times(marks, exec != nullptr ? timing.iters : 1, *timing.iteration_us);
+  if (profiler_.available()) last_choice_ = nccl_choice_of(profiler_.since(mark));
   const double per_op = static_cast<double>(timing.iters) * launches;
   if (!timing.device_timer) {
     return std::chrono::duration<double, std::micro>(host_stop - host_start).count() / per_op;

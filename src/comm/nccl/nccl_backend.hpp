@@ -10,8 +10,10 @@
 
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "comm/backend.hpp"
+#include "comm/nccl_profiler_reader.hpp"
 #include "comm/nccl_version.hpp"
 #include "nccl_policy/policy.hpp"
 #include "pattern_kernels.hpp"
@@ -50,6 +52,8 @@ class NcclBackend final : public Backend {
   void corrupt(void* buffer, std::size_t index, std::size_t element_bytes) override;
   void synchronize(const Phase& phase) override { wait_stream(phase); }
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
+  report::NcclChoice last_choice() const override { return last_choice_; }
+  std::string choice_note() const override { return profiler_note_; }
   // ncclCommGetAsyncError, which NCCL allows from another thread (its documented pattern for
   // aborting a communicator that a blocked thread is using).
   std::string asynchronous_error() override;
@@ -73,6 +77,13 @@ class NcclBackend final : public Backend {
   void wait_event(cudaEvent_t event, const Phase& phase);
   void wait_stream(const Phase& phase);
   void check_async_error();
+  // Before the communicator: commsweep's NCCL profiler plugin, NCCL_PROFILER_PLUGIN set to it
+  // where the user set none (comm/nccl_profiler_reader.hpp), or the note saying why not.
+  void prepare_profiler();
+  // At least N timing events (per-iteration timing), created once and kept.
+  void ensure_iteration_events(std::size_t n);
+  // Each iteration's time from the events EVENTS[0..n] (ms to us, divided by PER_EVENT ops).
+  void read_iteration_times(std::size_t n, double per_event, std::vector<double>& out);
   // An error of the data plane (a failed NCCL call, an asynchronous error, a failed wait) ends
   // the job where it is found (World::fail), not by unwinding: kernels of this communicator
   // may still be running, and the unwinding's cudaFree would wait for them.
@@ -89,6 +100,10 @@ class NcclBackend final : public Backend {
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
   kernels::DeviceMismatch* mismatch_ = nullptr;  // device memory for verify
+  std::vector<cudaEvent_t> iteration_events_;     // --per-iteration: one between iterations
+  NcclProfilerRecords profiler_;
+  std::string profiler_note_;  // "" while the plugin is in use
+  report::NcclChoice last_choice_;
 };
 
 }  // namespace commsweep

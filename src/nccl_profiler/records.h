@@ -1,0 +1,43 @@
+/* What commsweep's NCCL profiler plugin (plugin.cpp, libcommsweep-nccl-profiler.so) records of
+ * each collective and point-to-point task NCCL launches, and the two C functions commsweep
+ * reads them with (comm/nccl_profiler_reader.hpp). The plugin and commsweep are built together:
+ * kRecordsAbi changes whenever this layout does, and the reader refuses another. */
+#ifndef COMMSWEEP_NCCL_PROFILER_RECORDS_H
+#define COMMSWEEP_NCCL_PROFILER_RECORDS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define COMMSWEEP_NCCL_RECORDS_ABI 1
+
+enum commsweep_nccl_task { COMMSWEEP_NCCL_COLL = 1, COMMSWEEP_NCCL_P2P = 2, COMMSWEEP_NCCL_CE_COLL = 3 };
+
+struct commsweep_nccl_record {
+  uint64_t sequence;     /* 1, 2, ... in the order NCCL started the tasks in this process */
+  int32_t task;          /* enum commsweep_nccl_task */
+  int32_t channels;      /* the channels NCCL gave the task; 0 where it says none (CE) */
+  uint64_t count;        /* elements */
+  char func[32];         /* NCCL's name: "AllReduce", "Send", ... */
+  char datatype[24];     /* "ncclFloat32" */
+  char algorithm[24];    /* "Ring", "Tree", "NVLS", ...; "" for point-to-point; "CE" */
+  char protocol[16];     /* "LL", "LL128", "Simple"; "" for point-to-point */
+  int32_t profiler_version; /* the interface NCCL chose: 4, 5 or 6 */
+  int32_t reserved;
+};
+
+/* The ABI of these records (COMMSWEEP_NCCL_RECORDS_ABI). */
+int commsweep_nccl_records_abi(void);
+/* How many tasks were recorded so far (the sequence of the last one). */
+uint64_t commsweep_nccl_recorded(void);
+/* Copies the records with sequence > AFTER that are still held (the last 4096), oldest first,
+ * at most MAX of them, into OUT; returns how many. */
+int commsweep_nccl_records_since(uint64_t after, struct commsweep_nccl_record* out, int max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
