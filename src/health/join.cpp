@@ -57,7 +57,7 @@ std::vector<std::string> join_evidence(const std::vector<Finding>& findings,
     if (!unreadable.empty())
       line += std::string(quiet.empty() ? "" : "; ") + "nothing could be read on " + listed(unreadable) +
               " (0 RDMA ports, 0 PCIe links, 0 GPUs)";
-    out.push_back(line + " (look beyond the nodes: switch ports, cables' far ends, congestion)");
+    out.push_back(line + " (" + e.look_next + ")");
   }
   return out;
 }

@@ -14,6 +14,9 @@ namespace commsweep::health {
 struct TrafficEvidence {
   std::vector<std::string> hosts;  // the nodes that carried the traffic
   std::string what;                // "round 2 (N1-N2 slow 0.06 GB/s)"
+  // Where to look when no counter of the hosts rose: past the nodes for traffic between them;
+  // inside the node for NVLink (`commsweep nvlink`).
+  std::string look_next = "look beyond the nodes: switch ports, cables' far ends, congestion";
 };
 
 // "N1 mlx5_3 port 1: symbol_error +412, 41/s (limit 0.1/s, IBTA BER) during round 2 (N1-N2 slow

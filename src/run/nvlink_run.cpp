@@ -106,7 +106,9 @@ std::vector<health::TrafficEvidence> nvlink_slow_evidence(const nvlink::NvlinkRu
     for (std::size_t i = 0; i < node.pairs.size(); ++i) {
       if (!a.nodes[n].pairs[i].slow) continue;
       const auto& p = node.pairs[i];
-      out.push_back({{node.host}, "nvlink GPU " + std::to_string(p.src) + " -> GPU " + std::to_string(p.dst) + " slow"});
+      out.push_back({{node.host}, "nvlink GPU " + std::to_string(p.src) + " -> GPU " + std::to_string(p.dst) + " slow",
+                     "look inside the node: the GPUs' baseboard and NVSwitch trays (the vendor's field "
+                     "diagnostics), the links' width in nvidia-smi nvlink -s"});
     }
   }
   return out;
