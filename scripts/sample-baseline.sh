@@ -70,6 +70,10 @@ EOF
 
 main() {
   local check=0
+  case "${1:-}" in
+    -h | --help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0" | sed '/^!/d'; return 0 ;;
+    -*) [ "$1" = --check ] || { echo "sample-baseline: unknown flag '$1' (--check, or --help)" >&2; exit 2; } ;;
+  esac
   if [ "${1:-}" = --check ]; then
     check=1
     shift
