@@ -85,9 +85,9 @@ TEST(HealthRules, TheShippedThresholdsFileIsTheBuiltInTable) {
   EXPECT_EQ(doc.value.at("rules").size(), default_rules().size()) << "a rule in the file that the table lacks";
 }
 
-// docs/health.md's table has a row per rule with its verdict as the code judges it.
+// docs/health-rules.md's table has a row per rule with its verdict as the code judges it.
 TEST(HealthRules, TheDocsTableIsTheBuiltInTable) {
-  const std::string page = read_bounded_file(std::string(COMMSWEEP_SOURCE_DIR) + "/docs/health.md");
+  const std::string page = read_bounded_file(std::string(COMMSWEEP_SOURCE_DIR) + "/docs/health-rules.md");
   for (const Rule& r : default_rules()) {
     std::string verdict = to_string(r.severity);
     if (r.kind == RuleKind::Rise) {
@@ -100,7 +100,7 @@ TEST(HealthRules, TheDocsTableIsTheBuiltInTable) {
                             (r.kind == RuleKind::Rise ? ", rises " + unit_of(r.cls) : std::string(" (state)")) + " | " +
                             verdict + " | ";
     const auto at = page.find(row);
-    ASSERT_NE(at, std::string::npos) << "docs/health.md has no row " << row;
+    ASSERT_NE(at, std::string::npos) << "docs/health-rules.md has no row " << row;
     const std::string line = page.substr(at, page.find('\n', at) - at);
     EXPECT_NE(line.find("| " + r.source + " |"), std::string::npos) << line;
   }
