@@ -43,9 +43,15 @@ IterationStats iteration_stats(const std::vector<std::vector<double>>& rank_time
   return s;
 }
 
-SlowestTally slowest_tally(const std::vector<ResultRow>& rows) {
+double straggler_min_slower_pct(const std::string& backend) {
+  return backend == "nccl" ? kStragglerMinSlowerPctGpu : kStragglerMinSlowerPctHost;
+}
+
+SlowestTally slowest_tally(const std::vector<ResultRow>& rows, double min_slower_pct) {
   SlowestTally tally;
+  tally.min_slower_pct = min_slower_pct;
   for (const auto& row : rows) {
+    if (row.root >= 0) continue;  // a rooted collective: its root waits by design
     for (const Timing* t : {&row.out_of_place, &row.in_place}) {
       if (t->rank_time_us.size() < 2) continue;  // one rank, or a row without per-rank detail
       if (tally.slowest.size() < t->rank_time_us.size()) tally.slowest.resize(t->rank_time_us.size(), 0);
@@ -53,7 +59,7 @@ SlowestTally slowest_tally(const std::vector<ResultRow>& rows) {
       std::vector<double> sorted = t->rank_time_us;
       std::sort(sorted.begin(), sorted.end());
       const double median = sorted[sorted.size() / 2];
-      if (t->slowest_time_us < median * (1 + kStragglerMinSlowerPct / 100)) continue;
+      if (t->slowest_time_us < median * (1 + min_slower_pct / 100)) continue;
       ++tally.slowest.at(static_cast<std::size_t>(t->slowest_rank));
     }
   }
@@ -76,7 +82,7 @@ std::string straggler_finding(const SlowestTally& tally, const std::vector<std::
   std::snprintf(line, sizeof(line),
                 "Straggler: rank %d (host %s) was the slowest rank, %.0f%% or more above the median rank, in %d of "
                 "%d timings (%.0f%%): a consistent straggler, not noise (at least %.0f%% of at least %d timings)",
-                *rank, r < hosts_by_rank.size() ? hosts_by_rank[r].c_str() : "?", kStragglerMinSlowerPct, times,
+                *rank, r < hosts_by_rank.size() ? hosts_by_rank[r].c_str() : "?", tally.min_slower_pct, times,
                 tally.timings, 100.0 * times / tally.timings, kConsistentShare * 100, kConsistentMinTimings);
   return line;
 }

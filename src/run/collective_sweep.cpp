@@ -120,7 +120,9 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
       if (root && control.interrupted()) printer.note(interrupted_note());
       if (root) printer.footer(std::string(test.name), wrong, report::average_busbw(rows));
       // After the table: a rank that was the slowest in most of its timings (report/iteration_stats.hpp).
-      if (const std::string finding = report::straggler_finding(report::slowest_tally(rows), world.hosts_by_rank());
+      const double bound = report::straggler_min_slower_pct(std::string(backend.name()));
+      if (const std::string finding =
+              report::straggler_finding(report::slowest_tally(rows, bound), world.hosts_by_rank());
           root && !finding.empty()) {
         printer.note(finding);
       }
