@@ -98,6 +98,10 @@ class Backend {
   // Said once before the tables where last_choice() cannot know NCCL's choice although this is
   // NCCL (another profiler plugin is the user's, or commsweep's is missing); "" otherwise.
   virtual std::string choice_note() const { return ""; }
+  // What timed the iterations of the last run() that kept them (TimingOptions::iteration_us):
+  // "host" (the host clock), "cuda-events" (an event between the iterations), "nccl-kernel"
+  // (NCCL's kernels' own timestamps, through commsweep's profiler plugin).
+  virtual std::string iteration_clock() const { return "host"; }
   // An error the transport found on its own (NCCL's asynchronous errors: a network failure
   // seen by its proxy thread), empty while there is none. Called from the watchdog thread
   // while the main thread may be blocked in a call, so it must be safe from another thread.

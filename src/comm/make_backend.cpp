@@ -12,7 +12,8 @@ namespace commsweep {
 
 bool nccl_backend_built() { return COMMSWEEP_HAVE_NCCL_BACKEND != 0; }
 
-BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s) {
+BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s, const BackendOptions& options) {
+  (void)options;  // the nccl backend's, where it is built
   BackendSetup setup;
   setup.nccl_version = "none";
   setup.nccl_headers_version = "none";
@@ -69,7 +70,8 @@ BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s) 
   setup.nccl_headers_version = nccl_version_text(v.headers);
   setup.nccl = nccl_policy_versions();
   setup.backend = std::make_unique<NcclBackend>(
-      world, gpu, Phase{"NCCL communicator set-up (ncclCommInitRankConfig)", Deadline::after(timeout_s)});
+      world, gpu, Phase{"NCCL communicator set-up (ncclCommInitRankConfig)", Deadline::after(timeout_s)},
+      options.time_kernels);
 #endif
   return setup;
 }

@@ -26,7 +26,14 @@ struct BackendSetup {
   std::optional<nccl_policy::Versions> nccl;
 };
 
-BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s);
+// What the measurements ask of the backend before it is made.
+struct BackendOptions {
+  // Every iteration is timed (--per-iteration on, the collectives): the nccl backend asks NCCL
+  // for its kernels' own timestamps (comm/nccl/nccl_backend.hpp).
+  bool time_kernels = false;
+};
+
+BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s, const BackendOptions& options = {});
 bool nccl_backend_built();
 
 }  // namespace commsweep

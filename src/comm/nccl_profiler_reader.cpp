@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -71,7 +73,9 @@ NcclProfilerRecords::NcclProfilerRecords(const std::string& path) {
   recorded_ = reinterpret_cast<std::uint64_t (*)()>(dlsym(handle_, "commsweep_nccl_recorded"));
   records_since_ = reinterpret_cast<int (*)(std::uint64_t, commsweep_nccl_record*, int)>(
       dlsym(handle_, "commsweep_nccl_records_since"));
-  if (recorded_ == nullptr || records_since_ == nullptr) {
+  time_kernels_ = reinterpret_cast<void (*)(int)>(dlsym(handle_, "commsweep_nccl_time_kernels"));
+  kernels_timed_ = reinterpret_cast<int (*)()>(dlsym(handle_, "commsweep_nccl_kernels_timed"));
+  if (recorded_ == nullptr || records_since_ == nullptr || time_kernels_ == nullptr || kernels_timed_ == nullptr) {
     recorded_ = nullptr;
     why_not_ = path + " lacks the records' functions";
   }
@@ -89,10 +93,18 @@ NcclProfilerRecords& NcclProfilerRecords::operator=(NcclProfilerRecords&& other)
     handle_ = std::exchange(other.handle_, nullptr);
     recorded_ = std::exchange(other.recorded_, nullptr);
     records_since_ = std::exchange(other.records_since_, nullptr);
+    time_kernels_ = std::exchange(other.time_kernels_, nullptr);
+    kernels_timed_ = std::exchange(other.kernels_timed_, nullptr);
     why_not_ = std::move(other.why_not_);
   }
   return *this;
 }
+
+void NcclProfilerRecords::time_kernels(bool on) const {
+  if (time_kernels_ != nullptr) time_kernels_(on ? 1 : 0);
+}
+
+bool NcclProfilerRecords::kernels_timed() const { return kernels_timed_ != nullptr && kernels_timed_() != 0; }
 
 std::uint64_t NcclProfilerRecords::mark() const { return recorded_ != nullptr ? recorded_() : 0; }
 
@@ -132,6 +144,56 @@ report::NcclChoice nccl_choice_of(const std::vector<commsweep_nccl_record>& reco
     source += ": " + std::to_string(most->second) + " of " + std::to_string(coll_tasks) + " tasks chose this";
   }
   return {algorithm, protocol, channels, source};
+}
+
+namespace {
+
+bool silent(const commsweep_nccl_record& r) { return r.kernel_channels_started == 0; }
+
+bool all_channels_reported(const commsweep_nccl_record& r) {
+  if (silent(r) || r.kernel_channels_stopped != r.kernel_channels_started) return false;
+  // A collective's channels each report; a point-to-point task's proxy operations need not
+  // match the channels its descriptor gives.
+  return r.task != COMMSWEEP_NCCL_COLL || r.kernel_channels_stopped >= r.channels;
+}
+
+}  // namespace
+
+KernelTimes kernel_iteration_times(const std::vector<commsweep_nccl_record>& records, int iterations,
+                                   bool silent_done) {
+  KernelTimes out;
+  if (iterations <= 0 || records.empty() || records.size() % static_cast<std::size_t>(iterations) != 0) {
+    out.why_not = std::to_string(records.size()) + " NCCL tasks recorded for " + std::to_string(iterations) +
+                  " iterations";
+    return out;
+  }
+  std::size_t waiting = 0;
+  for (const auto& r : records) {
+    out.silent += silent(r) ? 1 : 0;
+    waiting += all_channels_reported(r) || (silent_done && silent(r)) ? 0 : 1;
+  }
+  if (waiting > 0) {
+    out.why_not = std::to_string(waiting) + " of " + std::to_string(records.size()) +
+                  " NCCL tasks have not all their kernel channels' ends";
+    return out;
+  }
+  const std::size_t per = records.size() / static_cast<std::size_t>(iterations);
+  for (std::size_t i = 0; i < records.size(); i += per) {
+    std::uint64_t start = std::numeric_limits<std::uint64_t>::max(), stop = 0;
+    for (std::size_t k = i; k < i + per; ++k) {
+      if (silent(records[k])) continue;
+      start = std::min(start, records[k].gpu_start_ns);
+      stop = std::max(stop, records[k].gpu_stop_ns);
+    }
+    if (stop == 0) {
+      out.iteration_us.clear();
+      out.why_not = "iteration " + std::to_string(i / per + 1) + "'s NCCL tasks reported no kernel channel";
+      return out;
+    }
+    out.iteration_us.push_back(stop > start ? static_cast<double>(stop - start) / 1000.0 : 0.0);
+  }
+  out.complete = true;
+  return out;
 }
 
 }  // namespace commsweep

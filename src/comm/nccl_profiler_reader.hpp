@@ -51,15 +51,23 @@ class NcclProfilerRecords {
 
   bool available() const { return recorded_ != nullptr; }
   const std::string& why_not() const { return why_not_; }
+  // Before the communicator's init: whether it asks NCCL for the kernels' timestamps.
+  void time_kernels(bool on) const;
+  // Whether an init asked NCCL for them (so that each record gets its kernel's span).
+  bool kernels_timed() const;
+  // The most records held: the kernels' times of a run are read only where its tasks all fit.
+  static constexpr std::size_t kHeld = COMMSWEEP_NCCL_RECORDS_HELD;
   // How many tasks were recorded so far: a mark to read the next ones after.
   std::uint64_t mark() const;
-  // The records after MARK still held (the plugin keeps the last 4096).
+  // The records after MARK still held (the plugin keeps the last kHeld).
   std::vector<commsweep_nccl_record> since(std::uint64_t mark) const;
 
  private:
   void* handle_ = nullptr;
   std::uint64_t (*recorded_)() = nullptr;
   int (*records_since_)(std::uint64_t, commsweep_nccl_record*, int) = nullptr;
+  void (*time_kernels_)(int) = nullptr;
+  int (*kernels_timed_)() = nullptr;
   std::string why_not_;
 };
 
@@ -68,5 +76,22 @@ class NcclProfilerRecords {
 // for point-to-point tasks (sendrecv, alltoall: NCCL chooses no algorithm for them) "P2P", "-"
 // and the most channels; "unknown (...)" when none was recorded.
 report::NcclChoice nccl_choice_of(const std::vector<commsweep_nccl_record>& records);
+
+// Every iteration's time from the kernels' own timestamps: RECORDS, the tasks of one timed run
+// of ITERATIONS iterations (the same number of tasks each, in the order NCCL launched them),
+// each iteration from its tasks' earliest channel start to their latest channel end on the GPU's
+// %globaltimer. Complete when every task's channels that started also stopped (NCCL's proxy
+// thread hands them over after the kernel ran; a collective has as many as its channels), and
+// every iteration has a task that reported. A task none of whose channels reported may be one
+// with nothing to move (a send to itself): it counts as done only where SILENT_DONE (the caller
+// saw the reports settle).
+struct KernelTimes {
+  bool complete = false;
+  std::vector<double> iteration_us;  // when complete
+  int silent = 0;                    // tasks with no channel reported
+  std::string why_not;               // when not: "3 of 20 NCCL tasks have not all their kernel channels' ends"
+};
+KernelTimes kernel_iteration_times(const std::vector<commsweep_nccl_record>& records, int iterations,
+                                   bool silent_done = false);
 
 }  // namespace commsweep

@@ -46,6 +46,7 @@ class SlowedBackend final : public Backend {
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
   report::NcclChoice last_choice() const override { return inner_.last_choice(); }
   std::string choice_note() const override { return inner_.choice_note(); }
+  std::string iteration_clock() const override { return "host"; }  // run() times each iteration itself
 
  private:
   Backend& inner_;

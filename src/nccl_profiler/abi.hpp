@@ -1,5 +1,6 @@
 // NCCL's profiler plugin interface, as far as commsweep's plugin uses it: the descriptors of
-// the task events (collective, point-to-point, copy-engine collective) and the function tables
+// the task events (collective, point-to-point, copy-engine collective) and of the kernel channel
+// events, the kernel channel's stop state, and the function tables
 // of interface versions 4, 5 and 6, declared from NCCL's documented headers
 // (src/include/plugin/profiler/profiler_v4.h, _v5.h, _v6.h and plugin/nccl_profiler.h of the
 // NCCL repository). Layouts must match NCCL's exactly: only the members up to the last one
@@ -19,7 +20,12 @@ using Logger = void (*)(int level, unsigned long flags, const char* file, int li
 // Event type bits (nccl_profiler.h): which events NCCL starts, as set in the activation mask.
 constexpr std::uint64_t kEventColl = 1u << 1;
 constexpr std::uint64_t kEventP2p = 1u << 2;
+constexpr std::uint64_t kEventKernelCh = 1u << 6;
 constexpr std::uint64_t kEventCeColl = 1u << 12;  // version 6
+
+// recordEventState's state for a kernel channel's end (ncclProfilerKernelChStop, the same value
+// in versions 4, 5 and 6).
+constexpr int kStateKernelChStop = 22;
 
 // The members "coll" (versions 4, 5, 6) and "ceColl" (version 6) begin with.
 struct TaskHead {
@@ -54,11 +60,17 @@ struct CeCollTask {  // "ceColl" of version 6
   const char* sync_strategy;
 };
 
+struct KernelChannel {  // "kernelCh" of versions 4, 5 and 6: a channel's start of a task
+  std::uint8_t channel;
+  std::uint64_t gpu_timer_ns;  // "pTimer": the GPU's %globaltimer when the channel started
+};
+
 // The descriptor's union is as large as NCCL's largest member; this one reserves more.
 union TaskUnion {
   CollTask coll;
   P2pTask p2p;
   CeCollTask ce_coll;
+  KernelChannel kernel_channel;
   unsigned char room[256];
 };
 
@@ -76,7 +88,11 @@ struct DescriptorV5 {  // versions 5 and 6 (NCCL 2.28 on): the type is 64 bits
   TaskUnion task;
 };
 
-using StateArgs = void;  // recordEventState's arguments: not read
+// recordEventState's arguments (ncclProfilerEventStateArgs_v4/_v5_t, version 6 uses v5's): a
+// union of 8 bytes whose member "kernelCh" holds a channel's stop time; the others are not read.
+struct StateArgs {
+  std::uint64_t kernel_channel_stop_ns;  // "kernelCh.pTimer": the GPU's %globaltimer
+};
 
 struct ProfilerV4 {
   const char* name;
@@ -108,5 +124,6 @@ static_assert(offsetof(CollTask, channels) == 56 && offsetof(CollTask, algorithm
               "coll: channels, algo, proto");
 static_assert(offsetof(P2pTask, count) == 24 && offsetof(P2pTask, channels) == 36, "p2p: count, channels");
 static_assert(offsetof(CeCollTask, sync_strategy) == 56, "ceColl: syncStrategy");
+static_assert(offsetof(KernelChannel, gpu_timer_ns) == 8, "kernelCh: pTimer");
 
 }  // namespace commsweep::nccl_profiler

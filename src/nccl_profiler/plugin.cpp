@@ -4,11 +4,15 @@
 // chose, the same choice its TUNING INFO lines print. The plugin keeps the last kHeld of them;
 // commsweep, in the same process, reads them through records.h's functions.
 //
-// It asks NCCL for the task events only (collective, point-to-point, copy-engine collective) and
-// returns no event handle, so NCCL starts no child events (proxy, kernel) and never stops one:
-// one call and one copy under a mutex per task. It exports the tables of interface versions 6, 5
-// and 4; NCCL takes the newest it knows (2.28 looks up 5 first, 2.30 and 2.32 look up 6 after
-// their own newer ones, 2.27 knows 4).
+// It asks NCCL for the task events (collective, point-to-point, copy-engine collective): one
+// call and one copy under a mutex per task. Where commsweep times every iteration
+// (commsweep_nccl_time_kernels before the communicator's init) it asks for the kernel channel
+// events too: NCCL's kernel then writes the GPU's %globaltimer when each channel starts and ends
+// the task, and NCCL's proxy thread hands both over; the task's handle, a slot of this plugin's
+// ring, takes them in. Otherwise it returns no handle, so NCCL starts no child events (proxy,
+// kernel) and never stops one. It exports the tables of interface versions 6, 5 and 4; NCCL
+// takes the newest it knows (2.28 looks up 5 first, 2.30 and 2.32 look up 6 after their own
+// newer ones, 2.27 knows 4).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -20,14 +24,26 @@
 namespace commsweep::nccl_profiler {
 namespace {
 
-// Records held: a sweep reads them after each timed run of at most -n iterations; 4096 keeps
-// every record of a run of up to 4096 iterations (nccl-tests' and commsweep's default is 20).
-constexpr std::size_t kHeld = 4096;
+// Records held (COMMSWEEP_NCCL_RECORDS_HELD): a sweep reads them after each timed run of at most
+// -n iterations. 16384 (3 MiB) keeps every task of a run of up to 16384 collectives, or of 1024
+// iterations of an alltoall of 8 ranks (14 send and receive tasks each); nccl-tests' and
+// commsweep's default -n is 20. The nccl backend reads the kernels' times only where a run's
+// tasks all fit.
+constexpr std::size_t kHeld = COMMSWEEP_NCCL_RECORDS_HELD;
+
+// A task's event handle: the sequence of the record its kernel channel events go to. A slot
+// is reused kHeld tasks later; an event for an older sequence is then dropped.
+struct TaskHandle {
+  std::uint64_t sequence = 0;
+};
 
 struct Store {
   std::mutex mutex;
   commsweep_nccl_record ring[kHeld];
+  TaskHandle handles[kHeld];
   std::uint64_t recorded = 0;
+  bool time_kernels = false;   // asked for by commsweep before the init
+  bool kernels_timed = false;  // the last init asked NCCL for the kernel channel events
 };
 
 Store& store() {
@@ -40,14 +56,52 @@ void copy_text(char* to, std::size_t room, const char* from) {
   to[room - 1] = '\0';
 }
 
-void keep(commsweep_nccl_record r) {
+// Keeps R; returns the handle of its slot where the kernels are timed, else null (no child
+// events).
+void* keep(commsweep_nccl_record r) {
   Store& s = store();
   const std::lock_guard<std::mutex> lock(s.mutex);
   r.sequence = ++s.recorded;
-  s.ring[(r.sequence - 1) % kHeld] = r;
+  const std::size_t slot = (r.sequence - 1) % kHeld;
+  s.ring[slot] = r;
+  if (!s.kernels_timed) return nullptr;
+  s.handles[slot].sequence = r.sequence;
+  return &s.handles[slot];
 }
 
-void record_task(std::uint64_t type, const TaskUnion& t, int version) {
+// The record a kernel channel event's handle (a task's) stands for, or null once its slot was
+// reused. Under the store's mutex.
+commsweep_nccl_record* record_of(Store& s, const void* handle) {
+  const auto at = reinterpret_cast<std::uintptr_t>(handle);
+  const auto first = reinterpret_cast<std::uintptr_t>(s.handles);
+  if (at < first || at >= first + sizeof(s.handles)) return nullptr;  // not a task's handle
+  const auto* h = static_cast<const TaskHandle*>(handle);
+  commsweep_nccl_record& r = s.ring[(h->sequence - 1) % kHeld];
+  return h->sequence != 0 && r.sequence == h->sequence ? &r : nullptr;
+}
+
+// A channel of the task under PARENT (its handle) started at START_NS; the channel's handle is
+// the task's, so that its stop finds the same record.
+void kernel_channel_started(void* parent, std::uint64_t start_ns, void** handle) {
+  Store& s = store();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  commsweep_nccl_record* r = record_of(s, parent);
+  *handle = r != nullptr ? parent : nullptr;
+  if (r == nullptr) return;
+  if (r->kernel_channels_started == 0 || start_ns < r->gpu_start_ns) r->gpu_start_ns = start_ns;
+  ++r->kernel_channels_started;
+}
+
+void kernel_channel_stopped(void* handle, std::uint64_t stop_ns) {
+  Store& s = store();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  commsweep_nccl_record* r = record_of(s, handle);
+  if (r == nullptr) return;
+  if (stop_ns > r->gpu_stop_ns) r->gpu_stop_ns = stop_ns;
+  ++r->kernel_channels_stopped;
+}
+
+void* record_task(std::uint64_t type, const TaskUnion& t, int version) {
   commsweep_nccl_record r{};
   r.profiler_version = version;
   if (type == kEventColl) {
@@ -72,9 +126,26 @@ void record_task(std::uint64_t type, const TaskUnion& t, int version) {
     copy_text(r.algorithm, sizeof(r.algorithm), "CE");
     copy_text(r.protocol, sizeof(r.protocol), t.ce_coll.sync_strategy);
   } else {
+    return nullptr;
+  }
+  return keep(r);
+}
+
+// A task event (kept, its handle returned) or a kernel channel's start.
+void start(void* parent, std::uint64_t type, const TaskUnion& t, int version, void** handle) {
+  if (type == kEventKernelCh) {
+    kernel_channel_started(parent, t.kernel_channel.gpu_timer_ns, handle);
     return;
   }
-  keep(r);
+  *handle = record_task(type, t, version);
+}
+
+// The mask an init returns: TASKS, and the kernel channel events where commsweep asked for them.
+int activation_mask(std::uint64_t tasks) {
+  Store& s = store();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  s.kernels_timed = s.time_kernels;  // commsweep asks the same for each of its communicators
+  return static_cast<int>(tasks | (s.time_kernels ? kEventKernelCh : 0));
 }
 
 // Any non-null context: the plugin keeps one store per process whatever the communicators.
@@ -82,42 +153,44 @@ int g_context_tag = 0;
 
 Result init_v4(void** context, int* mask, const char*, std::uint64_t, int, int, int, Logger) {
   *context = &g_context_tag;
-  *mask = static_cast<int>(kEventColl | kEventP2p);
+  *mask = activation_mask(kEventColl | kEventP2p);
   return 0;
 }
 
 Result init_v5(void** context, std::uint64_t, int* mask, const char*, int, int, int, Logger) {
   *context = &g_context_tag;
-  *mask = static_cast<int>(kEventColl | kEventP2p);
+  *mask = activation_mask(kEventColl | kEventP2p);
   return 0;
 }
 
 Result init_v6(void** context, std::uint64_t, int* mask, const char*, int, int, int, Logger) {
   *context = &g_context_tag;
-  *mask = static_cast<int>(kEventColl | kEventP2p | kEventCeColl);
+  *mask = activation_mask(kEventColl | kEventP2p | kEventCeColl);
   return 0;
 }
 
 Result start_v4(void*, void** handle, DescriptorV4* d) {
-  *handle = nullptr;  // no handle: NCCL starts no child event and stops none
-  record_task(d->type, d->task, 4);
+  start(d->parent, d->type, d->task, 4, handle);
   return 0;
 }
 
 Result start_v5(void*, void** handle, DescriptorV5* d) {
-  *handle = nullptr;
-  record_task(d->type, d->task, 5);
+  start(d->parent, d->type, d->task, 5, handle);
   return 0;
 }
 
 Result start_v6(void*, void** handle, DescriptorV5* d) {
-  *handle = nullptr;
-  record_task(d->type, d->task, 6);
+  start(d->parent, d->type, d->task, 6, handle);
   return 0;
 }
 
+// A task's stop comes right after its launch, before its kernel ran: nothing to do. A kernel
+// channel's end comes as its state, then its stop.
 Result stop_event(void*) { return 0; }
-Result record_event_state(void*, int, StateArgs*) { return 0; }
+Result record_event_state(void* handle, int state, StateArgs* args) {
+  if (state == kStateKernelChStop && args != nullptr) kernel_channel_stopped(handle, args->kernel_channel_stop_ns);
+  return 0;
+}
 Result finalize(void*) { return 0; }
 
 constexpr const char* kName = "commsweep";
@@ -142,6 +215,18 @@ __attribute__((visibility("default"))) uint64_t commsweep_nccl_recorded(void) {
   np::Store& s = np::store();
   const std::lock_guard<std::mutex> lock(s.mutex);
   return s.recorded;
+}
+
+__attribute__((visibility("default"))) void commsweep_nccl_time_kernels(int on) {
+  np::Store& s = np::store();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  s.time_kernels = on != 0;
+}
+
+__attribute__((visibility("default"))) int commsweep_nccl_kernels_timed(void) {
+  np::Store& s = np::store();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  return s.kernels_timed ? 1 : 0;
 }
 
 __attribute__((visibility("default"))) int commsweep_nccl_records_since(uint64_t after, commsweep_nccl_record* out,

@@ -1,6 +1,6 @@
 /* What commsweep's NCCL profiler plugin (plugin.cpp, libcommsweep-nccl-profiler.so) records of
- * each collective and point-to-point task NCCL launches, and the two C functions commsweep
- * reads them with (comm/nccl_profiler_reader.hpp). The plugin and commsweep are built together:
+ * each collective and point-to-point task NCCL launches, and the C functions commsweep reads
+ * them with and asks for the kernels' timestamps with (comm/nccl_profiler_reader.hpp). The plugin and commsweep are built together:
  * kRecordsAbi changes whenever this layout does, and the reader refuses another. */
 #ifndef COMMSWEEP_NCCL_PROFILER_RECORDS_H
 #define COMMSWEEP_NCCL_PROFILER_RECORDS_H
@@ -11,7 +11,10 @@
 extern "C" {
 #endif
 
-#define COMMSWEEP_NCCL_RECORDS_ABI 1
+#define COMMSWEEP_NCCL_RECORDS_ABI 2
+
+/* The records the plugin holds, the last ones (plugin.cpp says why this many). */
+#define COMMSWEEP_NCCL_RECORDS_HELD 16384
 
 enum commsweep_nccl_task { COMMSWEEP_NCCL_COLL = 1, COMMSWEEP_NCCL_P2P = 2, COMMSWEEP_NCCL_CE_COLL = 3 };
 
@@ -26,15 +29,29 @@ struct commsweep_nccl_record {
   char protocol[16];     /* "LL", "LL128", "Simple"; "" for point-to-point */
   int32_t profiler_version; /* the interface NCCL chose: 4, 5 or 6 */
   int32_t reserved;
+  /* Where the kernels are timed (commsweep_nccl_time_kernels): NCCL's kernel channel events,
+   * each channel's start and stop of this task in the GPU's %globaltimer nanoseconds, as NCCL's
+   * kernel wrote them. The earliest start and the latest stop over the channels, and how many
+   * channels started and stopped so far (NCCL's proxy thread reports them after the kernel ran). */
+  uint64_t gpu_start_ns;
+  uint64_t gpu_stop_ns;
+  int32_t kernel_channels_started;
+  int32_t kernel_channels_stopped;
 };
 
 /* The ABI of these records (COMMSWEEP_NCCL_RECORDS_ABI). */
 int commsweep_nccl_records_abi(void);
 /* How many tasks were recorded so far (the sequence of the last one). */
 uint64_t commsweep_nccl_recorded(void);
-/* Copies the records with sequence > AFTER that are still held (the last 4096), oldest first,
+/* Copies the records with sequence > AFTER that are still held (the last COMMSWEEP_NCCL_RECORDS_HELD), oldest first,
  * at most MAX of them, into OUT; returns how many. */
 int commsweep_nccl_records_since(uint64_t after, struct commsweep_nccl_record* out, int max);
+/* Before NCCL's init of a communicator: whether that init asks NCCL for its kernel channel events
+ * as well (ON non-zero), which makes NCCL's kernels write a timestamp per channel at the start
+ * and end of each task and its proxy thread hand them over. */
+void commsweep_nccl_time_kernels(int on);
+/* Whether the last init asked NCCL for the kernel channel events. */
+int commsweep_nccl_kernels_timed(void);
 
 #ifdef __cplusplus
 }

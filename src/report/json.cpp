@@ -55,7 +55,7 @@ double measure_at(const json& j, const char* key) {
 }
 
 json per_iter_json(const IterationStats& s) {
-  return json{{"skipped_iterations", s.skipped_iterations},
+  json j{{"skipped_iterations", s.skipped_iterations},
               {"min_us", s.min_us},
               {"max_us", s.max_us},
               {"avg_us", s.avg_us},
@@ -70,6 +70,8 @@ json per_iter_json(const IterationStats& s) {
               {"times_us", s.times_us},
               {"per_process_max_times_us", s.per_process_max_times_us},
               {"rank_max_us", s.rank_max_us}};
+  if (!s.clock.empty()) j["clock"] = s.clock;
+  return j;
 }
 
 IterationStats per_iter_from(const json& j) {
@@ -88,6 +90,7 @@ IterationStats per_iter_from(const json& j) {
   s.times_us = j.at("times_us").get<std::vector<double>>();
   s.per_process_max_times_us = j.at("per_process_max_times_us").get<std::vector<std::vector<double>>>();
   s.rank_max_us = j.at("rank_max_us").get<std::vector<double>>();
+  if (j.contains("clock")) s.clock = j.at("clock").get<std::string>();
   return s;
 }
 

@@ -32,6 +32,9 @@ struct IterationStats {
   // [rank][iteration]; empty when ranks x iterations exceeds kMaxKeptRankTimes (the bound).
   std::vector<std::vector<double>> per_process_max_times_us;
   std::vector<double> rank_max_us;  // per rank, its slowest iteration
+  // What timed them (Backend::iteration_clock, rank 0's): "host", "cuda-events", "nccl-kernel";
+  // "" in files written before it was recorded.
+  std::string clock;
 };
 
 // What NCCL chose for the collective of one half of a row: its algorithm ("Ring", "Tree",

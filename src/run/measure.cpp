@@ -45,9 +45,13 @@ int run_sweeps(World& world, const RunRequest& request, const std::function<std:
   // suite half-way.
   for (const RunSweep& s : sweeps) check_sweep(world, s);
   std::vector<std::string> notes(sweeps.size());
-  const bool started = run.start([&](RunSetup& setup) {
-    for (std::size_t i = 0; i < sweeps.size(); ++i) notes[i] = sweeps[i].measurement->prepare(world, setup);
-  });
+  BackendOptions options;
+  for (const RunSweep& s : sweeps) options.time_kernels = options.time_kernels || s.measurement->times_iterations();
+  const bool started = run.start(
+      [&](RunSetup& setup) {
+        for (std::size_t i = 0; i < sweeps.size(); ++i) notes[i] = sweeps[i].measurement->prepare(world, setup);
+      },
+      options);
   if (!started) return run.end_failed_transport();
 
   report::Results results = run.header();

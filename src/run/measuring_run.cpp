@@ -37,13 +37,13 @@ RunLifecycle::RunLifecycle(World& world, RunRequest request, char** envp, RankCo
     require_sysfs_root(world_, health_sysfs_root(), "COMMSWEEP_SYSFS_ROOT=" + health_sysfs_root(), request_.timeout_s);
 }
 
-bool RunLifecycle::start(const std::function<void(RunSetup&)>& before_preamble) {
+bool RunLifecycle::start(const std::function<void(RunSetup&)>& before_preamble, const BackendOptions& options) {
   // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
   if (request_.fabric.preflight) run_brief_preflight(world_, envp_, request_.timeout_s);
   // Before the backend's set-up and its transport check.
   health_.emplace(world_, request_.timeout_s, health_rules_, request_.fabric.health_verbose);
   setup_ = start_run(world_, control_.watchdog(), request_.backend, request_.timeout_s, request_.arguments, envp_,
-                     context_, request_.topology, request_.fabric);
+                     context_, request_.topology, request_.fabric, options);
   if (before_preamble) before_preamble(setup_);
   print_preamble(world_, setup_);
   return !setup_.transport_failed;

@@ -65,8 +65,9 @@ class RunLifecycle {
   RunLifecycle& operator=(const RunLifecycle&) = delete;
 
   // The opening after the keeper (see the top). BEFORE_PREAMBLE runs on every rank once the
-  // backend is set up. False when the transport check failed (every rank agrees).
-  bool start(const std::function<void(RunSetup&)>& before_preamble = {});
+  // backend is set up; OPTIONS are what the measurements ask of the backend. False when the
+  // transport check failed (every rank agrees).
+  bool start(const std::function<void(RunSetup&)>& before_preamble = {}, const BackendOptions& options = {});
   // After start() returned false: the health finding on the whole job; exit code 6.
   int end_failed_transport();
 

@@ -163,7 +163,8 @@ std::string world_summary(const World& world) {
 
 RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,
                    const std::vector<std::string>& arguments, char** envp, RankContext& context,
-                   const TopologyRequest& topology, const FabricRunOptions& fabric) {
+                   const TopologyRequest& topology, const FabricRunOptions& fabric,
+                   const BackendOptions& backend_options) {
   RunSetup run;
   run.topology_note = prepare_topology(world, topology, timeout_s);
   // Bound before NCCL starts its threads and places its host memory.
@@ -172,7 +173,7 @@ RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, doubl
   TransportCheck transport(fabric, choice != BackendChoice::Mpi);  // before NCCL's first call reads NCCL_DEBUG*
   {
     const auto guard = watchdog.watch(Phase{"backend set-up", Deadline::after(timeout_s)});
-    run.backend = make_backend(world, choice, timeout_s);
+    run.backend = make_backend(world, choice, timeout_s, backend_options);
   }
   run.health_check = watchdog.check_health(
       [backend = run.backend.backend.get()] { return backend->asynchronous_error(); });

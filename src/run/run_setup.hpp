@@ -51,7 +51,8 @@ struct RunSetup {
 // (run/run_transport.hpp): when run.transport_failed the command stops before measuring.
 RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,
                    const std::vector<std::string>& arguments, char** envp, RankContext& context,
-                   const TopologyRequest& topology = {}, const FabricRunOptions& fabric = {});
+                   const TopologyRequest& topology = {}, const FabricRunOptions& fabric = {},
+                   const BackendOptions& backend_options = {});
 
 // Records the policy's decision for a path (once per path), rank 0 also in the provenance.
 void record_nccl_decision(RunSetup& run, const nccl_policy::Decision& decision);

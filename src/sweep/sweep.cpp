@@ -243,6 +243,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   double my_time_us = 0;
   std::vector<double> my_iterations;
   report::NcclChoice choice;
+  std::string clock;
   {
     const Phase p = phase("timed iterations");
     const auto guard = control_.watch(p);
@@ -261,6 +262,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     if (per_iteration_) options.iteration_us = &my_iterations;
     my_time_us = timing.run(args, options, p);
     choice = timing.last_choice();
+    clock = timing.iteration_clock();
   }
 
   std::optional<std::uint64_t> wrong;
@@ -270,7 +272,10 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   t.wrong = wrong;
   if (per_iteration_) {
     const auto iterations = world_.gather(my_iterations, phase("iteration times gather"));
-    if (rank == 0 && !iterations.empty() && !iterations.front().empty()) t.per_iter = report::iteration_stats(iterations);
+    if (rank == 0 && !iterations.empty() && !iterations.front().empty()) {
+      t.per_iter = report::iteration_stats(iterations);
+      t.per_iter->clock = clock;  // rank 0's
+    }
   }
   // Rank 0's: NCCL's tuning is the same on every rank, and rank 0 is the one whose TUNING
   // INFO lines NCCL prints (enqueue.cc), the cross-check's source (scripts/check-nccl-algo.py).

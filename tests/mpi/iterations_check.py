@@ -67,6 +67,7 @@ def main():
         expect(it["min_us"] <= it["p50_us"] <= it["p95_us"] <= it["p99_us"] <= it["max_us"], f"{where}: ordered statistics")
         expect(it["p99_us"] == it["max_us"], f"{where}: p99 of {ITERS} samples is the max (nearest rank)")
         expect(it["first_us"] == it["times_us"][0] and len(it["rank_max_us"]) == RANKS, f"{where}: first_us, rank_max_us")
+        expect(it["clock"] == "host", f"{where}: timed by the host clock on the mpi backend: {it.get('clock')}")
         expect(t["nccl"] == {"algorithm": "n/a (mpi backend)", "protocol": "n/a (mpi backend)", "channels": None,
                              "source": "mpi backend"}, f"{where}: NCCL's choice n/a on mpi: {t['nccl']}")
     lines = [l for l in out.splitlines() if l and not l.startswith("#")]

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "comm/nccl_profiler_reader.hpp"
 #include "nccl_profiler/abi.hpp"
@@ -63,6 +64,7 @@ TEST_F(NcclProfilerPlugin, AsksForTaskEventsOnlyAndRecordsEachCollective) {
   auto* v5 = table<np::ProfilerV5>("ncclProfiler_v5");
   void* context = nullptr;
   int mask = 0;
+  records.time_kernels(false);
   ASSERT_EQ(v5->init(&context, 0x1234, &mask, "comm", 1, 4, 0, nullptr), 0);
   EXPECT_EQ(mask, static_cast<int>(np::kEventColl | np::kEventP2p));
   const std::uint64_t mark = records.mark();
@@ -94,6 +96,7 @@ TEST_F(NcclProfilerPlugin, VersionFourAndSixAndSendReceiveTasks) {
   auto* v6 = table<np::ProfilerV5>("ncclProfiler_v6");
   void* context = nullptr;
   int mask = 0;
+  records.time_kernels(false);
   ASSERT_EQ(v4->init(&context, &mask, "comm", 0x1234, 1, 2, 0, nullptr), 0);
   const std::uint64_t mark = records.mark();
   np::DescriptorV4 d4{};
@@ -124,6 +127,114 @@ TEST_F(NcclProfilerPlugin, VersionFourAndSixAndSendReceiveTasks) {
   EXPECT_EQ(sendrecv.algorithm, "P2P");
   EXPECT_EQ(sendrecv.channels, 4);  // the most over the tasks
   EXPECT_EQ(nccl_choice_of({}).algorithm, "unknown (no NCCL task recorded)");
+}
+
+// A kernel channel's start as NCCL's proxy thread reports it (ncclProfilerStartKernelChEvent):
+// the parent is the task's handle, the time the GPU's %globaltimer the kernel wrote.
+np::DescriptorV5 kernel_channel(void* task, int channel, std::uint64_t start_ns) {
+  np::DescriptorV5 d{};
+  d.type = np::kEventKernelCh;
+  d.parent = task;
+  d.task.kernel_channel.channel = static_cast<std::uint8_t>(channel);
+  d.task.kernel_channel.gpu_timer_ns = start_ns;
+  return d;
+}
+
+TEST_F(NcclProfilerPlugin, TimesEachTasksKernelChannelsWhereAsked) {
+  auto* v5 = table<np::ProfilerV5>("ncclProfiler_v5");
+  void* context = nullptr;
+  int mask = 0;
+  records.time_kernels(true);
+  ASSERT_EQ(v5->init(&context, 7, &mask, "comm", 1, 4, 0, nullptr), 0);
+  EXPECT_EQ(mask, static_cast<int>(np::kEventColl | np::kEventP2p | np::kEventKernelCh));
+  EXPECT_TRUE(records.kernels_timed());
+  const std::uint64_t mark = records.mark();
+  // Three all_reduce iterations of two channels each, iteration i from 1000 + 100 i: channel 0
+  // runs 0 to 43 ns after it, channel 1 20 to 50 ns.
+  std::vector<void*> tasks;
+  for (int i = 0; i < 3; ++i) {
+    np::DescriptorV5 d = coll("AllReduce", 1024, "RING", "LL", 2);
+    void* task = nullptr;
+    ASSERT_EQ(v5->start_event(context, &task, &d), 0);
+    ASSERT_NE(task, nullptr);  // a handle: NCCL starts the kernel channel events under it
+    EXPECT_EQ(v5->stop_event(task), 0);  // stopped at launch, before the kernel ran
+    tasks.push_back(task);
+  }
+  EXPECT_FALSE(kernel_iteration_times(records.since(mark), 3).complete);  // no channel reported yet
+  for (int i = 0; i < 3; ++i) {
+    const std::uint64_t base = 1000 + 100 * static_cast<std::uint64_t>(i);
+    for (int channel : {0, 1}) {
+      np::DescriptorV5 d = kernel_channel(tasks[static_cast<std::size_t>(i)], channel, base + 20 * channel);
+      void* handle = nullptr;
+      ASSERT_EQ(v5->start_event(context, &handle, &d), 0);
+      ASSERT_NE(handle, nullptr);
+      np::StateArgs stop{base + 43 + 7 * static_cast<std::uint64_t>(channel)};
+      ASSERT_EQ(v5->record_event_state(handle, np::kStateKernelChStop, &stop), 0);
+      ASSERT_EQ(v5->stop_event(handle), 0);
+    }
+    if (i == 1) {
+      EXPECT_FALSE(kernel_iteration_times(records.since(mark), 3).complete);  // iteration 2 to come
+    }
+  }
+  const auto got = records.since(mark);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].gpu_start_ns, 1000u);
+  EXPECT_EQ(got[0].gpu_stop_ns, 1050u);
+  EXPECT_EQ(got[0].kernel_channels_started, 2);
+  EXPECT_EQ(got[0].kernel_channels_stopped, 2);
+  const KernelTimes times = kernel_iteration_times(got, 3);
+  ASSERT_TRUE(times.complete) << times.why_not;
+  EXPECT_EQ(times.iteration_us, (std::vector<double>{0.05, 0.05, 0.05}));
+  // Iterations of two tasks each (a send and a receive): the span over both.
+  const KernelTimes pairs = kernel_iteration_times({got[0], got[1]}, 1);
+  ASSERT_TRUE(pairs.complete);
+  EXPECT_EQ(pairs.iteration_us, (std::vector<double>{0.15}));
+  EXPECT_EQ(kernel_iteration_times(got, 2).why_not, "3 NCCL tasks recorded for 2 iterations");
+  // A channel's event whose handle is no task's is dropped, not taken for one.
+  int stranger = 0;
+  np::DescriptorV5 lost = kernel_channel(&stranger, 0, 5);
+  void* handle = reinterpret_cast<void*>(1);
+  ASSERT_EQ(v5->start_event(context, &handle, &lost), 0);
+  EXPECT_EQ(handle, nullptr);
+  records.time_kernels(false);
+  ASSERT_EQ(v5->init(&context, 7, &mask, "comm", 1, 4, 0, nullptr), 0);
+  EXPECT_FALSE(records.kernels_timed());
+}
+
+TEST(NcclProfilerKernelTimes, ACollectiveWaitsForAllItsChannels) {
+  commsweep_nccl_record r{};
+  r.task = COMMSWEEP_NCCL_COLL;
+  r.channels = 4;
+  r.gpu_start_ns = 10;
+  r.gpu_stop_ns = 2010;
+  r.kernel_channels_started = r.kernel_channels_stopped = 3;
+  EXPECT_EQ(kernel_iteration_times({r}, 1).why_not, "1 of 1 NCCL tasks have not all their kernel channels' ends");
+  r.kernel_channels_started = r.kernel_channels_stopped = 4;
+  EXPECT_EQ(kernel_iteration_times({r}, 1).iteration_us, (std::vector<double>{2.0}));
+  // A send's proxy operations need not match its descriptor's channels.
+  r.task = COMMSWEEP_NCCL_P2P;
+  r.kernel_channels_started = r.kernel_channels_stopped = 1;
+  EXPECT_TRUE(kernel_iteration_times({r}, 1).complete);
+  r.kernel_channels_stopped = 0;
+  EXPECT_FALSE(kernel_iteration_times({r}, 1).complete);
+}
+
+TEST(NcclProfilerKernelTimes, ATaskWithNothingToMoveCountsOnceTheReportsSettle) {
+  // An alltoall iteration: a send with channels, and a send to itself that reported none.
+  commsweep_nccl_record moved{}, self{};
+  moved.task = self.task = COMMSWEEP_NCCL_P2P;
+  moved.gpu_start_ns = 100;
+  moved.gpu_stop_ns = 1100;
+  moved.kernel_channels_started = moved.kernel_channels_stopped = 2;
+  const KernelTimes early = kernel_iteration_times({moved, self}, 1);
+  EXPECT_FALSE(early.complete);
+  EXPECT_EQ(early.silent, 1);
+  const KernelTimes settled = kernel_iteration_times({moved, self}, 1, /*silent_done=*/true);
+  ASSERT_TRUE(settled.complete);
+  EXPECT_EQ(settled.iteration_us, (std::vector<double>{1.0}));
+  // An iteration none of whose tasks reported has no time.
+  EXPECT_EQ(kernel_iteration_times({moved, self, self, self}, 2, true).why_not,
+            "iteration 2's NCCL tasks reported no kernel channel");
 }
 
 TEST(NcclProfilerPlan, SetsTheVariableOnlyWhereTheUserSetNone) {

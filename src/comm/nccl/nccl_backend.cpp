@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <iostream>
 #include <thread>
 
 #include "comm/nccl/nccl_call.hpp"
@@ -101,7 +103,7 @@ nccl_policy::Versions nccl_policy_versions() {
   return p;
 }
 
-NcclBackend::NcclBackend(World& world, const GpuChoice& gpu, const Phase& init)
+NcclBackend::NcclBackend(World& world, const GpuChoice& gpu, const Phase& init, bool time_kernels)
     : world_(world), device_(gpu.device) {
   // Before any other NCCL call: a library the policy refuses (older than the headers) may lack
   // the symbols and structures they describe. Exit code 3, as any NCCL failure.
@@ -118,7 +120,7 @@ NcclBackend::NcclBackend(World& world, const GpuChoice& gpu, const Phase& init)
   CS_CUDA(cudaEventCreate(&stop_));
   CS_CUDA(cudaMalloc(reinterpret_cast<void**>(&mismatch_), sizeof(kernels::DeviceMismatch)));
 
-  prepare_profiler();
+  prepare_profiler(time_kernels);
 
   ncclUniqueId id{};
   if (world_.rank() == 0) {
@@ -170,7 +172,7 @@ NcclBackend::~NcclBackend() {
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
 
-void NcclBackend::prepare_profiler() {
+void NcclBackend::prepare_profiler(bool time_kernels) {
   char exe[4096];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   const std::string self = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : std::string();
@@ -180,8 +182,9 @@ void NcclBackend::prepare_profiler() {
     profiler_ = NcclProfilerRecords(plan.path);
     if (!profiler_.available()) {
       profiler_note_ = profiler_.why_not();
-    } else if (plan.set_variable) {
-      setenv("NCCL_PROFILER_PLUGIN", plan.path.c_str(), 0);  // before ncclCommInitRankConfig reads it
+    } else {
+      if (plan.set_variable) setenv("NCCL_PROFILER_PLUGIN", plan.path.c_str(), 0);  // before ncclCommInitRankConfig reads it
+      profiler_.time_kernels(time_kernels);
     }
   } else {
     profiler_note_ = plan.why_not;
@@ -206,6 +209,47 @@ void NcclBackend::read_iteration_times(std::size_t n, double per_event, std::vec
     CS_CUDA(cudaEventElapsedTime(&ms, iteration_events_[i], iteration_events_[i + 1]));
     out.push_back(static_cast<double>(ms) * 1000.0 / per_event);
   }
+}
+
+bool NcclBackend::kernel_clock_for(int iters) const {
+  // A task per collective; alltoall and the other send/receive patterns at most a send and a
+  // receive per rank.
+  const auto most_tasks = static_cast<std::size_t>(iters) * 2 * static_cast<std::size_t>(world_.size());
+  return !kernel_clock_failed_ && profiler_.available() && profiler_.kernels_timed() &&
+         most_tasks <= NcclProfilerRecords::kHeld;
+}
+
+bool NcclBackend::read_kernel_times(std::uint64_t mark, int iters, std::vector<double>& out) {
+  out.clear();
+  // NCCL's proxy thread reports each channel's end after the kernel wrote it: moments after the
+  // stream's last event. Complete twice in a row, 50 us apart, with the same channels reported:
+  // a task's channels are handed over one by one. Tasks with no channel reported (nothing to
+  // move: a send to itself) count as done once the others' reports stood still for 5 ms.
+  using Clock = Deadline::Clock;
+  const auto until = Clock::now() + std::chrono::seconds(1);
+  KernelTimes times;
+  long reported = -1;
+  auto still_since = Clock::now();
+  for (;;) {
+    const auto records = profiler_.since(mark);
+    long now = 0;
+    for (const auto& r : records) now += r.kernel_channels_started + r.kernel_channels_stopped;
+    if (now != reported) still_since = Clock::now();
+    const bool settled = now == reported;
+    times = kernel_iteration_times(records, iters, Clock::now() - still_since > std::chrono::milliseconds(5));
+    if (times.complete && settled) break;
+    reported = now;
+    if (Clock::now() > until) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  if (!times.complete) {
+    kernel_clock_failed_ = true;
+    std::cerr << "commsweep: rank " << world_.rank() << ": NCCL's kernel timestamps did not come complete within 1 s ("
+              << times.why_not << "): this size keeps no per-iteration times; CUDA events time them from the next one\n";
+    return false;
+  }
+  out = std::move(times.iteration_us);
+  return true;
 }
 
 // A non-blocking communicator answers ncclInProgress while work is under way: poll until it
@@ -346,10 +390,13 @@ double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing,
     CS_CUDA(cudaGraphInstantiate(&exec, graph, 0));
     CS_CUDA(cudaGraphDestroy(graph));
   }
-  // Per iteration: an event on the stream between the iterations (between the graph launches
-  // with -G). Its cudaEventRecord is on the host's issue path, inside the host clock's span:
-  // --per-iteration off measures what it costs (docs/collectives.md, "Every iteration").
-  const bool each = timing.iteration_us != nullptr;
+  // Per iteration: NCCL's kernels' own timestamps, nothing on the stream between the iterations;
+  // else (no plugin, -G, more tasks than its records hold) an event on the stream between the
+  // iterations (between the graph launches with -G), whose cudaEventRecord is on the host's issue
+  // path and makes the GPU finish each collective before it stamps the time and starts the
+  // next: --per-iteration off measures what each costs (docs/iterations.md).
+  const bool kernel_clock = timing.iteration_us != nullptr && exec == nullptr && kernel_clock_for(timing.iters);
+  const bool each = timing.iteration_us != nullptr && !kernel_clock;
   const std::size_t marks = static_cast<std::size_t>(exec != nullptr ? launches : timing.iters) + 1;
   if (each) ensure_iteration_events(marks);
   const auto host_start = Deadline::Clock::now();
@@ -372,6 +419,10 @@ double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing,
   const auto host_stop = Deadline::Clock::now();
   if (exec != nullptr) CS_CUDA(cudaGraphExecDestroy(exec));
   if (each) read_iteration_times(marks, exec != nullptr ? timing.iters : 1, *timing.iteration_us);
+  if (timing.iteration_us != nullptr) {
+    iteration_clock_ = kernel_clock && read_kernel_times(mark, timing.iters, *timing.iteration_us) ? "nccl-kernel"
+                                                                                                   : "cuda-events";
+  }
   if (profiler_.available()) last_choice_ = nccl_choice_of(profiler_.since(mark));
   const double per_op = static_cast<double>(timing.iters) * launches;
   if (!timing.device_timer) {

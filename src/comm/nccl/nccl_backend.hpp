@@ -38,7 +38,9 @@ NcclBackend* as_nccl_backend(Backend& backend);
 
 class NcclBackend final : public Backend {
  public:
-  NcclBackend(World& world, const GpuChoice& gpu, const Phase& init);
+  // TIME_KERNELS: every iteration is to be timed by NCCL's kernels' own timestamps (the profiler
+  // plugin asks NCCL for them at the communicator's init; comm/nccl_profiler_reader.hpp).
+  NcclBackend(World& world, const GpuChoice& gpu, const Phase& init, bool time_kernels);
   ~NcclBackend() override;
   NcclBackend(const NcclBackend&) = delete;
   NcclBackend& operator=(const NcclBackend&) = delete;
@@ -54,6 +56,7 @@ class NcclBackend final : public Backend {
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
   report::NcclChoice last_choice() const override { return last_choice_; }
   std::string choice_note() const override { return profiler_note_; }
+  std::string iteration_clock() const override { return iteration_clock_; }
   // ncclCommGetAsyncError, which NCCL allows from another thread (its documented pattern for
   // aborting a communicator that a blocked thread is using).
   std::string asynchronous_error() override;
@@ -79,7 +82,14 @@ class NcclBackend final : public Backend {
   void check_async_error();
   // Before the communicator: commsweep's NCCL profiler plugin, NCCL_PROFILER_PLUGIN set to it
   // where the user set none (comm/nccl_profiler_reader.hpp), or the note saying why not.
-  void prepare_profiler();
+  void prepare_profiler(bool time_kernels);
+  // Whether a run of ITERS iterations is timed one by one by NCCL's kernel timestamps: the plugin
+  // asked NCCL for them, they came complete so far, and the run's tasks all fit in its records.
+  bool kernel_clock_for(int iters) const;
+  // Each iteration's time from the kernels' timestamps of the tasks after MARK, once NCCL's proxy
+  // thread has handed them all over; false (and the CUDA events from the next run on) if it has
+  // not within a second.
+  bool read_kernel_times(std::uint64_t mark, int iters, std::vector<double>& out);
   // At least N timing events (per-iteration timing), created once and kept.
   void ensure_iteration_events(std::size_t n);
   // Each iteration's time from the events EVENTS[0..n] (ms to us, divided by PER_EVENT ops).
@@ -104,6 +114,8 @@ class NcclBackend final : public Backend {
   NcclProfilerRecords profiler_;
   std::string profiler_note_;  // "" while the plugin is in use
   report::NcclChoice last_choice_;
+  bool kernel_clock_failed_ = false;        // the kernels' timestamps once came incomplete
+  std::string iteration_clock_ = "cuda-events";  // what timed the last run's iterations
 };
 
 }  // namespace commsweep
