@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -179,10 +178,10 @@ KernelTimes kernel_iteration_times(const std::vector<commsweep_nccl_record>& rec
   }
   const std::size_t per = records.size() / static_cast<std::size_t>(iterations);
   for (std::size_t i = 0; i < records.size(); i += per) {
-    std::uint64_t start = std::numeric_limits<std::uint64_t>::max(), stop = 0;
+    std::uint64_t start = 0, stop = 0;
     for (std::size_t k = i; k < i + per; ++k) {
       if (silent(records[k])) continue;
-      start = std::min(start, records[k].gpu_start_ns);
+      start = std::max(start, records[k].gpu_start_ns);
       stop = std::max(stop, records[k].gpu_stop_ns);
     }
     if (stop == 0) {

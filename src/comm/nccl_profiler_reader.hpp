@@ -79,8 +79,8 @@ report::NcclChoice nccl_choice_of(const std::vector<commsweep_nccl_record>& reco
 
 // Every iteration's time from the kernels' own timestamps: RECORDS, the tasks of one timed run
 // of ITERATIONS iterations (the same number of tasks each, in the order NCCL launched them),
-// each iteration from its tasks' earliest channel start to their latest channel end on the GPU's
-// %globaltimer. Complete when every task's channels that started also stopped (NCCL's proxy
+// each iteration from its tasks' latest channel start to their latest channel end on the GPU's
+// %globaltimer (records.h says why the latest start). Complete when every task's channels that started also stopped (NCCL's proxy
 // thread hands them over after the kernel ran; a collective has as many as its channels), and
 // every iteration has a task that reported. A task none of whose channels reported may be one
 // with nothing to move (a send to itself): it counts as done only where SILENT_DONE (the caller

@@ -88,7 +88,7 @@ void kernel_channel_started(void* parent, std::uint64_t start_ns, void** handle)
   commsweep_nccl_record* r = record_of(s, parent);
   *handle = r != nullptr ? parent : nullptr;
   if (r == nullptr) return;
-  if (r->kernel_channels_started == 0 || start_ns < r->gpu_start_ns) r->gpu_start_ns = start_ns;
+  if (start_ns > r->gpu_start_ns) r->gpu_start_ns = start_ns;
   ++r->kernel_channels_started;
 }
 

@@ -31,8 +31,12 @@ struct commsweep_nccl_record {
   int32_t reserved;
   /* Where the kernels are timed (commsweep_nccl_time_kernels): NCCL's kernel channel events,
    * each channel's start and stop of this task in the GPU's %globaltimer nanoseconds, as NCCL's
-   * kernel wrote them. The earliest start and the latest stop over the channels, and how many
-   * channels started and stopped so far (NCCL's proxy thread reports them after the kernel ran). */
+   * kernel wrote them. The latest start and the latest stop over the channels, and how many
+   * channels started and stopped so far (NCCL's proxy thread reports them after the kernel ran).
+   * The latest, not the earliest, start: NCCL 2.28.9 pairs a channel's report with the slot of
+   * its previous work where its host and device counters differ (channel 0 after send/receive
+   * work, on 4 x H100), so one channel's start may be the previous task's; a kernel's blocks
+   * all start within a microsecond. */
   uint64_t gpu_start_ns;
   uint64_t gpu_stop_ns;
   int32_t kernel_channels_started;

@@ -272,7 +272,12 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   t.wrong = wrong;
   if (per_iteration_) {
     const auto iterations = world_.gather(my_iterations, phase("iteration times gather"));
-    if (rank == 0 && !iterations.empty() && !iterations.front().empty()) {
+    // Every rank's times or none: a rank whose clock missed them (nccl_backend.hpp) would leave
+    // the slowest rank's time per iteration to the others.
+    const bool every_rank = !iterations.empty() && !iterations.front().empty() &&
+                            std::all_of(iterations.begin(), iterations.end(),
+                                        [&](const auto& r) { return r.size() == iterations.front().size(); });
+    if (rank == 0 && every_rank) {
       t.per_iter = report::iteration_stats(iterations);
       t.per_iter->clock = clock;  // rank 0's
     }

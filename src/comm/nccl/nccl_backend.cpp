@@ -215,7 +215,7 @@ bool NcclBackend::kernel_clock_for(int iters) const {
   // A task per collective; alltoall and the other send/receive patterns at most a send and a
   // receive per rank.
   const auto most_tasks = static_cast<std::size_t>(iters) * 2 * static_cast<std::size_t>(world_.size());
-  return !kernel_clock_failed_ && profiler_.available() && profiler_.kernels_timed() &&
+  return kernel_clock_misses_ < kMaxKernelClockMisses && profiler_.available() && profiler_.kernels_timed() &&
          most_tasks <= NcclProfilerRecords::kHeld;
 }
 
@@ -243,11 +243,14 @@ bool NcclBackend::read_kernel_times(std::uint64_t mark, int iters, std::vector<d
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
   if (!times.complete) {
-    kernel_clock_failed_ = true;
+    ++kernel_clock_misses_;
     std::cerr << "commsweep: rank " << world_.rank() << ": NCCL's kernel timestamps did not come complete within 1 s ("
-              << times.why_not << "): this size keeps no per-iteration times; CUDA events time them from the next one\n";
+              << times.why_not << "): this half keeps no per-iteration times"
+              << (kernel_clock_misses_ < kMaxKernelClockMisses ? "" : "; CUDA events time the iterations from now on")
+              << "\n";
     return false;
   }
+  kernel_clock_misses_ = 0;
   out = std::move(times.iteration_us);
   return true;
 }
