@@ -241,9 +241,10 @@ settings::Table<Config> make_table() {
             "cache by the last iteration); warm: the same bytes every iteration (cache-resident where they fit)",
             run, [](Config& c, const Value& v, const Given&) { c.sweep.buffers = static_cast<Buffers>(v.whole); }),
       entry("per-iteration", 0, "per_iteration", settings::choice({"on", "off"}, "choice", "on or off"), "on",
-            "on: keep every timed iteration's time per rank (CUDA events between the iterations on nccl, the host "
-            "clock on mpi) for p50/p95/p99, spikes and the per-rank maximum in the JSON; off: one span per row, to "
-            "measure what keeping them costs",
+            "on: keep every timed iteration's time per rank (on nccl NCCL's kernels' own timestamps through "
+            "commsweep's profiler plugin, else CUDA events between the iterations; the host clock on mpi) for "
+            "p50/p95/p99, spikes and the per-rank maximum in the JSON; off: one span per row, to measure what "
+            "keeping them costs (docs/iterations-cost.md)",
             run, [](Config& c, const Value& v, const Given&) { c.sweep.per_iteration = v.whole == 0; }),
       entry("show-iterations", 0, "show_iterations", settings::presence(), std::nullopt,
             "print the per-iteration columns after nccl-tests' (per half: i_min i_p50 i_p99 i_max i_cv% i_1st and "

@@ -21,8 +21,8 @@ inline constexpr double kSpikeFactor = 1.5;
 // times_us and rank_max_us are kept: 64 Ki doubles = 512 KiB per half, e.g. 64 ranks x 1,024
 // iterations or 1,024 ranks x 64 (docs/collectives.md, "Every iteration").
 inline constexpr std::size_t kMaxKeptRankTimes = std::size_t{1} << 16;
-// At most this many timed iterations (graph launches with -G) per half are timed one by one: one
-// CUDA event each on the nccl backend, created once and kept. Beyond it (-n up to 2^24) the
+// At most this many timed iterations (graph launches with -G) per half are timed one by one (on the
+// nccl backend by NCCL's kernel timestamps, or one CUDA event each, created once and kept). Beyond it (-n up to 2^24) the
 // sweep times the span only and says so once.
 inline constexpr int kMaxTimedIterations = 1 << 16;
 
