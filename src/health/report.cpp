@@ -46,7 +46,9 @@ json report_json(const HealthReport& r) {
   json findings = json::array();
   for (const auto& f : r.findings) findings.push_back(to_json(f));
   json evidence = json::array();
-  for (const auto& e : r.evidence) evidence.push_back(json{{"hosts", e.hosts}, {"what", e.what}});
+  // look_next too: an nvlink run's evidence points inside the node, and a re-judge must say so.
+  for (const auto& e : r.evidence)
+    evidence.push_back(json{{"hosts", e.hosts}, {"what", e.what}, {"look_next", e.look_next}});
   return json{{"seconds", r.seconds},   {"nodes", nodes},       {"findings", findings},
               {"unread", r.unread},     {"verdict", r.verdict}, {"evidence", evidence},
               {"thresholds", r.rules.file().empty() ? "built-in" : r.rules.file()}};
@@ -67,8 +69,11 @@ HealthReport report_from_json(const json& j) {
     for (const auto& f : j.at("findings")) r.findings.push_back(finding_from_json(f));
     r.unread = j.value("unread", std::vector<std::string>{});
     r.verdict = j.value("verdict", std::vector<std::string>{});
-    for (const auto& e : j.value("evidence", json::array()))
-      r.evidence.push_back(TrafficEvidence{e.at("hosts").get<std::vector<std::string>>(), e.at("what").get<std::string>()});
+    for (const auto& e : j.value("evidence", json::array())) {
+      TrafficEvidence t{e.at("hosts").get<std::vector<std::string>>(), e.at("what").get<std::string>()};
+      if (e.contains("look_next")) t.look_next = e.at("look_next").get<std::string>();  // absent before 2026-11-27
+      r.evidence.push_back(std::move(t));
+    }
   } catch (const json::exception& e) {
     throw std::runtime_error(std::string("malformed \"health\": ") + e.what());
   } catch (const std::runtime_error& e) {

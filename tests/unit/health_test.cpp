@@ -391,5 +391,20 @@ TEST(HealthJson, SnapshotsRoundTripAndFindingsExportToPrometheus) {
   EXPECT_EQ(lines(back.findings), lines(r.findings));
 }
 
+TEST(HealthJson, TheEvidencesHintTravelsWithIt) {
+  // An nvlink run's slow pair points inside the node; a re-judge of its file must say the same.
+  HealthReport r = build_report({NodeHealth{"N1", std::nullopt, snap(fixture("ib_flapped/before"), 0)}});
+  TrafficEvidence nvlink{{"N1"}, "nvlink N1 GPU 1 -> GPU 2 (0.25 x the node median)"};
+  nvlink.look_next = "look inside the node: the GPUs' baseboard and NVSwitch trays";
+  r.evidence = {nvlink};
+  const HealthReport back = report_from_json(report_json(r));
+  ASSERT_EQ(back.evidence.size(), 1u);
+  EXPECT_EQ(back.evidence[0].look_next, nvlink.look_next);
+  // Files written before it was kept: beyond the nodes, as then.
+  nlohmann::json old = report_json(r);
+  old["evidence"][0].erase("look_next");
+  EXPECT_EQ(report_from_json(old).evidence[0].look_next, TrafficEvidence{}.look_next);
+}
+
 }  // namespace
 }  // namespace commsweep::health
