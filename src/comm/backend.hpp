@@ -58,8 +58,9 @@ struct TimingOptions {
   BufferSlices slices{};
   // Given: each timed iteration's time in microseconds (cleared, then one per iteration; with
   // -G one per graph launch, divided by the iterations it holds). Timed beside the span that
-  // run() returns, not instead of it: nccl records a CUDA event between the iterations, mpi
-  // reads the host clock (docs/collectives.md, "Every iteration": what it costs).
+  // run() returns, not instead of it: nccl reads NCCL's kernels' own timestamps (else records a
+  // CUDA event between the iterations), mpi reads the host clock (docs/iterations.md;
+  // docs/iterations-cost.md: what each costs).
   std::vector<double>* iteration_us = nullptr;
 };
 
