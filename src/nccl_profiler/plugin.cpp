@@ -80,25 +80,18 @@ commsweep_nccl_record* record_of(Store& s, const void* handle) {
   return h->sequence != 0 && r.sequence == h->sequence ? &r : nullptr;
 }
 
-// A channel of the task under PARENT (its handle) started at START_NS; the channel's handle is
-// the task's, so that its stop finds the same record.
-void kernel_channel_started(void* parent, std::uint64_t start_ns, void** handle) {
+// A channel of the task whose handle is TASK started (STARTED) or stopped at NS: the latest of
+// each is kept (records.h says why the latest start) and the channels counted. False where the
+// handle stands for no record (its slot reused, or no task's).
+bool kernel_channel(const void* task, bool started, std::uint64_t ns) {
   Store& s = store();
   const std::lock_guard<std::mutex> lock(s.mutex);
-  commsweep_nccl_record* r = record_of(s, parent);
-  *handle = r != nullptr ? parent : nullptr;
-  if (r == nullptr) return;
-  if (start_ns > r->gpu_start_ns) r->gpu_start_ns = start_ns;
-  ++r->kernel_channels_started;
-}
-
-void kernel_channel_stopped(void* handle, std::uint64_t stop_ns) {
-  Store& s = store();
-  const std::lock_guard<std::mutex> lock(s.mutex);
-  commsweep_nccl_record* r = record_of(s, handle);
-  if (r == nullptr) return;
-  if (stop_ns > r->gpu_stop_ns) r->gpu_stop_ns = stop_ns;
-  ++r->kernel_channels_stopped;
+  commsweep_nccl_record* r = record_of(s, task);
+  if (r == nullptr) return false;
+  std::uint64_t& latest = started ? r->gpu_start_ns : r->gpu_stop_ns;
+  if (ns > latest) latest = ns;
+  ++(started ? r->kernel_channels_started : r->kernel_channels_stopped);
+  return true;
 }
 
 void* record_task(std::uint64_t type, const TaskUnion& t, int version) {
@@ -134,7 +127,8 @@ void* record_task(std::uint64_t type, const TaskUnion& t, int version) {
 // A task event (kept, its handle returned) or a kernel channel's start.
 void start(void* parent, std::uint64_t type, const TaskUnion& t, int version, void** handle) {
   if (type == kEventKernelCh) {
-    kernel_channel_started(parent, t.kernel_channel.gpu_timer_ns, handle);
+    // The channel's handle is its task's, so that its stop finds the same record.
+    *handle = kernel_channel(parent, /*started=*/true, t.kernel_channel.gpu_timer_ns) ? parent : nullptr;
     return;
   }
   *handle = record_task(type, t, version);
@@ -188,7 +182,7 @@ Result start_v6(void*, void** handle, DescriptorV5* d) {
 // channel's end comes as its state, then its stop.
 Result stop_event(void*) { return 0; }
 Result record_event_state(void* handle, int state, StateArgs* args) {
-  if (state == kStateKernelChStop && args != nullptr) kernel_channel_stopped(handle, args->kernel_channel_stop_ns);
+  if (state == kStateKernelChStop && args != nullptr) kernel_channel(handle, /*started=*/false, args->kernel_channel_stop_ns);
   return 0;
 }
 Result finalize(void*) { return 0; }

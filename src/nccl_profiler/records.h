@@ -35,8 +35,8 @@ struct commsweep_nccl_record {
    * channels started and stopped so far (NCCL's proxy thread reports them after the kernel ran).
    * The latest, not the earliest, start: NCCL 2.28.9 pairs a channel's report with the slot of
    * its previous work where its host and device counters differ (channel 0 after send/receive
-   * work, on 4 x H100), so one channel's start may be the previous task's; a kernel's blocks
-   * all start within a microsecond. */
+   * work, on 4 x H100), so one channel's start may be the previous task's; the other channels of
+   * a 24-channel all_reduce started within 0.19 us of each other (36 tasks traced on 4 x H100). */
   uint64_t gpu_start_ns;
   uint64_t gpu_stop_ns;
   int32_t kernel_channels_started;

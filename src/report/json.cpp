@@ -56,20 +56,20 @@ double measure_at(const json& j, const char* key) {
 
 json per_iter_json(const IterationStats& s) {
   json j{{"skipped_iterations", s.skipped_iterations},
-              {"min_us", s.min_us},
-              {"max_us", s.max_us},
-              {"avg_us", s.avg_us},
-              {"p50_us", s.p50_us},
-              {"p95_us", s.p95_us},
-              {"p99_us", s.p99_us},
-              {"stdev_us", s.stdev_us},
-              {"cv_pct", s.cv_pct},
-              {"first_us", s.first_us},
-              {"spikes", s.spikes},
-              {"spike_factor", kSpikeFactor},
-              {"times_us", s.times_us},
-              {"per_process_max_times_us", s.per_process_max_times_us},
-              {"rank_max_us", s.rank_max_us}};
+         {"min_us", s.min_us},
+         {"max_us", s.max_us},
+         {"avg_us", s.avg_us},
+         {"p50_us", s.p50_us},
+         {"p95_us", s.p95_us},
+         {"p99_us", s.p99_us},
+         {"stdev_us", s.stdev_us},
+         {"cv_pct", s.cv_pct},
+         {"first_us", s.first_us},
+         {"spikes", s.spikes},
+         {"spike_factor", kSpikeFactor},
+         {"times_us", s.times_us},
+         {"per_process_max_times_us", s.per_process_max_times_us},
+         {"rank_max_us", s.rank_max_us}};
   if (!s.clock.empty()) j["clock"] = s.clock;
   return j;
 }

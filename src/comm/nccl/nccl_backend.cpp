@@ -219,7 +219,8 @@ bool NcclBackend::kernel_clock_for(int iters) const {
          most_tasks <= NcclProfilerRecords::kHeld;
 }
 
-bool NcclBackend::read_kernel_times(std::uint64_t mark, int iters, std::vector<double>& out) {
+bool NcclBackend::read_kernel_times(std::uint64_t mark, int iters, std::vector<double>& out,
+                                    std::vector<commsweep_nccl_record>& records) {
   out.clear();
   // NCCL's proxy thread reports each channel's end after the kernel wrote it: moments after the
   // stream's last event. Complete twice in a row, 50 us apart, with the same channels reported:
@@ -231,7 +232,7 @@ bool NcclBackend::read_kernel_times(std::uint64_t mark, int iters, std::vector<d
   long reported = -1;
   auto still_since = Clock::now();
   for (;;) {
-    const auto records = profiler_.since(mark);
+    records = profiler_.since(mark);
     long now = 0;
     for (const auto& r : records) now += r.kernel_channels_started + r.kernel_channels_stopped;
     if (now != reported) still_since = Clock::now();
@@ -422,11 +423,13 @@ double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing,
   const auto host_stop = Deadline::Clock::now();
   if (exec != nullptr) CS_CUDA(cudaGraphExecDestroy(exec));
   if (each) read_iteration_times(marks, exec != nullptr ? timing.iters : 1, *timing.iteration_us);
+  std::vector<commsweep_nccl_record> records;  // this run's tasks, read once where the kernels were timed
   if (timing.iteration_us != nullptr) {
-    iteration_clock_ = kernel_clock && read_kernel_times(mark, timing.iters, *timing.iteration_us) ? "nccl-kernel"
-                                                                                                   : "cuda-events";
+    iteration_clock_ = kernel_clock && read_kernel_times(mark, timing.iters, *timing.iteration_us, records)
+                           ? "nccl-kernel"
+                           : "cuda-events";
   }
-  if (profiler_.available()) last_choice_ = nccl_choice_of(profiler_.since(mark));
+  if (profiler_.available()) last_choice_ = nccl_choice_of(records.empty() ? profiler_.since(mark) : records);
   const double per_op = static_cast<double>(timing.iters) * launches;
   if (!timing.device_timer) {
     return std::chrono::duration<double, std::micro>(host_stop - host_start).count() / per_op;

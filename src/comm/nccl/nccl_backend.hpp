@@ -90,7 +90,9 @@ class NcclBackend final : public Backend {
   // thread has handed them all over; false if it has not within a second (the run then keeps no
   // per-iteration times; after kMaxKernelClockMisses such runs in a row, CUDA events time the
   // later runs).
-  bool read_kernel_times(std::uint64_t mark, int iters, std::vector<double>& out);
+  // RECORDS: the tasks after MARK as last read (for NCCL's choice, not read again).
+  bool read_kernel_times(std::uint64_t mark, int iters, std::vector<double>& out,
+                         std::vector<commsweep_nccl_record>& records);
   // At least N timing events (per-iteration timing), created once and kept.
   void ensure_iteration_events(std::size_t n);
   // Each iteration's time from the events EVENTS[0..n] (ms to us, divided by PER_EVENT ops).
