@@ -1,5 +1,6 @@
 // Dispatch and combine as one cooperative kernel each, on NCCL's device API:
-//   dispatch: layout (per destination rank and per expert, this rank's tokens in order) |
+//   dispatch: layout (per destination rank and per expert, this rank's tokens in order, in
+//             chunks of tokens) |
 //             counts to every peer by the LL all-to-all, every expert segment's place on every rank |
 //             each token once per destination rank, straight into its first expert's place
 //             in the receiver's expert-grouped buffer, with a header (experts, weights,
@@ -139,33 +140,171 @@ __device__ Header header_at(char* base, std::size_t record, const LsaArgs& a) {
           reinterpret_cast<std::int32_t*>(h + 8 * a.f.topk)};
 }
 
-// Stage 1: pieces of layout, a block each. Per destination rank: the slot of every token in
-// its segment of the records. Per expert: every token's rank among this rank's tokens to it.
-__device__ void layout_stage(const LsaArgs& a, typename Scan::TempStorage& temp) {
-  const int per_rank = a.experts / a.nranks;
+// Stage 1: the layout, in chunks of kLsaLayoutChunk tokens, each chunk a block's: four lanes a
+// token, each with every fourth of its top-k indices. Columns are the destination ranks, then
+// the experts. count_chunk: per column, the chunk's tokens to it and each token's rank among
+// them in token order (each warp's tokens as bits OR'd in shared memory, each column's running
+// sum over the warps, then the rank: the earlier warps' tokens plus the warp's earlier ones).
+// Once every chunk is counted, offset_chunk adds the tokens in earlier chunks, and block 0's
+// sum_chunks adds the chunks up to this rank's row (send_counts, then expert_sends). The
+// indices are read once, in batches, and every output written once (offset_chunk: read and
+// written once): a chunk costs a few memory round trips, not one per index or column.
+constexpr int kLayoutColumns = 288;  // columns a pass: 4 ranks and 256 experts take one
+constexpr int kLanesPerToken = 4;  // a warp holds 8 tokens: a bit each in its masks
+constexpr int kTopkBatch = 8;  // top-k indices a lane holds at once (top-k up to 32 in one batch)
+static_assert(kLsaLayoutChunk * kLanesPerToken == kThreads, "a layout chunk is four lanes a token");
+struct LayoutShared {
+  unsigned mask[kWarps][kLayoutColumns];  // per warp and column: its tokens that go there, a bit each
+  int before[kWarps][kLayoutColumns];     // per warp and column: the earlier warps' tokens there
+};
+
+__device__ int layout_chunks(const LsaArgs& a) { return lsa_layout_chunks(a.tokens); }
+
+// A lane's share of a chunk: its token, which fourth of the token's indices it holds, its
+// token's bit in the warp's masks.
+struct LayoutLane {
+  int t, q, warp;
+  unsigned bit;
+  bool live;
+};
+__device__ LayoutLane layout_lane(const LsaArgs& a, int chunk) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const int t = chunk * kLsaLayoutChunk + static_cast<int>(threadIdx.x) / kLanesPerToken;
+  return {t, lane % kLanesPerToken, static_cast<int>(threadIdx.x / 32), 1u << (lane / kLanesPerToken), t < a.tokens};
+}
+
+// The lane's top-k indices j0 + q, j0 + q + 4, ... (kTopkBatch of them), -1 past top-k.
+struct TopkBatch {
+  int e[kTopkBatch];
+};
+__device__ TopkBatch load_topk(const LsaArgs& a, const LayoutLane& l, int j0) {
   const int topk = static_cast<int>(a.f.topk);
-  for (int w = blockIdx.x; w < a.nranks + a.experts; w += gridDim.x) {
-    const bool by_rank = w < a.nranks;
-    const int target = by_rank ? w : w - a.nranks;
-    int running = 0;
-    for (int base = 0; base < a.tokens; base += kThreads) {
-      const int t = base + threadIdx.x;
-      int hit = -1;  // by rank: any slot; by expert: the slot that names it
-      if (t < a.tokens) {
-        for (int j = 0; j < topk; ++j) {
-          const int e = a.idx[static_cast<std::size_t>(t) * topk + j];
-          if ((by_rank ? e / per_rank : e) == target) hit = j;
+  const std::int32_t* idx = a.idx + static_cast<std::size_t>(l.t) * topk;
+  TopkBatch b;
+#pragma unroll
+  for (int k = 0; k < kTopkBatch; ++k) {
+    const int j = j0 + l.q + kLanesPerToken * k;
+    b.e[k] = j < topk ? idx[j] : -1;
+  }
+  return b;
+}
+constexpr int kTopkStep = kTopkBatch * kLanesPerToken;  // indices a batch covers over the token's lanes
+__device__ int topk_index(const LayoutLane& l, int j0, int k) { return j0 + l.q + kLanesPerToken * k; }
+
+__device__ void count_chunk(const LsaArgs& a, int chunk, LayoutShared& sh) {
+  const int n = a.nranks, topk = static_cast<int>(a.f.topk), per_rank = a.experts / n, columns = n + a.experts;
+  const LayoutLane l = layout_lane(a, chunk);
+  const unsigned below = l.bit - 1u;
+  const bool single = layout_chunks(a) == 1;  // the chunk's counts are the row
+  for (int c0 = 0; c0 < columns; c0 += kLayoutColumns) {
+    const int width = min(kLayoutColumns, columns - c0);
+    for (int i = threadIdx.x; i < kWarps * kLayoutColumns; i += kThreads) (&sh.mask[0][0])[i] = 0;
+    __syncthreads();
+    if (l.live) {
+      for (int j0 = 0; j0 < topk; j0 += kTopkStep) {
+        const TopkBatch b = load_topk(a, l, j0);
+#pragma unroll
+        for (int k = 0; k < kTopkBatch; ++k) {
+          if (b.e[k] < 0) continue;
+          const int d = b.e[k] / per_rank - c0, x = n + b.e[k] - c0;
+          if (d >= 0 && d < width) atomicOr(&sh.mask[l.warp][d], l.bit);
+          if (x >= 0 && x < width) atomicOr(&sh.mask[l.warp][x], l.bit);
         }
       }
-      int prefix = 0, aggregate = 0;
-      Scan(temp).ExclusiveSum(hit >= 0 ? 1 : 0, prefix, aggregate);
-      if (by_rank && t < a.tokens) a.slot[static_cast<std::size_t>(t) * a.nranks + target] = hit >= 0 ? running + prefix : -1;
-      if (!by_rank && hit >= 0) a.rank_in_expert[static_cast<std::size_t>(t) * topk + hit] = running + prefix;
-      running += aggregate;
-      __syncthreads();
     }
-    if (threadIdx.x == 0) (by_rank ? a.send_counts : a.expert_sends)[target] = running;
+    __syncthreads();
+    for (int k = threadIdx.x; k < width; k += kThreads) {
+      int running = 0;
+      for (int w = 0; w < kWarps; ++w) {
+        sh.before[w][k] = running;
+        running += __popc(sh.mask[w][k]);
+      }
+      a.chunk_counts[static_cast<std::size_t>(chunk) * columns + c0 + k] = running;
+      if (single) a.send_counts[c0 + k] = running;
+    }
+    __syncthreads();
+    if (l.live) {
+      const auto rank_in = [&](int column) {
+        return sh.before[l.warp][column] + __popc(sh.mask[l.warp][column] & below);
+      };
+      for (int d = c0 + l.q; d < min(c0 + width, n); d += kLanesPerToken) {
+        a.slot[static_cast<std::size_t>(l.t) * n + d] = sh.mask[l.warp][d - c0] & l.bit ? rank_in(d - c0) : -1;
+      }
+      for (int j0 = 0; j0 < topk; j0 += kTopkStep) {
+        const TopkBatch b = load_topk(a, l, j0);
+#pragma unroll
+        for (int k = 0; k < kTopkBatch; ++k) {
+          const int x = n + b.e[k] - c0;
+          if (b.e[k] >= 0 && x >= 0 && x < width) {
+            a.rank_in_expert[static_cast<std::size_t>(l.t) * topk + topk_index(l, j0, k)] = rank_in(x);
+          }
+        }
+      }
+    }
+    __syncthreads();
   }
+}
+
+// After every chunk's count_chunk (a grid-wide sync, or a kernel boundary): chunk `chunk` > 0's
+// ranks plus the tokens to each column in the chunks before it.
+__device__ void offset_chunk(const LsaArgs& a, int chunk, LayoutShared& sh) {
+  const int n = a.nranks, topk = static_cast<int>(a.f.topk), columns = n + a.experts;
+  const LayoutLane l = layout_lane(a, chunk);
+  int* before = sh.before[0];
+  for (int c0 = 0; c0 < columns; c0 += kLayoutColumns) {
+    const int width = min(kLayoutColumns, columns - c0);
+    for (int k = threadIdx.x; k < width; k += kThreads) {
+      int sum = 0;
+#pragma unroll 16
+      for (int c = 0; c < chunk; ++c) sum += a.chunk_counts[static_cast<std::size_t>(c) * columns + c0 + k];
+      before[k] = sum;
+    }
+    __syncthreads();
+    if (l.live) {
+      int* slot = a.slot + static_cast<std::size_t>(l.t) * n;
+      const int end = min(c0 + width, n);
+      for (int d0 = c0 + l.q; d0 < end; d0 += kLanesPerToken * kTopkBatch) {
+        int v[kTopkBatch];
+#pragma unroll
+        for (int k = 0; k < kTopkBatch; ++k) {
+          const int d = d0 + kLanesPerToken * k;
+          v[k] = d < end ? slot[d] : -1;
+        }
+#pragma unroll
+        for (int k = 0; k < kTopkBatch; ++k) {
+          const int d = d0 + kLanesPerToken * k;
+          if (v[k] >= 0) slot[d] = v[k] + before[d - c0];
+        }
+      }
+      int* in_expert = a.rank_in_expert + static_cast<std::size_t>(l.t) * topk;
+      for (int j0 = 0; j0 < topk; j0 += kTopkStep) {
+        const TopkBatch b = load_topk(a, l, j0);
+        int v[kTopkBatch];
+#pragma unroll
+        for (int k = 0; k < kTopkBatch; ++k) v[k] = b.e[k] >= 0 ? in_expert[topk_index(l, j0, k)] : 0;
+#pragma unroll
+        for (int k = 0; k < kTopkBatch; ++k) {
+          const int x = n + b.e[k] - c0;
+          if (b.e[k] >= 0 && x >= 0 && x < width) in_expert[topk_index(l, j0, k)] = v[k] + before[x];
+        }
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// Block 0, after every chunk's count_chunk: this rank's row (send_counts, then expert_sends);
+// with a single chunk count_chunk wrote it.
+__device__ void sum_chunks(const LsaArgs& a) {
+  const int columns = a.nranks + a.experts, chunks = layout_chunks(a);
+  if (chunks == 1) return;
+  for (int k = threadIdx.x; k < columns; k += kThreads) {
+    int sum = 0;
+#pragma unroll 16  // 16 loads in flight, not one round trip a chunk
+    for (int c = 0; c < chunks; ++c) sum += a.chunk_counts[static_cast<std::size_t>(c) * columns + k];
+    a.send_counts[k] = sum;
+  }
+  __syncthreads();
 }
 
 // Every rank's counts: [s][d] records rank s sends to rank d, [s][e] its tokens to expert e.
@@ -386,18 +525,27 @@ __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
 
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDevComm comm, LsaArgs a) {
   __shared__ typename Scan::TempStorage temp;
+  __shared__ LayoutShared layout;
   __shared__ unsigned* flag_slots[kWarps][kLsaFlagBatchMax];
   cg::grid_group grid = cg::this_grid();
   clock_start(a);
   const unsigned epoch = launch_epoch(a, kDispatchKernel);
   const bool one_node = a.gathered == nullptr;
-  if (one_node) layout_stage(a, temp);  // else lsa_layout ran before the gather
+  // One node: the layout's chunks, then (block 0) this rank's row and the counts while the other
+  // blocks offset their chunks. With a single chunk (up to kThreads tokens) block 0 has it and
+  // nothing waits for another block. Across nodes lsa_layout ran before the gather.
+  const int chunks = one_node ? layout_chunks(a) : 0;
+  for (int c = blockIdx.x; c < chunks; c += gridDim.x) count_chunk(a, c, layout);
   clock_mark(a, 0);
-  grid.sync();
+  if (chunks > 1) grid.sync();
   if (blockIdx.x == 0) {
     const int n = a.nranks;
+    if (one_node) sum_chunks(a);
     counts_stage(one_node ? exchange_counts(comm, a) : CountMatrices{a.gathered, n + a.experts, a.gathered + n, n + a.experts},
                  a, temp);
+  }
+  for (int c = blockIdx.x; c < chunks; c += gridDim.x) {
+    if (c > 0) offset_chunk(a, c, layout);
   }
   clock_mark(a, 1);
   grid.sync();
@@ -618,8 +766,15 @@ __device__ void unpack_remote_stage(const LsaArgs& a) {
 }
 
 __global__ void __launch_bounds__(kThreads) layout_kernel(LsaArgs a) {
-  __shared__ typename Scan::TempStorage temp;
-  layout_stage(a, temp);
+  __shared__ LayoutShared layout;
+  for (int c = blockIdx.x; c < layout_chunks(a); c += gridDim.x) count_chunk(a, c, layout);
+}
+__global__ void __launch_bounds__(kThreads) layout_offsets_kernel(LsaArgs a) {
+  __shared__ LayoutShared layout;
+  if (blockIdx.x == 0) sum_chunks(a);
+  for (int c = blockIdx.x; c < layout_chunks(a); c += gridDim.x) {
+    if (c > 0) offset_chunk(a, c, layout);
+  }
 }
 __global__ void __launch_bounds__(kThreads) unpack_remote_kernel(LsaArgs a) { unpack_remote_stage(a); }
 // Across nodes, after the host's receives: each (token, segment) a warp; no flags to wait for.
@@ -671,6 +826,8 @@ cudaError_t lsa_combine(const ncclDevComm& comm, const LsaArgs& a, int blocks, c
 
 cudaError_t lsa_layout(const LsaArgs& a, int blocks, cudaStream_t stream) {
   layout_kernel<<<blocks, kThreads, 0, stream>>>(a);
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  layout_offsets_kernel<<<blocks, kThreads, 0, stream>>>(a);
   return cudaGetLastError();
 }
 

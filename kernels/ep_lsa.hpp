@@ -72,6 +72,7 @@ struct LsaArgs {
   const float* weights = nullptr;
   // Local workspaces (device memory).
   int* slot = nullptr;            // tokens x nranks: place among the records to that rank, or -1
+  int* chunk_counts = nullptr;    // lsa_layout_chunks x (nranks + experts): each chunk's tokens per rank, per expert
   int* send_counts = nullptr;     // nranks, then expert_sends right after it (one row)
   int* rank_in_expert = nullptr;  // tokens x topk: the token's rank among this rank's tokens to that expert
   int* expert_sends = nullptr;    // experts: this rank's tokens to each
@@ -118,6 +119,13 @@ inline constexpr std::uint32_t kLsaSegmentBytes = 2048, kLsaSegmentElements = 10
 __host__ __device__
 #endif
 inline std::uint32_t lsa_segments(std::uint32_t size, std::uint32_t segment) { return (size + segment - 1) / segment; }
+
+// The layout takes this rank's tokens in chunks of kLsaLayoutChunk, a block's each.
+inline constexpr int kLsaLayoutChunk = 128;
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline int lsa_layout_chunks(int tokens) { return tokens > kLsaLayoutChunk ? (tokens + kLsaLayoutChunk - 1) / kLsaLayoutChunk : 1; }
 
 // Blocks a cooperative launch of either kernel can keep resident on `device` (0: none).
 int lsa_max_blocks(int device);

@@ -290,8 +290,9 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   const std::size_t tokens = static_cast<std::size_t>(c.tokens);
   const Phase phase{"ep lsa set-up (symmetric window)", Deadline::after(setup_timeout_s_)};
   case_ = c;
-  // Blocks: a warp for every (token, destination) pair, a block per layout piece, at most what
-  // stays resident. Every rank runs the same case, so every rank picks the same.
+  // Blocks: a warp for every (token, destination) pair, and at least one per rank and expert
+  // (the layout's columns), so that few tokens still spread their pieces over every SM; at most
+  // what stays resident. Every rank runs the same case, so every rank picks the same.
   const int warps_per_block = 16;
   const long long pairs = static_cast<long long>(c.tokens) * n;
   const long long wanted = std::max<long long>({(pairs + warps_per_block - 1) / warps_per_block,
@@ -336,6 +337,8 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   a.idx = idx_.grow<std::int32_t>(tokens * c.topk);
   a.weights = weights_.grow<float>(tokens * c.topk);
   a.slot = slot_.grow<int>(tokens * n);
+  a.chunk_counts = chunk_counts_.grow<int>(static_cast<std::size_t>(kernels::lsa_layout_chunks(c.tokens)) *
+                                           (static_cast<std::size_t>(n) + c.experts));
   a.send_counts = send_counts_.grow<int>(static_cast<std::size_t>(n) + c.experts);  // one row: ranks, experts
   a.expert_sends = a.send_counts + n;
   a.rank_in_expert = rank_in_expert_.grow<int>(tokens * c.topk);
