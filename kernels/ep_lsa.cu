@@ -21,6 +21,8 @@
 // them, so that the receiver's work that the stores leave over spreads on every warp.
 // The arithmetic is src/pattern/ep_pattern.hpp's, in the order the host reference uses, so the
 // result is bit-exact against it and against the alltoallv path.
+#include <algorithm>
+
 #include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 
@@ -50,9 +52,12 @@ constexpr int kWarps = kThreads / 32;
 // Blocks an SM keeps of either cooperative kernel (64 registers a thread at most): as before the
 // flags, 2 x 512 threads.
 constexpr int kBlocksPerSm = 2;
-constexpr std::uint32_t kSegmentBytes = kLsaSegmentBytes;        // payload bytes a warp moves per piece
-constexpr int kSegmentVectors = kSegmentBytes / 16 / 32;          // 16-byte vectors a lane holds of it
-static_assert(kSegmentVectors * 16 * 32 == kSegmentBytes, "a piece is whole 16-byte vectors of every lane");
+// A dispatch piece is V 16-byte vectors of every lane: V = 4 (2048 bytes) or 5 (2560), a
+// template argument of the dispatch kernel (LsaArgs::segment_bytes picks it) so that each size
+// gets its own registers: the 4-vector kernel keeps what one size of 2048 took.
+template <int V>
+constexpr std::uint32_t kPieceBytes = V * 16 * 32;
+static_assert(kPieceBytes<5> == kLsaSegmentBytesMax, "the larger piece is the most a flag covers");
 constexpr std::uint32_t kSegmentElements = kLsaSegmentElements;  // bf16 elements a warp reduces per piece
 // Vectors a lane loads before it sums them (top-k slots, or ranks): enough bytes in flight per
 // SM to cover memory latency (32 warps x 4 x 512 B = 64 KiB; HBM3 at 3.35 TB/s over 132 SMs
@@ -103,26 +108,29 @@ __device__ void warp_copy16(char* dst, const char* src, std::uint32_t begin, std
   for (; i < n; i += 32) d[i] = s[i];
 }
 
-// One piece (bytes [begin, end) of a payload, at most kSegmentBytes) in the warp's registers:
+// One piece (bytes [begin, end) of a payload, at most kLsaSegmentBytesMax) in the warp's registers:
 // loaded once, stored to as many places as it goes to.
+template <int V>
 struct Piece {
-  uint4 v[kSegmentVectors];
+  uint4 v[V];
 };
-__device__ Piece load_piece(const char* src, std::uint32_t begin, std::uint32_t end, int lane) {
-  Piece piece;
+template <int V>
+__device__ Piece<V> load_piece(const char* src, std::uint32_t begin, std::uint32_t end, int lane) {
+  Piece<V> piece;
   const auto* s = reinterpret_cast<const uint4*>(src + begin);
   const int n = static_cast<int>((end - begin) / 16);
 #pragma unroll
-  for (int k = 0; k < kSegmentVectors; ++k) {
+  for (int k = 0; k < V; ++k) {
     if (lane + 32 * k < n) piece.v[k] = s[lane + 32 * k];
   }
   return piece;
 }
-__device__ void store_piece(char* dst, const Piece& piece, std::uint32_t begin, std::uint32_t end, int lane) {
+template <int V>
+__device__ void store_piece(char* dst, const Piece<V>& piece, std::uint32_t begin, std::uint32_t end, int lane) {
   auto* d = reinterpret_cast<uint4*>(dst + begin);
   const int n = static_cast<int>((end - begin) / 16);
 #pragma unroll
-  for (int k = 0; k < kSegmentVectors; ++k) {
+  for (int k = 0; k < V; ++k) {
     if (lane + 32 * k < n) d[lane + 32 * k] = piece.v[k];
   }
 }
@@ -443,9 +451,10 @@ __device__ unsigned* flag_at(char* flags, std::size_t r, std::uint32_t g, std::u
 // the piece's flag; this rank's own copy to every local expert's place (nothing waits for it);
 // a copy for another node's rank into the packed record the host sends. Segment 0's warp also
 // writes the header.
+template <int V>
 __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
   const int n = a.nranks, topk = static_cast<int>(a.f.topk), per_rank = a.experts / n;
-  const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kSegmentBytes);
+  const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
   const Starts st = starts_of(a);
   const long long pieces = static_cast<long long>(a.tokens) * n * nseg;
   for (long long p = w.id; p < pieces; p += w.count) {
@@ -454,8 +463,8 @@ __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
     const int t = static_cast<int>(p / n / nseg);
     const int s = a.slot[static_cast<std::size_t>(t) * n + d];
     if (s < 0) continue;
-    const std::uint32_t begin = g * kSegmentBytes, end = min(begin + kSegmentBytes, stride);
-    const Piece piece = load_piece(reinterpret_cast<const char*>(a.input) + static_cast<std::size_t>(t) * stride, begin, end, w.lane);
+    const std::uint32_t begin = g * kPieceBytes<V>, end = min(begin + kPieceBytes<V>, stride);
+    const Piece<V> piece = load_piece<V>(reinterpret_cast<const char*>(a.input) + static_cast<std::size_t>(t) * stride, begin, end, w.lane);
     const int peer = a.lsa_peer[d];
     if (peer < 0) {  // another node's rank: header, then payload, for the host to send
       char* packed = reinterpret_cast<char*>(a.remote_send) +
@@ -486,13 +495,14 @@ __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
 // and segment 0's (which brings the header) and copies it to the record's other local experts'
 // places. Records from this rank went to every place at the stores; those from other nodes are
 // lsa_unpack_remote's.
+template <int V>
 __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
   const int n = a.nranks, me = a.rank, topk = static_cast<int>(a.f.topk);
   if (n < 2) return;
   char* headers = local_part(a, a.headers_offset);
   char* grouped = local_part(a, a.grouped_offset);
   char* flags = local_part(a, a.flags_offset);
-  const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kSegmentBytes);
+  const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
   const Starts st = starts_of(a);
   int most = 0;  // records from the peer that sent the most
   for (int s = 0; s < n; ++s) {
@@ -514,8 +524,8 @@ __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
       else ++copies;
     }
     if (copies == 0) return;
-    const std::uint32_t begin = g * kSegmentBytes, end = min(begin + kSegmentBytes, stride);
-    const Piece piece = load_piece(grouped + static_cast<std::size_t>(first) * stride, begin, end, lane);
+    const std::uint32_t begin = g * kPieceBytes<V>, end = min(begin + kPieceBytes<V>, stride);
+    const Piece<V> piece = load_piece<V>(grouped + static_cast<std::size_t>(first) * stride, begin, end, lane);
     for (int j = 0; j < topk; ++j) {
       const int place = h.place[j];
       if (place >= 0 && place != first) store_piece(grouped + static_cast<std::size_t>(place) * stride, piece, begin, end, lane);
@@ -523,6 +533,7 @@ __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
   });
 }
 
+template <int V>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDevComm comm, LsaArgs a) {
   __shared__ typename Scan::TempStorage temp;
   __shared__ LayoutShared layout;
@@ -553,10 +564,10 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   if (static_cast<int>(threadIdx.x) / 32 >= helpers) {
     const Warp w = this_warp(helpers);
     FlagBatch flags{flag_slots[threadIdx.x / 32], a.flag_batch, epoch};
-    send_stage(a, flags, w);
+    send_stage<V>(a, flags, w);
     clock_mark_warp(a, 2, w.lane);
   }
-  duplicate_stage(a, epoch, static_cast<int>(threadIdx.x % 32));
+  duplicate_stage<V>(a, epoch, static_cast<int>(threadIdx.x % 32));
   finish(a, kDispatchKernel);
 }
 
@@ -738,7 +749,7 @@ __device__ void unpack_remote_stage(const LsaArgs& a) {
   char* headers = local_part(a, a.headers_offset);
   char* grouped = local_part(a, a.grouped_offset);
   const Warp w = this_warp();
-  const std::uint32_t nseg = lsa_segments(a.f.payload_stride, kSegmentBytes);
+  const std::uint32_t nseg = lsa_segments(a.f.payload_stride, a.segment_bytes);
   const std::size_t stride = lsa_remote_record_bytes(a);
   const Starts st = starts_of(a);
   const int last = n - 1;  // records here from other nodes: up to the last source's end
@@ -752,8 +763,8 @@ __device__ void unpack_remote_stage(const LsaArgs& a) {
     const int record = st.records_from(s) + q - st.remote_records_from(s);
     const char* packed = reinterpret_cast<const char*>(a.remote_recv) + static_cast<std::size_t>(q) * stride;
     const Header h = header_at(const_cast<char*>(packed), 0, a);
-    const std::uint32_t begin = g * kSegmentBytes;
-    const std::uint32_t end = min(begin + kSegmentBytes, a.f.payload_stride);
+    const std::uint32_t begin = g * a.segment_bytes;
+    const std::uint32_t end = min(begin + a.segment_bytes, a.f.payload_stride);
     for (int j = 0; j < topk; ++j) {
       const int place = h.place[j];
       if (place >= 0) {
@@ -804,20 +815,23 @@ cudaError_t launch(void (*kernel)(ncclDevComm, LsaArgs), const ncclDevComm& comm
 }  // namespace
 
 int lsa_max_blocks(int device) {
-  int sms = 0, per_sm_dispatch = 0, per_sm_combine = 0;
+  int sms = 0, per_sm_dispatch4 = 0, per_sm_dispatch5 = 0, per_sm_combine = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_dispatch, dispatch_kernel, kThreads, 0) != cudaSuccess ||
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_dispatch4, dispatch_kernel<4>, kThreads, 0) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_dispatch5, dispatch_kernel<5>, kThreads, 0) != cudaSuccess ||
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_combine, combine_kernel, kThreads, 0) != cudaSuccess) {
     return 0;
   }
-  return sms * std::min(per_sm_dispatch, per_sm_combine);
+  return sms * std::min({per_sm_dispatch4, per_sm_dispatch5, per_sm_combine});
 }
 
 // Dispatch: one per block; combine: one per block, after those.
 int lsa_barrier_count(int blocks) { return 2 * blocks; }
 
 cudaError_t lsa_dispatch(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream) {
-  return launch(dispatch_kernel, comm, a, blocks, stream);
+  if (a.segment_bytes == kPieceBytes<4>) return launch(dispatch_kernel<4>, comm, a, blocks, stream);
+  if (a.segment_bytes == kPieceBytes<5>) return launch(dispatch_kernel<5>, comm, a, blocks, stream);
+  return cudaErrorInvalidValue;  // not what lsa_segment_bytes picks
 }
 
 cudaError_t lsa_combine(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream) {

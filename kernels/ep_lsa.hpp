@@ -24,7 +24,7 @@
 //                  (source, token) ascending, payload_stride bytes each
 //   partials:      the combine's receive buffer, by expert rank ascending, each rank's
 //                  partials in this rank's token order
-//   flags:         one uint32 per (received record, payload segment of 2 KiB): the launch's
+//   flags:         one uint32 per (received record, payload segment: segment_bytes): the launch's
 //                  epoch once that segment (segment 0: and the header) has landed
 //   partial flags: one uint32 per (partial, segment of 1024 elements), likewise
 #pragma once
@@ -46,6 +46,7 @@ struct LsaArgs {
   std::size_t counts_offset = 0, expert_counts_offset = 0, headers_offset = 0, grouped_offset = 0,
               partials_offset = 0, flags_offset = 0, partial_flags_offset = 0;
   std::uint32_t header_bytes = 0;  // 12 x topk, rounded up to 16
+  std::uint32_t segment_bytes = 0;  // payload bytes a dispatch piece and its flag cover: lsa_segment_bytes
   int rank = 0, nranks = 0, tokens = 0, experts = 0, local_experts = 0, first_expert = 0;
   RecordFormat f{};
   int barrier_base = 0;    // this kernel's LSA barriers: base + block index
@@ -113,12 +114,22 @@ inline constexpr int kLsaStartKinds = 6;
 inline constexpr const char* kLsaDispatchStages[] = {"layout", "counts", "stores", "duplicates"};
 inline constexpr const char* kLsaCombineStages[] = {"partials", "reduction"};
 inline constexpr const char* kLsaCombineStagesAcrossNodes[] = {"partials", "barrier"};
-// Payload bytes per dispatch flag, bf16 elements per combine flag.
-inline constexpr std::uint32_t kLsaSegmentBytes = 2048, kLsaSegmentElements = 1024;
+// bf16 elements per combine flag; the most payload bytes per dispatch flag.
+inline constexpr std::uint32_t kLsaSegmentElements = 1024, kLsaSegmentBytesMax = 2560;
 #ifdef __CUDACC__
 __host__ __device__
 #endif
 inline std::uint32_t lsa_segments(std::uint32_t size, std::uint32_t segment) { return (size + segment - 1) / segment; }
+// Payload bytes per dispatch flag (a piece a warp stores): 2048 or 2560, whichever leaves a
+// record's last piece fullest. Measured on 4 x H100 (kernels/NOTES-ep-lsa.md, version 6): bf16
+// at hidden 7168 (14336 bytes) is fastest in 7 pieces of 2048, fp8 (7392 bytes with its scales)
+// in 3 of 2560 rather than 4 of 2048 with a last one of 1248.
+inline std::uint32_t lsa_segment_bytes(std::uint32_t payload_stride) {
+  const std::uint32_t small = 2048, large = kLsaSegmentBytesMax;
+  const std::uint32_t left_small = lsa_segments(payload_stride, small) * small - payload_stride;
+  const std::uint32_t left_large = lsa_segments(payload_stride, large) * large - payload_stride;
+  return left_large < left_small ? large : small;
+}
 
 // The layout takes this rank's tokens in chunks of kLsaLayoutChunk, a block's each.
 inline constexpr int kLsaLayoutChunk = 128;

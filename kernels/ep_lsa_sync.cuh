@@ -2,9 +2,9 @@
 // the per-piece flags that let a receiver work while stores still arrive, the epoch they
 // carry, the work queue receivers take pieces from, and the kernel's clock and SM marks.
 //
-// Flags. A warp that stored a piece (a 2 KiB segment of a token, or 1024 elements of a partial)
-// into a peer's window writes the launch's epoch into that piece's flag there, after
-// __syncwarp and a release fence at system scope: every lane's stores before the flag, the
+// Flags. A warp that stored a piece (2 or 2.5 KiB of a token: LsaArgs::segment_bytes, or 1024
+// elements of a partial) into a peer's window writes the launch's epoch into that piece's flag
+// there, after __syncwarp and a release fence at system scope: every lane's stores before the flag, the
 // pattern of NCCL's own protocols and of DeepEP (a barrier, then one thread's release). The
 // fence waits for the warp's stores to land, so a warp publishes several pieces' flags after
 // one fence (FlagBatch). The receiver spins on the flag with ld.acquire.sys in every lane

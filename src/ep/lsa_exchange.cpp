@@ -314,8 +314,9 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   const std::size_t records_max = tokens * n;
   const std::size_t entries_max = records_max * static_cast<std::size_t>(std::min(c.topk, a.local_experts));
   const std::size_t sent_max = tokens * static_cast<std::size_t>(std::min(n, c.topk));
-  // A flag per piece: 2 KiB of a record's payload, 1024 elements of a partial.
-  const std::size_t flags = records_max * kernels::lsa_segments(a.f.payload_stride, kernels::kLsaSegmentBytes);
+  // A flag per piece: segment_bytes of a record's payload, 1024 elements of a partial.
+  a.segment_bytes = kernels::lsa_segment_bytes(a.f.payload_stride);
+  const std::size_t flags = records_max * kernels::lsa_segments(a.f.payload_stride, a.segment_bytes);
   const std::size_t partial_flags =
       sent_max * kernels::lsa_segments(static_cast<std::uint32_t>(c.hidden), kernels::kLsaSegmentElements);
   a.counts_offset = 0;
