@@ -127,7 +127,7 @@ except (OSError, ValueError) as e:
     sys.exit(0)
 rows, ep_rows = doc.get("rows", []), doc.get("ep_rows", [])
 wrong = sum((r["out_of_place"].get("wrong") or 0) + (r["in_place"].get("wrong") or 0) for r in rows)
-wrong += sum(r["dispatch"]["wrong"] + r["combine"]["wrong"] for r in ep_rows)
+wrong += sum((r["dispatch"]["wrong"] or 0) + (r["combine"]["wrong"] or 0) for r in ep_rows)
 out = ["wrong=%d" % wrong, "rows=%d" % (len(rows) + len(ep_rows))]
 complete = doc.get("summary", {}).get("complete")
 if complete is not True:

@@ -20,7 +20,7 @@ double median(std::vector<double> v) {
 report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
                               const std::vector<std::uint64_t>& rank_bytes,
                               const std::vector<std::uint64_t>& rank_fabric_bytes,
-                              std::uint64_t wrong) {
+                              std::optional<std::uint64_t> wrong) {
   report::EpPhase p;
   p.rank_time_us = rank_time_us;
   p.wrong = wrong;
@@ -171,8 +171,10 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
   row.iters = config_.iters;
   row.rank_bytes_deepep = deepep;
   row.rank_bytes_fabric = fabric;
-  row.dispatch = combine_phase(d_times, deepep, fabric, d_wrong);
-  row.combine = combine_phase(c_times, c_deepep, c_fabric, c_wrong);
+  // Not checked (-c 0): N/A in the table, null in the JSON, not a 0 that was never counted.
+  const auto checked = [&](std::uint64_t w) { return config_.check ? std::optional<std::uint64_t>(w) : std::nullopt; };
+  row.dispatch = combine_phase(d_times, deepep, fabric, checked(d_wrong));
+  row.combine = combine_phase(c_times, c_deepep, c_fabric, checked(c_wrong));
   row.dispatch.sms = d_sms;
   row.combine.sms = c_sms;
   return row;

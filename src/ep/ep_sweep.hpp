@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,11 @@ namespace commsweep::ep {
 // Median of per-iteration times (the statistic the field's EP figures use).
 double median(std::vector<double> values);
 
-// Combines per-rank medians and bytes into one phase of a row.
+// Combines per-rank medians and bytes into one phase of a row; `wrong` empty: not checked.
 report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
                               const std::vector<std::uint64_t>& rank_bytes,
                               const std::vector<std::uint64_t>& rank_fabric_bytes,
-                              std::uint64_t wrong);
+                              std::optional<std::uint64_t> wrong);
 
 // An implementation of the exchange, by name, as the sweep runs it.
 struct NamedExchange {

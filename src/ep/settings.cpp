@@ -156,7 +156,7 @@ settings::Table<EpConfig> make_table() {
       entry("warmup_iters", 'w', "warmup", settings::whole(0, kMaxIters), "5", "untimed warm-up iterations per row",
             run, [](EpConfig& c, const Value& v, const Given&) { c.warmup = static_cast<int>(v.whole); }),
       entry("check", 'c', "check", settings::whole(0, 1), "1",
-            "1: verify every dispatched and combined element bit-exact; 0 off", run,
+            "1: verify every dispatched and combined element bit-exact; 0: off (#wrong N/A)", run,
             [](EpConfig& c, const Value& v, const Given&) { c.check = v.whole == 1; }),
       entry("seed", 0, "seed", settings::unsigned64(), std::nullopt, "seed of the routing and the token data", run,
             [](EpConfig& c, const Value& v, const Given&) { c.seed = v.count; }),

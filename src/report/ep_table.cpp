@@ -34,7 +34,7 @@ std::string phase_columns(const char* time, const char* bandwidth, const char* w
 
 std::string phase_values(const EpPhase& p) {
   return phase_columns(format_time(p.time_us).c_str(), fit_column(p.bandwidth_gbps, kBandwidthW).c_str(),
-                       std::to_string(p.wrong).c_str());
+                       p.wrong ? std::to_string(*p.wrong).c_str() : "N/A");
 }
 
 // A header line: the row's layout, its first character made the comment mark.

@@ -150,7 +150,7 @@ json ep_phase_json(const EpPhase& p) {
   return json{{"time_us", p.time_us},
               {"bandwidth_gbps", p.bandwidth_gbps},
               {"fabric_bandwidth_gbps", p.fabric_bandwidth_gbps},
-              {"wrong", p.wrong},
+              {"wrong", p.wrong ? json(*p.wrong) : json(nullptr)},
               {"slowest_rank", p.slowest_rank},
               {"slowest_time_us", p.slowest_time_us},
               {"rank_time_us", p.rank_time_us},
@@ -162,7 +162,7 @@ EpPhase ep_phase_from(const json& j) {
   p.time_us = measure_at(j, "time_us");
   p.bandwidth_gbps = measure_at(j, "bandwidth_gbps");
   p.fabric_bandwidth_gbps = measure_at(j, "fabric_bandwidth_gbps");
-  p.wrong = count_at(j, "wrong");
+  if (!j.at("wrong").is_null()) p.wrong = count_at(j, "wrong");
   p.slowest_rank = j.at("slowest_rank").get<int>();
   p.slowest_time_us = j.at("slowest_time_us").get<double>();
   p.rank_time_us = j.at("rank_time_us").get<std::vector<double>>();

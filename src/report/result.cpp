@@ -20,7 +20,7 @@ std::uint64_t wrong_elements(const std::vector<ResultRow>& rows) {
 
 std::uint64_t wrong_elements(const std::vector<EpRow>& rows) {
   std::uint64_t wrong = 0;
-  for (const auto& r : rows) wrong += r.dispatch.wrong + r.combine.wrong;
+  for (const auto& r : rows) wrong += r.dispatch.wrong.value_or(0) + r.combine.wrong.value_or(0);
   return wrong;
 }
 

@@ -78,7 +78,7 @@ struct EpPhase {
   double time_us = 0;
   double bandwidth_gbps = 0;         // DeepEP's accounting: mean over ranks of bytes / time
   double fabric_bandwidth_gbps = 0;  // bytes that left the rank (self excluded) / time
-  std::uint64_t wrong = 0;           // summed over ranks
+  std::optional<std::uint64_t> wrong;  // summed over ranks; empty = not checked (-c 0: N/A, null)
   int slowest_rank = 0;
   double slowest_time_us = 0;
   std::vector<double> rank_time_us;

@@ -141,6 +141,7 @@ class EpSweep:
         self.dtypes, self.routings = self.values["dtype"], self.values["routing"]
         self.impls = self.values["impl"]
         self.iters = int(self.values["iters"][0])
+        self.checked = int(self.values["check"][0]) != 0  # -c 0: every #wrong is N/A, JSON null
         self.routing_file = self.values.get("routing_file", [None])[0]
         self.backend = self.other.get("backend", "auto")
 
@@ -206,7 +207,8 @@ def well_formed(row):
     try:
         if len(row) != ROW_FIELDS:
             return False
-        [int(row[i]) for i in (0, 1, 2, 3, DISPATCH + 2, COMBINE + 2)]
+        [int(row[i]) for i in (0, 1, 2, 3)]
+        [int(row[i]) for i in (DISPATCH + 2, COMBINE + 2) if row[i] != "N/A"]
         [float(row[i]) for i in (DISPATCH, DISPATCH + 1, COMBINE, COMBINE + 1)]
         return True
     except ValueError:
@@ -236,19 +238,24 @@ def check_table(t, sweep, nranks, mode, fail):
                    % (ROW_FIELDS, " ".join(row)))
     if not all(well_formed(r) for r in t.rows):
         return False
+    for r in t.rows:
+        marks = {r[DISPATCH + 2] == "N/A", r[COMBINE + 2] == "N/A"}
+        fail.check(marks == {not sweep.checked}, "%s: #wrong %s and %s %s"
+                   % (" ".join(r[:7]), r[DISPATCH + 2], r[COMBINE + 2],
+                      "with the check on" if sweep.checked else "with -c 0 (N/A expected)"))
     want = sweep.expected_rows()
     got = [row_key(r) for r in t.rows]
     if fail.check(got == want, "rows (tokens, hidden, topk, experts, dtype, routing, impl) "
                   "differ from the %d expected; first difference: %s"
                   % (len(want), first_diff(got, want))):
-        wrong_rows = [r for r in t.rows if r[DISPATCH + 2] != "0" or r[COMBINE + 2] != "0"]
+        wrong_rows = [r for r in t.rows if r[DISPATCH + 2] not in ("0", "N/A") or r[COMBINE + 2] not in ("0", "N/A")]
         if mode == "ok":
             for r in wrong_rows:
                 fail.check(False, "wrong elements: %s" % " ".join(r))
         else:
             fail.check(len(wrong_rows) > 0, "no row with wrong elements")
     if t.oob:
-        total = sum(int(r[DISPATCH + 2]) + int(r[COMBINE + 2]) for r in t.rows)
+        total = sum(int(w) for r in t.rows for w in (r[DISPATCH + 2], r[COMBINE + 2]) if w != "N/A")
         fail.check(t.oob == (total, "OK" if total == 0 else "FAILED"),
                    "footer says %d %s, the rows %d wrong" % (t.oob + (total,)))
     return True
@@ -306,7 +313,8 @@ def check_phase(p, printed, bytes_, fabric, nranks, where, fail):
     for field, text in (("time_us", p_time), ("bandwidth_gbps", p_bw)):
         fail.check(abs(p[field] - float(text)) <= print_tolerance(text) * (1 + 1e-6),
                    "%s: %s %r, table %s" % (where, field, p[field], text))
-    fail.check(p["wrong"] == int(p_wrong), "%s: wrong %r, table %s" % (where, p["wrong"], p_wrong))
+    fail.check((p["wrong"] is None) == (p_wrong == "N/A") and (p["wrong"] is None or p["wrong"] == int(p_wrong)),
+               "%s: wrong %r, table %s" % (where, p["wrong"], p_wrong))
     times = p["rank_time_us"]
     if not fail.check(len(times) == nranks, "%s: %d per-rank times for %d ranks"
                       % (where, len(times), nranks)):
@@ -381,7 +389,7 @@ def check_ep_json(doc, schema, t, sweep, nranks, args, fail):
                     nranks,
                     where + " combine", fail)
     s = doc["summary"]
-    wrong = sum(r["dispatch"]["wrong"] + r["combine"]["wrong"] for r in recs)
+    wrong = sum((r["dispatch"]["wrong"] or 0) + (r["combine"]["wrong"] or 0) for r in recs)
     fail.check(s["wrong_total"] == wrong, "summary.wrong_total %r, the rows sum to %d"
                % (s["wrong_total"], wrong))
     fail.check(s["ok"] == (wrong == 0) and s["complete"] is True,

@@ -51,6 +51,18 @@ TEST(FormatEpRow, DeepEpSizes) {
             "  2345.60   150.02       0");
 }
 
+TEST(FormatEpRow, UncheckedPhasesReadNotApplicable) {
+  EpRow r = row(128, 7168, 8, 256, "fp8", "randn", phase(26.5, 128.5, 0), phase(35.5, 185.7, 0));
+  r.dispatch.wrong.reset();  // -c 0: nothing was compared
+  r.combine.wrong.reset();
+  const auto f = fields(format_ep_row(r));
+  ASSERT_EQ(f.size(), 13u);
+  EXPECT_EQ(f[9], "N/A");
+  EXPECT_EQ(f[12], "N/A");
+  EXPECT_EQ(format_ep_row(r).size(), format_ep_row(row(128, 7168, 8, 256, "fp8", "randn", phase(26.5, 128.5, 0),
+                                                       phase(35.5, 185.7, 0))).size());
+}
+
 TEST(FormatEpRow, ParsesByWhitespaceIntoThirteenFields) {
   EpRow r = row(0, 256, 2, 12, "fp8", "balanced", phase(0, 0, 0), phase(3.5, 0, 17));
   r.impl = "lsa";

@@ -406,6 +406,7 @@ TEST(JsonEp, RoundTripThroughTextKeepsEveryField) {
   original.ep_rows = {ep_sample(), ep_sample()};
   original.ep_rows[1].routing = "file";
   original.ep_rows[1].tokens = 0;
+  original.ep_rows[1].dispatch.wrong.reset();  // not checked (-c 0): null, read back as not checked
   const Results back = results_from_json(json::parse(to_json(original).dump()));
   ASSERT_EQ(back.rows.size(), original.rows.size());
   ASSERT_EQ(back.ep_rows.size(), 2u);
@@ -424,6 +425,9 @@ TEST(JsonEp, RoundTripThroughTextKeepsEveryField) {
     expect_phase_eq(a.dispatch, b.dispatch);
     expect_phase_eq(a.combine, b.combine);
   }
+  EXPECT_FALSE(back.ep_rows[1].dispatch.wrong.has_value());
+  EXPECT_TRUE(to_json(original).at("ep_rows").at(1).at("dispatch").at("wrong").is_null());
+  EXPECT_EQ(to_json(original).at("ep_rows").at(1).at("combine").at("wrong"), 12345678901234ull);
 }
 
 TEST(JsonEp, RecordLayout) {
