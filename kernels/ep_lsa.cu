@@ -54,7 +54,7 @@ constexpr int kWarps = kThreads / 32;
 constexpr int kBlocksPerSm = 2;
 // A dispatch piece is V 16-byte vectors of every lane: V = 4 (2048 bytes) or 5 (2560), a
 // template argument of the dispatch kernel (LsaArgs::segment_bytes picks it) so that each size
-// gets its own registers: the 4-vector kernel keeps what one size of 2048 took.
+// gets its own register allocation: the 4-vector kernel spills none, the 5-vector one 12 bytes.
 template <int V>
 constexpr std::uint32_t kPieceBytes = V * 16 * 32;
 static_assert(kPieceBytes<5> == kLsaSegmentBytesMax, "the larger piece is the most a flag covers");
@@ -543,8 +543,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   const unsigned epoch = launch_epoch(a, kDispatchKernel);
   const bool one_node = a.gathered == nullptr;
   // One node: the layout's chunks, then (block 0) this rank's row and the counts while the other
-  // blocks offset their chunks. With a single chunk (up to kThreads tokens) block 0 has it and
-  // nothing waits for another block. Across nodes lsa_layout ran before the gather.
+  // blocks offset their chunks. With a single chunk (up to kLsaLayoutChunk tokens) block 0 has
+  // it and nothing waits for another block. Across nodes lsa_layout ran before the gather.
   const int chunks = one_node ? layout_chunks(a) : 0;
   for (int c = blockIdx.x; c < chunks; c += gridDim.x) count_chunk(a, c, layout);
   clock_mark(a, 0);
