@@ -121,7 +121,7 @@ __host__ __device__
 #endif
 inline std::uint32_t lsa_segments(std::uint32_t size, std::uint32_t segment) { return (size + segment - 1) / segment; }
 // Payload bytes per dispatch flag (a piece a warp stores): 2048 or 2560, whichever leaves a
-// record's last piece fullest. Measured on 4 x H100 (kernels/NOTES-ep-lsa.md, version 6): bf16
+// record's last piece fullest. Measured on 4 x H100 (kernels/NOTES-ep-lsa.md, version 7): bf16
 // at hidden 7168 (14336 bytes) is fastest in 7 pieces of 2048, fp8 (7392 bytes with its scales)
 // in 3 of 2560 rather than 4 of 2048 with a last one of 1248.
 inline std::uint32_t lsa_segment_bytes(std::uint32_t payload_stride) {
