@@ -57,7 +57,8 @@ constexpr int kBlocksPerSm = 2;
 // gets its own register allocation: the 4-vector kernel spills none, the 5-vector one 12 bytes.
 template <int V>
 constexpr std::uint32_t kPieceBytes = V * 16 * 32;
-static_assert(kPieceBytes<5> == kLsaSegmentBytesMax, "the larger piece is the most a flag covers");
+static_assert(kPieceBytes<4> == kLsaSegmentBytesMin && kPieceBytes<5> == kLsaSegmentBytesMax,
+              "the two pieces are lsa_segment_bytes' two sizes");
 constexpr std::uint32_t kSegmentElements = kLsaSegmentElements;  // bf16 elements a warp reduces per piece
 // Vectors a lane loads before it sums them (top-k slots, or ranks): enough bytes in flight per
 // SM to cover memory latency (32 warps x 4 x 512 B = 64 KiB; HBM3 at 3.35 TB/s over 132 SMs
@@ -181,7 +182,11 @@ __device__ LayoutLane layout_lane(const LsaArgs& a, int chunk) {
   return {t, lane % kLanesPerToken, static_cast<int>(threadIdx.x / 32), 1u << (lane / kLanesPerToken), t < a.tokens};
 }
 
-// The lane's top-k indices j0 + q, j0 + q + 4, ... (kTopkBatch of them), -1 past top-k.
+// The lane's k-th index of the batch from j0: j0 + q, j0 + q + 4, ...
+__device__ int topk_index(const LayoutLane& l, int j0, int k) { return j0 + l.q + kLanesPerToken * k; }
+constexpr int kTopkStep = kTopkBatch * kLanesPerToken;  // indices a batch covers over the token's lanes
+
+// The lane's top-k indices of the batch from j0 (kTopkBatch of them), -1 past top-k.
 struct TopkBatch {
   int e[kTopkBatch];
 };
@@ -191,13 +196,11 @@ __device__ TopkBatch load_topk(const LsaArgs& a, const LayoutLane& l, int j0) {
   TopkBatch b;
 #pragma unroll
   for (int k = 0; k < kTopkBatch; ++k) {
-    const int j = j0 + l.q + kLanesPerToken * k;
+    const int j = topk_index(l, j0, k);
     b.e[k] = j < topk ? idx[j] : -1;
   }
   return b;
 }
-constexpr int kTopkStep = kTopkBatch * kLanesPerToken;  // indices a batch covers over the token's lanes
-__device__ int topk_index(const LayoutLane& l, int j0, int k) { return j0 + l.q + kLanesPerToken * k; }
 
 __device__ void count_chunk(const LsaArgs& a, int chunk, LayoutShared& sh) {
   const int n = a.nranks, topk = static_cast<int>(a.f.topk), per_rank = a.experts / n, columns = n + a.experts;
@@ -313,6 +316,17 @@ __device__ void sum_chunks(const LsaArgs& a) {
     a.send_counts[k] = sum;
   }
   __syncthreads();
+}
+
+// The chunks of this block (block b: chunks b, b + blocks, ...), counted; then, once every
+// chunk is counted, offset (all but the first).
+__device__ void count_chunks(const LsaArgs& a, int chunks, LayoutShared& sh) {
+  for (int c = blockIdx.x; c < chunks; c += gridDim.x) count_chunk(a, c, sh);
+}
+__device__ void offset_chunks(const LsaArgs& a, int chunks, LayoutShared& sh) {
+  for (int c = blockIdx.x; c < chunks; c += gridDim.x) {
+    if (c > 0) offset_chunk(a, c, sh);
+  }
 }
 
 // Every rank's counts: [s][d] records rank s sends to rank d, [s][e] its tokens to expert e.
@@ -546,7 +560,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   // blocks offset their chunks. With a single chunk (up to kLsaLayoutChunk tokens) block 0 has
   // it and nothing waits for another block. Across nodes lsa_layout ran before the gather.
   const int chunks = one_node ? layout_chunks(a) : 0;
-  for (int c = blockIdx.x; c < chunks; c += gridDim.x) count_chunk(a, c, layout);
+  count_chunks(a, chunks, layout);
   clock_mark(a, 0);
   if (chunks > 1) grid.sync();
   if (blockIdx.x == 0) {
@@ -555,9 +569,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
     counts_stage(one_node ? exchange_counts(comm, a) : CountMatrices{a.gathered, n + a.experts, a.gathered + n, n + a.experts},
                  a, temp);
   }
-  for (int c = blockIdx.x; c < chunks; c += gridDim.x) {
-    if (c > 0) offset_chunk(a, c, layout);
-  }
+  offset_chunks(a, chunks, layout);
   clock_mark(a, 1);
   grid.sync();
   const int helpers = a.dispatch_helpers;
@@ -778,14 +790,12 @@ __device__ void unpack_remote_stage(const LsaArgs& a) {
 
 __global__ void __launch_bounds__(kThreads) layout_kernel(LsaArgs a) {
   __shared__ LayoutShared layout;
-  for (int c = blockIdx.x; c < layout_chunks(a); c += gridDim.x) count_chunk(a, c, layout);
+  count_chunks(a, layout_chunks(a), layout);
 }
 __global__ void __launch_bounds__(kThreads) layout_offsets_kernel(LsaArgs a) {
   __shared__ LayoutShared layout;
   if (blockIdx.x == 0) sum_chunks(a);
-  for (int c = blockIdx.x; c < layout_chunks(a); c += gridDim.x) {
-    if (c > 0) offset_chunk(a, c, layout);
-  }
+  offset_chunks(a, layout_chunks(a), layout);
 }
 __global__ void __launch_bounds__(kThreads) unpack_remote_kernel(LsaArgs a) { unpack_remote_stage(a); }
 // Across nodes, after the host's receives: each (token, segment) a warp; no flags to wait for.

@@ -114,8 +114,8 @@ inline constexpr int kLsaStartKinds = 6;
 inline constexpr const char* kLsaDispatchStages[] = {"layout", "counts", "stores", "duplicates"};
 inline constexpr const char* kLsaCombineStages[] = {"partials", "reduction"};
 inline constexpr const char* kLsaCombineStagesAcrossNodes[] = {"partials", "barrier"};
-// bf16 elements per combine flag; the most payload bytes per dispatch flag.
-inline constexpr std::uint32_t kLsaSegmentElements = 1024, kLsaSegmentBytesMax = 2560;
+// bf16 elements per combine flag; the payload bytes per dispatch flag: one of two sizes.
+inline constexpr std::uint32_t kLsaSegmentElements = 1024, kLsaSegmentBytesMin = 2048, kLsaSegmentBytesMax = 2560;
 #ifdef __CUDACC__
 __host__ __device__
 #endif
@@ -125,7 +125,7 @@ inline std::uint32_t lsa_segments(std::uint32_t size, std::uint32_t segment) { r
 // at hidden 7168 (14336 bytes) is fastest in 7 pieces of 2048, fp8 (7392 bytes with its scales)
 // in 3 of 2560 rather than 4 of 2048 with a last one of 1248.
 inline std::uint32_t lsa_segment_bytes(std::uint32_t payload_stride) {
-  const std::uint32_t small = 2048, large = kLsaSegmentBytesMax;
+  const std::uint32_t small = kLsaSegmentBytesMin, large = kLsaSegmentBytesMax;
   const std::uint32_t left_small = lsa_segments(payload_stride, small) * small - payload_stride;
   const std::uint32_t left_large = lsa_segments(payload_stride, large) * large - payload_stride;
   return left_large < left_small ? large : small;
