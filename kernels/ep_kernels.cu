@@ -132,13 +132,13 @@ __device__ float entry_value(const std::uint8_t* payload, RecordFormat f, std::u
   return dequantize_e4m3(payload[e], scale);
 }
 
-// blockIdx.y: local expert; blocks along x stride over its entries.
+// blockIdx.y: segment (local expert x sources + k); blocks along x stride over its entries.
 __global__ void experts_kernel(const std::uint8_t* expert_payload, const int* expert_counts,
-                               const int* expert_base, int first_expert, RecordFormat f,
+                               const int* expert_base, int sources, int first_expert, RecordFormat f,
                                std::uint16_t* expert_output) {
-  const int l = blockIdx.y;
-  for (int p = blockIdx.x; p < expert_counts[l]; p += gridDim.x) {
-    const std::size_t entry = static_cast<std::size_t>(expert_base[l] + p);
+  const int segment = blockIdx.y, l = segment / sources;
+  for (int p = blockIdx.x; p < expert_counts[segment]; p += gridDim.x) {
+    const std::size_t entry = static_cast<std::size_t>(expert_base[segment] + p);
     const std::uint8_t* in = expert_payload + entry * f.payload_stride;
     std::uint16_t* out = expert_output + entry * f.hidden;
     for (std::uint32_t e = threadIdx.x; e < f.hidden; e += blockDim.x) {
@@ -242,11 +242,12 @@ cudaError_t unpack(const std::uint8_t* recv, int records, RecordFormat f, int fi
 }
 
 cudaError_t run_experts(const std::uint8_t* expert_payload, const int* expert_counts,
-                        const int* expert_base, int local_experts, int first_expert,
+                        const int* expert_base, int local_experts, int sources, int first_expert,
                         RecordFormat f, std::uint16_t* expert_output, cudaStream_t stream) {
-  const dim3 grid(128, static_cast<unsigned>(local_experts));
+  if (local_experts * sources == 0) return cudaSuccess;
+  const dim3 grid(128, static_cast<unsigned>(local_experts * sources));
   experts_kernel<<<grid, kCopyThreads, 0, stream>>>(expert_payload, expert_counts, expert_base,
-                                                    first_expert, f, expert_output);
+                                                    sources, first_expert, f, expert_output);
   return cudaGetLastError();
 }
 

@@ -26,8 +26,11 @@ cudaError_t expert_positions(const std::uint8_t* recv, int records, RecordFormat
 cudaError_t unpack(const std::uint8_t* recv, int records, RecordFormat f, int first_expert,
                    const int* entry_pos, const int* expert_base, std::uint8_t* expert_payload,
                    cudaStream_t stream);
+// Each local expert's entries in `sources` segments (1: one segment an expert; the lsa
+// exchange: one per source rank), segment k of expert l at expert_counts / expert_base
+// [l x sources + k].
 cudaError_t run_experts(const std::uint8_t* expert_payload, const int* expert_counts,
-                        const int* expert_base, int local_experts, int first_expert,
+                        const int* expert_base, int local_experts, int sources, int first_expert,
                         RecordFormat f, std::uint16_t* expert_output, cudaStream_t stream);
 cudaError_t combine_pack(const std::uint8_t* recv, int records, RecordFormat f, int first_expert,
                          const int* entry_pos, const int* expert_base,

@@ -1,15 +1,15 @@
 // Dispatch and combine as one cooperative kernel each, on NCCL's device API:
 //   dispatch: layout (per destination rank and per expert, this rank's tokens in order, in
-//             chunks of tokens) |
-//             counts to every peer by the LL all-to-all, every expert segment's place on every rank |
+//             chunks of tokens; where each lands: its fixed places, kernels/ep_lsa.hpp) |
 //             each token once per destination rank, straight into its first expert's place
 //             in the receiver's expert-grouped buffer, with a header (experts, weights,
 //             places), a flag per piece; this rank's own tokens straight into all their places.
-//             Under the stores, the receiver's warps wait for each record's flags and copy it
-//             to its other experts' places.
+//             Under the stores, block 0 sends the counts to every peer by the LL all-to-all
+//             and places the segments they name, and the receiver's warps wait for each
+//             record's flags and copy it to its other experts' places.
 //   combine:  weighted partials to the tokens' owners, a flag per piece; under them, the
 //             owner's warps wait for each token's partials and sum them in rank order.
-// Layout and counts are separated by grid-wide syncs; the flags (kernels/ep_lsa_sync.cuh)
+// The layout and the stores are separated by a grid-wide sync; the flags (kernels/ep_lsa_sync.cuh)
 // replace the LSA barriers between stores and the receiver's work on one node.
 // Across nodes (hybrid, kernels/ep_lsa.hpp) the same stages reach the node's peers, and
 // records and partials for other nodes go to local buffers that the host exchanges; the
@@ -82,14 +82,16 @@ __device__ void lsa_barrier(const ncclDevComm& comm, int index) {
   bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
 }
 
-// Warps of a group (the storing warps, or all), numbered across the grid.
+// Warps of a group (the storing warps, or all), numbered across the grid: warps `first` on of
+// blocks `first_block` on.
 struct Warp {
   int lane, id, count;
 };
-__device__ Warp this_warp(int first = 0) {
+__device__ Warp this_warp(int first = 0, int first_block = 0) {
   const int per_block = kWarps - first;
-  return {static_cast<int>(threadIdx.x % 32), static_cast<int>(blockIdx.x * per_block + threadIdx.x / 32 - first),
-          static_cast<int>(gridDim.x * per_block)};
+  return {static_cast<int>(threadIdx.x % 32),
+          static_cast<int>((blockIdx.x - first_block) * per_block + threadIdx.x / 32 - first),
+          static_cast<int>((gridDim.x - first_block) * per_block)};
 }
 
 // A warp copies bytes [begin, end) of a payload (multiples of 16) with 16-byte accesses, four
@@ -166,6 +168,7 @@ struct LayoutShared {
   unsigned mask[kWarps][kLayoutColumns];  // per warp and column: its tokens that go there, a bit each
   int before[kWarps][kLayoutColumns];     // per warp and column: the earlier warps' tokens there
 };
+static_assert(kWarps * kLayoutColumns >= kLsaRanksMax, "local_places' scratch is LayoutShared::before");
 
 __device__ int layout_chunks(const LsaArgs& a) { return lsa_layout_chunks(a.tokens); }
 
@@ -318,6 +321,29 @@ __device__ void sum_chunks(const LsaArgs& a) {
   __syncthreads();
 }
 
+// Block 0, once this rank's row is summed: where its tokens to each expert land on the expert's
+// rank (expert_start): its region there (rank x entries_room), after its tokens to that rank's
+// lower experts. Nothing here waits for another rank. `scratch` (shared, kLsaRanksMax) holds
+// each rank's first expert's running sum.
+__device__ void local_places(const LsaArgs& a, int* scratch, typename Scan::TempStorage& temp) {
+  const int E = a.experts, per_rank = E / a.nranks;
+  int running = 0;
+  for (int base = 0; base < E; base += kThreads) {
+    const int e = base + threadIdx.x;
+    int prefix = 0, aggregate = 0;
+    Scan(temp).ExclusiveSum(e < E ? a.expert_sends[e] : 0, prefix, aggregate);
+    if (e < E) {
+      a.expert_start[e] = running + prefix;
+      if (e % per_rank == 0) scratch[e / per_rank] = running + prefix;
+    }
+    running += aggregate;
+    __syncthreads();
+  }
+  const int region = a.rank * a.entries_room;
+  for (int e = threadIdx.x; e < E; e += kThreads) a.expert_start[e] += region - scratch[e / per_rank];
+  __syncthreads();
+}
+
 // The chunks of this block (block b: chunks b, b + blocks, ...), counted; then, once every
 // chunk is counted, offset (all but the first).
 __device__ void count_chunks(const LsaArgs& a, int chunks, LayoutShared& sh) {
@@ -370,64 +396,41 @@ __device__ CountMatrices exchange_counts(const ncclDevComm& comm, const LsaArgs&
   return {counts, n, per_expert, E};
 }
 
-// Stage 2b (block 0): from every rank's counts, where each of this rank's tokens lands on every
-// rank and where each of its local experts' segments starts; across nodes, where each other
-// node's destination starts in the records packed for the host to send.
-__device__ void counts_stage(const CountMatrices m, const LsaArgs& a, typename Scan::TempStorage& temp) {
-  const int n = a.nranks, E = a.experts;
-  const int me = a.rank;
+// Block 0, from every rank's counts: what this rank receives (counts_copy) and, per local
+// expert and source, its segment: entries, and where they start in the source's region (after
+// its entries to lower local experts); across nodes, where each other node's records start
+// among those the host exchanges. The places of this rank's own tokens are local_places'.
+__device__ void counts_stage(const CountMatrices m, const LsaArgs& a) {
+  const int n = a.nranks, me = a.rank, L = a.local_experts;
   for (int i = threadIdx.x; i < n * n; i += blockDim.x) a.counts_copy[i] = m.sends(i / n, i % n);
-  if (threadIdx.x == 0) {
-    int records = 0;
-    for (int s = 0; s < n; ++s) records += m.sends(s, me);
-    *a.records = records;
-  }
   for (int j = threadIdx.x; j < n; j += blockDim.x) {  // Starts (kernels/ep_lsa.hpp)
-    int from = 0, at = 0, partials_from = 0, partials_at = 0, remote_from = 0, remote_to = 0;
+    int remote_from = 0, remote_to = 0;
     for (int k = 0; k < j; ++k) {
-      from += m.sends(k, me);
-      partials_from += m.sends(me, k);
       if (a.lsa_peer[k] < 0) {
         remote_from += m.sends(k, me);
         remote_to += m.sends(me, k);
       }
     }
-    for (int k = 0; k < me; ++k) {
-      at += m.sends(k, j);
-      partials_at += m.sends(j, k);
-    }
-    const int values[kLsaStartKinds] = {from, at, partials_from, partials_at, remote_from, remote_to};
-    for (int kind = 0; kind < kLsaStartKinds; ++kind) a.starts[kind * n + j] = values[kind];
+    a.starts[j] = remote_from;
+    a.starts[n + j] = remote_to;
   }
-  // Every expert's tokens from all ranks; their running sum over the experts (a block scan).
-  const int per_rank = E / n;
-  int running = 0;
-  for (int base = 0; base < E; base += kThreads) {
-    const int e = base + threadIdx.x;
-    int total = 0;
-    if (e < E) {
-      for (int s = 0; s < n; ++s) total += m.to_expert(s, e);
+  for (int s = threadIdx.x; s < n; s += blockDim.x) {
+    int at = s * a.entries_room;
+    for (int l = 0; l < L; ++l) {
+      const int entries = m.to_expert(s, a.first_expert + l);
+      a.expert_counts[l * n + s] = entries;
+      a.expert_base[l * n + s] = at;
+      at += entries;
     }
-    int prefix = 0, aggregate = 0;
-    Scan(temp).ExclusiveSum(total, prefix, aggregate);
-    if (e < E) {
-      a.expert_total[e] = total;
-      a.expert_prefix[e] = running + prefix;
-    }
-    running += aggregate;
-    __syncthreads();
   }
+}
+
+// After counts_stage: its results to every block of this rank (LsaSync kLsaCountsIn).
+__device__ void announce_counts(const LsaArgs& a, unsigned epoch) {
   __syncthreads();
-  // Where this rank's tokens to expert e start on e's rank: after the lower experts there, and
-  // after the lower ranks' tokens to e. Then this rank's own segments.
-  for (int e = threadIdx.x; e < E; e += blockDim.x) {
-    int start = a.expert_prefix[e] - a.expert_prefix[(e / per_rank) * per_rank];
-    for (int s = 0; s < a.rank; ++s) start += m.to_expert(s, e);
-    a.expert_start[e] = start;
-  }
-  for (int l = threadIdx.x; l < a.local_experts; l += blockDim.x) {
-    a.expert_counts[l] = a.expert_total[a.first_expert + l];
-    a.expert_base[l] = a.expert_prefix[a.first_expert + l] - a.expert_prefix[a.first_expert];
+  if (threadIdx.x == 0) {
+    __threadfence();
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(&a.sync[kLsaCountsIn]), "r"(epoch) : "memory");
   }
 }
 
@@ -435,14 +438,15 @@ __device__ void counts_stage(const CountMatrices m, const LsaArgs& a, typename S
 struct Starts {
   const int* p;
   int n;
-  __device__ int records_from(int j) const { return p[j]; }
-  __device__ int records_at(int j) const { return p[n + j]; }
-  __device__ int partials_from(int j) const { return p[2 * n + j]; }
-  __device__ int partials_at(int j) const { return p[3 * n + j]; }
-  __device__ int remote_records_from(int j) const { return p[4 * n + j]; }
-  __device__ int remote_records_to(int j) const { return p[5 * n + j]; }
+  __device__ int remote_records_from(int j) const { return p[j]; }
+  __device__ int remote_records_to(int j) const { return p[n + j]; }
 };
 __device__ Starts starts_of(const LsaArgs& a) { return {a.starts, a.nranks}; }
+// The fixed place s x tokens + i of what rank s sends a rank: its i-th record there (header,
+// flags), or, in the combine, the partial of that rank's i-th token among those sent to s.
+__device__ std::size_t record_place(const LsaArgs& a, int s, int i) {
+  return static_cast<std::size_t>(s) * a.tokens + i;
+}
 // A record's header, written by the warp of its segment 0: top-k experts, weights, and each
 // slot's place on destination d (-1: the expert is not on d).
 __device__ void write_header(const Header& h, const LsaArgs& a, int t, int d, int lane) {
@@ -469,7 +473,6 @@ template <int V>
 __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
   const int n = a.nranks, topk = static_cast<int>(a.f.topk), per_rank = a.experts / n;
   const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
-  const Starts st = starts_of(a);
   const long long pieces = static_cast<long long>(a.tokens) * n * nseg;
   for (long long p = w.id; p < pieces; p += w.count) {
     const int d = static_cast<int>((p % n + a.rank) % n);
@@ -482,7 +485,7 @@ __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
     const int peer = a.lsa_peer[d];
     if (peer < 0) {  // another node's rank: header, then payload, for the host to send
       char* packed = reinterpret_cast<char*>(a.remote_send) +
-                     static_cast<std::size_t>(st.remote_records_to(d) + s) * lsa_remote_record_bytes(a);
+                     static_cast<std::size_t>(starts_of(a).remote_records_to(d) + s) * lsa_remote_record_bytes(a);
       store_piece(packed + a.header_bytes, piece, begin, end, w.lane);
       if (g == 0) write_header(header_at(packed, 0, a), a, t, d, w.lane);
       continue;
@@ -496,19 +499,19 @@ __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
       store_piece(grouped + static_cast<std::size_t>(a.expert_start[e] + in_expert[j]) * stride, piece, begin, end, w.lane);
       if (d != a.rank) break;  // a peer copies it to its other experts' places
     }
-    const std::size_t record = static_cast<std::size_t>(st.records_at(d) + s);
+    const std::size_t record = record_place(a, a.rank, s);
     if (g == 0) write_header(header_at(peer_part(a, a.headers_offset, peer), record, a), a, t, d, w.lane);
     if (d != a.rank) publish(flags, flag_at(peer_part(a, a.flags_offset, peer), record, g, nseg), w.lane);
   }
   flush(flags, w.lane);
 }
 
-// Stage 4, from the start on the helper warps and after its stores on every other: the pieces
-// of records from the node's peers, from a queue in the order they arrive (segment by segment
-// of the i-th record of every peer, then of the (i+1)-th); a warp waits for the piece's flag
-// and segment 0's (which brings the header) and copies it to the record's other local experts'
-// places. Records from this rank went to every place at the stores; those from other nodes are
-// lsa_unpack_remote's.
+// Stage 4, from the start on the helper warps and after its stores on every other, once the
+// counts are in (they say what to wait for): the pieces of records from the node's peers, from
+// a queue in the order they arrive (segment by segment of the i-th record of every peer, then
+// of the (i+1)-th); a warp waits for the piece's flag and segment 0's (which brings the header)
+// and copies it to the record's other local experts' places. Records from this rank went to
+// every place at the stores; those from other nodes are lsa_unpack_remote's.
 template <int V>
 __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
   const int n = a.nranks, me = a.rank, topk = static_cast<int>(a.f.topk);
@@ -517,7 +520,7 @@ __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
   char* grouped = local_part(a, a.grouped_offset);
   char* flags = local_part(a, a.flags_offset);
   const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
-  const Starts st = starts_of(a);
+  wait_for(&a.sync[kLsaCountsIn], epoch);
   int most = 0;  // records from the peer that sent the most
   for (int s = 0; s < n; ++s) {
     if (s != me && a.lsa_peer[s] >= 0) most = max(most, a.counts_copy[s * n + me]);
@@ -527,7 +530,7 @@ __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
     const int source = (me + 1 + static_cast<int>(q / nseg) % (n - 1)) % n;
     const int i = static_cast<int>(q / nseg) / (n - 1);
     if (a.lsa_peer[source] < 0 || i >= a.counts_copy[source * n + me]) return;
-    const std::size_t r = static_cast<std::size_t>(st.records_from(source) + i);
+    const std::size_t r = record_place(a, source, i);
     wait_for(flag_at(flags, r, 0, nseg), epoch);
     if (g > 0) wait_for(flag_at(flags, r, g, nseg), epoch);
     const Header h = header_at(headers, r, a);
@@ -556,28 +559,39 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   clock_start(a);
   const unsigned epoch = launch_epoch(a, kDispatchKernel);
   const bool one_node = a.gathered == nullptr;
-  // One node: the layout's chunks, then (block 0) this rank's row and the counts while the other
-  // blocks offset their chunks. With a single chunk (up to kLsaLayoutChunk tokens) block 0 has
-  // it and nothing waits for another block. Across nodes lsa_layout ran before the gather.
+  // One node: the layout's chunks, then block 0 sums this rank's row and places its tokens while
+  // the other blocks offset their chunks. With a single chunk (up to kLsaLayoutChunk tokens)
+  // block 0 has it. Across nodes lsa_layout ran before the gather, and block 0 reads the
+  // gathered counts here.
   const int chunks = one_node ? layout_chunks(a) : 0;
   count_chunks(a, chunks, layout);
-  clock_mark(a, 0);
   if (chunks > 1) grid.sync();
   if (blockIdx.x == 0) {
     const int n = a.nranks;
-    if (one_node) sum_chunks(a);
-    counts_stage(one_node ? exchange_counts(comm, a) : CountMatrices{a.gathered, n + a.experts, a.gathered + n, n + a.experts},
-                 a, temp);
+    if (one_node) {
+      sum_chunks(a);
+      local_places(a, &layout.before[0][0], temp);
+    } else {
+      counts_stage(CountMatrices{a.gathered, n + a.experts, a.gathered + n, n + a.experts}, a);
+      announce_counts(a, epoch);
+    }
   }
   offset_chunks(a, chunks, layout);
-  clock_mark(a, 1);
+  clock_mark(a, 0);
   grid.sync();
+  // One node: block 0 exchanges the counts while the others store (with a single block, it
+  // stores after them).
+  const int first_block = one_node && gridDim.x > 1 ? 1 : 0;
+  if (one_node && blockIdx.x == 0) {
+    counts_stage(exchange_counts(comm, a), a);
+    announce_counts(a, epoch);
+  }
   const int helpers = a.dispatch_helpers;
-  if (static_cast<int>(threadIdx.x) / 32 >= helpers) {
-    const Warp w = this_warp(helpers);
+  if (static_cast<int>(blockIdx.x) >= first_block && static_cast<int>(threadIdx.x) / 32 >= helpers) {
+    const Warp w = this_warp(helpers, first_block);
     FlagBatch flags{flag_slots[threadIdx.x / 32], a.flag_batch, epoch};
     send_stage<V>(a, flags, w);
-    clock_mark_warp(a, 2, w.lane);
+    clock_mark_warp(a, 1, w.lane);
   }
   duplicate_stage<V>(a, epoch, static_cast<int>(threadIdx.x % 32));
   finish(a, kDispatchKernel);
@@ -631,7 +645,6 @@ __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w)
   const std::uint32_t hidden = a.f.hidden;
   const std::uint32_t nseg = lsa_segments(hidden, kSegmentElements);
   const int topk = static_cast<int>(a.f.topk);
-  const Starts st = starts_of(a);
   int most = 0;  // records from the source that sent the most
   for (int s = 0; s < n; ++s) most = max(most, a.counts_copy[s * n + a.rank]);
   const long long pieces = static_cast<long long>(most) * n * nseg;
@@ -640,14 +653,14 @@ __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w)
     const std::uint32_t g = static_cast<std::uint32_t>(p / n % nseg);
     const int i = static_cast<int>(p / n / nseg);  // among the source's records here
     if (i >= a.counts_copy[source * n + a.rank]) continue;
-    const int r = st.records_from(source) + i;
-    const int at = st.partials_at(source) + i;  // its place at the source
+    const std::size_t r = record_place(a, source, i);
+    const std::size_t at = record_place(a, a.rank, i);  // its place at the source
     // A source on this node: its partials buffer; on another node: by record here, for the
     // host to send.
     const int peer = a.lsa_peer[source];
     auto* dst = peer >= 0 ? reinterpret_cast<std::uint16_t*>(peer_part(a, a.partials_offset, peer)) +
-                                static_cast<std::size_t>(at) * hidden
-                          : a.remote_partials + static_cast<std::size_t>(r) * hidden;
+                                at * hidden
+                          : a.remote_partials + r * hidden;
     const Header h = header_at(headers, r, a);
     const std::uint32_t begin = g * kSegmentElements, end = min(begin + kSegmentElements, hidden);
     for (std::uint32_t e0 = begin + w.lane * 8; e0 - w.lane * 8 < end; e0 += 32 * 8) {
@@ -680,11 +693,10 @@ __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, const uns
   const int n = a.nranks;
   const auto* partials = reinterpret_cast<const std::uint16_t*>(local_part(a, a.partials_offset));
   const std::uint32_t hidden = a.f.hidden, nseg = lsa_segments(hidden, kSegmentElements);
-  const Starts st = starts_of(a);
   const int* slot = a.slot + static_cast<std::size_t>(t) * n;
   if (flags != nullptr) {
     for (int d = 0; d < n; ++d) {
-      if (slot[d] >= 0) wait_for(flags + static_cast<std::size_t>(st.partials_from(d) + slot[d]) * nseg + g, epoch);
+      if (slot[d] >= 0) wait_for(flags + record_place(a, d, slot[d]) * nseg + g, epoch);
     }
   }
   const std::uint32_t begin = g * kSegmentElements, end = min(begin + kSegmentElements, hidden);
@@ -694,7 +706,7 @@ __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, const uns
     for (int d0 = 0; d0 < n; d0 += 32) {
       const std::uint16_t* from = nullptr;  // lane's rank d0 + lane
       if (d0 + lane < n && slot[d0 + lane] >= 0) {
-        from = partials + static_cast<std::size_t>(st.partials_from(d0 + lane) + slot[d0 + lane]) * hidden;
+        from = partials + record_place(a, d0 + lane, slot[d0 + lane]) * hidden;
       }
       const int ranks = min(32, n - d0);
       for (int k0 = 0; k0 < ranks; k0 += kLoadsInFlight) {
@@ -772,7 +784,7 @@ __device__ void unpack_remote_stage(const LsaArgs& a) {
     const std::uint32_t g = static_cast<std::uint32_t>(p % nseg);
     int s = last;  // its source: the last on another node whose records start at or before q
     while (s > 0 && (a.lsa_peer[s] >= 0 || st.remote_records_from(s) > q)) --s;
-    const int record = st.records_from(s) + q - st.remote_records_from(s);
+    const std::size_t record = record_place(a, s, q - st.remote_records_from(s));
     const char* packed = reinterpret_cast<const char*>(a.remote_recv) + static_cast<std::size_t>(q) * stride;
     const Header h = header_at(const_cast<char*>(packed), 0, a);
     const std::uint32_t begin = g * a.segment_bytes;
@@ -784,7 +796,7 @@ __device__ void unpack_remote_stage(const LsaArgs& a) {
                     end, w.lane);
       }
     }
-    if (g == 0) warp_copy16(headers + static_cast<std::size_t>(record) * a.header_bytes, packed, 0, a.header_bytes, w.lane);
+    if (g == 0) warp_copy16(headers + record * a.header_bytes, packed, 0, a.header_bytes, w.lane);
   }
 }
 
@@ -793,8 +805,12 @@ __global__ void __launch_bounds__(kThreads) layout_kernel(LsaArgs a) {
   count_chunks(a, layout_chunks(a), layout);
 }
 __global__ void __launch_bounds__(kThreads) layout_offsets_kernel(LsaArgs a) {
+  __shared__ typename Scan::TempStorage temp;
   __shared__ LayoutShared layout;
-  if (blockIdx.x == 0) sum_chunks(a);
+  if (blockIdx.x == 0) {
+    sum_chunks(a);
+    local_places(a, &layout.before[0][0], temp);
+  }
   offset_chunks(a, layout_chunks(a), layout);
 }
 __global__ void __launch_bounds__(kThreads) unpack_remote_kernel(LsaArgs a) { unpack_remote_stage(a); }

@@ -15,18 +15,26 @@
 // instead of stores and a barrier, and separate kernels run the layout before it, the unpacking
 // of records from other nodes, and the reduction after the partials from other nodes arrive.
 //
+// Every record, entry and partial has a fixed place on its receiver that the sender computes
+// from its own counts: source s's records start at s x tokens, its entries at s x entries_room.
+// So the stores start once this rank's layout is done; the counts travel under them and tell
+// the receiver only what to wait for (and its experts where their entries are).
+//
 // The symmetric window (the same offsets on every rank) holds:
 //   counts:        nranks x nranks int32, [s][d] = records rank s sends to rank d
 //   expert counts: nranks x experts int32, [s][e] = rank s's tokens to expert e
-//   headers:       one per received record, by source rank ascending, each source's in its
-//                  token order: top-k experts, weights, each slot's place in the grouped buffer
-//   grouped:       the expert-grouped buffer: local experts in order, each expert's tokens by
-//                  (source, token) ascending, payload_stride bytes each
-//   partials:      the combine's receive buffer, by expert rank ascending, each rank's
-//                  partials in this rank's token order
-//   flags:         one uint32 per (received record, payload segment: segment_bytes): the launch's
+//   headers:       nranks x tokens: rank s's i-th record here at s x tokens + i (its records
+//                  here in its token order): top-k experts, weights, each slot's place in the
+//                  grouped buffer
+//   grouped:       nranks x entries_room entries of payload_stride bytes: rank s's region from
+//                  s x entries_room holds its tokens to this rank's experts, local experts in
+//                  order, each expert's tokens in s's token order (segment (l, s): the
+//                  expert_counts / expert_base entry l x nranks + s)
+//   partials:      nranks x tokens: the combine's receive buffer, rank d's partial of this
+//                  rank's token t at d x tokens + (t's place among the records to d)
+//   flags:         one uint32 per (record place, payload segment: segment_bytes): the launch's
 //                  epoch once that segment (segment 0: and the header) has landed
-//   partial flags: one uint32 per (partial, segment of 1024 elements), likewise
+//   partial flags: one uint32 per (partial place, segment of 1024 elements), likewise
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -48,6 +56,7 @@ struct LsaArgs {
   std::uint32_t header_bytes = 0;  // 12 x topk, rounded up to 16
   std::uint32_t segment_bytes = 0;  // payload bytes a dispatch piece and its flag cover: lsa_segment_bytes
   int rank = 0, nranks = 0, tokens = 0, experts = 0, local_experts = 0, first_expert = 0;
+  int entries_room = 0;  // entries a rank has room for in each rank's grouped buffer: lsa_entries_room
   RecordFormat f{};
   int barrier_base = 0;    // this kernel's LSA barriers: base + block index
   // Warps of each block that take the receiver's work (copies to further experts, the
@@ -77,14 +86,11 @@ struct LsaArgs {
   int* send_counts = nullptr;     // nranks, then expert_sends right after it (one row)
   int* rank_in_expert = nullptr;  // tokens x topk: the token's rank among this rank's tokens to that expert
   int* expert_sends = nullptr;    // experts: this rank's tokens to each
-  int* expert_total = nullptr;    // experts: every rank's tokens to each
-  int* expert_prefix = nullptr;   // experts: exclusive prefix of expert_total
   int* expert_start = nullptr;    // experts: where this rank's tokens to it start on its rank
   int* counts_copy = nullptr;     // nranks x nranks: the counts as every rank saw them this round
   int* starts = nullptr;          // kLsaStartKinds x nranks: running sums of the counts (below)
-  int* records = nullptr;         // 1: records received
-  int* expert_counts = nullptr;   // local experts: entries in each segment
-  int* expert_base = nullptr;     // local experts: where each segment starts
+  int* expert_counts = nullptr;   // local experts x nranks: entries of segment (l, s)
+  int* expert_base = nullptr;     // local experts x nranks: where segment (l, s) starts
   const std::uint16_t* expert_output = nullptr;  // entries x hidden (bf16), as grouped
   std::uint16_t* out = nullptr;                  // tokens x hidden (bf16): the combine's result
   // The kernel's own span in %globaltimer nanoseconds: [0] the first block's start
@@ -98,20 +104,25 @@ inline constexpr int kLsaSmWords = 4;  // SMs 0..255 (an H100 or H200 has 132)
 inline constexpr int kLsaFlagBatchMax = 8;
 // LsaArgs::sync, per kernel (0 dispatch, 1 combine): [k] the epoch of its last launch, which the
 // flags of the next launch carry plus one; [2 + k] its blocks that finished this launch (the
-// last one moves the epoch on and clears the rest); [4 + k] the next item of its work queue.
-enum LsaSync { kLsaEpoch = 0, kLsaFinished = 2, kLsaQueue = 4, kLsaSyncWords = 6 };
+// last one moves the epoch on and clears the rest); [4 + k] the next item of its work queue;
+// [6] the dispatch's epoch once every rank's counts are in (counts_copy, expert_counts, ...).
+enum LsaSync { kLsaEpoch = 0, kLsaFinished = 2, kLsaQueue = 4, kLsaCountsIn = 6, kLsaSyncWords = 7 };
 // LsaArgs::starts, derived from the counts once per dispatch (row k x nranks + rank j):
-//   0 records_from:        where rank j's records start among those received here
-//   1 records_at:          where this rank's records start among those rank j receives
-//   2 partials_from:       where rank j's partials of this rank's tokens start here
-//   3 partials_at:         where this rank's partials of rank j's tokens start at rank j
-//   4 remote_records_from: where rank j's records start among those from other nodes here
-//   5 remote_records_to:   where rank j's records start among those packed for other nodes
-inline constexpr int kLsaStartKinds = 6;
+//   0 remote_records_from: where rank j's records start among those from other nodes here
+//   1 remote_records_to:   where rank j's records start among those packed for other nodes
+inline constexpr int kLsaStartKinds = 2;
+// Entries a rank has room for in each rank's grouped buffer: each of its tokens in up to
+// min(topk, local experts) of that rank's experts.
+inline int lsa_entries_room(int tokens, int topk, int local_experts) {
+  return tokens * (topk < local_experts ? topk : local_experts);
+}
 // The stages each kernel's clock marks. stores / partials end when the last warp finished its
 // stores; duplicates / reduction are what the receiver's work took after that (the rest of it
-// ran under the stores). Across nodes the combine kernel ends at a barrier (lsa_reduce follows).
-inline constexpr const char* kLsaDispatchStages[] = {"layout", "counts", "stores", "duplicates"};
+// ran under the stores). On one node the counts go to every peer under the stores (no stage of
+// their own); across nodes they were gathered before the kernel, which places them first. Across
+// nodes the combine kernel ends at a barrier (lsa_reduce follows).
+inline constexpr const char* kLsaDispatchStages[] = {"layout", "stores", "duplicates"};
+inline constexpr const char* kLsaDispatchStagesAcrossNodes[] = {"counts", "stores", "duplicates"};
 inline constexpr const char* kLsaCombineStages[] = {"partials", "reduction"};
 inline constexpr const char* kLsaCombineStagesAcrossNodes[] = {"partials", "barrier"};
 // bf16 elements per combine flag; the payload bytes per dispatch flag: one of two sizes.
@@ -169,12 +180,15 @@ inline int lsa_counts_elements(int nranks, int experts) { return nranks * ((nran
 // other nodes are in).
 cudaError_t lsa_dispatch(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream);
 cudaError_t lsa_combine(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream);
-// Hybrid steps, ordinary launches: the layout (send_counts and expert_sends, one row to gather);
+// Hybrid steps, ordinary launches: the layout (send_counts and expert_sends, one row to gather,
+// and where this rank's tokens land: slot, rank_in_expert, expert_start);
 // the records from other nodes into the grouped buffer (every local expert's place) and their
 // headers; the reduction.
 cudaError_t lsa_layout(const LsaArgs& a, int blocks, cudaStream_t stream);
 cudaError_t lsa_unpack_remote(const LsaArgs& a, int blocks, cudaStream_t stream);
 cudaError_t lsa_reduce(const LsaArgs& a, int blocks, cudaStream_t stream);
+// Ranks the layout's shared scratch holds a value for (local_places in kernels/ep_lsa.cu).
+inline constexpr int kLsaRanksMax = 4096;
 // Bytes of a record packed for another node: header, then payload (multiples of 16).
 #ifdef __CUDACC__
 __host__ __device__

@@ -7,33 +7,57 @@
 
 namespace commsweep::ep {
 
+namespace {
+
+template <class T>
+std::vector<T> from_device(const T* device, std::size_t count) {
+  std::vector<T> host(count);
+  if (count > 0) CS_CUDA(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+// Device bytes [at, at + bytes) of `device` appended to `host`.
+void append_from_device(std::vector<std::uint8_t>& host, const std::uint8_t* device, std::size_t at, std::size_t bytes) {
+  if (bytes == 0) return;
+  const std::size_t end = host.size();
+  host.resize(end + bytes);
+  CS_CUDA(cudaMemcpy(host.data() + end, device + at, bytes, cudaMemcpyDeviceToHost));
+}
+
+}  // namespace
+
 EpResult read_device_result(const EpDeviceView& v) {
   const RecordFormat& f = v.format;
   EpResult r;
   r.recv_counts = v.recv_counts;
-  r.per_expert_counts.resize(v.local_experts);
-  if (v.local_experts > 0) {
-    CS_CUDA(cudaMemcpy(r.per_expert_counts.data(), v.expert_counts, v.local_experts * sizeof(int),
-                       cudaMemcpyDeviceToHost));
+  // The received records, sources ascending, back to back.
+  std::vector<std::uint8_t> bytes;
+  std::size_t records = 0, back_to_back = 0;
+  for (std::size_t s = 0; s < v.recv_counts.size(); ++s) {
+    const std::size_t count = static_cast<std::size_t>(std::max(v.recv_counts[s], 0));
+    const std::size_t from = v.records_room > 0 ? s * static_cast<std::size_t>(v.records_room) : back_to_back;
+    append_from_device(bytes, v.records, from * f.bytes, count * f.bytes);
+    back_to_back += count;
+    records += count;
   }
-  std::size_t records = 0;
-  for (int c : v.recv_counts) records += static_cast<std::size_t>(std::max(c, 0));
-  std::vector<std::uint8_t> bytes(records * f.bytes);
-  if (!bytes.empty()) CS_CUDA(cudaMemcpy(bytes.data(), v.records, bytes.size(), cudaMemcpyDeviceToHost));
   read_routes(bytes.data(), static_cast<int>(records), f, r);
-  std::size_t entries = 0;
-  for (int c : r.per_expert_counts) entries += static_cast<std::size_t>(std::max(c, 0));
-  entries = std::min(entries, v.expert_payload_bytes / f.payload_stride);
+  // The expert-grouped entries, local experts in order, each expert's segments in order.
   r.payload_bytes = f.payload_stride;
-  r.expert_payload.resize(entries * f.payload_stride);
-  if (!r.expert_payload.empty()) {
-    CS_CUDA(cudaMemcpy(r.expert_payload.data(), v.expert_payload, r.expert_payload.size(),
-                       cudaMemcpyDeviceToHost));
+  const std::size_t segments = static_cast<std::size_t>(v.local_experts) * std::max(v.expert_sources, 1);
+  const std::vector<int> counts = from_device(v.expert_counts, segments);
+  const std::vector<int> bases = v.expert_base != nullptr ? from_device(v.expert_base, segments) : std::vector<int>{};
+  const std::size_t room = v.expert_payload_bytes / f.payload_stride;
+  r.per_expert_counts.assign(v.local_experts, 0);
+  std::size_t next = 0;  // back to back: where the next segment starts
+  for (std::size_t k = 0; k < segments; ++k) {
+    const std::size_t count = static_cast<std::size_t>(std::max(counts[k], 0));
+    const std::size_t base = bases.empty() ? next : static_cast<std::size_t>(std::max(bases[k], 0));
+    r.per_expert_counts[k / std::max(v.expert_sources, 1)] += counts[k];
+    next = base + count;
+    const std::size_t kept = base < room ? std::min(count, room - base) : 0;  // never past the room
+    append_from_device(r.expert_payload, v.expert_payload, base * f.payload_stride, kept * f.payload_stride);
   }
-  r.combined.resize(static_cast<std::size_t>(v.tokens) * f.hidden);
-  if (!r.combined.empty()) {
-    CS_CUDA(cudaMemcpy(r.combined.data(), v.combined, r.combined.size() * 2, cudaMemcpyDeviceToHost));
-  }
+  r.combined = from_device(v.combined, static_cast<std::size_t>(v.tokens) * f.hidden);
   return r;
 }
 

@@ -17,8 +17,13 @@ namespace commsweep::ep {
 struct EpDeviceView {
   std::vector<int> recv_counts;             // per source rank (host)
   const std::uint8_t* records = nullptr;    // device: the received records, sources ascending
+  int records_room = 0;                     // 0: back to back; else source s's from s x records_room
   RecordFormat format{};
-  const int* expert_counts = nullptr;       // device: per local expert
+  // device: per local expert (expert_base null: its segments back to back, local experts in
+  // order), or per (local expert l, source s) at l x expert_sources + s, with where each starts.
+  const int* expert_counts = nullptr;
+  const int* expert_base = nullptr;
+  int expert_sources = 1;
   int local_experts = 0;
   const std::uint8_t* expert_payload = nullptr;  // device: expert-grouped payloads
   std::size_t expert_payload_bytes = 0;     // its room

@@ -212,6 +212,7 @@ LsaExchange::~LsaExchange() {
 ncclComm_t LsaExchange::team_comm() const { return node_ ? node_->comm : backend_.comm(); }
 
 std::vector<const char*> LsaExchange::stage_names(bool dispatch) const {
+  if (dispatch && node_) return {std::begin(kernels::kLsaDispatchStagesAcrossNodes), std::end(kernels::kLsaDispatchStagesAcrossNodes)};
   if (dispatch) return {std::begin(kernels::kLsaDispatchStages), std::end(kernels::kLsaDispatchStages)};
   if (node_) return {std::begin(kernels::kLsaCombineStagesAcrossNodes), std::end(kernels::kLsaCombineStagesAcrossNodes)};
   return {std::begin(kernels::kLsaCombineStages), std::end(kernels::kLsaCombineStages)};
@@ -308,12 +309,17 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   a.experts = c.experts;
   a.local_experts = experts_per_rank(c.experts, n);
   a.first_expert = a.rank * a.local_experts;
-  // The window (kernels/ep_lsa.hpp): room for every rank's tokens here, each in up to
-  // min(topk, local experts) segments, and for this rank's tokens' partials from every rank
-  // they can reach.
+  if (n > kernels::kLsaRanksMax) {
+    throw Error(ErrorKind::Usage, "--ep-impl " + std::string(variant_.name) + ": " + std::to_string(n) +
+                                      " ranks; the lsa kernels take at most " + std::to_string(kernels::kLsaRanksMax));
+  }
+  // The window (kernels/ep_lsa.hpp), every part at fixed places: room for every rank's tokens
+  // here, each in up to min(topk, local experts) entries, and for this rank's tokens' partials
+  // from every rank.
+  a.entries_room = kernels::lsa_entries_room(c.tokens, c.topk, a.local_experts);
   const std::size_t records_max = tokens * n;
-  const std::size_t entries_max = records_max * static_cast<std::size_t>(std::min(c.topk, a.local_experts));
-  const std::size_t sent_max = tokens * static_cast<std::size_t>(std::min(n, c.topk));
+  const std::size_t entries_max = static_cast<std::size_t>(a.entries_room) * n;
+  const std::size_t sent_max = records_max;
   // A flag per piece: segment_bytes of a record's payload, 1024 elements of a partial.
   a.segment_bytes = kernels::lsa_segment_bytes(a.f.payload_stride);
   const std::size_t flags = records_max * kernels::lsa_segments(a.f.payload_stride, a.segment_bytes);
@@ -343,14 +349,11 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   a.send_counts = send_counts_.grow<int>(static_cast<std::size_t>(n) + c.experts);  // one row: ranks, experts
   a.expert_sends = a.send_counts + n;
   a.rank_in_expert = rank_in_expert_.grow<int>(tokens * c.topk);
-  a.expert_total = expert_total_.grow<int>(c.experts);
-  a.expert_prefix = expert_prefix_.grow<int>(c.experts);
   a.expert_start = expert_start_.grow<int>(c.experts);
   a.counts_copy = counts_copy_.grow<int>(static_cast<std::size_t>(n) * n);
   a.starts = starts_.grow<int>(static_cast<std::size_t>(kernels::kLsaStartKinds) * n);
-  a.records = records_.grow<int>(1);
-  a.expert_counts = expert_counts_.grow<int>(a.local_experts);
-  a.expert_base = expert_base_.grow<int>(a.local_experts);
+  a.expert_counts = expert_counts_.grow<int>(static_cast<std::size_t>(a.local_experts) * n);
+  a.expert_base = expert_base_.grow<int>(static_cast<std::size_t>(a.local_experts) * n);
   grouped_bytes_ = entries_max * a.f.payload_stride;
   a.expert_output = expert_output_.grow<std::uint16_t>(entries_max * c.hidden);
   a.out = out_.grow<std::uint16_t>(tokens * c.hidden);
@@ -383,7 +386,8 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
               a.f, mine, seed, a.rank, stream);
   // Flags and epochs from zero on every rank (kernels/ep_lsa_sync.cuh): what the window held
   // before (another case's payloads) must not read as a flag. A peer's first stores of the case
-  // come after this rank's counts, which its first dispatch sends after these.
+  // come after its own prepare, which the window's registration (collective) orders after this
+  // rank's.
   auto* base = static_cast<char*>(window_->base);
   CS_CUDA(cudaMemsetAsync(base + a.flags_offset, 0, window_end - a.flags_offset, stream));
   CS_CUDA(cudaMemsetAsync(a.sync, 0, kernels::kLsaSyncWords * sizeof(unsigned), stream));
@@ -504,13 +508,14 @@ double LsaExchange::combine_across_nodes(const Phase& phase) {
   const auto start = std::chrono::steady_clock::now();
   const cudaStream_t stream = backend_.stream();
   CS_CUDA(launch(false, stream));
-  // Sent: the partials of other nodes' tokens that came here, where their records are among all
-  // received. Received: straight into the window's partials buffer, where the reduction reads
-  // each rank's (ranks in order, every rank's place kept).
-  grouped_send_recv(backend_, args_.remote_partials, {other_nodes(records_from_), exclusive_prefix(records_from_)},
+  // Sent: the partials of other nodes' tokens that came here, at their records' places (rank p's
+  // from p x tokens). Received: straight into the window's partials buffer, at the places the
+  // reduction reads (rank p's from p x tokens).
+  std::vector<std::size_t> places(records_from_.size());
+  for (std::size_t p = 0; p < places.size(); ++p) places[p] = p * static_cast<std::size_t>(case_.tokens);
+  grouped_send_recv(backend_, args_.remote_partials, {other_nodes(records_from_), places},
                     static_cast<std::uint8_t*>(window_->base) + args_.partials_offset,
-                    {other_nodes(records_to_), exclusive_prefix(records_to_)}, 2u * static_cast<std::size_t>(case_.hidden),
-                    phase);
+                    {other_nodes(records_to_), places}, 2u * static_cast<std::size_t>(case_.hidden), phase);
   CS_CUDA(kernels::lsa_reduce(args_, launch_blocks_, stream));
   backend_.synchronize(phase);
   record_stages(false);
@@ -551,7 +556,7 @@ std::uint8_t* LsaExchange::grouped() const {
 
 void LsaExchange::run_experts(const Phase& phase) {
   const kernels::LsaArgs& a = args_;
-  CS_CUDA(kernels::run_experts(grouped(), a.expert_counts, a.expert_base, a.local_experts,
+  CS_CUDA(kernels::run_experts(grouped(), a.expert_counts, a.expert_base, a.local_experts, a.nranks,
                                a.first_expert, a.f, expert_output_.get<std::uint16_t>(),
                                backend_.stream()));
   backend_.synchronize(phase);
@@ -572,13 +577,16 @@ EpResult LsaExchange::result() {
   EpDeviceView view;
   view.recv_counts.resize(n);
   for (int s = 0; s < n; ++s) view.recv_counts[s] = counts[static_cast<std::size_t>(s) * n + a.rank];
-  // The headers stand for the records: experts first, then weights.
+  // The headers stand for the records (rank s's from s x tokens): experts first, then weights.
   view.records = static_cast<const std::uint8_t*>(window_->base) + a.headers_offset;
+  view.records_room = case_.tokens;
   view.format = a.f;
   view.format.idx_offset = 0;
   view.format.weight_offset = 4 * a.f.topk;
   view.format.bytes = a.header_bytes;
   view.expert_counts = a.expert_counts;
+  view.expert_base = a.expert_base;
+  view.expert_sources = n;
   view.local_experts = a.local_experts;
   view.expert_payload = grouped();
   view.expert_payload_bytes = grouped_bytes_;

@@ -94,9 +94,8 @@ class LsaExchange final : public EpExchange {
   DeviceBuffer sync_;   // LsaArgs::sync
   std::vector<std::vector<double>> stage_us_[2];  // per run of this case: dispatch, combine stages
   int sms_[2] = {0, 0};  // SMs that ran a block of the dispatch, of the combine (this case)
-  DeviceBuffer input_, idx_, weights_, slot_, chunk_counts_, send_counts_, rank_in_expert_, expert_total_,
-      expert_prefix_, expert_start_, counts_copy_, records_, expert_counts_, expert_base_,
-      expert_output_, out_, lsa_peer_dev_, starts_;
+  DeviceBuffer input_, idx_, weights_, slot_, chunk_counts_, send_counts_, rank_in_expert_, expert_start_,
+      counts_copy_, expert_counts_, expert_base_, expert_output_, out_, lsa_peer_dev_, starts_;
   // Across nodes: the gathered counts (and their host copy), the records and partials that
   // travel by ncclSend / ncclRecv.
   DeviceBuffer gathered_, remote_send_, remote_recv_, remote_partials_;

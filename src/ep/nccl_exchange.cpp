@@ -106,7 +106,7 @@ double NcclExchange::dispatch(const Phase& phase) {
 void NcclExchange::run_experts(const Phase& phase) {
   CS_CUDA(kernels::run_experts(expert_payload_.get<const std::uint8_t>(),
                                expert_counts_.get<const int>(),
-                               expert_base_.get<const int>(), local_experts_,
+                               expert_base_.get<const int>(), local_experts_, 1,
                                first_expert_, format_,
                                expert_output_.get<std::uint16_t>(), backend_.stream()));
   backend_.synchronize(phase);
