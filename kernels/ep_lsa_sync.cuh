@@ -75,18 +75,23 @@ __device__ inline void finish(const LsaArgs& a, LsaKernel kernel) {
 }
 
 // Items [0, count) of the kernel's work queue, taken in order by whichever warp is free:
-// work(item) for each the warp takes. The next item is asked for (an atomic on L2, about a
-// microsecond) while the current one is worked on.
+// work(item) for each the warp takes. While more items are left than the grid has warps, the
+// next item is asked for (an atomic on L2, about a microsecond) while the current one is worked
+// on; near the end a warp asks only once it is free, so that the last items go to warps that
+// are free (the storing warps that join), not to one that would hold two in a row.
 template <class Work>
 __device__ void for_each_item(const LsaArgs& a, LsaKernel kernel, int count, int lane, Work work) {
   unsigned* queue = &a.sync[kLsaQueue + kernel];
+  const int warps = static_cast<int>(gridDim.x * (blockDim.x / 32));
   unsigned item = 0;
   if (lane == 0) item = atomicAdd(queue, 1u);
   int q = static_cast<int>(__shfl_sync(0xffffffffu, item, 0));
   while (q < count) {
+    const bool ahead = q + warps < count;
     unsigned next = 0;
-    if (lane == 0) next = atomicAdd(queue, 1u);
+    if (ahead && lane == 0) next = atomicAdd(queue, 1u);
     work(q);
+    if (!ahead && lane == 0) next = atomicAdd(queue, 1u);
     q = static_cast<int>(__shfl_sync(0xffffffffu, next, 0));
   }
 }
