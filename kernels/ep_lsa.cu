@@ -414,14 +414,14 @@ __device__ void counts_stage(const CountMatrices m, const LsaArgs& a) {
     a.starts[j] = remote_from;
     a.starts[n + j] = remote_to;
   }
-  for (int s = threadIdx.x; s < n; s += blockDim.x) {
+  // A thread a segment (l, s): its loads are independent, not a running sum's chain.
+  for (int k = threadIdx.x; k < L * n; k += blockDim.x) {
+    const int l = k / n, s = k % n;
     int at = s * a.entries_room;
-    for (int l = 0; l < L; ++l) {
-      const int entries = m.to_expert(s, a.first_expert + l);
-      a.expert_counts[l * n + s] = entries;
-      a.expert_base[l * n + s] = at;
-      at += entries;
-    }
+#pragma unroll 8
+    for (int lower = 0; lower < l; ++lower) at += m.to_expert(s, a.first_expert + lower);
+    a.expert_counts[k] = m.to_expert(s, a.first_expert + l);
+    a.expert_base[k] = at;
   }
 }
 
@@ -493,11 +493,25 @@ __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
     char* grouped = peer_part(a, a.grouped_offset, peer);
     const std::int32_t* idx = a.idx + static_cast<std::size_t>(t) * topk;
     const int* in_expert = a.rank_in_expert + static_cast<std::size_t>(t) * topk;
-    for (int j = 0; j < topk; ++j) {
-      const int e = idx[j];
-      if (e / per_rank != d) continue;
-      store_piece(grouped + static_cast<std::size_t>(a.expert_start[e] + in_expert[j]) * stride, piece, begin, end, w.lane);
-      if (d != a.rank) break;  // a peer copies it to its other experts' places
+    // Lane j looks up top-k slot j0 + j's place on d (-1: not there), all lanes at once; a peer
+    // gets the first place only (it copies the piece to the others).
+    bool placed = false;
+    for (int j0 = 0; j0 < topk && !placed; j0 += 32) {
+      const int j = j0 + w.lane;
+      int place = -1;
+      if (j < topk) {
+        const int e = idx[j];
+        if (e / per_rank == d) place = a.expert_start[e] + in_expert[j];
+      }
+      unsigned on_d = __ballot_sync(0xffffffffu, place >= 0);
+      if (d != a.rank && on_d != 0) {
+        on_d &= 0u - on_d;
+        placed = true;
+      }
+      for (; on_d != 0; on_d &= on_d - 1) {
+        const int at = __shfl_sync(0xffffffffu, place, __ffs(on_d) - 1);
+        store_piece(grouped + static_cast<std::size_t>(at) * stride, piece, begin, end, w.lane);
+      }
     }
     const std::size_t record = record_place(a, a.rank, s);
     if (g == 0) write_header(header_at(peer_part(a, a.headers_offset, peer), record, a), a, t, d, w.lane);
@@ -534,18 +548,28 @@ __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
     wait_for(flag_at(flags, r, 0, nseg), epoch);
     if (g > 0) wait_for(flag_at(flags, r, g, nseg), epoch);
     const Header h = header_at(headers, r, a);
-    int first = -1, copies = 0;  // where the payload landed; further places
-    for (int j = 0; j < topk; ++j) {
-      if (h.place[j] < 0) continue;
-      if (first < 0) first = h.place[j];
-      else ++copies;
+    // Lane j reads top-k slot j0 + j's place, all lanes at once: where the payload landed (the
+    // first place), and whether there are further places.
+    int first = -1;
+    bool copies = false;
+    for (int j0 = 0; j0 < topk; j0 += 32) {
+      const int place = j0 + lane < topk ? h.place[j0 + lane] : -1;
+      unsigned here = __ballot_sync(0xffffffffu, place >= 0);
+      if (here != 0 && first < 0) {
+        first = __shfl_sync(0xffffffffu, place, __ffs(here) - 1);
+        here &= here - 1;
+      }
+      copies = copies || here != 0;
     }
-    if (copies == 0) return;
+    if (!copies) return;
     const std::uint32_t begin = g * kPieceBytes<V>, end = min(begin + kPieceBytes<V>, stride);
     const Piece<V> piece = load_piece<V>(grouped + static_cast<std::size_t>(first) * stride, begin, end, lane);
-    for (int j = 0; j < topk; ++j) {
-      const int place = h.place[j];
-      if (place >= 0 && place != first) store_piece(grouped + static_cast<std::size_t>(place) * stride, piece, begin, end, lane);
+    for (int j0 = 0; j0 < topk; j0 += 32) {
+      const int place = j0 + lane < topk ? h.place[j0 + lane] : -1;
+      for (unsigned further = __ballot_sync(0xffffffffu, place >= 0 && place != first); further != 0; further &= further - 1) {
+        const int at = __shfl_sync(0xffffffffu, place, __ffs(further) - 1);
+        store_piece(grouped + static_cast<std::size_t>(at) * stride, piece, begin, end, lane);
+      }
     }
   });
 }
