@@ -326,7 +326,17 @@ __device__ void sum_chunks(const LsaArgs& a) {
 // lower experts. Nothing here waits for another rank. `scratch` (shared, kLsaRanksMax) holds
 // each rank's first expert's running sum.
 __device__ void local_places(const LsaArgs& a, int* scratch, typename Scan::TempStorage& temp) {
-  const int E = a.experts, per_rank = E / a.nranks;
+  const int E = a.experts, per_rank = E / a.nranks, region = a.rank * a.entries_room;
+  if (E <= kThreads) {  // one expert a thread: its running sum stays in a register
+    const int e = threadIdx.x;
+    int prefix = 0;
+    Scan(temp).ExclusiveSum(e < E ? a.expert_sends[e] : 0, prefix);
+    if (e < E && e % per_rank == 0) scratch[e / per_rank] = prefix;
+    __syncthreads();
+    if (e < E) a.expert_start[e] = prefix + region - scratch[e / per_rank];
+    __syncthreads();
+    return;
+  }
   int running = 0;
   for (int base = 0; base < E; base += kThreads) {
     const int e = base + threadIdx.x;
@@ -339,7 +349,6 @@ __device__ void local_places(const LsaArgs& a, int* scratch, typename Scan::Temp
     running += aggregate;
     __syncthreads();
   }
-  const int region = a.rank * a.entries_room;
   for (int e = threadIdx.x; e < E; e += kThreads) a.expert_start[e] += region - scratch[e / per_rank];
   __syncthreads();
 }

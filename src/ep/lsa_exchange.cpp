@@ -30,6 +30,8 @@ constexpr std::size_t kWindowAlign = 4096;  // NCCL_WIN_REQUIRED_ALIGNMENT
 // 275.3 / 277.8 / 294.4 us.
 constexpr int kDispatchHelpers = 6, kCombineHelpers = 2;
 constexpr int kFlagBatch = 4;
+// Tokens up to which the dispatch runs one block an SM (prepare).
+constexpr int kOneBlockPerSmTokens = 1024;
 
 std::size_t aligned(std::size_t bytes) { return (bytes + kWindowAlign - 1) / kWindowAlign * kWindowAlign; }
 
@@ -173,12 +175,17 @@ LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup,
   CS_CUDA(cudaGetDevice(&device));
   // Block b of every rank meets block b of the others: every rank launches the fewest blocks
   // any rank can keep resident.
-  const int mine = variant_.kernels.max_blocks(device);
-  const auto all = world_.gather(static_cast<double>(mine), setup);
-  double fewest = mine;
-  for (double b : all) fewest = std::min(fewest, b);
-  world_.broadcast(&fewest, sizeof(fewest), 0, setup);
-  blocks_ = static_cast<int>(fewest);
+  const auto fewest_of_all = [&](int mine) {
+    const auto all = world_.gather(static_cast<double>(mine), setup);
+    double fewest = mine;
+    for (double b : all) fewest = std::min(fewest, b);
+    world_.broadcast(&fewest, sizeof(fewest), 0, setup);
+    return static_cast<int>(fewest);
+  };
+  blocks_ = fewest_of_all(variant_.kernels.max_blocks(device));
+  int sms = 0;
+  CS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  sms_fewest_ = fewest_of_all(sms);
   if (blocks_ < 1) throw Error(ErrorKind::Usage, flag + ": a GPU cannot keep one block of the kernels resident");
   if (asked_blocks_ > blocks_) {
     throw Error(ErrorKind::Usage, "--lsa-blocks " + std::to_string(asked_blocks_) + ": the GPUs keep at most " +
@@ -235,8 +242,8 @@ std::string LsaExchange::case_note() const {
           << values[values.size() / 2];
     }
   }
-  out << "; " << launch_blocks_ << " blocks of 512 threads on " << sms_[0] << " SMs (dispatch), " << sms_[1]
-      << " (combine)";
+  out << "; blocks of 512 threads: " << dispatch_blocks_ << " on " << sms_[0] << " SMs (dispatch), " << combine_blocks_
+      << " on " << sms_[1] << " (combine)";
   return out.str();
 }
 
@@ -252,9 +259,14 @@ std::string LsaExchange::note() const {
            "completion, as the alltoallv path's (the # " << variant_.name << " stages are its node kernels')";
     return out.str();
   }
-  out << variant_.name << ": NCCL device API, stores over NVLink from up to " << blocks_
-      << " blocks x 512 threads (fewer for few tokens), one cooperative kernel each way"
-      << (graphs_work_ ? ", replayed as CUDA graphs" : "")
+  out << variant_.name << ": NCCL device API, stores over NVLink, one cooperative kernel each way on ";
+  if (asked_blocks_ > 0) {
+    out << asked_blocks_ << " blocks x 512 threads (--lsa-blocks)";
+  } else {
+    out << blocks_ << " blocks x 512 threads (the dispatch of up to " << kOneBlockPerSmTokens << " tokens on "
+        << std::min(sms_fewest_, blocks_) << ")";
+  }
+  out << (graphs_work_ ? ", replayed as CUDA graphs" : "")
       << "; its time is the kernel's own span (first block's start to last block's end, "
          "%globaltimer), as DeepEP's kernel timings";
   return out.str();
@@ -291,14 +303,16 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   const std::size_t tokens = static_cast<std::size_t>(c.tokens);
   const Phase phase{"ep lsa set-up (symmetric window)", Deadline::after(setup_timeout_s_)};
   case_ = c;
-  // Blocks: a warp for every (token, destination) pair, and at least one per rank and expert
-  // (the layout's columns), so that few tokens still spread their pieces over every SM; at most
-  // what stays resident. Every rank runs the same case, so every rank picks the same.
-  const int warps_per_block = 16;
-  const long long pairs = static_cast<long long>(c.tokens) * n;
-  const long long wanted = std::max<long long>({(pairs + warps_per_block - 1) / warps_per_block,
-                                                static_cast<long long>(c.experts) + n, 1});
-  launch_blocks_ = asked_blocks_ > 0 ? asked_blocks_ : static_cast<int>(std::min<long long>(wanted, blocks_));
+  // Blocks (--lsa-blocks: both kernels): as many as stay resident (two an SM), but the dispatch
+  // of up to kOneBlockPerSmTokens tokens one an SM: pieces of every token spread over all SMs
+  // either way. Measured on 4 x H200 (kernels/NOTES-ep-lsa.md, version 8): the dispatch of 128
+  // tokens took 29.7 us on 132 blocks against 35.1 on 260 (its copies' tail 5.2 against 9.9
+  // us), and was faster up to 1024 tokens, slower from 2048 (4096 bf16: 514.4 against 496.4);
+  // the combine was slower on 132 blocks from 256 tokens (51.4 against 47.7). The fewest SMs
+  // (and resident blocks) of any rank, so that every rank launches the same.
+  dispatch_blocks_ = asked_blocks_ > 0 ? asked_blocks_
+                     : c.tokens <= kOneBlockPerSmTokens ? std::min(sms_fewest_, blocks_) : blocks_;
+  combine_blocks_ = asked_blocks_ > 0 ? asked_blocks_ : blocks_;
   kernels::LsaArgs& a = args_;
   a.f = record_format(static_cast<std::uint32_t>(c.hidden), static_cast<std::uint32_t>(c.topk),
                       c.dtype == EpDtype::Fp8);
@@ -484,7 +498,7 @@ double LsaExchange::dispatch_across_nodes(const Phase& phase) {
   const std::size_t row = static_cast<std::size_t>(n) + case_.experts;
   const cudaStream_t stream = backend_.stream();
   const ncclComm_t comm = backend_.comm();
-  CS_CUDA(kernels::lsa_layout(args_, launch_blocks_, stream));
+  CS_CUDA(kernels::lsa_layout(args_, dispatch_blocks_, stream));
   CS_LSA_NCCL(ncclAllGather(args_.send_counts, const_cast<int*>(args_.gathered), row, ncclInt32, comm, stream), phase);
   CS_CUDA(cudaMemcpyAsync(host_gathered_, args_.gathered, row * n * sizeof(int), cudaMemcpyDeviceToHost, stream));
   CS_CUDA(cudaEventRecord(counts_ready_, stream));
@@ -495,7 +509,7 @@ double LsaExchange::dispatch_across_nodes(const Phase& phase) {
   grouped_send_recv(backend_, args_.remote_send, packed(other_nodes(records_to_)),
                     const_cast<std::uint8_t*>(args_.remote_recv), packed(other_nodes(records_from_)),
                     kernels::lsa_remote_record_bytes(args_), phase);
-  CS_CUDA(kernels::lsa_unpack_remote(args_, launch_blocks_, stream));
+  CS_CUDA(kernels::lsa_unpack_remote(args_, dispatch_blocks_, stream));
   backend_.synchronize(phase);
   record_stages(true);
   return elapsed_us(start);
@@ -516,7 +530,7 @@ double LsaExchange::combine_across_nodes(const Phase& phase) {
   grouped_send_recv(backend_, args_.remote_partials, {other_nodes(records_from_), places},
                     static_cast<std::uint8_t*>(window_->base) + args_.partials_offset,
                     {other_nodes(records_to_), places}, 2u * static_cast<std::size_t>(case_.hidden), phase);
-  CS_CUDA(kernels::lsa_reduce(args_, launch_blocks_, stream));
+  CS_CUDA(kernels::lsa_reduce(args_, combine_blocks_, stream));
   backend_.synchronize(phase);
   record_stages(false);
   return elapsed_us(start);
@@ -534,8 +548,8 @@ cudaError_t LsaExchange::launch(bool dispatch, cudaStream_t stream) {
   kernels::LsaArgs k = args_;
   // Barrier indices follow the device communicator's block count, whatever this case launches.
   k.barrier_base = dispatch ? 0 : blocks_;
-  return dispatch ? variant_.kernels.dispatch(devcomm_->dev, k, launch_blocks_, stream)
-                  : variant_.kernels.combine(devcomm_->dev, k, launch_blocks_, stream);
+  return dispatch ? variant_.kernels.dispatch(devcomm_->dev, k, dispatch_blocks_, stream)
+                  : variant_.kernels.combine(devcomm_->dev, k, combine_blocks_, stream);
 #else
   (void)dispatch;
   (void)stream;
