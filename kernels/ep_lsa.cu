@@ -554,8 +554,10 @@ __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
     const int i = static_cast<int>(q / nseg) / (n - 1);
     if (a.lsa_peer[source] < 0 || i >= a.counts_copy[source * n + me]) return;
     const std::size_t r = record_place(a, source, i);
-    wait_for(flag_at(flags, r, 0, nseg), epoch);
-    if (g > 0) wait_for(flag_at(flags, r, g, nseg), epoch);
+    // Lane 0 waits for segment 0's flag (the header), lane 1 for this segment's, at once; the
+    // warp's barrier orders their acquires before every lane's reads.
+    if (lane == 0 || (lane == 1 && g > 0)) wait_for(flag_at(flags, r, lane == 0 ? 0 : g, nseg), epoch);
+    __syncwarp();
     const Header h = header_at(headers, r, a);
     // Lane j reads top-k slot j0 + j's place, all lanes at once: where the payload landed (the
     // first place), and whether there are further places.
@@ -720,17 +722,18 @@ __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w)
 
 // Segment g of token t's output: lane d finds where the token's partial from rank d lies (none:
 // the token did not go there); per 8 elements the partials in ascending rank order, summed in
-// fp32, rounded to bf16. Above 32 ranks, 32 at a time, in order. With flags (one node), every
-// lane first waits for each partial's flag.
+// fp32, rounded to bf16. Above 32 ranks, 32 at a time, in order. With flags (one node), the
+// lanes first wait for the partials' flags.
 __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, const unsigned* flags, unsigned epoch, int lane) {
   const int n = a.nranks;
   const auto* partials = reinterpret_cast<const std::uint16_t*>(local_part(a, a.partials_offset));
   const std::uint32_t hidden = a.f.hidden, nseg = lsa_segments(hidden, kSegmentElements);
   const int* slot = a.slot + static_cast<std::size_t>(t) * n;
-  if (flags != nullptr) {
-    for (int d = 0; d < n; ++d) {
+  if (flags != nullptr) {  // lane d waits for rank d's flag, all at once; the warp's barrier orders them before the reads
+    for (int d = lane; d < n; d += 32) {
       if (slot[d] >= 0) wait_for(flags + record_place(a, d, slot[d]) * nseg + g, epoch);
     }
+    __syncwarp();
   }
   const std::uint32_t begin = g * kSegmentElements, end = min(begin + kSegmentElements, hidden);
   for (std::uint32_t e0 = begin + lane * 8; e0 - lane * 8 < end; e0 += 32 * 8) {

@@ -7,8 +7,9 @@
 // there, after __syncwarp and a release fence at system scope: every lane's stores before the flag, the
 // pattern of NCCL's own protocols and of DeepEP (a barrier, then one thread's release). The
 // fence waits for the warp's stores to land, so a warp publishes several pieces' flags after
-// one fence (FlagBatch). The receiver spins on the flag with ld.acquire.sys in every lane
-// before it reads the piece. Spinning is safe because the kernels are cooperative launches (every block
+// one fence (FlagBatch). The receiver spins on each flag with ld.acquire.sys in one lane (a lane a flag,
+// all at once), then __syncwarp, which orders those acquires before every lane's reads of the
+// pieces. Spinning is safe because the kernels are cooperative launches (every block
 // resident) and the warps that store never wait on anything.
 //
 // Epochs. Flags are never cleared between launches: launch k of a kernel writes and waits for
@@ -16,9 +17,13 @@
 // finish moves the epoch on, after every block has read it. The host zeroes flags and sync
 // words at each case on every rank, and every rank launches each kernel equally often, so
 // every rank's epoch is the same at each launch; a flag holding an older epoch (or 0) is not
-// yet written. A peer's stores of launch k + 1 cannot overtake this rank's reads of launch k:
-// they start only after the counts of launch k + 1, which this rank sends from its next
-// kernel, and this rank waits in launch k for every flag addressed to it.
+// yet written. A peer's stores of launch k + 1 cannot overtake this rank's reads of launch k,
+// since every rank launches the two kernels in turn (dispatch, combine, dispatch, ...): a
+// peer's dispatch k + 1 follows its combine k, which ends only once every partial this rank
+// sends it in combine k has landed, and this rank sends each after reading its header, after
+// its own dispatch k and the experts; a peer's combine k + 1 follows its dispatch k + 1, which
+// waits for this rank's records of launch k + 1, sent after this rank's combine k (and the
+// reduction's reads) ended.
 #pragma once
 
 #include <cstdint>

@@ -400,8 +400,8 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
               a.f, mine, seed, a.rank, stream);
   // Flags and epochs from zero on every rank (kernels/ep_lsa_sync.cuh): what the window held
   // before (another case's payloads) must not read as a flag. A peer's first stores of the case
-  // come after its own prepare, which the window's registration (collective) orders after this
-  // rank's.
+  // come after the barrier at the end of this, so after these zeroes landed (the stream is
+  // synchronized before it).
   auto* base = static_cast<char*>(window_->base);
   CS_CUDA(cudaMemsetAsync(base + a.flags_offset, 0, window_end - a.flags_offset, stream));
   CS_CUDA(cudaMemsetAsync(a.sync, 0, kernels::kLsaSyncWords * sizeof(unsigned), stream));
@@ -429,6 +429,9 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
     }
   }
 #endif
+  // Every rank's zeroes in place before any rank's first stores of the case.
+  CS_CUDA(cudaStreamSynchronize(stream));
+  world_.barrier(phase);
 }
 
 double LsaExchange::timed(bool dispatch, const Phase& phase) {
