@@ -577,7 +577,8 @@ __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
     const Piece<V> piece = load_piece<V>(grouped + static_cast<std::size_t>(first) * stride, begin, end, lane);
     for (int j0 = 0; j0 < topk; j0 += 32) {
       const int place = j0 + lane < topk ? h.place[j0 + lane] : -1;
-      for (unsigned further = __ballot_sync(0xffffffffu, place >= 0 && place != first); further != 0; further &= further - 1) {
+      unsigned further = __ballot_sync(0xffffffffu, place >= 0 && place != first);
+      for (; further != 0; further &= further - 1) {
         const int at = __shfl_sync(0xffffffffu, place, __ffs(further) - 1);
         store_piece(grouped + static_cast<std::size_t>(at) * stride, piece, begin, end, lane);
       }
@@ -729,7 +730,8 @@ __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, const uns
   const auto* partials = reinterpret_cast<const std::uint16_t*>(local_part(a, a.partials_offset));
   const std::uint32_t hidden = a.f.hidden, nseg = lsa_segments(hidden, kSegmentElements);
   const int* slot = a.slot + static_cast<std::size_t>(t) * n;
-  if (flags != nullptr) {  // lane d waits for rank d's flag, all at once; the warp's barrier orders them before the reads
+  if (flags != nullptr) {
+    // Lane d waits for rank d's flag, all at once; the warp's barrier orders them before the reads.
     for (int d = lane; d < n; d += 32) {
       if (slot[d] >= 0) wait_for(flags + record_place(a, d, slot[d]) * nseg + g, epoch);
     }

@@ -17,7 +17,8 @@ std::vector<T> from_device(const T* device, std::size_t count) {
 }
 
 // Device bytes [at, at + bytes) of `device` appended to `host`.
-void append_from_device(std::vector<std::uint8_t>& host, const std::uint8_t* device, std::size_t at, std::size_t bytes) {
+void append_from_device(std::vector<std::uint8_t>& host, const std::uint8_t* device, std::size_t at,
+                        std::size_t bytes) {
   if (bytes == 0) return;
   const std::size_t end = host.size();
   host.resize(end + bytes);

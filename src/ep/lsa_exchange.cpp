@@ -219,7 +219,9 @@ LsaExchange::~LsaExchange() {
 ncclComm_t LsaExchange::team_comm() const { return node_ ? node_->comm : backend_.comm(); }
 
 std::vector<const char*> LsaExchange::stage_names(bool dispatch) const {
-  if (dispatch && node_) return {std::begin(kernels::kLsaDispatchStagesAcrossNodes), std::end(kernels::kLsaDispatchStagesAcrossNodes)};
+  if (dispatch && node_) {
+    return {std::begin(kernels::kLsaDispatchStagesAcrossNodes), std::end(kernels::kLsaDispatchStagesAcrossNodes)};
+  }
   if (dispatch) return {std::begin(kernels::kLsaDispatchStages), std::end(kernels::kLsaDispatchStages)};
   if (node_) return {std::begin(kernels::kLsaCombineStagesAcrossNodes), std::end(kernels::kLsaCombineStagesAcrossNodes)};
   return {std::begin(kernels::kLsaCombineStages), std::end(kernels::kLsaCombineStages)};
