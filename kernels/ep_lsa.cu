@@ -82,8 +82,8 @@ __device__ void lsa_barrier(const ncclDevComm& comm, int index) {
   bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
 }
 
-// Warps of a group (the storing warps, or all), numbered across the grid: warps `first` on of
-// blocks `first_block` on.
+// Warps of a group (the storing warps, or all), numbered across the grid: each block's warps
+// from `first`, in the blocks from `first_block`.
 struct Warp {
   int lane, id, count;
 };

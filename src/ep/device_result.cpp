@@ -35,7 +35,8 @@ EpResult read_device_result(const EpDeviceView& v) {
   std::vector<std::uint8_t> bytes;
   std::size_t records = 0, back_to_back = 0;
   for (std::size_t s = 0; s < v.recv_counts.size(); ++s) {
-    const std::size_t count = static_cast<std::size_t>(std::max(v.recv_counts[s], 0));
+    std::size_t count = static_cast<std::size_t>(std::max(v.recv_counts[s], 0));
+    if (v.records_room > 0) count = std::min(count, static_cast<std::size_t>(v.records_room));  // never past its region
     const std::size_t from = v.records_room > 0 ? s * static_cast<std::size_t>(v.records_room) : back_to_back;
     append_from_device(bytes, v.records, from * f.bytes, count * f.bytes);
     back_to_back += count;
