@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ep/result_ranges.hpp"
 #include "ep_kernels.hpp"
 #include "runtime/cuda_check.hpp"
 
@@ -16,13 +17,12 @@ std::vector<T> from_device(const T* device, std::size_t count) {
   return host;
 }
 
-// Device bytes [at, at + bytes) of `device` appended to `host`.
-void append_from_device(std::vector<std::uint8_t>& host, const std::uint8_t* device, std::size_t at,
-                        std::size_t bytes) {
-  if (bytes == 0) return;
+// The device bytes of `range` appended to `host`.
+void append_from_device(std::vector<std::uint8_t>& host, const std::uint8_t* device, const ByteRange& range) {
+  if (range.bytes == 0) return;
   const std::size_t end = host.size();
-  host.resize(end + bytes);
-  CS_CUDA(cudaMemcpy(host.data() + end, device + at, bytes, cudaMemcpyDeviceToHost));
+  host.resize(end + range.bytes);
+  CS_CUDA(cudaMemcpy(host.data() + end, device + range.at, range.bytes, cudaMemcpyDeviceToHost));
 }
 
 }  // namespace
@@ -31,34 +31,22 @@ EpResult read_device_result(const EpDeviceView& v) {
   const RecordFormat& f = v.format;
   EpResult r;
   r.recv_counts = v.recv_counts;
-  // The received records, sources ascending, back to back.
   std::vector<std::uint8_t> bytes;
-  std::size_t records = 0, back_to_back = 0;
-  for (std::size_t s = 0; s < v.recv_counts.size(); ++s) {
-    std::size_t count = static_cast<std::size_t>(std::max(v.recv_counts[s], 0));
-    if (v.records_room > 0) count = std::min(count, static_cast<std::size_t>(v.records_room));  // never past its region
-    const std::size_t from = v.records_room > 0 ? s * static_cast<std::size_t>(v.records_room) : back_to_back;
-    append_from_device(bytes, v.records, from * f.bytes, count * f.bytes);
-    back_to_back += count;
-    records += count;
+  std::size_t records = 0;
+  for (const ByteRange& range : record_ranges(v.recv_counts, v.records_room, f.bytes)) {
+    append_from_device(bytes, v.records, range);
+    records += range.bytes / f.bytes;
   }
   read_routes(bytes.data(), static_cast<int>(records), f, r);
-  // The expert-grouped entries, local experts in order, each expert's segments in order.
-  r.payload_bytes = f.payload_stride;
   const std::size_t segments = static_cast<std::size_t>(v.local_experts) * std::max(v.expert_sources, 1);
   const std::vector<int> counts = from_device(v.expert_counts, segments);
   const std::vector<int> bases = v.expert_base != nullptr ? from_device(v.expert_base, segments) : std::vector<int>{};
-  const std::size_t room = v.expert_payload_bytes / f.payload_stride;
-  r.per_expert_counts.assign(v.local_experts, 0);
-  std::size_t next = 0;  // back to back: where the next segment starts
-  for (std::size_t k = 0; k < segments; ++k) {
-    const std::size_t count = static_cast<std::size_t>(std::max(counts[k], 0));
-    const std::size_t base = bases.empty() ? next : static_cast<std::size_t>(std::max(bases[k], 0));
-    r.per_expert_counts[k / std::max(v.expert_sources, 1)] += counts[k];
-    next = base + count;
-    const std::size_t kept = base < room ? std::min(count, room - base) : 0;  // never past the room
-    append_from_device(r.expert_payload, v.expert_payload, base * f.payload_stride, kept * f.payload_stride);
-  }
+  EntryRanges entries = entry_ranges(counts, bases, v.expert_sources, f.payload_stride,
+                                     v.expert_payload_bytes / f.payload_stride);
+  r.payload_bytes = f.payload_stride;
+  r.per_expert_counts = std::move(entries.per_expert);
+  r.per_expert_counts.resize(v.local_experts, 0);
+  for (const ByteRange& range : entries.ranges) append_from_device(r.expert_payload, v.expert_payload, range);
   r.combined = from_device(v.combined, static_cast<std::size_t>(v.tokens) * f.hidden);
   return r;
 }
