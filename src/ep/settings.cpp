@@ -161,8 +161,8 @@ settings::Table<EpConfig> make_table() {
       entry("seed", 0, "seed", settings::unsigned64(), std::nullopt, "seed of the routing and the token data", run,
             [](EpConfig& c, const Value& v, const Given&) { c.seed = v.count; }),
       entry("lsa-blocks", 0, "lsa_blocks", settings::whole(0, 1 << 16), "0",
-            "--ep-impl lsa: thread blocks (512 threads) per kernel, at most what the GPU keeps resident; 0: a warp "
-            "per (token, rank) piece, up to 2 blocks per SM",
+            "--ep-impl lsa: thread blocks (512 threads) of both kernels, at most what the GPU keeps resident; 0: "
+            "the combine on 2 blocks per SM, the dispatch on 1 per SM up to 1024 tokens and 2 above",
             run, [](EpConfig& c, const Value& v, const Given&) { c.lsa_blocks = static_cast<int>(v.whole); }),
       entry("fault", 0, "", settings::text(), std::nullopt,
             "testing only: wrong-element:RANK flips one dispatched and one combined element on RANK", run,
