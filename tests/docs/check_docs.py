@@ -193,6 +193,9 @@ def parse(path, shown_as):
 
 # A commit as `--version` and the provenance print it, "-dirty" when built from a changed tree.
 HEX_ID = re.compile(r"\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?:-dirty)?\b")
+# A commit id in parentheses, as the version lines print it: one of digits only (about one in
+# 280 short ids) is still an id, not a number.
+COMMIT_IN_PARENS = re.compile(r"\((?:[0-9a-f]{7,40})(?:-dirty)?\)")
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 ELISION = "..."
 # A shown line that stands for lines left out: "...", or "... (what they are)".
@@ -201,7 +204,7 @@ ELIDED_LINES = re.compile(r"^\.\.\.(\s+\(.*\))?$")
 
 def masked(line):
     """A line as the outputs are compared: hex ids H, numbers N, blanks collapsed."""
-    line = NUMBER.sub("N", HEX_ID.sub("H", line))
+    line = NUMBER.sub("N", HEX_ID.sub("H", COMMIT_IN_PARENS.sub("(H)", line)))
     return " ".join(line.split())
 
 

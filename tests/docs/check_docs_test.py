@@ -87,9 +87,10 @@ class CheckDocsTest(unittest.TestCase):
     def test_shown_output_matches_what_is_printed(self):
         code, out = run_checker({"README.md": """
             ```console
-            $ printf 'took 12.5 us  at 3 GB/s\\nversion 0.1.0 (5639981c7c94)\\nskipped 1\\nskipped 2\\nlast of the lines\\n'
+            $ printf 'took 12.5 us  at 3 GB/s\\nversion 0.1.0 (5639981c7c94)\\nversion 0.1.0 (831262219869-dirty)\\nskipped 1\\nskipped 2\\nlast of the lines\\n'
             took 8.01 us at 17 GB/s
             version 9.9.9 (abcdef0123)
+            version 9.9.9 (abcdef0123-dirty)
             ...
             last ... lines
             $ build/commsweep --version
