@@ -45,7 +45,6 @@ EpResult read_device_result(const EpDeviceView& v) {
                                      v.expert_payload_bytes / f.payload_stride);
   r.payload_bytes = f.payload_stride;
   r.per_expert_counts = std::move(entries.per_expert);
-  r.per_expert_counts.resize(v.local_experts, 0);
   for (const ByteRange& range : entries.ranges) append_from_device(r.expert_payload, v.expert_payload, range);
   r.combined = from_device(v.combined, static_cast<std::size_t>(v.tokens) * f.hidden);
   return r;

@@ -187,6 +187,10 @@ LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup,
   CS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   sms_fewest_ = fewest_of_all(sms);
   if (blocks_ < 1) throw Error(ErrorKind::Usage, flag + ": a GPU cannot keep one block of the kernels resident");
+  if (world_.size() > kernels::kLsaRanksMax) {
+    throw Error(ErrorKind::Usage, flag + ": " + std::to_string(world_.size()) + " ranks; the lsa kernels take at most " +
+                                      std::to_string(kernels::kLsaRanksMax));
+  }
   if (asked_blocks_ > blocks_) {
     throw Error(ErrorKind::Usage, "--lsa-blocks " + std::to_string(asked_blocks_) + ": the GPUs keep at most " +
                                       std::to_string(blocks_) + " blocks of the kernels resident (a cooperative launch needs all)");
@@ -308,8 +312,8 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   // Blocks (--lsa-blocks: both kernels): as many as stay resident (two an SM), but the dispatch
   // of up to kOneBlockPerSmTokens tokens one an SM: pieces of every token spread over all SMs
   // either way. Measured on 4 x H200 (kernels/NOTES-ep-lsa.md, version 8): the dispatch of 128
-  // tokens took 29.7 us on 132 blocks against 35.1 on 260 (its copies' tail 5.2 against 9.9
-  // us), and was faster up to 1024 tokens, slower from 2048 (4096 bf16: 514.4 against 496.4);
+  // tokens took 29.7 us on 132 blocks against 35.1 on 260 (call 12; in call 11 its copies' tail
+  // was 4.9 against 9.9 us), faster up to 1024 tokens, slower from 2048 (4096 bf16: 514.4 against 496.4);
   // the combine was slower on 132 blocks from 256 tokens (51.4 against 47.7). The fewest SMs
   // (and resident blocks) of any rank, so that every rank launches the same.
   dispatch_blocks_ = asked_blocks_ > 0 ? asked_blocks_
@@ -325,28 +329,23 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   a.experts = c.experts;
   a.local_experts = experts_per_rank(c.experts, n);
   a.first_expert = a.rank * a.local_experts;
-  if (n > kernels::kLsaRanksMax) {
-    throw Error(ErrorKind::Usage, "--ep-impl " + std::string(variant_.name) + ": " + std::to_string(n) +
-                                      " ranks; the lsa kernels take at most " + std::to_string(kernels::kLsaRanksMax));
-  }
   // The window (kernels/ep_lsa.hpp), every part at fixed places: room for every rank's tokens
   // here, each in up to min(topk, local experts) entries, and for this rank's tokens' partials
   // from every rank.
   a.entries_room = kernels::lsa_entries_room(c.tokens, c.topk, a.local_experts);
-  const std::size_t records_max = tokens * n;
+  const std::size_t records_max = tokens * n;  // records here, and partials here: ranks x tokens each
   const std::size_t entries_max = static_cast<std::size_t>(a.entries_room) * n;
-  const std::size_t sent_max = records_max;
   // A flag per piece: segment_bytes of a record's payload, 1024 elements of a partial.
   a.segment_bytes = kernels::lsa_segment_bytes(a.f.payload_stride);
   const std::size_t flags = records_max * kernels::lsa_segments(a.f.payload_stride, a.segment_bytes);
   const std::size_t partial_flags =
-      sent_max * kernels::lsa_segments(static_cast<std::uint32_t>(c.hidden), kernels::kLsaSegmentElements);
+      records_max * kernels::lsa_segments(static_cast<std::uint32_t>(c.hidden), kernels::kLsaSegmentElements);
   a.counts_offset = 0;
   a.expert_counts_offset = aligned(sizeof(int) * n * n);
   a.headers_offset = a.expert_counts_offset + aligned(sizeof(int) * n * static_cast<std::size_t>(c.experts));
   a.grouped_offset = a.headers_offset + aligned(records_max * a.header_bytes);
   a.partials_offset = a.grouped_offset + aligned(std::max<std::size_t>(entries_max * a.f.payload_stride, 16));
-  a.flags_offset = a.partials_offset + aligned(std::max<std::size_t>(sent_max * 2 * c.hidden, 16));
+  a.flags_offset = a.partials_offset + aligned(std::max<std::size_t>(records_max * 2 * c.hidden, 16));
   a.partial_flags_offset = a.flags_offset + aligned(std::max<std::size_t>(flags * sizeof(unsigned), 16));
   const std::size_t window_end = a.partial_flags_offset + aligned(std::max<std::size_t>(partial_flags * sizeof(unsigned), 16));
   ensure_window(window_end, phase);
