@@ -60,7 +60,6 @@ template <int V>
 constexpr std::uint32_t kPieceBytes = V * 16 * 32;
 static_assert(kPieceBytes<4> == kLsaSegmentBytesMin && kPieceBytes<5> == kLsaSegmentBytesMax,
               "the two pieces are lsa_segment_bytes' two sizes");
-constexpr std::uint32_t kSegmentElements = kLsaSegmentElements;  // bf16 elements a warp reduces per piece
 // Vectors a lane loads before it sums them (top-k slots, or ranks): enough bytes in flight per
 // SM to cover memory latency (32 warps x 4 x 512 B = 64 KiB; HBM3 at 3.35 TB/s over 132 SMs
 // needs about 25 KiB an SM for 1 us of latency), few enough registers for 2 blocks an SM
@@ -634,12 +633,39 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   finish(a, kDispatchKernel);
 }
 
-// Lane's share (8 elements at e0) of the fmaf chain over top-k slots [j0, j0 + slots) of a
-// record, in slot order: lane j of the warp holds slot j0 + j's expert output (nullptr: not this
-// rank's expert) and weight. kLoadsInFlight slots are loaded before their fmafs.
-__device__ void add_slots(float (&partial)[8], const std::uint16_t* from, float weight, int slots,
-                          std::uint32_t e0, bool mine) {
-  for (int k0 = 0; k0 < slots; k0 += kLoadsInFlight) {
+// A record's top-k slots j0 .. j0 + 31 that are this rank's experts, in slot order in the lowest
+// lanes: lane c holds the c-th one's expert output and weight (a ballot over the header's
+// places, then shuffles), `count` of them. Summing only these, in the same order, gives the
+// same bits as walking every slot, with one round of loads where the slots of this rank's
+// experts fall in both halves of the top-k.
+struct LocalSlots {
+  const std::uint16_t* from;
+  float weight;
+  int count;
+};
+__device__ LocalSlots local_slots(const LsaArgs& a, const Header& h, int j0, int lane) {
+  const int topk = static_cast<int>(a.f.topk);
+  const std::uint16_t* from = nullptr;
+  float weight = 0;
+  if (j0 + lane < topk) {
+    const int place = h.place[j0 + lane];
+    if (place >= 0) {
+      from = a.expert_output + static_cast<std::size_t>(place) * a.f.hidden;
+      weight = h.weight[j0 + lane];
+    }
+  }
+  const unsigned here = __ballot_sync(0xffffffffu, from != nullptr);
+  const int count = __popc(here);
+  const int c = lane < count ? static_cast<int>(__fns(here, 0, lane + 1)) : lane;
+  from = reinterpret_cast<const std::uint16_t*>(__shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(from), c));
+  weight = __shfl_sync(0xffffffffu, weight, c);
+  return {lane < count ? from : nullptr, weight, count};
+}
+
+// Lane's share (8 elements at e0) of the fmaf chain over a record's local slots, in slot order
+// (lane c of the warp holds the c-th). kLoadsInFlight slots are loaded before their fmafs.
+__device__ void add_slots(float (&partial)[8], const LocalSlots& slots, std::uint32_t e0, bool mine) {
+  for (int k0 = 0; k0 < slots.count; k0 += kLoadsInFlight) {
     uint4 v[kLoadsInFlight];
     float wk[kLoadsInFlight];
     bool has[kLoadsInFlight];
@@ -647,9 +673,9 @@ __device__ void add_slots(float (&partial)[8], const std::uint16_t* from, float 
     for (int k = 0; k < kLoadsInFlight; ++k) {
       const int j = k0 + k;
       const auto* src = reinterpret_cast<const std::uint16_t*>(
-          __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(from), j & 31));
-      wk[k] = __shfl_sync(0xffffffffu, weight, j & 31);
-      has[k] = mine && j < slots && src != nullptr;
+          __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(slots.from), j & 31));
+      wk[k] = __shfl_sync(0xffffffffu, slots.weight, j & 31);
+      has[k] = mine && j < slots.count;
       if (has[k]) v[k] = *reinterpret_cast<const uint4*>(src + e0);
     }
 #pragma unroll
@@ -670,17 +696,18 @@ __device__ uint4 to_bf16x8(const float (&x)[8]) {
   return packed;
 }
 
-// The combine's first stage: each (received record, segment of hidden) a storing warp, sources
-// interleaved from this rank on. Lane j looks up top-k slot j's expert output here (none: not
-// this rank's expert) and weight; per 8 elements the fmaf chain over the slots in order (the
-// lanes' values passed round by shuffles), rounded to bf16, stored at the record's place in
-// its source's partials buffer, then the piece's flag there. Top-k above 32 takes the slots 32
-// at a time, in order.
-__device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
+// The combine's first stage: each (received record, piece of hidden) a storing warp, sources
+// interleaved from this rank on. The record's slots of this rank's experts (local_slots:
+// outputs and weights); per 8 elements the fmaf chain over them in slot order, rounded to
+// bf16, stored at the record's place in its source's partials buffer, then the piece's flag
+// there. The header's first 32 slots are read once a piece, before the count check, so that
+// their latency and the count's overlap; top-k above 32 reads the further slots 32 at a time,
+// in order, at each pass.
+__device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w, std::uint32_t piece) {
   const int n = a.nranks;
   char* headers = local_part(a, a.headers_offset);
   const std::uint32_t hidden = a.f.hidden;
-  const std::uint32_t nseg = lsa_segments(hidden, kSegmentElements);
+  const std::uint32_t nseg = lsa_segments(hidden, piece);
   const int topk = static_cast<int>(a.f.topk);
   int most = 0;  // records from the source that sent the most
   for (int s = 0; s < n; ++s) most = max(most, a.counts_copy[s * n + a.rank]);
@@ -689,8 +716,10 @@ __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w)
     const int source = static_cast<int>((p % n + a.rank) % n);
     const std::uint32_t g = static_cast<std::uint32_t>(p / n % nseg);
     const int i = static_cast<int>(p / n / nseg);  // among the source's records here
+    const std::size_t r = record_place(a, source, i);  // within the room (i < tokens) either way
+    const Header h = header_at(headers, r, a);
+    const LocalSlots first = local_slots(a, h, 0, w.lane);  // read before the record is known to be there
     if (i >= a.counts_copy[source * n + a.rank]) continue;
-    const std::size_t r = record_place(a, source, i);
     const std::size_t at = record_place(a, a.rank, i);  // its place at the source
     // A source on this node: its partials buffer; on another node: by record here, for the
     // host to send.
@@ -698,23 +727,12 @@ __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w)
     auto* dst = peer >= 0 ? reinterpret_cast<std::uint16_t*>(peer_part(a, a.partials_offset, peer)) +
                                 at * hidden
                           : a.remote_partials + r * hidden;
-    const Header h = header_at(headers, r, a);
-    const std::uint32_t begin = g * kSegmentElements, end = min(begin + kSegmentElements, hidden);
+    const std::uint32_t begin = g * piece, end = min(begin + piece, hidden);
     for (std::uint32_t e0 = begin + w.lane * 8; e0 - w.lane * 8 < end; e0 += 32 * 8) {
       const bool mine = e0 < end;
       float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (int j0 = 0; j0 < topk; j0 += 32) {
-        const std::uint16_t* from = nullptr;  // lane's slot j0 + lane
-        float weight = 0;
-        if (j0 + w.lane < topk) {
-          const int place = h.place[j0 + w.lane];
-          if (place >= 0) {
-            from = a.expert_output + static_cast<std::size_t>(place) * hidden;
-            weight = h.weight[j0 + w.lane];
-          }
-        }
-        add_slots(partial, from, weight, min(32, topk - j0), e0, mine);
-      }
+      add_slots(partial, first, e0, mine);
+      for (int j0 = 32; j0 < topk; j0 += 32) add_slots(partial, local_slots(a, h, j0, w.lane), e0, mine);
       if (mine) *reinterpret_cast<uint4*>(dst + e0) = to_bf16x8(partial);
     }
     if (peer >= 0) publish(flags, flag_at(peer_part(a, a.partial_flags_offset, peer), at, g, nseg), w.lane);
@@ -722,14 +740,15 @@ __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w)
   flush(flags, w.lane);
 }
 
-// Segment g of token t's output: lane d finds where the token's partial from rank d lies (none:
-// the token did not go there); per 8 elements the partials in ascending rank order, summed in
-// fp32, rounded to bf16. Above 32 ranks, 32 at a time, in order. With flags (one node), the
-// lanes first wait for the partials' flags.
-__device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, const unsigned* flags, unsigned epoch, int lane) {
+// Piece g (of `piece` elements) of token t's output: lane d finds where the token's partial
+// from rank d lies (none: the token did not go there); per 8 elements the partials in
+// ascending rank order, summed in fp32, rounded to bf16. Above 32 ranks, 32 at a time, in
+// order. With flags (one node), the lanes first wait for the partials' flags.
+__device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, std::uint32_t piece, const unsigned* flags,
+                             unsigned epoch, int lane) {
   const int n = a.nranks;
   const auto* partials = reinterpret_cast<const std::uint16_t*>(local_part(a, a.partials_offset));
-  const std::uint32_t hidden = a.f.hidden, nseg = lsa_segments(hidden, kSegmentElements);
+  const std::uint32_t hidden = a.f.hidden, nseg = lsa_segments(hidden, piece);
   const int* slot = a.slot + static_cast<std::size_t>(t) * n;
   if (flags != nullptr) {
     // Lane d waits for rank d's flag, all at once; the warp's barrier orders them before the reads.
@@ -738,7 +757,7 @@ __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, const uns
     }
     __syncwarp();
   }
-  const std::uint32_t begin = g * kSegmentElements, end = min(begin + kSegmentElements, hidden);
+  const std::uint32_t begin = g * piece, end = min(begin + piece, hidden);
   for (std::uint32_t e0 = begin + lane * 8; e0 - lane * 8 < end; e0 += 32 * 8) {
     const bool mine = e0 < end;
     float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -773,13 +792,13 @@ __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, const uns
 }
 
 // The combine's second stage on one node, from the start on the helper warps and after its
-// partials on every other: (token, segment) pieces from a queue in token order (the order
-// their partials arrive), each once its partials have landed.
-__device__ void reduce_stage(const LsaArgs& a, unsigned epoch, int lane) {
+// partials on every other: (token, piece) items from a queue in token order (the order their
+// partials arrive), each once its partials have landed.
+__device__ void reduce_stage(const LsaArgs& a, unsigned epoch, int lane, std::uint32_t piece) {
   const auto* flags = reinterpret_cast<const unsigned*>(local_part(a, a.partial_flags_offset));
-  const int nseg = static_cast<int>(lsa_segments(a.f.hidden, kSegmentElements));
+  const int nseg = static_cast<int>(lsa_segments(a.f.hidden, piece));
   for_each_item(a, kCombineKernel, a.tokens * nseg, lane, [&](int q) {
-    reduce_piece(a, q / nseg, static_cast<std::uint32_t>(q % nseg), flags, epoch, lane);
+    reduce_piece(a, q / nseg, static_cast<std::uint32_t>(q % nseg), piece, flags, epoch, lane);
   });
 }
 
@@ -788,20 +807,23 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) combine_kernel(ncclDev
   clock_start(a);
   const unsigned epoch = launch_epoch(a, kCombineKernel);
   FlagBatch flags{flag_slots[threadIdx.x / 32], a.flag_batch, epoch};
+  // Elements a piece (and its flag): every rank launches as many blocks, so every rank picks the same.
+  const int helpers = a.gathered != nullptr ? 0 : a.combine_helpers;
+  const std::uint32_t piece = lsa_combine_piece(static_cast<long long>(a.nranks) * a.tokens, a.f.hidden,
+                                                static_cast<long long>(gridDim.x) * (kWarps - helpers));
   if (a.gathered != nullptr) {  // across nodes: lsa_reduce runs once the partials from other nodes are in
-    partials_stage(a, flags, this_warp());
+    partials_stage(a, flags, this_warp(), piece);
     clock_mark(a, 0);
     lsa_barrier(comm, a.barrier_base + blockIdx.x);
     finish(a, kCombineKernel);
     return;
   }
-  const int helpers = a.combine_helpers;
   if (static_cast<int>(threadIdx.x) / 32 >= helpers) {
     const Warp w = this_warp(helpers);
-    partials_stage(a, flags, w);
+    partials_stage(a, flags, w, piece);
     clock_mark_warp(a, 0, w.lane);
   }
-  reduce_stage(a, epoch, static_cast<int>(threadIdx.x % 32));
+  reduce_stage(a, epoch, static_cast<int>(threadIdx.x % 32), piece);
   finish(a, kCombineKernel);
 }
 
@@ -853,13 +875,14 @@ __global__ void __launch_bounds__(kThreads) layout_offsets_kernel(LsaArgs a) {
   offset_chunks(a, layout_chunks(a), layout);
 }
 __global__ void __launch_bounds__(kThreads) unpack_remote_kernel(LsaArgs a) { unpack_remote_stage(a); }
-// Across nodes, after the host's receives: each (token, segment) a warp; no flags to wait for.
+// Across nodes, after the host's receives: each (token, piece of the larger size) a warp; no
+// flags to wait for.
 __global__ void __launch_bounds__(kThreads) reduce_kernel(LsaArgs a) {
   const Warp w = this_warp();
-  const std::uint32_t nseg = lsa_segments(a.f.hidden, kSegmentElements);
+  const std::uint32_t piece = kLsaCombinePieceMax, nseg = lsa_segments(a.f.hidden, piece);
   const long long pieces = static_cast<long long>(a.tokens) * nseg;
   for (long long p = w.id; p < pieces; p += w.count) {
-    reduce_piece(a, static_cast<int>(p / nseg), static_cast<std::uint32_t>(p % nseg), nullptr, 0, w.lane);
+    reduce_piece(a, static_cast<int>(p / nseg), static_cast<std::uint32_t>(p % nseg), piece, nullptr, 0, w.lane);
   }
 }
 

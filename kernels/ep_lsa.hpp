@@ -34,7 +34,8 @@
 //                  rank's token t at d x tokens + (t's place among the records to d)
 //   flags:         one uint32 per (record place, payload segment: segment_bytes): the launch's
 //                  epoch once that segment (segment 0: and the header) has landed
-//   partial flags: one uint32 per (partial place, segment of 1024 elements), likewise
+//   partial flags: one uint32 per (partial place, piece of lsa_combine_piece elements), likewise
+//                  (room for the smaller pieces)
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -125,12 +126,28 @@ inline constexpr const char* kLsaDispatchStages[] = {"layout", "stores", "duplic
 inline constexpr const char* kLsaDispatchStagesAcrossNodes[] = {"counts", "stores", "duplicates"};
 inline constexpr const char* kLsaCombineStages[] = {"partials", "reduction"};
 inline constexpr const char* kLsaCombineStagesAcrossNodes[] = {"partials", "barrier"};
-// bf16 elements per combine flag; the payload bytes per dispatch flag: one of two sizes.
-inline constexpr std::uint32_t kLsaSegmentElements = 1024, kLsaSegmentBytesMin = 2048, kLsaSegmentBytesMax = 2560;
+// The payload bytes per dispatch flag: one of two sizes.
+inline constexpr std::uint32_t kLsaSegmentBytesMin = 2048, kLsaSegmentBytesMax = 2560;
 #ifdef __CUDACC__
 __host__ __device__
 #endif
 inline std::uint32_t lsa_segments(std::uint32_t size, std::uint32_t segment) { return (size + segment - 1) / segment; }
+// bf16 elements per combine flag (a piece a warp computes and stores, and a reduction item):
+// 1024, or 512 where pieces of 1024 would give the storing warps at most two each. Every
+// piece is a latency chain (the record's header, the expert outputs, the stores, the flag, the
+// reduction's loads), and with so few a warp the chains, not the links, set the time.
+// Measured on 4 x H200 (kernels/NOTES-ep-lsa.md, version 9): at hidden 7168 on 264 blocks,
+// 128 and 256 tokens (about 1 and 2 pieces of 1024 a storing warp) combined 1.7 and 1.0 us
+// faster in pieces of 512 than of 1024 in the same build; larger cases keep pieces of 1024. `records` is the room (ranks x tokens) and `storing_warps` the
+// launch's, so that every rank picks the same (the combine kernel calls it).
+inline constexpr std::uint32_t kLsaCombinePieceMax = 1024, kLsaCombinePieceMin = 512;
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline std::uint32_t lsa_combine_piece(long long records, std::uint32_t hidden, long long storing_warps) {
+  const long long pieces = records * lsa_segments(hidden, kLsaCombinePieceMax);
+  return pieces <= 2 * storing_warps ? kLsaCombinePieceMin : kLsaCombinePieceMax;
+}
 // Payload bytes per dispatch flag (a piece a warp stores): 2048 or 2560, whichever leaves a
 // record's last piece fullest. Measured on 4 x H100 (kernels/NOTES-ep-lsa.md, version 7): bf16
 // at hidden 7168 (14336 bytes) is fastest in 7 pieces of 2048, fp8 (7392 bytes with its scales)

@@ -335,11 +335,12 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   a.entries_room = kernels::lsa_entries_room(c.tokens, c.topk, a.local_experts);
   const std::size_t records_max = tokens * n;  // records here, and partials here: ranks x tokens each
   const std::size_t entries_max = static_cast<std::size_t>(a.entries_room) * n;
-  // A flag per piece: segment_bytes of a record's payload, 1024 elements of a partial.
+  // A flag per piece: segment_bytes of a record's payload, lsa_combine_piece elements of a
+  // partial (the combine kernel picks them by its warps: room for the smaller).
   a.segment_bytes = kernels::lsa_segment_bytes(a.f.payload_stride);
   const std::size_t flags = records_max * kernels::lsa_segments(a.f.payload_stride, a.segment_bytes);
   const std::size_t partial_flags =
-      records_max * kernels::lsa_segments(static_cast<std::uint32_t>(c.hidden), kernels::kLsaSegmentElements);
+      records_max * kernels::lsa_segments(static_cast<std::uint32_t>(c.hidden), kernels::kLsaCombinePieceMin);
   a.counts_offset = 0;
   a.expert_counts_offset = aligned(sizeof(int) * n * n);
   a.headers_offset = a.expert_counts_offset + aligned(sizeof(int) * n * static_cast<std::size_t>(c.experts));
