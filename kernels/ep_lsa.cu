@@ -323,34 +323,22 @@ __device__ void sum_chunks(const LsaArgs& a) {
 
 // Block 0, once this rank's row is summed: where its tokens to each expert land on the expert's
 // rank (expert_start): its region there (rank x entries_room), after its tokens to that rank's
-// lower experts. Nothing here waits for another rank. `scratch` (shared, kLsaRanksMax) holds
-// each rank's first expert's running sum.
+// lower experts. Nothing here waits for another rank. Experts are scanned kThreads at a time,
+// in order, so a rank's first expert is scanned no later than its others: `scratch` (shared,
+// kLsaRanksMax) holds each rank's first expert's running sum once its pass has reached it.
 __device__ void local_places(const LsaArgs& a, int* scratch, typename Scan::TempStorage& temp) {
   const int E = a.experts, per_rank = E / a.nranks, region = a.rank * a.entries_room;
-  if (E <= kThreads) {  // one expert a thread: its running sum stays in a register
-    const int e = threadIdx.x;
-    int prefix = 0;
-    Scan(temp).ExclusiveSum(e < E ? a.expert_sends[e] : 0, prefix);
-    if (e < E && e % per_rank == 0) scratch[e / per_rank] = prefix;
-    __syncthreads();
-    if (e < E) a.expert_start[e] = prefix + region - scratch[e / per_rank];
-    __syncthreads();
-    return;
-  }
-  int running = 0;
+  int running = 0;  // this rank's tokens to the experts of earlier passes
   for (int base = 0; base < E; base += kThreads) {
     const int e = base + threadIdx.x;
     int prefix = 0, aggregate = 0;
     Scan(temp).ExclusiveSum(e < E ? a.expert_sends[e] : 0, prefix, aggregate);
-    if (e < E) {
-      a.expert_start[e] = running + prefix;
-      if (e % per_rank == 0) scratch[e / per_rank] = running + prefix;
-    }
-    running += aggregate;
+    if (e < E && e % per_rank == 0) scratch[e / per_rank] = running + prefix;
     __syncthreads();
+    if (e < E) a.expert_start[e] = running + prefix + region - scratch[e / per_rank];
+    running += aggregate;
+    __syncthreads();  // the scan's storage and `scratch` before the next pass
   }
-  for (int e = threadIdx.x; e < E; e += kThreads) a.expert_start[e] += region - scratch[e / per_rank];
-  __syncthreads();
 }
 
 // The chunks of this block (block b: chunks b, b + blocks, ...), counted; then, once every
