@@ -138,8 +138,9 @@ inline std::uint32_t lsa_segments(std::uint32_t size, std::uint32_t segment) { r
 // reduction's loads), and with so few a warp the chains, not the links, set the time.
 // Measured on 4 x H200 (kernels/NOTES-ep-lsa.md, version 9): at hidden 7168 on 264 blocks,
 // 128 and 256 tokens (about 1 and 2 pieces of 1024 a storing warp) combined 1.7 and 1.0 us
-// faster in pieces of 512 than of 1024 in the same build; larger cases keep pieces of 1024. `records` is the room (ranks x tokens) and `storing_warps` the
-// launch's, so that every rank picks the same (the combine kernel calls it).
+// faster in pieces of 512 than of 1024 in the same build; larger cases keep pieces of 1024.
+// `records` is the room (ranks x tokens) and `storing_warps` the launch's, so that every rank
+// picks the same (the combine kernel calls it).
 inline constexpr std::uint32_t kLsaCombinePieceMax = 1024, kLsaCombinePieceMin = 512;
 #ifdef __CUDACC__
 __host__ __device__
