@@ -185,7 +185,7 @@ LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup,
   blocks_ = fewest_of_all(variant_.kernels.max_blocks(device));
   int sms = 0;
   CS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  sms_fewest_ = fewest_of_all(sms);
+  sm_blocks_ = std::min(fewest_of_all(sms), blocks_);
   if (blocks_ < 1) throw Error(ErrorKind::Usage, flag + ": a GPU cannot keep one block of the kernels resident");
   if (world_.size() > kernels::kLsaRanksMax) {
     throw Error(ErrorKind::Usage, flag + ": " + std::to_string(world_.size()) + " ranks; the lsa kernels take at most " +
@@ -270,7 +270,7 @@ std::string LsaExchange::note() const {
     out << asked_blocks_ << " blocks x 512 threads (--lsa-blocks)";
   } else {
     out << blocks_ << " blocks x 512 threads (the dispatch of up to " << kOneBlockPerSmTokens << " tokens on "
-        << std::min(sms_fewest_, blocks_) << ")";
+        << sm_blocks_ << ")";
   }
   out << (graphs_work_ ? ", replayed as CUDA graphs" : "")
       << "; its time is the kernel's own span (first block's start to last block's end, "
@@ -313,11 +313,10 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   // of up to kOneBlockPerSmTokens tokens one an SM: pieces of every token spread over all SMs
   // either way. Measured on 4 x H200 (kernels/NOTES-ep-lsa.md, version 8): the dispatch of 128
   // tokens took 29.7 us on 132 blocks against 35.1 on 260 (call 12; in call 11 its copies' tail
-  // was 4.9 against 9.9 us), faster up to 1024 tokens, slower from 2048 (4096 bf16: 514.4 against 496.4);
-  // the combine was slower on 132 blocks from 256 tokens (51.4 against 47.7). The fewest SMs
-  // (and resident blocks) of any rank, so that every rank launches the same.
-  dispatch_blocks_ = asked_blocks_ > 0 ? asked_blocks_
-                     : c.tokens <= kOneBlockPerSmTokens ? std::min(sms_fewest_, blocks_) : blocks_;
+  // was 4.9 against 9.9 us), faster up to 1024 tokens, slower from 2048 (4096 bf16: 514.4
+  // against 496.4); the combine was slower on 132 blocks from 256 tokens (51.4 against 47.7).
+  // Both counts are every rank's fewest, so that every rank launches the same.
+  dispatch_blocks_ = asked_blocks_ > 0 ? asked_blocks_ : c.tokens <= kOneBlockPerSmTokens ? sm_blocks_ : blocks_;
   combine_blocks_ = asked_blocks_ > 0 ? asked_blocks_ : blocks_;
   kernels::LsaArgs& a = args_;
   a.f = record_format(static_cast<std::uint32_t>(c.hidden), static_cast<std::uint32_t>(c.topk),

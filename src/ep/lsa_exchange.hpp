@@ -79,7 +79,7 @@ class LsaExchange final : public EpExchange {
   NcclBackend& backend_;
   LsaVariant variant_;
   int blocks_ = 0;         // the device communicator's: barriers for this many blocks
-  int sms_fewest_ = 0;     // SMs of the rank's GPU with the fewest
+  int sm_blocks_ = 0;      // one block an SM: the fewest SMs of any rank's GPU (<= blocks_)
   int dispatch_blocks_ = 0, combine_blocks_ = 0;  // this case's launches (<= blocks_)
   int asked_blocks_ = 0;   // --lsa-blocks (0: chosen per case)
   double setup_timeout_s_; // -T: each case's window set-up (collective) gets as long
