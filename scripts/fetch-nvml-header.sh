@@ -6,6 +6,8 @@
 # driver. Idempotent; without network or pip it says so and exits 0 (the build then reads no
 # GPU, and `commsweep health` says why).
 set -euo pipefail
+# shellcheck source=scripts/wheel.sh
+source "$(dirname "$0")/wheel.sh"
 
 # nvidia-nvml-dev 13.0.87 is the NVML of CUDA 13.0 (the toolkit the project builds with).
 readonly VERSION="${COMMSWEEP_NVML_DEV_VERSION:-13.0.87}"
@@ -21,22 +23,16 @@ main() {
   fi
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  if ! python3 -m pip download --quiet --no-deps --only-binary=:all: \
-      "nvidia-nvml-dev==$VERSION" -d "$work" >"$work/pip.log" 2>&1; then
+  if ! wheel_download "$work" "nvidia-nvml-dev==$VERSION" >"$work/pip.log" 2>&1; then
     echo "fetch-nvml-header: could not download nvidia-nvml-dev==$VERSION (no pip or no network):" \
          "building without NVML; see $work/pip.log" >&2
     tail -n 3 "$work/pip.log" >&2 || true
     return 0
   fi
   mkdir -p "$DEST/include"
-  # A wheel is a zip: take the one header out of it.
-  python3 - "$work" "$DEST/include/nvml.h" <<'PY'
-import glob, sys, zipfile
-wheel = glob.glob(sys.argv[1] + "/*.whl")[0]
-with zipfile.ZipFile(wheel) as z:
-    name = next(n for n in z.namelist() if n.endswith("/nvml.h"))
-    open(sys.argv[2], "wb").write(z.read(name))
-PY
+  local wheel
+  wheel=$(find "$work" -maxdepth 1 -name '*.whl' | head -n 1)
+  wheel_file "$wheel" /nvml.h "$DEST/include/nvml.h"
   echo "fetch-nvml-header: $DEST/include/nvml.h (nvidia-nvml-dev $VERSION)"
 }
 
