@@ -7,8 +7,9 @@
 //             Under the stores, block 0 sends the counts to every peer by the LL all-to-all
 //             and places the segments they name, and the receiver's warps wait for each
 //             record's flags and copy it to its other experts' places.
-//   combine:  weighted partials to the tokens' owners, a flag per piece; under them, the
-//             owner's warps wait for each token's partials and sum them in rank order.
+//   combine:  weighted partials to the tokens' owners, a flag per piece (few tokens: none,
+//             the partials mark their own arrival); under them, the owner's warps wait for
+//             each token's partials and sum them in rank order.
 // The layout and the stores are separated by a grid-wide sync; the flags (kernels/ep_lsa_sync.cuh)
 // replace the LSA barriers between stores and the receiver's work on one node.
 // Across nodes (hybrid, kernels/ep_lsa.hpp) the same stages reach the node's peers, and
@@ -687,11 +688,11 @@ __device__ uint4 to_bf16x8(const float (&x)[8]) {
 // The combine's first stage: each (received record, piece of hidden) a storing warp, sources
 // interleaved from this rank on. The record's slots of this rank's experts (local_slots:
 // outputs and weights); per 8 elements the fmaf chain over them in slot order, rounded to
-// bf16, stored at the record's place in its source's partials buffer, then the piece's flag
-// there. The header's first 32 slots are read once a piece, before the count check, so that
-// their latency and the count's overlap; top-k above 32 reads the further slots 32 at a time,
-// in order, at each pass.
-__device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w, std::uint32_t piece) {
+// bf16, stored at the record's place in its source's partials buffer, then (`flagged`) the
+// piece's flag there. The header's first 32 slots are read once a piece, before the count
+// check, so that their latency and the count's overlap; top-k above 32 reads the further slots
+// 32 at a time, in order, at each pass.
+__device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w, std::uint32_t piece, bool flagged) {
   const int n = a.nranks;
   char* headers = local_part(a, a.headers_offset);
   const std::uint32_t hidden = a.f.hidden;
@@ -723,7 +724,7 @@ __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w,
       for (int j0 = 32; j0 < topk; j0 += 32) add_slots(partial, local_slots(a, h, j0, w.lane), e0, mine);
       if (mine) *reinterpret_cast<uint4*>(dst + e0) = to_bf16x8(partial);
     }
-    if (peer >= 0) publish(flags, flag_at(peer_part(a, a.partial_flags_offset, peer), at, g, nseg), w.lane);
+    if (flagged && peer >= 0) publish(flags, flag_at(peer_part(a, a.partial_flags_offset, peer), at, g, nseg), w.lane);
   }
   flush(flags, w.lane);
 }
@@ -731,11 +732,13 @@ __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w,
 // Piece g (of `piece` elements) of token t's output: lane d finds where the token's partial
 // from rank d lies (none: the token did not go there); per 8 elements the partials in
 // ascending rank order, summed in fp32, rounded to bf16. Above 32 ranks, 32 at a time, in
-// order. With flags (one node), the lanes first wait for the partials' flags.
+// order. With flags (one node), the lanes first wait for the partials' flags; `marked` (one
+// node, small pieces), each lane polls the 16 bytes it sums until they have landed, and sets
+// them back to all ones once read (kernels/ep_lsa_sync.cuh).
 __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, std::uint32_t piece, const unsigned* flags,
-                             unsigned epoch, int lane) {
+                             unsigned epoch, bool marked, int lane) {
   const int n = a.nranks;
-  const auto* partials = reinterpret_cast<const std::uint16_t*>(local_part(a, a.partials_offset));
+  auto* partials = reinterpret_cast<std::uint16_t*>(local_part(a, a.partials_offset));
   const std::uint32_t hidden = a.f.hidden, nseg = lsa_segments(hidden, piece);
   const int* slot = a.slot + static_cast<std::size_t>(t) * n;
   if (flags != nullptr) {
@@ -750,25 +753,30 @@ __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, std::uint
     const bool mine = e0 < end;
     float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int d0 = 0; d0 < n; d0 += 32) {
-      const std::uint16_t* from = nullptr;  // lane's rank d0 + lane
+      std::uint16_t* from = nullptr;  // lane's rank d0 + lane
       if (d0 + lane < n && slot[d0 + lane] >= 0) {
         from = partials + record_place(a, d0 + lane, slot[d0 + lane]) * hidden;
       }
       const int ranks = min(32, n - d0);
       for (int k0 = 0; k0 < ranks; k0 += kLoadsInFlight) {
         uint4 v[kLoadsInFlight];
+        std::uint16_t* src[kLoadsInFlight];
         bool has[kLoadsInFlight];
 #pragma unroll
         for (int k = 0; k < kLoadsInFlight; ++k) {
           const int d = k0 + k;
-          const auto* src = reinterpret_cast<const std::uint16_t*>(
+          src[k] = reinterpret_cast<std::uint16_t*>(
               __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(from), d & 31));
-          has[k] = mine && d < ranks && src != nullptr;
-          if (has[k]) v[k] = *reinterpret_cast<const uint4*>(src + e0);
+          has[k] = mine && d < ranks && src[k] != nullptr;
+          if (has[k]) v[k] = marked ? load_relaxed(src[k] + e0) : *reinterpret_cast<const uint4*>(src[k] + e0);
         }
 #pragma unroll
         for (int k = 0; k < kLoadsInFlight; ++k) {
           if (!has[k]) continue;
+          if (marked) {
+            v[k] = until_landed(src[k] + e0, v[k]);
+            unset_partial(src[k] + e0);
+          }
           const auto* part = reinterpret_cast<const std::uint16_t*>(&v[k]);
 #pragma unroll
           for (int m = 0; m < 8; ++m) acc[m] += bf16_to_float(part[m]);
@@ -781,12 +789,13 @@ __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, std::uint
 
 // The combine's second stage on one node, from the start on the helper warps and after its
 // partials on every other: (token, piece) items from a queue in token order (the order their
-// partials arrive), each once its partials have landed.
-__device__ void reduce_stage(const LsaArgs& a, unsigned epoch, int lane, std::uint32_t piece) {
-  const auto* flags = reinterpret_cast<const unsigned*>(local_part(a, a.partial_flags_offset));
+// partials arrive), each once its partials have landed (their flags, or `marked` the partials
+// themselves).
+__device__ void reduce_stage(const LsaArgs& a, unsigned epoch, int lane, std::uint32_t piece, bool marked) {
+  const auto* flags = marked ? nullptr : reinterpret_cast<const unsigned*>(local_part(a, a.partial_flags_offset));
   const int nseg = static_cast<int>(lsa_segments(a.f.hidden, piece));
   for_each_item(a, kCombineKernel, a.tokens * nseg, lane, [&](int q) {
-    reduce_piece(a, q / nseg, static_cast<std::uint32_t>(q % nseg), piece, flags, epoch, lane);
+    reduce_piece(a, q / nseg, static_cast<std::uint32_t>(q % nseg), piece, flags, epoch, marked, lane);
   });
 }
 
@@ -799,19 +808,22 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) combine_kernel(ncclDev
   const int helpers = a.gathered != nullptr ? 0 : a.combine_helpers;
   const std::uint32_t piece = lsa_combine_piece(static_cast<long long>(a.nranks) * a.tokens, a.f.hidden,
                                                 static_cast<long long>(gridDim.x) * (kWarps - helpers));
-  if (a.gathered != nullptr) {  // across nodes: lsa_reduce runs once the partials from other nodes are in
-    partials_stage(a, flags, this_warp(), piece);
+  if (a.gathered != nullptr) {
+    // Across nodes: lsa_reduce runs once the partials from other nodes are in; the barrier, not
+    // flags, orders the node's partials before it.
+    partials_stage(a, flags, this_warp(), piece, false);
     clock_mark(a, 0);
     lsa_barrier(comm, a.barrier_base + blockIdx.x);
     finish(a, kCombineKernel);
     return;
   }
+  const bool marked = lsa_combine_marked(piece, true);
   if (static_cast<int>(threadIdx.x) / 32 >= helpers) {
     const Warp w = this_warp(helpers);
-    partials_stage(a, flags, w, piece);
+    partials_stage(a, flags, w, piece, !marked);
     clock_mark_warp(a, 0, w.lane);
   }
-  reduce_stage(a, epoch, static_cast<int>(threadIdx.x % 32), piece);
+  reduce_stage(a, epoch, static_cast<int>(threadIdx.x % 32), piece, marked);
   finish(a, kCombineKernel);
 }
 
@@ -870,7 +882,7 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(LsaArgs a) {
   const std::uint32_t piece = kLsaCombinePieceMax, nseg = lsa_segments(a.f.hidden, piece);
   const long long pieces = static_cast<long long>(a.tokens) * nseg;
   for (long long p = w.id; p < pieces; p += w.count) {
-    reduce_piece(a, static_cast<int>(p / nseg), static_cast<std::uint32_t>(p % nseg), piece, nullptr, 0, w.lane);
+    reduce_piece(a, static_cast<int>(p / nseg), static_cast<std::uint32_t>(p % nseg), piece, nullptr, 0, false, w.lane);
   }
 }
 

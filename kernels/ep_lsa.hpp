@@ -3,10 +3,12 @@
 // symmetric buffer over NVLink (load/store access, "LSA"), and the combine stores the experts'
 // weighted partial sums straight back.
 // One cooperative kernel each way; the host side is src/ep/lsa_exchange.cpp. On one node the
-// receiver's work runs under the stores: every stored piece (a segment of a token or of a
-// partial) is followed by a flag in the receiver's window, and warps of the receiver that wait
-// on those flags copy tokens to their further experts' places (dispatch) and sum the partials
-// (combine) while the stores are still arriving.
+// receiver's work runs under the stores: every stored piece of a token is followed by a flag
+// in the receiver's window, and so is every piece of a partial where the combine's pieces are
+// large (many tokens); where they are small (few tokens) a partial marks its own arrival (the
+// partials buffer is all ones until it lands: lsa_partial_landed). Warps of the receiver that
+// wait on those flags or marks copy tokens to their further experts' places (dispatch) and sum
+// the partials (combine) while the stores are still arriving.
 //
 // Ranks on several nodes (hybrid): the LSA team is this rank's node. Peers on the node are
 // reached as above; records for ranks on other nodes (header then payload) are packed into a
@@ -31,11 +33,12 @@
 //                  order, each expert's tokens in s's token order (segment (l, s): the
 //                  expert_counts / expert_base entry l x nranks + s)
 //   partials:      nranks x tokens: the combine's receive buffer, rank d's partial of this
-//                  rank's token t at d x tokens + (t's place among the records to d)
+//                  rank's token t at d x tokens + (t's place among the records to d); all ones
+//                  (kLsaPartialUnset) between combines, where they carry their own arrival
 //   flags:         one uint32 per (record place, payload segment: segment_bytes): the launch's
 //                  epoch once that segment (segment 0: and the header) has landed
-//   partial flags: one uint32 per (partial place, piece of lsa_combine_piece elements), likewise
-//                  (room for the smaller pieces)
+//   partial flags: one uint32 per (partial place, piece of kLsaCombinePieceMax elements),
+//                  likewise, where the combine's pieces are that large (lsa_combine_marked)
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -149,6 +152,29 @@ inline std::uint32_t lsa_combine_piece(long long records, std::uint32_t hidden, 
   const long long pieces = records * lsa_segments(hidden, kLsaCombinePieceMax);
   return pieces <= 2 * storing_warps ? kLsaCombinePieceMin : kLsaCombinePieceMax;
 }
+// Whether the combine's partials carry their own arrival instead of a flag a piece: on one
+// node, in pieces of kLsaCombinePieceMin. The partials buffer holds kLsaPartialUnset until a
+// partial lands there, and the reader sets it back once it has read it; the sender stores no
+// flag and needs no fence, and the reader polls the partial's own words. A partial's bf16
+// halves are never 0xFFFF: partials are fmaf sums of finite values, and float_to_bf16 rounds
+// a finite float to a finite bf16 or an infinity (0x7F80 / 0xFF80), never to that NaN.
+// Measured at 128 tokens, hidden 7168, bf16 (kernels/NOTES-ep-lsa.md, version 11): the combine
+// took 24.6 us with marks against 29.0 with flags on 4 x H100 (this code, call 30), and 24.6
+// against 28.0 on 4 x H200 (an experiment build of the same mechanism, call 29): the fence and
+// the flag's trip are off the reduction's path.
+inline constexpr std::uint32_t kLsaPartialUnset = 0xFFFFFFFFu;
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline bool lsa_combine_marked(std::uint32_t piece, bool one_node) {
+  return one_node && piece == kLsaCombinePieceMin;
+}
+// Whether a 32-bit word of the partials buffer holds a partial's two bf16 elements: neither
+// half still reads 0xFFFF (checked a half at a time, so that a store seen in parts never passes).
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline bool lsa_partial_landed(std::uint32_t word) { return (word & 0xFFFFu) != 0xFFFFu && (word >> 16) != 0xFFFFu; }
 // Payload bytes per dispatch flag (a piece a warp stores): 2048 or 2560, whichever leaves a
 // record's last piece fullest. Measured on 4 x H100 (kernels/NOTES-ep-lsa.md, version 7): bf16
 // at hidden 7168 (14336 bytes) is fastest in 7 pieces of 2048, fp8 (7392 bytes with its scales)

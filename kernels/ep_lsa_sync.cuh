@@ -12,6 +12,14 @@
 // pieces. Spinning is safe because the kernels are cooperative launches (every block
 // resident) and the warps that store never wait on anything.
 //
+// Marks. Where the combine's pieces are small (one node, few tokens: lsa_combine_marked), a
+// partial is its own flag: the partials buffer holds all ones (kLsaPartialUnset) until a
+// partial lands, and a partial never has an all-ones bf16 half. The sender stores with no fence
+// and no flag; the reader loads each 16 bytes it needs with ld.relaxed.sys (not from L1, and
+// several in flight), polls until every half is written (until_landed), sums, and stores the
+// ones back for the next launch. A sender writes each 16 bytes once a launch, so nothing lands
+// after the reader has seen them whole.
+//
 // Epochs. Flags are never cleared between launches: launch k of a kernel writes and waits for
 // k (LsaArgs::sync[kLsaEpoch + kernel] + 1, read by every block at its start). The last block to
 // finish moves the epoch on, after every block has read it. The host zeroes flags and sync
@@ -23,7 +31,7 @@
 // sends it in combine k has landed, and this rank sends each after reading its header, after
 // its own dispatch k and the experts; a peer's combine k + 1 follows its dispatch k + 1, which
 // waits for this rank's records of launch k + 1, sent after this rank's combine k (and the
-// reduction's reads) ended.
+// reduction's reads, and its marks set back) ended.
 #pragma once
 
 #include <cstdint>
@@ -136,6 +144,30 @@ __device__ inline void wait_for(const unsigned* flag, unsigned epoch) {
     if (seen == epoch) return;
     __nanosleep(32);
   }
+}
+
+// 16 bytes of a peer's stores, bypassing L1 (a poll must see new values), not ordered with
+// anything else: the value itself says whether it has landed (marks, above).
+__device__ inline uint4 load_relaxed(const void* p) {
+  uint4 v;
+  asm volatile("ld.relaxed.sys.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+// The 16 bytes at p once a partial has landed in all of them, given their first load v.
+__device__ inline uint4 until_landed(const void* p, uint4 v) {
+  while (!lsa_partial_landed(v.x) || !lsa_partial_landed(v.y) || !lsa_partial_landed(v.z) ||
+         !lsa_partial_landed(v.w)) {
+    __nanosleep(32);
+    v = load_relaxed(p);
+  }
+  return v;
+}
+// After the read: the 16 bytes at p unset again, for the next launch's partial.
+__device__ inline void unset_partial(void* p) {
+  *reinterpret_cast<uint4*>(p) = make_uint4(kLsaPartialUnset, kLsaPartialUnset, kLsaPartialUnset, kLsaPartialUnset);
 }
 
 }  // namespace commsweep::ep::kernels

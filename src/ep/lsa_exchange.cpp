@@ -334,18 +334,19 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   a.entries_room = kernels::lsa_entries_room(c.tokens, c.topk, a.local_experts);
   const std::size_t records_max = tokens * n;  // records here, and partials here: ranks x tokens each
   const std::size_t entries_max = static_cast<std::size_t>(a.entries_room) * n;
-  // A flag per piece: segment_bytes of a record's payload, lsa_combine_piece elements of a
-  // partial (the combine kernel picks them by its warps: room for the smaller).
+  // A flag per piece: segment_bytes of a record's payload, kLsaCombinePieceMax elements of a
+  // partial (the smaller pieces carry their own arrival: kernels::lsa_combine_marked).
   a.segment_bytes = kernels::lsa_segment_bytes(a.f.payload_stride);
   const std::size_t flags = records_max * kernels::lsa_segments(a.f.payload_stride, a.segment_bytes);
   const std::size_t partial_flags =
-      records_max * kernels::lsa_segments(static_cast<std::uint32_t>(c.hidden), kernels::kLsaCombinePieceMin);
+      records_max * kernels::lsa_segments(static_cast<std::uint32_t>(c.hidden), kernels::kLsaCombinePieceMax);
+  const std::size_t partials_bytes = records_max * 2 * c.hidden;
   a.counts_offset = 0;
   a.expert_counts_offset = aligned(sizeof(int) * n * n);
   a.headers_offset = a.expert_counts_offset + aligned(sizeof(int) * n * static_cast<std::size_t>(c.experts));
   a.grouped_offset = a.headers_offset + aligned(records_max * a.header_bytes);
   a.partials_offset = a.grouped_offset + aligned(std::max<std::size_t>(entries_max * a.f.payload_stride, 16));
-  a.flags_offset = a.partials_offset + aligned(std::max<std::size_t>(records_max * 2 * c.hidden, 16));
+  a.flags_offset = a.partials_offset + aligned(std::max<std::size_t>(partials_bytes, 16));
   a.partial_flags_offset = a.flags_offset + aligned(std::max<std::size_t>(flags * sizeof(unsigned), 16));
   const std::size_t window_end = a.partial_flags_offset + aligned(std::max<std::size_t>(partial_flags * sizeof(unsigned), 16));
   ensure_window(window_end, phase);
@@ -399,11 +400,13 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   const cudaStream_t stream = backend_.stream();
   upload_case(input_.get<std::uint8_t>(), idx_.get<std::int32_t>(), weights_.get<float>(), c.tokens,
               a.f, mine, seed, a.rank, stream);
-  // Flags and epochs from zero on every rank (kernels/ep_lsa_sync.cuh): what the window held
-  // before (another case's payloads) must not read as a flag. A peer's first stores of the case
-  // come after the barrier at the end of this, so after these zeroes landed (the stream is
+  // Flags and epochs from zero, and the partials all ones (unset marks), on every rank
+  // (kernels/ep_lsa_sync.cuh): what the window held before (another case's payloads or
+  // partials) must not read as a flag or a landed partial. A peer's first stores of the case
+  // come after the barrier at the end of this, so after these landed (the stream is
   // synchronized before it).
   auto* base = static_cast<char*>(window_->base);
+  CS_CUDA(cudaMemsetAsync(base + a.partials_offset, 0xFF, partials_bytes, stream));
   CS_CUDA(cudaMemsetAsync(base + a.flags_offset, 0, window_end - a.flags_offset, stream));
   CS_CUDA(cudaMemsetAsync(a.sync, 0, kernels::kLsaSyncWords * sizeof(unsigned), stream));
 

@@ -2,7 +2,12 @@
 // the dispatch's payload pieces, and the combine's, whose size follows the warps that store them.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
 #include "ep_lsa.hpp"
+#include "pattern/ep_pattern.hpp"
 
 namespace commsweep::ep::kernels {
 namespace {
@@ -34,6 +39,44 @@ TEST(EpLsaPieces, CombinePiecesHalveWhileWarpsHaveAtMostTwo) {
 TEST(EpLsaPieces, CombinePiecesOnOneBlock) {
   EXPECT_EQ(lsa_combine_piece(4 * 1, 7168, 14), 512u);
   EXPECT_EQ(lsa_combine_piece(4 * 2, 7168, 14), 1024u);
+}
+
+// Marked partials (lsa_combine_marked): only the smaller pieces on one node.
+TEST(EpLsaPieces, OnlySmallPiecesOnOneNodeAreMarked) {
+  EXPECT_TRUE(lsa_combine_marked(kLsaCombinePieceMin, true));
+  EXPECT_FALSE(lsa_combine_marked(kLsaCombinePieceMax, true));
+  EXPECT_FALSE(lsa_combine_marked(kLsaCombinePieceMin, false));
+}
+
+// A word of two bf16 elements has landed once neither half is the unset 0xFFFF, so a store
+// seen half written still reads as not landed.
+TEST(EpLsaPieces, PartialWordLandsWhenBothHalvesAreWritten) {
+  EXPECT_FALSE(lsa_partial_landed(kLsaPartialUnset));
+  EXPECT_FALSE(lsa_partial_landed(0x3F80FFFFu));  // low half still unset
+  EXPECT_FALSE(lsa_partial_landed(0xFFFF3F80u));  // high half still unset
+  EXPECT_TRUE(lsa_partial_landed(0x3F80BF80u));   // 1.0, -1.0
+  EXPECT_TRUE(lsa_partial_landed(0x00008000u));   // +0, -0
+  EXPECT_TRUE(lsa_partial_landed(0x7F80FF80u));   // +inf, -inf
+  EXPECT_TRUE(lsa_partial_landed(0xFFFEFFFEu));   // the NaNs next to the unset pattern
+}
+
+// A partial is float_to_bf16 of a finite fmaf sum: no finite float may round to the unset
+// half, else its reader would wait for it forever. Every upper half of a float, with low
+// halves at the rounding's edges (0x7FFF, 0x8000 and 0x8001 round differently with an odd or
+// an even upper half).
+TEST(EpLsaPieces, NoFiniteFloatRoundsToTheUnsetPattern) {
+  int finite = 0;
+  for (std::uint32_t high = 0; high <= 0xFFFFu; ++high) {
+    for (const std::uint32_t low : {0x0000u, 0x7FFFu, 0x8000u, 0x8001u, 0xFFFFu}) {
+      const std::uint32_t bits = (high << 16) | low;
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      if (!std::isfinite(f)) continue;
+      ++finite;
+      ASSERT_NE(float_to_bf16(f), 0xFFFFu) << std::hex << "float bits 0x" << bits;
+    }
+  }
+  EXPECT_EQ(finite, 5 * (0x10000 - 2 * 0x80));  // every upper half but the 256 of the infinities and NaNs
 }
 
 }  // namespace
