@@ -20,6 +20,9 @@ __device__ void copy16(std::uint8_t* dst, const std::uint8_t* src, std::uint32_t
 __global__ void prepare_input_kernel(std::uint8_t* input, RecordFormat f, std::uint64_t seed, int rank) {
   const int token = blockIdx.x;
   std::uint8_t* dst = input + static_cast<std::size_t>(token) * f.payload_stride;
+  // The padding to the stride travels with the payload: zeroes, never the buffer's old bytes
+  // (an lsa receiver of a marked dispatch polls every word of it: kernels/ep_lsa_sync.cuh).
+  for (std::uint32_t b = f.payload_bytes + threadIdx.x; b < f.payload_stride; b += blockDim.x) dst[b] = 0;
   if (!f.fp8) {
     auto* out = reinterpret_cast<std::uint16_t*>(dst);
     for (std::uint32_t e = threadIdx.x; e < f.hidden; e += blockDim.x) {

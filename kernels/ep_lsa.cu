@@ -3,10 +3,11 @@
 //             chunks of tokens; where each lands: its fixed places, kernels/ep_lsa.hpp) |
 //             each token once per destination rank, straight into its first expert's place
 //             in the receiver's expert-grouped buffer, with a header (experts, weights,
-//             places), a flag per piece; this rank's own tokens straight into all their places.
-//             Under the stores, block 0 sends the counts to every peer by the LL all-to-all
-//             and places the segments they name, and the receiver's warps wait for each
-//             record's flags and copy it to its other experts' places.
+//             places), a flag per piece (few tokens: none, the records mark their own
+//             arrival); this rank's own tokens straight into all their places. Under the
+//             stores, block 0 sends the counts to every peer by the LL all-to-all and places
+//             the segments they name, and the receiver's warps wait for each record's flags
+//             (or its marks) and copy it to its other experts' places.
 //   combine:  weighted partials to the tokens' owners, a flag per piece (few tokens: none,
 //             the partials mark their own arrival); under them, the owner's warps wait for
 //             each token's partials and sum them in rank order.
@@ -48,7 +49,7 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr int kThreads = 512;
+constexpr int kThreads = kLsaThreads;
 constexpr int kWarps = kThreads / 32;
 // Blocks an SM keeps of either cooperative kernel (64 registers a thread at most): as before the
 // flags, 2 x 512 threads.
@@ -129,6 +130,23 @@ __device__ Piece<V> load_piece(const char* src, std::uint32_t begin, std::uint32
   }
   return piece;
 }
+// A marked record's piece as it lands: each lane's vectors loaded at once, then polled until
+// no word of them is all ones.
+template <int V>
+__device__ Piece<V> load_landed_piece(const char* src, std::uint32_t begin, std::uint32_t end, int lane) {
+  Piece<V> piece;
+  const auto* s = reinterpret_cast<const uint4*>(src + begin);
+  const int n = static_cast<int>((end - begin) / 16);
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    if (lane + 32 * k < n) piece.v[k] = load_relaxed(s + lane + 32 * k);
+  }
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    if (lane + 32 * k < n) piece.v[k] = until_vector_landed(s + lane + 32 * k, piece.v[k]);
+  }
+  return piece;
+}
 template <int V>
 __device__ void store_piece(char* dst, const Piece<V>& piece, std::uint32_t begin, std::uint32_t end, int lane) {
   auto* d = reinterpret_cast<uint4*>(dst + begin);
@@ -150,6 +168,15 @@ __device__ Header header_at(char* base, std::size_t record, const LsaArgs& a) {
   char* h = base + record * a.header_bytes;
   return {reinterpret_cast<std::int32_t*>(h), reinterpret_cast<float*>(h + 4 * a.f.topk),
           reinterpret_cast<std::int32_t*>(h + 8 * a.f.topk)};
+}
+
+// Where a dispatch launch of `epoch` puts its headers and grouped buffer, and the combine of the
+// same epoch reads them: region epoch % 2 where the dispatch is marked (kernels/ep_lsa.hpp).
+__device__ std::size_t headers_at(const LsaArgs& a, unsigned epoch) {
+  return a.headers_offset + (a.dispatch_marked ? (epoch & 1u) * a.headers_region : 0);
+}
+__device__ std::size_t grouped_at(const LsaArgs& a, unsigned epoch) {
+  return a.grouped_offset + (a.dispatch_marked ? (epoch & 1u) * a.grouped_region : 0);
 }
 
 // Stage 1: the layout, in chunks of kLsaLayoutChunk tokens, each chunk a block's: four lanes a
@@ -446,14 +473,15 @@ __device__ std::size_t record_place(const LsaArgs& a, int s, int i) {
   return static_cast<std::size_t>(s) * a.tokens + i;
 }
 // A record's header, written by the warp of its segment 0: top-k experts, weights, and each
-// slot's place on destination d (-1: the expert is not on d).
+// slot's place on destination d (kLsaNoPlace: the expert is not on d).
 __device__ void write_header(const Header& h, const LsaArgs& a, int t, int d, int lane) {
   const int topk = static_cast<int>(a.f.topk), per_rank = a.experts / a.nranks;
   for (int j = lane; j < topk; j += 32) {
     const std::int32_t e = a.idx[static_cast<std::size_t>(t) * topk + j];
     h.idx[j] = e;
     h.weight[j] = a.weights[static_cast<std::size_t>(t) * topk + j];
-    h.place[j] = e / per_rank == d ? a.expert_start[e] + a.rank_in_expert[static_cast<std::size_t>(t) * topk + j] : -1;
+    h.place[j] = e / per_rank == d ? a.expert_start[e] + a.rank_in_expert[static_cast<std::size_t>(t) * topk + j]
+                                   : kLsaNoPlace;
   }
 }
 
@@ -464,9 +492,9 @@ __device__ unsigned* flag_at(char* flags, std::size_t r, std::uint32_t g, std::u
 
 // Stage 3: each (token, destination, payload segment) a storing warp, destinations fastest and
 // starting from this rank. A peer's copy goes to the token's first expert's place there, then
-// the piece's flag; this rank's own copy to every local expert's place (nothing waits for it);
-// a copy for another node's rank into the packed record the host sends. Segment 0's warp also
-// writes the header.
+// the piece's flag (none where the dispatch is marked); this rank's own copy to every local
+// expert's place (nothing waits for it); a copy for another node's rank into the packed record
+// the host sends. Segment 0's warp also writes the header.
 template <int V>
 __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
   const int n = a.nranks, topk = static_cast<int>(a.f.topk), per_rank = a.experts / n;
@@ -488,7 +516,7 @@ __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
       if (g == 0) write_header(header_at(packed, 0, a), a, t, d, w.lane);
       continue;
     }
-    char* grouped = peer_part(a, a.grouped_offset, peer);
+    char* grouped = peer_part(a, grouped_at(a, flags.epoch), peer);
     const std::int32_t* idx = a.idx + static_cast<std::size_t>(t) * topk;
     const int* in_expert = a.rank_in_expert + static_cast<std::size_t>(t) * topk;
     // Lane j looks up top-k slot j0 + j's place on d (-1: not there), all lanes at once; a peer
@@ -512,30 +540,112 @@ __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
       }
     }
     const std::size_t record = record_place(a, a.rank, s);
-    if (g == 0) write_header(header_at(peer_part(a, a.headers_offset, peer), record, a), a, t, d, w.lane);
-    if (d != a.rank) publish(flags, flag_at(peer_part(a, a.flags_offset, peer), record, g, nseg), w.lane);
+    if (g == 0) write_header(header_at(peer_part(a, headers_at(a, flags.epoch), peer), record, a), a, t, d, w.lane);
+    if (d != a.rank && !a.dispatch_marked) {
+      publish(flags, flag_at(peer_part(a, a.flags_offset, peer), record, g, nseg), w.lane);
+    }
   }
   flush(flags, w.lane);
+}
+
+// A marked dispatch's piece g of record r from a node peer, as it lands: the record's header
+// (its words polled a lane a word), then the piece at the record's first place, copied on to
+// its further places. Every piece is polled, also where there is no further place, so that the
+// kernel's end means every record has landed (the experts read them next).
+template <int V>
+__device__ void copy_marked_piece(const LsaArgs& a, char* headers, char* grouped, std::size_t r, std::uint32_t g,
+                                  int lane) {
+  const int topk = static_cast<int>(a.f.topk);
+  const auto* words = reinterpret_cast<const std::uint32_t*>(headers + r * a.header_bytes);
+  for (int k = lane; k < 3 * topk; k += 32) until_word_landed(words + k);
+  __syncwarp();
+  const std::uint32_t* places = words + 2 * topk;
+  int first = -1;
+  bool copies = false;
+  for (int j0 = 0; j0 < topk; j0 += 32) {
+    const int place = j0 + lane < topk ? static_cast<int>(load_relaxed_u32(places + j0 + lane)) : kLsaNoPlace;
+    unsigned here = __ballot_sync(0xffffffffu, place >= 0);
+    if (here != 0 && first < 0) {
+      first = __shfl_sync(0xffffffffu, place, __ffs(here) - 1);
+      here &= here - 1;
+    }
+    copies = copies || here != 0;
+  }
+  if (first < 0) return;  // a record always has a place here; never a wild read if not
+  const std::uint32_t stride = a.f.payload_stride;
+  const std::uint32_t begin = g * kPieceBytes<V>, end = min(begin + kPieceBytes<V>, stride);
+  const Piece<V> piece = load_landed_piece<V>(grouped + static_cast<std::size_t>(first) * stride, begin, end, lane);
+  if (!copies) return;
+  for (int j0 = 0; j0 < topk; j0 += 32) {
+    const int place = j0 + lane < topk ? static_cast<int>(load_relaxed_u32(places + j0 + lane)) : kLsaNoPlace;
+    unsigned further = __ballot_sync(0xffffffffu, place >= 0 && place != first);
+    for (; further != 0; further &= further - 1) {
+      const int at = __shfl_sync(0xffffffffu, place, __ffs(further) - 1);
+      store_piece(grouped + static_cast<std::size_t>(at) * stride, piece, begin, end, lane);
+    }
+  }
+}
+
+// A marked dispatch of `epoch`: the other region's headers and first places that the node's
+// peers filled in the previous launch, set back to all ones, a warp a record of the warps `w`.
+// A header still all ones was not filled. Nothing reads that region in this launch, and the
+// peers' next stores into it come after this kernel has ended (kernels/ep_lsa_sync.cuh).
+__device__ void unset_marked_records(const LsaArgs& a, unsigned epoch, const Warp w) {
+  const int n = a.nranks, topk = static_cast<int>(a.f.topk);
+  char* headers = local_part(a, headers_at(a, epoch + 1u));
+  char* grouped = local_part(a, grouped_at(a, epoch + 1u));
+  const std::uint32_t stride = a.f.payload_stride;
+  const uint4 ones = make_uint4(kLsaUnset, kLsaUnset, kLsaUnset, kLsaUnset);
+  const long long records = static_cast<long long>(n) * a.tokens;
+  for (long long r = w.id; r < records; r += w.count) {
+    const int s = static_cast<int>(r / a.tokens);
+    if (s == a.rank || a.lsa_peer[s] < 0) continue;
+    auto* words = reinterpret_cast<std::uint32_t*>(headers + r * a.header_bytes);
+    if (!lsa_word_landed(words[0])) continue;
+    int first = -1;
+    for (int j0 = 0; j0 < topk && first < 0; j0 += 32) {
+      const int place = j0 + w.lane < topk ? static_cast<int>(words[2 * topk + j0 + w.lane]) : kLsaNoPlace;
+      const unsigned here = __ballot_sync(0xffffffffu, place >= 0);
+      if (here != 0) first = __shfl_sync(0xffffffffu, place, __ffs(here) - 1);
+    }
+    __syncwarp();  // every lane has read the places before any word is set back
+    if (first >= 0) {
+      auto* d = reinterpret_cast<uint4*>(grouped + static_cast<std::size_t>(first) * stride);
+      for (std::uint32_t k = w.lane; k < stride / 16; k += 32) d[k] = ones;
+    }
+    for (int k = w.lane; k < 3 * topk; k += 32) words[k] = kLsaUnset;
+  }
 }
 
 // Stage 4, from the start on the helper warps and after its stores on every other, once the
 // counts are in (they say what to wait for): the pieces of records from the node's peers, from
 // a queue in the order they arrive (segment by segment of the i-th record of every peer, then
 // of the (i+1)-th); a warp waits for the piece's flag and segment 0's (which brings the header)
-// and copies it to the record's other local experts' places. Records from this rank went to
+// and copies it to the record's other local experts' places (a marked dispatch polls the header
+// and the piece themselves: copy_marked_piece). Records from this rank went to
 // every place at the stores; those from other nodes are lsa_unpack_remote's.
 template <int V>
 __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
   const int n = a.nranks, me = a.rank, topk = static_cast<int>(a.f.topk);
   if (n < 2) return;
-  char* headers = local_part(a, a.headers_offset);
-  char* grouped = local_part(a, a.grouped_offset);
+  char* headers = local_part(a, headers_at(a, epoch));
+  char* grouped = local_part(a, grouped_at(a, epoch));
   char* flags = local_part(a, a.flags_offset);
   const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
   wait_for(&a.sync[kLsaCountsIn], epoch);
   int most = 0;  // records from the peer that sent the most
   for (int s = 0; s < n; ++s) {
     if (s != me && a.lsa_peer[s] >= 0) most = max(most, a.counts_copy[s * n + me]);
+  }
+  if (a.dispatch_marked) {
+    for_each_item(a, kDispatchKernel, most * (n - 1) * static_cast<int>(nseg), lane, [&](int q) {
+      const std::uint32_t g = static_cast<std::uint32_t>(q) % nseg;
+      const int source = (me + 1 + static_cast<int>(q / nseg) % (n - 1)) % n;
+      const int i = static_cast<int>(q / nseg) / (n - 1);
+      if (a.lsa_peer[source] < 0 || i >= a.counts_copy[source * n + me]) return;
+      copy_marked_piece<V>(a, headers, grouped, record_place(a, source, i), g, lane);
+    });
+    return;
   }
   for_each_item(a, kDispatchKernel, most * (n - 1) * static_cast<int>(nseg), lane, [&](int q) {
     const std::uint32_t g = static_cast<std::uint32_t>(q) % nseg;
@@ -612,6 +722,16 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
     announce_counts(a, epoch);
   }
   const int helpers = a.dispatch_helpers;
+  if (a.dispatch_marked && static_cast<int>(blockIdx.x) >= first_block) {
+    // The receiver's warps set the previous launch's marks back before they wait for records
+    // (every warp, where there are none); the first records land microseconds after the sync.
+    const int unsetting = helpers > 0 ? helpers : kWarps;
+    if (static_cast<int>(threadIdx.x) / 32 < unsetting) {
+      unset_marked_records(a, epoch, Warp{static_cast<int>(threadIdx.x % 32),
+                                          static_cast<int>((blockIdx.x - first_block) * unsetting + threadIdx.x / 32),
+                                          static_cast<int>((gridDim.x - first_block) * unsetting)});
+    }
+  }
   if (static_cast<int>(blockIdx.x) >= first_block && static_cast<int>(threadIdx.x) / 32 >= helpers) {
     const Warp w = this_warp(helpers, first_block);
     FlagBatch flags{flag_slots[threadIdx.x / 32], a.flag_batch, epoch};
@@ -694,7 +814,7 @@ __device__ uint4 to_bf16x8(const float (&x)[8]) {
 // 32 at a time, in order, at each pass.
 __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w, std::uint32_t piece, bool flagged) {
   const int n = a.nranks;
-  char* headers = local_part(a, a.headers_offset);
+  char* headers = local_part(a, headers_at(a, flags.epoch));  // as the dispatch of this epoch left them
   const std::uint32_t hidden = a.f.hidden;
   const std::uint32_t nseg = lsa_segments(hidden, piece);
   const int topk = static_cast<int>(a.f.topk);

@@ -3,12 +3,12 @@
 // symmetric buffer over NVLink (load/store access, "LSA"), and the combine stores the experts'
 // weighted partial sums straight back.
 // One cooperative kernel each way; the host side is src/ep/lsa_exchange.cpp. On one node the
-// receiver's work runs under the stores: every stored piece of a token is followed by a flag
-// in the receiver's window, and so is every piece of a partial where the combine's pieces are
-// large (many tokens); where they are small (few tokens) a partial marks its own arrival (the
-// partials buffer is all ones until it lands: lsa_partial_landed). Warps of the receiver that
-// wait on those flags or marks copy tokens to their further experts' places (dispatch) and sum
-// the partials (combine) while the stores are still arriving.
+// receiver's work runs under the stores: with many tokens every stored piece (a segment of a
+// token or of a partial) is followed by a flag in the receiver's window; with few, each piece
+// marks its own arrival (its room is all ones until it lands: lsa_dispatch_marked,
+// lsa_combine_marked). Warps of the receiver that wait on those flags or marks copy tokens to
+// their further experts' places (dispatch) and sum the partials (combine) while the stores are
+// still arriving.
 //
 // Ranks on several nodes (hybrid): the LSA team is this rank's node. Peers on the node are
 // reached as above; records for ranks on other nodes (header then payload) are packed into a
@@ -27,18 +27,21 @@
 //   expert counts: nranks x experts int32, [s][e] = rank s's tokens to expert e
 //   headers:       nranks x tokens: rank s's i-th record here at s x tokens + i (its records
 //                  here in its token order): top-k experts, weights, each slot's place in the
-//                  grouped buffer
+//                  grouped buffer (kLsaNoPlace: not here)
 //   grouped:       nranks x entries_room entries of payload_stride bytes: rank s's region from
 //                  s x entries_room holds its tokens to this rank's experts, local experts in
 //                  order, each expert's tokens in s's token order (segment (l, s): the
 //                  expert_counts / expert_base entry l x nranks + s)
 //   partials:      nranks x tokens: the combine's receive buffer, rank d's partial of this
 //                  rank's token t at d x tokens + (t's place among the records to d); all ones
-//                  (kLsaPartialUnset) between combines, where they carry their own arrival
+//                  (kLsaUnset) between combines, where they carry their own arrival
 //   flags:         one uint32 per (record place, payload segment: segment_bytes): the launch's
 //                  epoch once that segment (segment 0: and the header) has landed
 //   partial flags: one uint32 per (partial place, piece of kLsaCombinePieceMax elements),
 //                  likewise, where the combine's pieces are that large (lsa_combine_marked)
+// A marked dispatch (LsaArgs::dispatch_marked) has two of the headers and of the grouped buffer,
+// headers_region and grouped_region bytes apart: launch k fills region k % 2, all ones before
+// it (kernels/ep_lsa_sync.cuh, marks).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -63,6 +66,10 @@ struct LsaArgs {
   int entries_room = 0;  // entries a rank has room for in each rank's grouped buffer: lsa_entries_room
   RecordFormat f{};
   int barrier_base = 0;    // this kernel's LSA barriers: base + block index
+  // One node, few tokens: the dispatch's records carry their own arrival (no flags); its
+  // headers and grouped buffer are two regions that launches take in turn (above).
+  int dispatch_marked = 0;
+  std::size_t headers_region = 0, grouped_region = 0;
   // Warps of each block that take the receiver's work (copies to further experts, the
   // reduction) from the start; the others store first, then join them (kernels/ep_lsa.cu).
   int dispatch_helpers = 0, combine_helpers = 0;
@@ -104,6 +111,10 @@ struct LsaArgs {
   unsigned long long* clock = nullptr;
 };
 inline constexpr int kLsaClockSlots = 10;
+inline constexpr int kLsaThreads = 512;  // a block of either cooperative kernel
+// A header's place for a top-k slot whose expert is not on the record's rank: negative, and not
+// all ones, so that a marked header never reads as unset (lsa_word_landed).
+inline constexpr std::int32_t kLsaNoPlace = INT32_MIN;
 inline constexpr int kLsaSmWords = 4;  // SMs 0..255 (an H100 or H200 has 132)
 inline constexpr int kLsaFlagBatchMax = 8;
 // LsaArgs::sync, per kernel (0 dispatch, 1 combine): [k] the epoch of its last launch, which the
@@ -152,17 +163,19 @@ inline std::uint32_t lsa_combine_piece(long long records, std::uint32_t hidden, 
   const long long pieces = records * lsa_segments(hidden, kLsaCombinePieceMax);
   return pieces <= 2 * storing_warps ? kLsaCombinePieceMin : kLsaCombinePieceMax;
 }
-// Whether the combine's partials carry their own arrival instead of a flag a piece: on one
-// node, in pieces of kLsaCombinePieceMin. The partials buffer holds kLsaPartialUnset until a
-// partial lands there, and the reader sets it back once it has read it; the sender stores no
-// flag and needs no fence, and the reader polls the partial's own words. A partial's bf16
-// halves are never 0xFFFF: partials are fmaf sums of finite values, and float_to_bf16 rounds
-// a finite float to a finite bf16 or an infinity (0x7F80 / 0xFF80), never to that NaN.
+// Marks: where there are few tokens, a piece carries its own arrival instead of a flag. Its
+// room holds all ones (kLsaUnset) until it lands, and no word of what lands there is all ones,
+// so the receiver polls the piece itself; the sender stores no flag and needs no fence
+// (kernels/ep_lsa_sync.cuh). A receiver sets the marks back once nothing reads the piece again.
+inline constexpr std::uint32_t kLsaUnset = 0xFFFFFFFFu;
+// Whether the combine's partials are marked: on one node, in pieces of kLsaCombinePieceMin. The
+// reader sets each 16 bytes back once read. A partial's bf16 halves are never 0xFFFF: partials
+// are fmaf sums of finite values, and float_to_bf16 rounds a finite float to a finite bf16 or
+// an infinity (0x7F80 / 0xFF80), never to that NaN.
 // Measured at 128 tokens, hidden 7168, bf16 (kernels/NOTES-ep-lsa.md, version 11): the combine
-// took 24.6 us with marks against 29.0 with flags on 4 x H100 (this code, call 30), and 24.6
-// against 28.0 on 4 x H200 (an experiment build of the same mechanism, call 29): the fence and
-// the flag's trip are off the reduction's path.
-inline constexpr std::uint32_t kLsaPartialUnset = 0xFFFFFFFFu;
+// took 24.6 us with marks against 29.0 with flags on 4 x H100 (call 30), and 24.6 against 28.0
+// on 4 x H200 (an experiment build of the same mechanism, call 29): the fence and the flag's
+// trip are off the reduction's path.
 #ifdef __CUDACC__
 __host__ __device__
 #endif
@@ -175,6 +188,26 @@ inline bool lsa_combine_marked(std::uint32_t piece, bool one_node) {
 __host__ __device__
 #endif
 inline bool lsa_partial_landed(std::uint32_t word) { return (word & 0xFFFFu) != 0xFFFFu && (word >> 16) != 0xFFFFu; }
+// Whether the dispatch is marked: on one node, wherever the combine's partials are (the same
+// rule, so that a case marks both or neither). Its records then need no flag; its headers and
+// grouped buffer are two regions that launches take in turn (above). Measured at 128 tokens,
+// hidden 7168 on 4 x H100 (kernels/NOTES-ep-lsa.md, version 12, call 32): the dispatch took
+// 25.8 us bf16 and 21.8 fp8 marked, against 30.1 and 22.6 with flags: the last fence is gone and
+// the receiver's copies run under the stores.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline bool lsa_dispatch_marked(long long records, std::uint32_t hidden, long long combine_storing_warps,
+                                bool one_node) {
+  return one_node && lsa_combine_piece(records, hidden, combine_storing_warps) == kLsaCombinePieceMin;
+}
+// Whether a 32-bit word of a marked dispatch's record (header or payload) has landed: it is
+// not all ones, which experts, places (kLsaNoPlace), finite weights, bf16 pairs, e4m3 bytes
+// (0xFF is a NaN, never made) and fp32 scales never are; the payload's padding is zeroes.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline bool lsa_word_landed(std::uint32_t word) { return word != kLsaUnset; }
 // Payload bytes per dispatch flag (a piece a warp stores): 2048 or 2560, whichever leaves a
 // record's last piece fullest. Measured on 4 x H100 (kernels/NOTES-ep-lsa.md, version 7): bf16
 // at hidden 7168 (14336 bytes) is fastest in 7 pieces of 2048, fp8 (7392 bytes with its scales)

@@ -13,12 +13,24 @@
 // resident) and the warps that store never wait on anything.
 //
 // Marks. Where the combine's pieces are small (one node, few tokens: lsa_combine_marked), a
-// partial is its own flag: the partials buffer holds all ones (kLsaPartialUnset) until a
+// partial is its own flag: the partials buffer holds all ones (kLsaUnset) until a
 // partial lands, and a partial never has an all-ones bf16 half. The sender stores with no fence
 // and no flag; the reader loads each 16 bytes it needs with ld.relaxed.sys (not from L1, and
 // several in flight), polls until every half is written (until_landed), sums, and stores the
 // ones back for the next launch. A sender writes each 16 bytes once a launch, so nothing lands
 // after the reader has seen them whole.
+// A marked dispatch (one node, few tokens: LsaArgs::dispatch_marked) does the same with its
+// records: no 32-bit word of a header or payload is all ones (lsa_word_landed), so the
+// receiver polls a record's header, then each piece at its first place, and copies it on as
+// it lands; no flags, no fences. What it reads stays for the experts, the check and the
+// combine, so the marks are set again one launch later: launch k fills region k % 2 of the
+// headers and grouped buffer, and the receiver's warps of launch k first set back to all ones
+// the headers and first places that the peers filled in the other region in launch k - 1.
+// Every launch of a case fills the same places (the routing is the case's), so the first
+// places polled in launch k + 1 are the ones set back. A peer's stores into that region come
+// in its launch k + 1, after its combine k, which ends only once this rank's partials of
+// combine k landed, sent after this rank's dispatch k ended (the same chain as the epochs'
+// below).
 //
 // Epochs. Flags are never cleared between launches: launch k of a kernel writes and waits for
 // k (LsaArgs::sync[kLsaEpoch + kernel] + 1, read by every block at its start). The last block to
@@ -167,7 +179,29 @@ __device__ inline uint4 until_landed(const void* p, uint4 v) {
 }
 // After the read: the 16 bytes at p unset again, for the next launch's partial.
 __device__ inline void unset_partial(void* p) {
-  *reinterpret_cast<uint4*>(p) = make_uint4(kLsaPartialUnset, kLsaPartialUnset, kLsaPartialUnset, kLsaPartialUnset);
+  *reinterpret_cast<uint4*>(p) = make_uint4(kLsaUnset, kLsaUnset, kLsaUnset, kLsaUnset);
+}
+
+__device__ inline std::uint32_t load_relaxed_u32(const std::uint32_t* p) {
+  std::uint32_t v;
+  asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+// A marked record's word, once it has landed (relaxed loads at system scope: not from L1).
+__device__ inline std::uint32_t until_word_landed(const std::uint32_t* p) {
+  for (;;) {
+    const std::uint32_t v = load_relaxed_u32(p);
+    if (lsa_word_landed(v)) return v;
+    __nanosleep(32);
+  }
+}
+// 16 bytes of a marked record once all four words have landed, given their first load v.
+__device__ inline uint4 until_vector_landed(const void* p, uint4 v) {
+  while (!lsa_word_landed(v.x) || !lsa_word_landed(v.y) || !lsa_word_landed(v.z) || !lsa_word_landed(v.w)) {
+    __nanosleep(32);
+    v = load_relaxed(p);
+  }
+  return v;
 }
 
 }  // namespace commsweep::ep::kernels

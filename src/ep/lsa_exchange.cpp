@@ -341,11 +341,20 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   const std::size_t partial_flags =
       records_max * kernels::lsa_segments(static_cast<std::uint32_t>(c.hidden), kernels::kLsaCombinePieceMax);
   const std::size_t partials_bytes = records_max * 2 * c.hidden;
+  // One node and few tokens: a marked dispatch, its headers and grouped buffer twice
+  // (kernels/ep_lsa.hpp), as the combine's partials are marked.
+  const long long combine_storing_warps =
+      static_cast<long long>(combine_blocks_) * (kernels::kLsaThreads / 32 - kCombineHelpers);
+  a.dispatch_marked = kernels::lsa_dispatch_marked(static_cast<long long>(records_max), static_cast<std::uint32_t>(c.hidden),
+                                                   combine_storing_warps, !node_) ? 1 : 0;
+  const int regions = a.dispatch_marked ? 2 : 1;
   a.counts_offset = 0;
   a.expert_counts_offset = aligned(sizeof(int) * n * n);
   a.headers_offset = a.expert_counts_offset + aligned(sizeof(int) * n * static_cast<std::size_t>(c.experts));
-  a.grouped_offset = a.headers_offset + aligned(records_max * a.header_bytes);
-  a.partials_offset = a.grouped_offset + aligned(std::max<std::size_t>(entries_max * a.f.payload_stride, 16));
+  a.headers_region = a.dispatch_marked ? aligned(records_max * a.header_bytes) : 0;
+  a.grouped_region = a.dispatch_marked ? aligned(std::max<std::size_t>(entries_max * a.f.payload_stride, 16)) : 0;
+  a.grouped_offset = a.headers_offset + regions * aligned(records_max * a.header_bytes);
+  a.partials_offset = a.grouped_offset + regions * aligned(std::max<std::size_t>(entries_max * a.f.payload_stride, 16));
   a.flags_offset = a.partials_offset + aligned(std::max<std::size_t>(partials_bytes, 16));
   a.partial_flags_offset = a.flags_offset + aligned(std::max<std::size_t>(flags * sizeof(unsigned), 16));
   const std::size_t window_end = a.partial_flags_offset + aligned(std::max<std::size_t>(partial_flags * sizeof(unsigned), 16));
@@ -407,6 +416,10 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   // synchronized before it).
   auto* base = static_cast<char*>(window_->base);
   CS_CUDA(cudaMemsetAsync(base + a.partials_offset, 0xFF, partials_bytes, stream));
+  if (a.dispatch_marked) {  // both regions' headers and grouped buffers unset
+    CS_CUDA(cudaMemsetAsync(base + a.headers_offset, 0xFF, a.partials_offset - a.headers_offset, stream));
+  }
+  dispatches_ = 0;
   CS_CUDA(cudaMemsetAsync(base + a.flags_offset, 0, window_end - a.flags_offset, stream));
   CS_CUDA(cudaMemsetAsync(a.sync, 0, kernels::kLsaSyncWords * sizeof(unsigned), stream));
 
@@ -441,6 +454,7 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
 double LsaExchange::timed(bool dispatch, const Phase& phase) {
 #if COMMSWEEP_NCCL_DEVICE_API
   const cudaStream_t stream = backend_.stream();
+  if (dispatch) ++dispatches_;  // the launch's epoch (kernels/ep_lsa_sync.cuh)
   if (graphs_) {
     CS_CUDA(cudaGraphLaunch(dispatch ? graphs_->dispatch : graphs_->combine, stream));
   } else {
@@ -571,8 +585,9 @@ double LsaExchange::combine(const Phase& phase) {
   return node_ ? combine_across_nodes(phase) : timed(false, phase);
 }
 
-std::uint8_t* LsaExchange::grouped() const {
-  return static_cast<std::uint8_t*>(window_->base) + args_.grouped_offset;
+std::uint8_t* LsaExchange::grouped_of(unsigned epoch) const {
+  const std::size_t region = args_.dispatch_marked ? (epoch & 1u) * args_.grouped_region : 0;
+  return static_cast<std::uint8_t*>(window_->base) + args_.grouped_offset + region;
 }
 
 void LsaExchange::run_experts(const Phase& phase) {
@@ -585,7 +600,8 @@ void LsaExchange::run_experts(const Phase& phase) {
 
 void LsaExchange::poison() {
   const cudaStream_t stream = backend_.stream();
-  if (grouped_bytes_ > 0) CS_CUDA(cudaMemsetAsync(grouped(), 0xFF, grouped_bytes_, stream));
+  // The region the next dispatch fills (a marked one's is all ones already: its unset marks).
+  if (grouped_bytes_ > 0) CS_CUDA(cudaMemsetAsync(grouped_of(dispatches_ + 1), 0xFF, grouped_bytes_, stream));
   CS_CUDA(cudaMemsetAsync(out_.get(), 0xFF, out_.bytes(), stream));
   CS_CUDA(cudaStreamSynchronize(stream));
 }
@@ -599,7 +615,8 @@ EpResult LsaExchange::result() {
   view.recv_counts.resize(n);
   for (int s = 0; s < n; ++s) view.recv_counts[s] = counts[static_cast<std::size_t>(s) * n + a.rank];
   // The headers stand for the records (rank s's from s x tokens): experts first, then weights.
-  view.records = static_cast<const std::uint8_t*>(window_->base) + a.headers_offset;
+  view.records = static_cast<const std::uint8_t*>(window_->base) + a.headers_offset +
+                 (a.dispatch_marked ? (dispatches_ & 1u) * a.headers_region : 0);
   view.records_room = case_.tokens;
   view.format = a.f;
   view.format.idx_offset = 0;

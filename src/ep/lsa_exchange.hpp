@@ -73,7 +73,10 @@ class LsaExchange final : public EpExchange {
   void read_host_counts();  // across nodes: records_to_ / records_from_ from host_gathered_
   std::vector<int> other_nodes(const std::vector<int>& counts) const;
   cudaError_t launch(bool dispatch, cudaStream_t stream);
-  std::uint8_t* grouped() const;  // this rank's expert-grouped buffer (in the window)
+  // This rank's expert-grouped buffer (in the window) as the dispatch of launch `epoch` fills it
+  // (a marked dispatch's region), and the last dispatch's.
+  std::uint8_t* grouped_of(unsigned epoch) const;
+  std::uint8_t* grouped() const { return grouped_of(dispatches_); }
 
   World& world_;
   NcclBackend& backend_;
@@ -104,7 +107,8 @@ class LsaExchange final : public EpExchange {
   int* host_gathered_ = nullptr;  // pinned
   std::size_t host_gathered_count_ = 0;
   cudaEvent_t counts_ready_ = nullptr;
-  std::size_t grouped_bytes_ = 0;  // the expert-grouped buffer's room in the window
+  std::size_t grouped_bytes_ = 0;  // the expert-grouped buffer's room in the window (a region's)
+  unsigned dispatches_ = 0;        // dispatch launches of this case: the last one's epoch
 };
 
 }  // namespace commsweep::ep

@@ -51,7 +51,7 @@ TEST(EpLsaPieces, OnlySmallPiecesOnOneNodeAreMarked) {
 // A word of two bf16 elements has landed once neither half is the unset 0xFFFF, so a store
 // seen half written still reads as not landed.
 TEST(EpLsaPieces, PartialWordLandsWhenBothHalvesAreWritten) {
-  EXPECT_FALSE(lsa_partial_landed(kLsaPartialUnset));
+  EXPECT_FALSE(lsa_partial_landed(kLsaUnset));
   EXPECT_FALSE(lsa_partial_landed(0x3F80FFFFu));  // low half still unset
   EXPECT_FALSE(lsa_partial_landed(0xFFFF3F80u));  // high half still unset
   EXPECT_TRUE(lsa_partial_landed(0x3F80BF80u));   // 1.0, -1.0
@@ -77,6 +77,38 @@ TEST(EpLsaPieces, NoFiniteFloatRoundsToTheUnsetPattern) {
     }
   }
   EXPECT_EQ(finite, 5 * (0x10000 - 2 * 0x80));  // every upper half but the 256 of the infinities and NaNs
+}
+
+// A marked dispatch (lsa_dispatch_marked) follows the combine's rule, on one node only.
+TEST(EpLsaPieces, TheDispatchIsMarkedWhereTheCombineIs) {
+  const long long warps = 264 * 14;
+  EXPECT_TRUE(lsa_dispatch_marked(4 * 128, 7168, warps, true));
+  EXPECT_TRUE(lsa_dispatch_marked(4 * 264, 7168, warps, true));
+  EXPECT_FALSE(lsa_dispatch_marked(4 * 265, 7168, warps, true));
+  EXPECT_FALSE(lsa_dispatch_marked(4 * 128, 7168, warps, false));
+}
+
+// A marked record's word has landed once it is not all ones; the header's "no place here" is
+// negative (every reader tests place >= 0) and never the unset word.
+TEST(EpLsaPieces, RecordWordLandsUnlessAllOnes) {
+  EXPECT_FALSE(lsa_word_landed(kLsaUnset));
+  EXPECT_TRUE(lsa_word_landed(0u));
+  EXPECT_TRUE(lsa_word_landed(0xFFFFFFFEu));
+  EXPECT_TRUE(lsa_word_landed(0x7FFFFFFFu));
+  std::uint32_t no_place;
+  std::memcpy(&no_place, &kLsaNoPlace, sizeof no_place);
+  EXPECT_LT(kLsaNoPlace, 0);
+  EXPECT_TRUE(lsa_word_landed(no_place));
+}
+
+// Every e4m3 byte the fp8 payload can hold: quantize_e4m3 clamps to +-448, so it never makes
+// 0xFF (a NaN), and a payload word of four e4m3 bytes is never the unset word.
+TEST(EpLsaPieces, NoQuantizedValueIsAllOnes) {
+  for (const float scale : {1.0f / 64, 1.0f, 0.5f, 3.0f}) {
+    for (float x = -4096.0f; x <= 4096.0f; x += 0.37f) ASSERT_NE(quantize_e4m3(x, scale), 0xFFu) << x;
+  }
+  EXPECT_NE(quantize_e4m3(1e30f, 1.0f), 0xFFu);
+  EXPECT_NE(quantize_e4m3(-1e30f, 1.0f), 0xFFu);
 }
 
 }  // namespace
