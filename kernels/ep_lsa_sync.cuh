@@ -13,11 +13,11 @@
 // resident) and the warps that store never wait on anything.
 //
 // Marks. Where the combine's pieces are small (one node, few tokens: lsa_combine_marked), a
-// partial is its own flag: the partials buffer holds all ones (kLsaUnset) until a
-// partial lands, and a partial never has an all-ones bf16 half. The sender stores with no fence
-// and no flag; the reader loads each 16 bytes it needs with ld.relaxed.sys (not from L1, and
-// several in flight), polls until every half is written (until_landed), sums, and stores the
-// ones back for the next launch. A sender writes each 16 bytes once a launch, so nothing lands
+// partial is its own flag: the partials buffer holds all ones (kLsaUnset) until a partial
+// lands, and a partial never has an all-ones bf16 half. The sender stores with no fence and no
+// flag; the reader loads each 16 bytes it needs with ld.relaxed.sys (not from L1, and several
+// in flight), polls until every half is written (until_landed), sums, and stores the ones back
+// for the next launch. A sender writes each 16 bytes once a launch, so nothing lands
 // after the reader has seen them whole.
 // A marked dispatch (one node, few tokens: LsaArgs::dispatch_marked) does the same with its
 // records: no 32-bit word of a header or payload is all ones (lsa_word_landed), so the
@@ -182,6 +182,7 @@ __device__ inline void unset_partial(void* p) {
   *reinterpret_cast<uint4*>(p) = make_uint4(kLsaUnset, kLsaUnset, kLsaUnset, kLsaUnset);
 }
 
+// load_relaxed's 32-bit form.
 __device__ inline std::uint32_t load_relaxed_u32(const std::uint32_t* p) {
   std::uint32_t v;
   asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
