@@ -114,36 +114,27 @@ __device__ void warp_copy16(char* dst, const char* src, std::uint32_t begin, std
 }
 
 // One piece (bytes [begin, end) of a payload, at most kLsaSegmentBytesMax) in the warp's registers:
-// loaded once, stored to as many places as it goes to.
+// loaded once, stored to as many places as it goes to. `Marked`: a marked record's piece as it
+// lands, each lane's vectors loaded at once (relaxed, not from L1), then polled until no word
+// of them is all ones (kernels/ep_lsa_sync.cuh).
 template <int V>
 struct Piece {
   uint4 v[V];
 };
-template <int V>
+template <int V, bool Marked = false>
 __device__ Piece<V> load_piece(const char* src, std::uint32_t begin, std::uint32_t end, int lane) {
   Piece<V> piece;
   const auto* s = reinterpret_cast<const uint4*>(src + begin);
   const int n = static_cast<int>((end - begin) / 16);
 #pragma unroll
   for (int k = 0; k < V; ++k) {
-    if (lane + 32 * k < n) piece.v[k] = s[lane + 32 * k];
+    if (lane + 32 * k < n) piece.v[k] = Marked ? load_relaxed(s + lane + 32 * k) : s[lane + 32 * k];
   }
-  return piece;
-}
-// A marked record's piece as it lands: each lane's vectors loaded at once, then polled until
-// no word of them is all ones.
-template <int V>
-__device__ Piece<V> load_landed_piece(const char* src, std::uint32_t begin, std::uint32_t end, int lane) {
-  Piece<V> piece;
-  const auto* s = reinterpret_cast<const uint4*>(src + begin);
-  const int n = static_cast<int>((end - begin) / 16);
+  if constexpr (Marked) {
 #pragma unroll
-  for (int k = 0; k < V; ++k) {
-    if (lane + 32 * k < n) piece.v[k] = load_relaxed(s + lane + 32 * k);
-  }
-#pragma unroll
-  for (int k = 0; k < V; ++k) {
-    if (lane + 32 * k < n) piece.v[k] = until_vector_landed(s + lane + 32 * k, piece.v[k]);
+    for (int k = 0; k < V; ++k) {
+      if (lane + 32 * k < n) piece.v[k] = until_landed(s + lane + 32 * k, piece.v[k], lsa_word_landed);
+    }
   }
   return piece;
 }
@@ -168,15 +159,6 @@ __device__ Header header_at(char* base, std::size_t record, const LsaArgs& a) {
   char* h = base + record * a.header_bytes;
   return {reinterpret_cast<std::int32_t*>(h), reinterpret_cast<float*>(h + 4 * a.f.topk),
           reinterpret_cast<std::int32_t*>(h + 8 * a.f.topk)};
-}
-
-// Where a dispatch launch of `epoch` puts its headers and grouped buffer, and the combine of the
-// same epoch reads them: region epoch % 2 where the dispatch is marked (kernels/ep_lsa.hpp).
-__device__ std::size_t headers_at(const LsaArgs& a, unsigned epoch) {
-  return a.headers_offset + (a.dispatch_marked ? (epoch & 1u) * a.headers_region : 0);
-}
-__device__ std::size_t grouped_at(const LsaArgs& a, unsigned epoch) {
-  return a.grouped_offset + (a.dispatch_marked ? (epoch & 1u) * a.grouped_region : 0);
 }
 
 // Stage 1: the layout, in chunks of kLsaLayoutChunk tokens, each chunk a block's: four lanes a
@@ -516,7 +498,7 @@ __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
       if (g == 0) write_header(header_at(packed, 0, a), a, t, d, w.lane);
       continue;
     }
-    char* grouped = peer_part(a, grouped_at(a, flags.epoch), peer);
+    char* grouped = peer_part(a, lsa_grouped_at(a, flags.epoch), peer);
     const std::int32_t* idx = a.idx + static_cast<std::size_t>(t) * topk;
     const int* in_expert = a.rank_in_expert + static_cast<std::size_t>(t) * topk;
     // Lane j looks up top-k slot j0 + j's place on d (-1: not there), all lanes at once; a peer
@@ -540,7 +522,7 @@ __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
       }
     }
     const std::size_t record = record_place(a, a.rank, s);
-    if (g == 0) write_header(header_at(peer_part(a, headers_at(a, flags.epoch), peer), record, a), a, t, d, w.lane);
+    if (g == 0) write_header(header_at(peer_part(a, lsa_headers_at(a, flags.epoch), peer), record, a), a, t, d, w.lane);
     if (d != a.rank && !a.dispatch_marked) {
       publish(flags, flag_at(peer_part(a, a.flags_offset, peer), record, g, nseg), w.lane);
     }
@@ -552,6 +534,10 @@ __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
 // (its words polled a lane a word), then the piece at the record's first place, copied on to
 // its further places. Every piece is polled, also where there is no further place, so that the
 // kernel's end means every record has landed (the experts read them next).
+// Its two loops over the places are the flagged path's (duplicate_stage), with relaxed loads.
+// Shared through helpers (and with unset_marked_records), the dispatch kernels spilled 80 and 56
+// bytes instead of 68 and 52, and the fp8 dispatch took 0.6 to 0.8 us longer from 256 to 4096
+// tokens on 4 x H200 (call 35, kernels/NOTES-ep-lsa.md version 12), so each path keeps its own.
 template <int V>
 __device__ void copy_marked_piece(const LsaArgs& a, char* headers, char* grouped, std::size_t r, std::uint32_t g,
                                   int lane) {
@@ -574,7 +560,7 @@ __device__ void copy_marked_piece(const LsaArgs& a, char* headers, char* grouped
   if (first < 0) return;  // a record always has a place here; never a wild read if not
   const std::uint32_t stride = a.f.payload_stride;
   const std::uint32_t begin = g * kPieceBytes<V>, end = min(begin + kPieceBytes<V>, stride);
-  const Piece<V> piece = load_landed_piece<V>(grouped + static_cast<std::size_t>(first) * stride, begin, end, lane);
+  const Piece<V> piece = load_piece<V, true>(grouped + static_cast<std::size_t>(first) * stride, begin, end, lane);
   if (!copies) return;
   for (int j0 = 0; j0 < topk; j0 += 32) {
     const int place = j0 + lane < topk ? static_cast<int>(load_relaxed_u32(places + j0 + lane)) : kLsaNoPlace;
@@ -592,8 +578,8 @@ __device__ void copy_marked_piece(const LsaArgs& a, char* headers, char* grouped
 // peers' next stores into it come after this kernel has ended (kernels/ep_lsa_sync.cuh).
 __device__ void unset_marked_records(const LsaArgs& a, unsigned epoch, const Warp w) {
   const int n = a.nranks, topk = static_cast<int>(a.f.topk);
-  char* headers = local_part(a, headers_at(a, epoch + 1u));
-  char* grouped = local_part(a, grouped_at(a, epoch + 1u));
+  char* headers = local_part(a, lsa_headers_at(a, epoch + 1u));
+  char* grouped = local_part(a, lsa_grouped_at(a, epoch + 1u));
   const std::uint32_t stride = a.f.payload_stride;
   const uint4 ones = make_uint4(kLsaUnset, kLsaUnset, kLsaUnset, kLsaUnset);
   const long long records = static_cast<long long>(n) * a.tokens;
@@ -628,8 +614,8 @@ template <int V>
 __device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
   const int n = a.nranks, me = a.rank, topk = static_cast<int>(a.f.topk);
   if (n < 2) return;
-  char* headers = local_part(a, headers_at(a, epoch));
-  char* grouped = local_part(a, grouped_at(a, epoch));
+  char* headers = local_part(a, lsa_headers_at(a, epoch));
+  char* grouped = local_part(a, lsa_grouped_at(a, epoch));
   char* flags = local_part(a, a.flags_offset);
   const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
   wait_for(&a.sync[kLsaCountsIn], epoch);
@@ -814,7 +800,7 @@ __device__ uint4 to_bf16x8(const float (&x)[8]) {
 // 32 at a time, in order, at each pass.
 __device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w, std::uint32_t piece, bool flagged) {
   const int n = a.nranks;
-  char* headers = local_part(a, headers_at(a, flags.epoch));  // as the dispatch of this epoch left them
+  char* headers = local_part(a, lsa_headers_at(a, flags.epoch));  // as the dispatch of this epoch left them
   const std::uint32_t hidden = a.f.hidden;
   const std::uint32_t nseg = lsa_segments(hidden, piece);
   const int topk = static_cast<int>(a.f.topk);
@@ -894,8 +880,8 @@ __device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, std::uint
         for (int k = 0; k < kLoadsInFlight; ++k) {
           if (!has[k]) continue;
           if (marked) {
-            v[k] = until_landed(src[k] + e0, v[k]);
-            unset_partial(src[k] + e0);
+            v[k] = until_landed(src[k] + e0, v[k], lsa_partial_landed);
+            unset16(src[k] + e0);
           }
           const auto* part = reinterpret_cast<const std::uint16_t*>(&v[k]);
 #pragma unroll
@@ -927,7 +913,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) combine_kernel(ncclDev
   // Elements a piece (and its flag): every rank launches as many blocks, so every rank picks the same.
   const int helpers = a.gathered != nullptr ? 0 : a.combine_helpers;
   const std::uint32_t piece = lsa_combine_piece(static_cast<long long>(a.nranks) * a.tokens, a.f.hidden,
-                                                static_cast<long long>(gridDim.x) * (kWarps - helpers));
+                                                lsa_storing_warps(static_cast<int>(gridDim.x), helpers));
   if (a.gathered != nullptr) {
     // Across nodes: lsa_reduce runs once the partials from other nodes are in; the barrier, not
     // flags, orders the node's partials before it.

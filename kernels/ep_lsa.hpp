@@ -40,8 +40,8 @@
 //   partial flags: one uint32 per (partial place, piece of kLsaCombinePieceMax elements),
 //                  likewise, where the combine's pieces are that large (lsa_combine_marked)
 // A marked dispatch (LsaArgs::dispatch_marked) has two of the headers and of the grouped buffer,
-// headers_region and grouped_region bytes apart: launch k fills region k % 2, all ones before
-// it (kernels/ep_lsa_sync.cuh, marks).
+// each part's two halves back to back: launch k fills region k % 2, all ones before it
+// (lsa_headers_at, lsa_grouped_at; kernels/ep_lsa_sync.cuh, marks).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -69,7 +69,6 @@ struct LsaArgs {
   // One node, few tokens: the dispatch's records carry their own arrival (no flags); its
   // headers and grouped buffer are two regions that launches take in turn (above).
   int dispatch_marked = 0;
-  std::size_t headers_region = 0, grouped_region = 0;
   // Warps of each block that take the receiver's work (copies to further experts, the
   // reduction) from the start; the others store first, then join them (kernels/ep_lsa.cu).
   int dispatch_helpers = 0, combine_helpers = 0;
@@ -146,6 +145,13 @@ inline constexpr std::uint32_t kLsaSegmentBytesMin = 2048, kLsaSegmentBytesMax =
 __host__ __device__
 #endif
 inline std::uint32_t lsa_segments(std::uint32_t size, std::uint32_t segment) { return (size + segment - 1) / segment; }
+// Warps of a launch of `blocks` blocks that store: all but each block's `helpers`.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline long long lsa_storing_warps(int blocks, int helpers) {
+  return static_cast<long long>(blocks) * (kLsaThreads / 32 - helpers);
+}
 // bf16 elements per combine flag (a piece a warp computes and stores, and a reduction item):
 // 1024, or 512 where pieces of 1024 would give the storing warps at most two each. Every
 // piece is a latency chain (the record's header, the expert outputs, the stores, the flag, the
@@ -199,7 +205,22 @@ __host__ __device__
 #endif
 inline bool lsa_dispatch_marked(long long records, std::uint32_t hidden, long long combine_storing_warps,
                                 bool one_node) {
-  return one_node && lsa_combine_piece(records, hidden, combine_storing_warps) == kLsaCombinePieceMin;
+  return lsa_combine_marked(lsa_combine_piece(records, hidden, combine_storing_warps), one_node);
+}
+// Where the dispatch of launch `epoch` puts its headers and grouped buffer (window offsets), and
+// where the experts, the check and the combine of that launch read them: the region epoch % 2
+// of a marked dispatch (each part is two regions back to back), else the one region.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline std::size_t lsa_headers_at(const LsaArgs& a, unsigned epoch) {
+  return a.headers_offset + (a.dispatch_marked ? (epoch & 1u) * ((a.grouped_offset - a.headers_offset) / 2) : 0);
+}
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline std::size_t lsa_grouped_at(const LsaArgs& a, unsigned epoch) {
+  return a.grouped_offset + (a.dispatch_marked ? (epoch & 1u) * ((a.partials_offset - a.grouped_offset) / 2) : 0);
 }
 // Whether a 32-bit word of a marked dispatch's record (header or payload) has landed: it is
 // not all ones, which experts, places (kLsaNoPlace), finite weights, bf16 pairs, e4m3 bytes

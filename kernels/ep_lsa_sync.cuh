@@ -16,7 +16,7 @@
 // partial is its own flag: the partials buffer holds all ones (kLsaUnset) until a partial
 // lands, and a partial never has an all-ones bf16 half. The sender stores with no fence and no
 // flag; the reader loads each 16 bytes it needs with ld.relaxed.sys (not from L1, and several
-// in flight), polls until every half is written (until_landed), sums, and stores the ones back
+// in flight), polls until every half is written (until_landed, lsa_partial_landed), sums, and stores the ones back
 // for the next launch. A sender writes each 16 bytes once a launch, so nothing lands
 // after the reader has seen them whole.
 // A marked dispatch (one node, few tokens: LsaArgs::dispatch_marked) does the same with its
@@ -168,17 +168,18 @@ __device__ inline uint4 load_relaxed(const void* p) {
                : "memory");
   return v;
 }
-// The 16 bytes at p once a partial has landed in all of them, given their first load v.
-__device__ inline uint4 until_landed(const void* p, uint4 v) {
-  while (!lsa_partial_landed(v.x) || !lsa_partial_landed(v.y) || !lsa_partial_landed(v.z) ||
-         !lsa_partial_landed(v.w)) {
+// The 16 bytes at p once every 32-bit word of them has landed (`landed`: lsa_partial_landed for
+// partials, lsa_word_landed for a dispatch's records), given their first load v.
+template <class Landed>
+__device__ inline uint4 until_landed(const void* p, uint4 v, Landed landed) {
+  while (!landed(v.x) || !landed(v.y) || !landed(v.z) || !landed(v.w)) {
     __nanosleep(32);
     v = load_relaxed(p);
   }
   return v;
 }
-// After the read: the 16 bytes at p unset again, for the next launch's partial.
-__device__ inline void unset_partial(void* p) {
+// The 16 bytes at p unset again (all ones), for the next launch's marks.
+__device__ inline void unset16(void* p) {
   *reinterpret_cast<uint4*>(p) = make_uint4(kLsaUnset, kLsaUnset, kLsaUnset, kLsaUnset);
 }
 
@@ -195,14 +196,6 @@ __device__ inline std::uint32_t until_word_landed(const std::uint32_t* p) {
     if (lsa_word_landed(v)) return v;
     __nanosleep(32);
   }
-}
-// 16 bytes of a marked record once all four words have landed, given their first load v.
-__device__ inline uint4 until_vector_landed(const void* p, uint4 v) {
-  while (!lsa_word_landed(v.x) || !lsa_word_landed(v.y) || !lsa_word_landed(v.z) || !lsa_word_landed(v.w)) {
-    __nanosleep(32);
-    v = load_relaxed(p);
-  }
-  return v;
 }
 
 }  // namespace commsweep::ep::kernels

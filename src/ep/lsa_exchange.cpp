@@ -343,16 +343,14 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   const std::size_t partials_bytes = records_max * 2 * c.hidden;
   // One node and few tokens: a marked dispatch, its headers and grouped buffer twice
   // (kernels/ep_lsa.hpp), as the combine's partials are marked.
-  const long long combine_storing_warps =
-      static_cast<long long>(combine_blocks_) * (kernels::kLsaThreads / 32 - kCombineHelpers);
   a.dispatch_marked = kernels::lsa_dispatch_marked(static_cast<long long>(records_max), static_cast<std::uint32_t>(c.hidden),
-                                                   combine_storing_warps, !node_) ? 1 : 0;
+                                                   kernels::lsa_storing_warps(combine_blocks_, kCombineHelpers), !node_)
+                          ? 1
+                          : 0;
   const int regions = a.dispatch_marked ? 2 : 1;
   a.counts_offset = 0;
   a.expert_counts_offset = aligned(sizeof(int) * n * n);
   a.headers_offset = a.expert_counts_offset + aligned(sizeof(int) * n * static_cast<std::size_t>(c.experts));
-  a.headers_region = a.dispatch_marked ? aligned(records_max * a.header_bytes) : 0;
-  a.grouped_region = a.dispatch_marked ? aligned(std::max<std::size_t>(entries_max * a.f.payload_stride, 16)) : 0;
   a.grouped_offset = a.headers_offset + regions * aligned(records_max * a.header_bytes);
   a.partials_offset = a.grouped_offset + regions * aligned(std::max<std::size_t>(entries_max * a.f.payload_stride, 16));
   a.flags_offset = a.partials_offset + aligned(std::max<std::size_t>(partials_bytes, 16));
@@ -586,8 +584,7 @@ double LsaExchange::combine(const Phase& phase) {
 }
 
 std::uint8_t* LsaExchange::grouped_of(unsigned epoch) const {
-  const std::size_t region = args_.dispatch_marked ? (epoch & 1u) * args_.grouped_region : 0;
-  return static_cast<std::uint8_t*>(window_->base) + args_.grouped_offset + region;
+  return static_cast<std::uint8_t*>(window_->base) + kernels::lsa_grouped_at(args_, epoch);
 }
 
 void LsaExchange::run_experts(const Phase& phase) {
@@ -615,8 +612,7 @@ EpResult LsaExchange::result() {
   view.recv_counts.resize(n);
   for (int s = 0; s < n; ++s) view.recv_counts[s] = counts[static_cast<std::size_t>(s) * n + a.rank];
   // The headers stand for the records (rank s's from s x tokens): experts first, then weights.
-  view.records = static_cast<const std::uint8_t*>(window_->base) + a.headers_offset +
-                 (a.dispatch_marked ? (dispatches_ & 1u) * a.headers_region : 0);
+  view.records = static_cast<const std::uint8_t*>(window_->base) + kernels::lsa_headers_at(a, dispatches_);
   view.records_room = case_.tokens;
   view.format = a.f;
   view.format.idx_offset = 0;
