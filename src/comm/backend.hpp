@@ -62,6 +62,10 @@ struct TimingOptions {
   // CUDA event between the iterations), mpi reads the host clock (docs/iterations.md;
   // docs/iterations-cost.md: what each costs).
   std::vector<double>* iteration_us = nullptr;
+  // Record what NCCL chose for these collectives (last_choice): its profiler plugin's task events
+  // are on for this run only. Off, nothing of the profiler's is on the issue path: the table's
+  // pass runs so, and the warm-up before it records the choice (sweep.cpp).
+  bool record_choice = false;
 };
 
 class Buffer {
@@ -90,8 +94,9 @@ class Backend {
   // Runs timing.iters collectives (times the graph launches) and returns this rank's time
   // per collective in microseconds. Misses of phase.deadline run World's stall protocol.
   virtual double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) = 0;
-  // What NCCL chose for the collectives of the last run() on this rank (algorithm, protocol,
-  // channels), or why that is not known: the mpi backend has no NCCL.
+  // What NCCL chose for the collectives of the last run() that recorded it
+  // (TimingOptions::record_choice) on this rank (algorithm, protocol, channels), or why that is
+  // not known: the mpi backend has no NCCL.
   virtual report::NcclChoice last_choice() const {
     return {"n/a (" + std::string(name()) + " backend)", "n/a (" + std::string(name()) + " backend)", 0,
             std::string(name()) + " backend"};

@@ -74,7 +74,9 @@ NcclProfilerRecords::NcclProfilerRecords(const std::string& path) {
       dlsym(handle_, "commsweep_nccl_records_since"));
   time_kernels_ = reinterpret_cast<void (*)(int)>(dlsym(handle_, "commsweep_nccl_time_kernels"));
   kernels_timed_ = reinterpret_cast<int (*)()>(dlsym(handle_, "commsweep_nccl_kernels_timed"));
-  if (recorded_ == nullptr || records_since_ == nullptr || time_kernels_ == nullptr || kernels_timed_ == nullptr) {
+  task_events_ = reinterpret_cast<void (*)(int)>(dlsym(handle_, "commsweep_nccl_task_events"));
+  if (recorded_ == nullptr || records_since_ == nullptr || time_kernels_ == nullptr || kernels_timed_ == nullptr ||
+      task_events_ == nullptr) {
     recorded_ = nullptr;
     why_not_ = path + " lacks the records' functions";
   }
@@ -94,6 +96,7 @@ NcclProfilerRecords& NcclProfilerRecords::operator=(NcclProfilerRecords&& other)
     records_since_ = std::exchange(other.records_since_, nullptr);
     time_kernels_ = std::exchange(other.time_kernels_, nullptr);
     kernels_timed_ = std::exchange(other.kernels_timed_, nullptr);
+    task_events_ = std::exchange(other.task_events_, nullptr);
     why_not_ = std::move(other.why_not_);
   }
   return *this;
@@ -101,6 +104,10 @@ NcclProfilerRecords& NcclProfilerRecords::operator=(NcclProfilerRecords&& other)
 
 void NcclProfilerRecords::time_kernels(bool on) const {
   if (time_kernels_ != nullptr) time_kernels_(on ? 1 : 0);
+}
+
+void NcclProfilerRecords::task_events(bool on) const {
+  if (task_events_ != nullptr) task_events_(on ? 1 : 0);
 }
 
 bool NcclProfilerRecords::kernels_timed() const { return kernels_timed_ != nullptr && kernels_timed_() != 0; }

@@ -55,6 +55,9 @@ class NcclProfilerRecords {
   void time_kernels(bool on) const;
   // Whether an init asked NCCL for them (so that each record gets its kernel's span).
   bool kernels_timed() const;
+  // NCCL's task events (what it chose per task) on or off for what it enqueues from now on. Off,
+  // a collective costs what it costs without a profiler: the table's pass runs so.
+  void task_events(bool on) const;
   // The most records held: the kernels' times of a run are read only where its tasks all fit.
   static constexpr std::size_t kHeld = COMMSWEEP_NCCL_RECORDS_HELD;
   // How many tasks were recorded so far: a mark to read the next ones after.
@@ -68,6 +71,7 @@ class NcclProfilerRecords {
   int (*records_since_)(std::uint64_t, commsweep_nccl_record*, int) = nullptr;
   void (*time_kernels_)(int) = nullptr;
   int (*kernels_timed_)() = nullptr;
+  void (*task_events_)(int) = nullptr;
   std::string why_not_;
 };
 

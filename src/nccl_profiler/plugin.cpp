@@ -44,6 +44,13 @@ struct Store {
   std::uint64_t recorded = 0;
   bool time_kernels = false;   // asked for by commsweep before the init
   bool kernels_timed = false;  // the last init asked NCCL for the kernel channel events
+  // NCCL's event mask, whose address every init is handed (one per process: NCCL 2.23 to 2.32
+  // read it as each group and task is enqueued), the task events an init asked for, and whether
+  // they are on now (commsweep_nccl_task_events): off, NCCL starts no event of the plugin's, and a
+  // collective costs what it costs without a profiler.
+  int* nccl_mask = nullptr;
+  int tasks = 0;
+  bool task_events = true;
 };
 
 Store& store() {
@@ -134,12 +141,22 @@ void start(void* parent, std::uint64_t type, const TaskUnion& t, int version, vo
   *handle = record_task(type, t, version);
 }
 
-// The mask an init returns: TASKS, and the kernel channel events where commsweep asked for them.
-int activation_mask(std::uint64_t tasks) {
+// NCCL's mask: the task events while they are on, and the kernel channel events where commsweep
+// asked for them (never turned off: NCCL 2.28.9 lost their timestamps and hung at the
+// communicator's end when they were). Under the store's mutex.
+int current_mask(const Store& s) {
+  return (s.task_events ? s.tasks : 0) | (s.kernels_timed ? static_cast<int>(kEventKernelCh) : 0);
+}
+
+// Sets NCCL's mask at MASK for an init that takes TASKS, and keeps MASK for
+// commsweep_nccl_task_events.
+void activate(int* mask, std::uint64_t tasks) {
   Store& s = store();
   const std::lock_guard<std::mutex> lock(s.mutex);
   s.kernels_timed = s.time_kernels;  // commsweep asks the same for each of its communicators
-  return static_cast<int>(tasks | (s.time_kernels ? kEventKernelCh : 0));
+  s.nccl_mask = mask;
+  s.tasks = static_cast<int>(tasks);
+  __atomic_store_n(mask, current_mask(s), __ATOMIC_RELAXED);
 }
 
 // Any non-null context: the plugin keeps one store per process whatever the communicators.
@@ -147,19 +164,19 @@ int g_context_tag = 0;
 
 Result init_v4(void** context, int* mask, const char*, std::uint64_t, int, int, int, Logger) {
   *context = &g_context_tag;
-  *mask = activation_mask(kEventColl | kEventP2p);
+  activate(mask, kEventColl | kEventP2p);
   return 0;
 }
 
 Result init_v5(void** context, std::uint64_t, int* mask, const char*, int, int, int, Logger) {
   *context = &g_context_tag;
-  *mask = activation_mask(kEventColl | kEventP2p);
+  activate(mask, kEventColl | kEventP2p);
   return 0;
 }
 
 Result init_v6(void** context, std::uint64_t, int* mask, const char*, int, int, int, Logger) {
   *context = &g_context_tag;
-  *mask = activation_mask(kEventColl | kEventP2p | kEventCeColl);
+  activate(mask, kEventColl | kEventP2p | kEventCeColl);
   return 0;
 }
 
@@ -215,6 +232,13 @@ __attribute__((visibility("default"))) void commsweep_nccl_time_kernels(int on) 
   np::Store& s = np::store();
   const std::lock_guard<std::mutex> lock(s.mutex);
   s.time_kernels = on != 0;
+}
+
+__attribute__((visibility("default"))) void commsweep_nccl_task_events(int on) {
+  np::Store& s = np::store();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  s.task_events = on != 0;
+  if (s.nccl_mask != nullptr) __atomic_store_n(s.nccl_mask, np::current_mask(s), __ATOMIC_RELAXED);
 }
 
 __attribute__((visibility("default"))) int commsweep_nccl_kernels_timed(void) {

@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-#define COMMSWEEP_NCCL_RECORDS_ABI 2
+#define COMMSWEEP_NCCL_RECORDS_ABI 3
 
 /* The records the plugin holds, the last ones (plugin.cpp says why this many). */
 #define COMMSWEEP_NCCL_RECORDS_HELD 16384
@@ -54,6 +54,11 @@ int commsweep_nccl_records_since(uint64_t after, struct commsweep_nccl_record* o
  * as well (ON non-zero), which makes NCCL's kernels write a timestamp per channel at the start
  * and end of each task and its proxy thread hand them over. */
 void commsweep_nccl_time_kernels(int on);
+/* The task events (what NCCL chose per task) on (ON non-zero) or off for the groups and tasks
+ * NCCL enqueues from now on (it reads its event mask as it enqueues them). Off, NCCL starts no
+ * event of the plugin's: the table's pass runs so, and a warm-up records the choice
+ * (docs/iterations.md). On after an init, until first turned off. */
+void commsweep_nccl_task_events(int on);
 /* Whether the last init asked NCCL for the kernel channel events. */
 int commsweep_nccl_kernels_timed(void);
 

@@ -129,6 +129,33 @@ TEST_F(NcclProfilerPlugin, VersionFourAndSixAndSendReceiveTasks) {
   EXPECT_EQ(nccl_choice_of({}).algorithm, "unknown (no NCCL task recorded)");
 }
 
+// The task events off and on again after the init, in NCCL's own mask (NCCL reads it as it
+// enqueues each group and task): the table's pass runs with them off (issue 40).
+TEST_F(NcclProfilerPlugin, TurnsTheTaskEventsOffAndOnInNcclsMask) {
+  auto* v6 = table<np::ProfilerV5>("ncclProfiler_v6");
+  void* context = nullptr;
+  static int mask = 0;  // NCCL's is a global the plugin keeps the address of
+  records.time_kernels(false);
+  ASSERT_EQ(v6->init(&context, 1, &mask, "comm", 1, 2, 0, nullptr), 0);
+  const int tasks = static_cast<int>(np::kEventColl | np::kEventP2p | np::kEventCeColl);
+  EXPECT_EQ(mask, tasks);
+  records.task_events(false);
+  EXPECT_EQ(mask, 0);
+  // An init while they are off (a communicator split off for EP) leaves them off.
+  ASSERT_EQ(v6->init(&context, 1, &mask, "comm", 1, 2, 0, nullptr), 0);
+  EXPECT_EQ(mask, 0);
+  records.task_events(true);
+  EXPECT_EQ(mask, tasks);
+  // Where the kernels are timed, their events stay whatever the task events.
+  records.time_kernels(true);
+  ASSERT_EQ(v6->init(&context, 1, &mask, "comm", 1, 2, 0, nullptr), 0);
+  records.task_events(false);
+  EXPECT_EQ(mask, static_cast<int>(np::kEventKernelCh));
+  records.task_events(true);
+  EXPECT_EQ(mask, tasks | static_cast<int>(np::kEventKernelCh));
+  records.time_kernels(false);
+}
+
 // A kernel channel's start as NCCL's proxy thread reports it (ncclProfilerStartKernelChEvent):
 // the parent is the task's handle, the time the GPU's %globaltimer the kernel wrote.
 np::DescriptorV5 kernel_channel(void* task, int channel, std::uint64_t start_ns) {
