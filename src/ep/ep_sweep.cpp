@@ -1,6 +1,7 @@
 #include "ep/ep_sweep.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <sstream>
 
@@ -40,6 +41,8 @@ report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
   }
   const double n = static_cast<double>(rank_time_us.size());
   p.time_us = time / n;
+  const auto [fastest, slowest] = std::minmax_element(rank_time_us.begin(), rank_time_us.end());
+  p.rank_spread_pct = p.time_us > 0 ? (*slowest - *fastest) / p.time_us * 100.0 : 0.0;
   p.bandwidth_gbps = bw / n;
   p.fabric_bandwidth_gbps = fabric / n;
   return p;
@@ -107,6 +110,28 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
     }
   }
 
+  // Back to back: the same pairs again, each dispatch, the experts and the combine issued as soon
+  // as the last returned, with no barrier between them (as a model's layers call them), one host
+  // clock around them all on each rank; the exchange keeps nothing of its own between the calls.
+  // The fresh-entry times above start every phase together after a barrier; this is the period a
+  // rank sees when the pairs follow each other. Before the check, which verifies what is left.
+  double my_period_us = 0;
+  if (config_.iters > 0) {
+    const Phase p = phase("back-to-back");
+    const auto guard = control_.watch(p);
+    world_.barrier(p);
+    exchange.back_to_back(true);
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < config_.iters; ++i) {
+      exchange.dispatch(p);
+      exchange.run_experts(p);
+      exchange.combine(p);
+    }
+    my_period_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
+                   config_.iters;
+    exchange.back_to_back(false);
+  }
+
   EpWrong wrong;
   EpResult result;
   {
@@ -143,6 +168,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
     for (double x : world_.gather(static_cast<double>(v), p)) out.push_back(static_cast<std::uint64_t>(x));
     return out;
   };
+  const auto periods = world_.gather(my_period_us, p);
   const auto d_times = world_.gather(median(dispatch_us), p);
   const auto c_times = world_.gather(median(combine_us), p);
   const auto deepep = gather_u64(bytes.deepep);
@@ -177,6 +203,13 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
   row.combine = combine_phase(c_times, c_deepep, c_fabric, checked(c_wrong));
   row.dispatch.sms = d_sms;
   row.combine.sms = c_sms;
+  if (config_.iters > 0 && !periods.empty()) {
+    report::EpBackToBack b;
+    b.pairs = config_.iters;
+    b.rank_period_us = periods;
+    b.period_us = *std::max_element(periods.begin(), periods.end());
+    row.back_to_back = b;
+  }
   return row;
 }
 

@@ -53,6 +53,11 @@ class EpExchange {
   // SMs that ran the dispatch's (combine's) own kernel in the case just run; 0 where it has no
   // kernel of its own to count (NCCL's collectives, the host).
   virtual int kernel_sms(bool dispatch) const { (void)dispatch; return 0; }
+  // While on, the sweep runs the pairs back to back (ep_sweep.cpp): the exchange then keeps
+  // nothing of its own between the calls (no stage clock reset before a kernel, none read back
+  // after it), so that the period measured is the exchange's alone; the times it returns are
+  // then not read. Off again before the check.
+  virtual void back_to_back(bool on) { (void)on; }
   // Which NCCL path it moves the records on (the row's "nccl_path"): e.g. "grouped
   // ncclSend/ncclRecv"; "n/a (mpi backend)" where there is no NCCL.
   virtual std::string nccl_path() const = 0;

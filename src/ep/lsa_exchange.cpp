@@ -143,10 +143,13 @@ struct LsaExchange::Window {
 #endif
 
 struct LsaExchange::Graphs {
-  cudaGraphExec_t dispatch = nullptr, combine = nullptr;
+  // [clocked]: with the clock's reset before the kernel (timed one by one), or without it
+  // (back to back: nothing of the sweep's between the kernels).
+  cudaGraphExec_t dispatch[2] = {nullptr, nullptr}, combine[2] = {nullptr, nullptr};
   ~Graphs() {
-    if (dispatch != nullptr) cudaGraphExecDestroy(dispatch);
-    if (combine != nullptr) cudaGraphExecDestroy(combine);
+    for (cudaGraphExec_t g : {dispatch[0], dispatch[1], combine[0], combine[1]}) {
+      if (g != nullptr) cudaGraphExecDestroy(g);
+    }
   }
 };
 
@@ -426,17 +429,18 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   graphs_.reset();
   if (graphs_work_) {
     auto graphs = std::make_unique<Graphs>();
-    auto capture = [&](bool dispatch, cudaGraphExec_t* exec) {
+    auto capture = [&](bool dispatch, bool clocked, cudaGraphExec_t* exec) {
       cudaGraph_t graph = nullptr;
       if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return false;
-      const cudaError_t launched = launch(dispatch, stream);
+      const cudaError_t launched = launch(dispatch, clocked, stream);
       const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
       bool ok = launched == cudaSuccess && ended == cudaSuccess &&
                 cudaGraphInstantiate(exec, graph, 0) == cudaSuccess;
       if (graph != nullptr) cudaGraphDestroy(graph);
       return ok;
     };
-    graphs_work_ = capture(true, &graphs->dispatch) && capture(false, &graphs->combine);
+    graphs_work_ = capture(true, true, &graphs->dispatch[1]) && capture(false, true, &graphs->combine[1]) &&
+                   capture(true, false, &graphs->dispatch[0]) && capture(false, false, &graphs->combine[0]);
     if (graphs_work_) {
       graphs_ = std::move(graphs);
     } else {
@@ -453,13 +457,14 @@ double LsaExchange::timed(bool dispatch, const Phase& phase) {
 #if COMMSWEEP_NCCL_DEVICE_API
   const cudaStream_t stream = backend_.stream();
   if (dispatch) ++dispatches_;  // the launch's epoch (kernels/ep_lsa_sync.cuh)
+  const bool clocked = !back_to_back_;
   if (graphs_) {
-    CS_CUDA(cudaGraphLaunch(dispatch ? graphs_->dispatch : graphs_->combine, stream));
+    CS_CUDA(cudaGraphLaunch(dispatch ? graphs_->dispatch[clocked] : graphs_->combine[clocked], stream));
   } else {
-    CS_CUDA(launch(dispatch, stream));
+    CS_CUDA(launch(dispatch, clocked, stream));
   }
   backend_.synchronize(phase);  // polled against the deadline: a rank that never comes is named
-  return record_stages(dispatch);
+  return clocked ? record_stages(dispatch) : 0.0;
 #else
   (void)dispatch;
   (void)phase;
@@ -521,7 +526,7 @@ double LsaExchange::dispatch_across_nodes(const Phase& phase) {
   CS_LSA_NCCL(ncclAllGather(args_.send_counts, const_cast<int*>(args_.gathered), row, ncclInt32, comm, stream), phase);
   CS_CUDA(cudaMemcpyAsync(host_gathered_, args_.gathered, row * n * sizeof(int), cudaMemcpyDeviceToHost, stream));
   CS_CUDA(cudaEventRecord(counts_ready_, stream));
-  CS_CUDA(launch(true, stream));
+  CS_CUDA(launch(true, !back_to_back_, stream));
   backend_.wait(counts_ready_, phase);
   read_host_counts();
   // The packed records, back to back by peer on both sides (as the kernels laid them out).
@@ -530,7 +535,7 @@ double LsaExchange::dispatch_across_nodes(const Phase& phase) {
                     kernels::lsa_remote_record_bytes(args_), phase);
   CS_CUDA(kernels::lsa_unpack_remote(args_, dispatch_blocks_, stream));
   backend_.synchronize(phase);
-  record_stages(true);
+  if (!back_to_back_) record_stages(true);
   return elapsed_us(start);
 }
 
@@ -540,7 +545,7 @@ double LsaExchange::dispatch_across_nodes(const Phase& phase) {
 double LsaExchange::combine_across_nodes(const Phase& phase) {
   const auto start = std::chrono::steady_clock::now();
   const cudaStream_t stream = backend_.stream();
-  CS_CUDA(launch(false, stream));
+  CS_CUDA(launch(false, !back_to_back_, stream));
   // Sent: the partials of other nodes' tokens that came here, at their records' places (rank p's
   // from p x tokens). Received: straight into the window's partials buffer, at the places the
   // reduction reads (rank p's from p x tokens).
@@ -551,18 +556,24 @@ double LsaExchange::combine_across_nodes(const Phase& phase) {
                     {other_nodes(records_to_), places}, 2u * static_cast<std::size_t>(case_.hidden), phase);
   CS_CUDA(kernels::lsa_reduce(args_, combine_blocks_, stream));
   backend_.synchronize(phase);
-  record_stages(false);
+  if (!back_to_back_) record_stages(false);
   return elapsed_us(start);
 }
 
-cudaError_t LsaExchange::launch(bool dispatch, cudaStream_t stream) {
+cudaError_t LsaExchange::launch(bool dispatch, bool clocked, cudaStream_t stream) {
 #if COMMSWEEP_NCCL_DEVICE_API
-  // The clock's start as the largest value (all 0xFF bytes), its end 0.
-  if (const cudaError_t rc = cudaMemsetAsync(args_.clock, 0xFF, sizeof(*args_.clock), stream); rc != cudaSuccess) return rc;
-  if (const cudaError_t rc = cudaMemsetAsync(args_.clock + 1, 0,
-                                             (kernels::kLsaClockSlots - 1 + kernels::kLsaSmWords) * sizeof(*args_.clock), stream);
-      rc != cudaSuccess) {
-    return rc;
+  // The clock's start as the largest value (all 0xFF bytes), its end 0. Not back to back: the
+  // kernels then still write it, and nothing reads it.
+  if (clocked) {
+    if (const cudaError_t rc = cudaMemsetAsync(args_.clock, 0xFF, sizeof(*args_.clock), stream); rc != cudaSuccess) {
+      return rc;
+    }
+    if (const cudaError_t rc = cudaMemsetAsync(args_.clock + 1, 0,
+                                               (kernels::kLsaClockSlots - 1 + kernels::kLsaSmWords) * sizeof(*args_.clock),
+                                               stream);
+        rc != cudaSuccess) {
+      return rc;
+    }
   }
   kernels::LsaArgs k = args_;
   // Barrier indices follow the device communicator's block count, whatever this case launches.
@@ -571,6 +582,7 @@ cudaError_t LsaExchange::launch(bool dispatch, cudaStream_t stream) {
                   : variant_.kernels.combine(devcomm_->dev, k, combine_blocks_, stream);
 #else
   (void)dispatch;
+  (void)clocked;
   (void)stream;
   return cudaErrorNotSupported;
 #endif

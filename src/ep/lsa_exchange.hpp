@@ -56,6 +56,7 @@ class LsaExchange final : public EpExchange {
            "between nodes)";
   }
   int kernel_sms(bool dispatch) const override;
+  void back_to_back(bool on) override { back_to_back_ = on; }
 
  private:
   struct NodeComm; // several nodes: this node's ranks (ncclCommSplit), the LSA team
@@ -72,7 +73,8 @@ class LsaExchange final : public EpExchange {
   double combine_across_nodes(const Phase& phase);
   void read_host_counts();  // across nodes: records_to_ / records_from_ from host_gathered_
   std::vector<int> other_nodes(const std::vector<int>& counts) const;
-  cudaError_t launch(bool dispatch, cudaStream_t stream);
+  // CLOCKED: the kernel's clock reset first, for record_stages (not back to back).
+  cudaError_t launch(bool dispatch, bool clocked, cudaStream_t stream);
   // This rank's expert-grouped buffer (in the window) as the dispatch of launch `epoch` fills it
   // (a marked dispatch's region), and the last dispatch's.
   std::uint8_t* grouped_of(unsigned epoch) const;
@@ -109,6 +111,7 @@ class LsaExchange final : public EpExchange {
   cudaEvent_t counts_ready_ = nullptr;
   std::size_t grouped_bytes_ = 0;  // the expert-grouped buffer's room in the window (a region's)
   unsigned dispatches_ = 0;        // dispatch launches of this case: the last one's epoch
+  bool back_to_back_ = false;      // EpExchange::back_to_back: no clock reset, no stages read
 };
 
 }  // namespace commsweep::ep

@@ -1,5 +1,6 @@
 #include "report/ep_table.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "report/table.hpp"
@@ -14,6 +15,8 @@ constexpr int kTimeW = 7;     // format_time's width, as nccl-tests
 constexpr int kBandwidthW = 7;  // room for four-digit GB/s with a decimal (NVLink-class)
 constexpr int kWrongW = 6;
 constexpr int kPhaseW = 2 + kTimeW + 2 + kBandwidthW + 2 + kWrongW;
+constexpr int kSpreadW = 6;
+constexpr int kBackToBackW = 2 + kTimeW + 2 + kSpreadW;
 
 std::string configuration(const char* tokens, const char* hidden, const char* topk,
                           const char* experts, const char* dtype, const char* routing,
@@ -30,6 +33,19 @@ std::string phase_columns(const char* time, const char* bandwidth, const char* w
   std::snprintf(buf, sizeof(buf), "  %*s  %*s  %*s", kTimeW, time, kBandwidthW, bandwidth,
                 kWrongW, wrong);
   return buf;
+}
+
+// The back-to-back pair's period and the ranks' spread (the larger of the two phases').
+std::string pair_columns(const char* period, const char* spread) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "  %*s  %*s", kTimeW, period, kSpreadW, spread);
+  return buf;
+}
+
+std::string pair_values(const EpRow& r) {
+  char spread[32];
+  std::snprintf(spread, sizeof(spread), "%.1f", std::max(r.dispatch.rank_spread_pct, r.combine.rank_spread_pct));
+  return pair_columns(r.back_to_back ? format_time(r.back_to_back->period_us).c_str() : "N/A", spread);
 }
 
 std::string phase_values(const EpPhase& p) {
@@ -56,7 +72,7 @@ std::string format_ep_row(const EpRow& r) {
                                  std::to_string(r.topk), std::to_string(r.experts)};
   return configuration(numbers[0].c_str(), numbers[1].c_str(), numbers[2].c_str(),
                        numbers[3].c_str(), r.dtype.c_str(), r.routing.c_str(), r.impl.c_str()) +
-         phase_values(r.dispatch) + phase_values(r.combine);
+         phase_values(r.dispatch) + phase_values(r.combine) + pair_values(r);
 }
 
 void EpTablePrinter::header(const EpTableHeader& h) {
@@ -67,12 +83,16 @@ void EpTablePrinter::header(const EpTableHeader& h) {
   for (const auto& line : h.device_lines) out_ << "#  " << line << "\n";
   out_ << "#\n";
   const std::string blank = configuration("", "", "", "", "", "", "");
-  out_ << comment(blank + centred("dispatch", kPhaseW) + centred("combine", kPhaseW)) << "\n";
+  out_ << comment(blank + centred("dispatch", kPhaseW) + centred("combine", kPhaseW) +
+                  centred("back to back", kBackToBackW))
+       << "\n";
   out_ << comment(configuration("tokens", "hidden", "topk", "experts", "dtype", "routing", "impl") +
-                  phase_columns("time", "bw", "#wrong") + phase_columns("time", "bw", "#wrong"))
+                  phase_columns("time", "bw", "#wrong") + phase_columns("time", "bw", "#wrong") +
+                  pair_columns("pair", "spread"))
        << "\n";
   out_ << comment(configuration("(/rank)", "", "", "", "", "", "") +
-                  phase_columns("(us)", "(GB/s)", "") + phase_columns("(us)", "(GB/s)", ""))
+                  phase_columns("(us)", "(GB/s)", "") + phase_columns("(us)", "(GB/s)", "") +
+                  pair_columns("(us)", "(%)"))
        << "\n";
   out_.flush();
 }
@@ -93,6 +113,10 @@ void EpTablePrinter::footer(std::uint64_t wrong_total) {
           "also has fabric bytes, excluding self\n";
   out_ << "# time = per rank the median over the timed iterations, then the mean over ranks; "
           "bandwidth = the mean over ranks of each rank's bytes / its time; GB/s = 1e9 bytes/s\n";
+  out_ << "# fresh entry: the ranks start each timed dispatch and combine together, after a barrier; pair = the "
+          "same iterations again back to back (dispatch, experts, combine, no barrier between them), the slowest "
+          "rank's time per pair; spread = (slowest - fastest rank) / time, the larger of dispatch's and "
+          "combine's\n";
   out_ << "#\n# EP test concluded: ep\n#\n" << std::flush;
 }
 

@@ -64,13 +64,17 @@ from results_json import check_provenance, close, print_tolerance, validate  # n
 # The column header (src/report/ep_table.cpp; tests/unit/golden/ep_table.txt), blanks at the
 # ends of lines ignored.
 EP_COLUMN_HEADER = [
-    '#                                                                    dispatch                   combine',
-    '# tokens   hidden  topk  experts  dtype   routing       impl     time       bw  #wrong     time       bw  #wrong',
-    '#(/rank)                                                         (us)   (GB/s)             (us)   (GB/s)',
+    '#                                                                    dispatch                   combine'
+    '          back to back',
+    '# tokens   hidden  topk  experts  dtype   routing       impl     time       bw  #wrong     time       bw  #wrong'
+    '     pair  spread',
+    '#(/rank)                                                         (us)   (GB/s)             (us)   (GB/s)'
+    '             (us)     (%)',
 ]
-ROW_FIELDS = 13
-# Fields of a row: where each phase's time, bandwidth and #wrong start.
-DISPATCH, COMBINE = 7, 10
+ROW_FIELDS = 15
+# Fields of a row: where each phase's time, bandwidth and #wrong start; then the back-to-back
+# pair's period and the ranks' spread.
+DISPATCH, COMBINE, PAIR = 7, 10, 13
 BANDWIDTH_LINE = ("# bandwidth = bytes received per rank in dispatch (sent in combine), one copy "
                   "per (token, destination rank) including the rank's own (DeepEP's accounting); "
                   "the JSON also has fabric bytes, excluding self")
@@ -209,7 +213,9 @@ def well_formed(row):
             return False
         [int(row[i]) for i in (0, 1, 2, 3)]
         [int(row[i]) for i in (DISPATCH + 2, COMBINE + 2) if row[i] != "N/A"]
-        [float(row[i]) for i in (DISPATCH, DISPATCH + 1, COMBINE, COMBINE + 1)]
+        [float(row[i]) for i in (DISPATCH, DISPATCH + 1, COMBINE, COMBINE + 1, PAIR + 1)]
+        if row[PAIR] != "N/A":
+            float(row[PAIR])
         return True
     except ValueError:
         return False
@@ -333,6 +339,32 @@ def check_phase(p, printed, bytes_, fabric, nranks, where, fail):
                    % (where, field, p[field], want, b))
 
 
+def check_back_to_back(rec, row, nranks, sweep, where, fail):
+    """The back-to-back pass and the ranks' spread: the JSON's figures as the table prints them."""
+    b = rec.get("back_to_back")
+    if sweep.iters == 0:
+        fail.check(b is None and row[PAIR] == "N/A", "%s: back_to_back %r with -n 0 (table %s)" % (where, b, row[PAIR]))
+        return
+    if not fail.check(b is not None, "%s: no back_to_back with -n %d" % (where, sweep.iters)):
+        return
+    periods = b["rank_period_us"]
+    fail.check(b["pairs"] == sweep.iters, "%s: back_to_back pairs %r, -n %d" % (where, b["pairs"], sweep.iters))
+    fail.check(len(periods) == nranks and b["period_us"] == max(periods) and all(p > 0 for p in periods),
+               "%s: back_to_back period %r is not the slowest of %r" % (where, b["period_us"], periods))
+    fail.check(abs(b["period_us"] - float(row[PAIR])) <= print_tolerance(row[PAIR]) * (1 + 1e-6),
+               "%s: back_to_back period %r, table %s" % (where, b["period_us"], row[PAIR]))
+    spreads = []
+    for phase in ("dispatch", "combine"):
+        p = rec[phase]
+        times = p["rank_time_us"]
+        want = (max(times) - min(times)) / p["time_us"] * 100 if p["time_us"] > 0 else 0.0
+        fail.check(close(p["rank_spread_pct"], want, rel=1e-9, abs_tol=1e-9),
+                   "%s %s: rank_spread_pct %r, the times %r give %r" % (where, phase, p["rank_spread_pct"], times, want))
+        spreads.append(p["rank_spread_pct"])
+    fail.check(abs(max(spreads) - float(row[PAIR + 1])) <= 0.05 + 1e-9,
+               "%s: spread %r%%, table %s" % (where, max(spreads), row[PAIR + 1]))
+
+
 def check_bytes(rec, nranks, sweep, where, fail):
     """The byte counts against DeepEP's definition. Returns the combine's (deepep, fabric)."""
     deepep, fabric = rec["rank_bytes_deepep"], rec["rank_bytes_fabric"]
@@ -388,6 +420,7 @@ def check_ep_json(doc, schema, t, sweep, nranks, args, fail):
         check_phase(rec["combine"], row[COMBINE:COMBINE + 3], combine_bytes[0], combine_bytes[1],
                     nranks,
                     where + " combine", fail)
+        check_back_to_back(rec, row, nranks, sweep, where, fail)
     s = doc["summary"]
     wrong = sum((r["dispatch"]["wrong"] or 0) + (r["combine"]["wrong"] or 0) for r in recs)
     fail.check(s["wrong_total"] == wrong, "summary.wrong_total %r, the rows sum to %d"
