@@ -58,7 +58,9 @@ SlowestTally slowest_tally(const std::vector<ResultRow>& rows, double min_slower
       ++tally.timings;
       std::vector<double> sorted = t->rank_time_us;
       std::sort(sorted.begin(), sorted.end());
-      const double median = sorted[sorted.size() / 2];
+      // The lower median: with two ranks the other rank (the upper one would be the slowest
+      // itself, and no rank could ever stand out).
+      const double median = sorted[(sorted.size() - 1) / 2];
       if (t->slowest_time_us < median * (1 + min_slower_pct / 100)) continue;
       ++tally.slowest.at(static_cast<std::size_t>(t->slowest_rank));
     }

@@ -71,6 +71,7 @@ json per_iter_json(const IterationStats& s) {
          {"per_process_max_times_us", s.per_process_max_times_us},
          {"rank_max_us", s.rank_max_us}};
   if (!s.clock.empty()) j["clock"] = s.clock;
+  if (!s.pass.empty()) j["pass"] = s.pass;
   return j;
 }
 
@@ -91,6 +92,7 @@ IterationStats per_iter_from(const json& j) {
   s.per_process_max_times_us = j.at("per_process_max_times_us").get<std::vector<std::vector<double>>>();
   s.rank_max_us = j.at("rank_max_us").get<std::vector<double>>();
   if (j.contains("clock")) s.clock = j.at("clock").get<std::string>();
+  if (j.contains("pass")) s.pass = j.at("pass").get<std::string>();
   return s;
 }
 
@@ -122,6 +124,7 @@ json timing_json(const Timing& t) {
   // Every half a sweep measured says what NCCL chose, or why that is unknown; a timing made
   // elsewhere (read from a file from before issue 26) has no choice and writes none.
   if (!t.nccl.algorithm.empty()) j["nccl"] = nccl_choice_json(t.nccl);
+  if (!t.method.empty()) j["method"] = t.method;
   return j;
 }
 
@@ -143,6 +146,7 @@ Timing timing_from(const json& j) {
     }
   }
   if (j.contains("nccl")) t.nccl = nccl_choice_from(j.at("nccl"));
+  if (j.contains("method")) t.method = j.at("method").get<std::string>();
   return t;
 }
 
@@ -154,7 +158,8 @@ json ep_phase_json(const EpPhase& p) {
               {"slowest_rank", p.slowest_rank},
               {"slowest_time_us", p.slowest_time_us},
               {"rank_time_us", p.rank_time_us},
-              {"sms", p.sms > 0 ? json(p.sms) : json(nullptr)}};
+              {"sms", p.sms > 0 ? json(p.sms) : json(nullptr)},
+              {"rank_spread_pct", p.rank_spread_pct}};
 }
 
 EpPhase ep_phase_from(const json& j) {
@@ -168,7 +173,23 @@ EpPhase ep_phase_from(const json& j) {
   p.rank_time_us = j.at("rank_time_us").get<std::vector<double>>();
   // Results written before the SMs were counted have none.
   if (j.contains("sms") && !j.at("sms").is_null()) p.sms = j.at("sms").get<int>();
+  if (j.contains("rank_spread_pct")) p.rank_spread_pct = measure_at(j, "rank_spread_pct");
   return p;
+}
+
+json ep_back_to_back_json(const std::optional<EpBackToBack>& b) {
+  if (!b) return json(nullptr);
+  return json{{"period_us", b->period_us}, {"rank_period_us", b->rank_period_us}, {"pairs", b->pairs}};
+}
+
+std::optional<EpBackToBack> ep_back_to_back_from(const json& j) {
+  if (!j.contains("back_to_back") || j.at("back_to_back").is_null()) return std::nullopt;
+  const json& b = j.at("back_to_back");
+  EpBackToBack out;
+  out.period_us = measure_at(b, "period_us");
+  out.rank_period_us = b.at("rank_period_us").get<std::vector<double>>();
+  out.pairs = b.at("pairs").get<int>();
+  return out;
 }
 
 json ep_row_json(const EpRow& r) {
@@ -185,6 +206,7 @@ json ep_row_json(const EpRow& r) {
               {"rank_bytes_fabric", r.rank_bytes_fabric},
               {"dispatch", ep_phase_json(r.dispatch)},
               {"combine", ep_phase_json(r.combine)},
+              {"back_to_back", ep_back_to_back_json(r.back_to_back)},
               {"nccl_path", r.nccl_path}};
 }
 
@@ -202,6 +224,7 @@ EpRow ep_row_from(const json& j) {
   r.rank_bytes_fabric = counts_at(j, "rank_bytes_fabric");
   r.dispatch = ep_phase_from(j.at("dispatch"));
   r.combine = ep_phase_from(j.at("combine"));
+  r.back_to_back = ep_back_to_back_from(j);  // written since issue 40
   r.nccl_path = j.value("nccl_path", std::string());  // written since issue 26
   return r;
 }

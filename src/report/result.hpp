@@ -35,7 +35,19 @@ struct IterationStats {
   // What timed them (Backend::iteration_clock, rank 0's): "host", "cuda-events", "nccl-kernel";
   // "" in files written before it was recorded.
   std::string clock;
+  // Which pass of the half timed them: kTailsPass, or "" in files written before the table's
+  // time and the tails were taken apart (then the tails' clock ran inside the table's time).
+  std::string pass;
 };
+
+// How a half's time_us was measured (Timing::method): a clock around the -n iterations issued
+// back to back, nothing per iteration inside: the host's from the first issue to the last
+// completion (nccl-tests' timing, the default), or CUDA events on the stream (--timer device).
+inline constexpr const char* kHostSpan = "host-span";
+inline constexpr const char* kDeviceSpan = "device-span";
+// The per-iteration times' pass (IterationStats::pass): the same -n iterations again, after the
+// table's pass, each timed; their span is not reported.
+inline constexpr const char* kTailsPass = "separate-pass";
 
 // What NCCL chose for the collective of one half of a row: its algorithm ("Ring", "Tree",
 // "NVLS", ...), protocol ("LL", "LL128", "Simple") and channels, as its profiler plugin
@@ -59,6 +71,8 @@ struct Timing {
   // Empty when not kept (--per-iteration off); rank 0's record only.
   std::optional<IterationStats> per_iter;
   NcclChoice nccl;
+  // kHostSpan or kDeviceSpan; "" in files written before it was recorded.
+  std::string method;
 };
 
 struct ResultRow {
@@ -85,6 +99,16 @@ struct EpPhase {
   // SMs that ran the phase's own kernel (the most over ranks); 0 where none was counted: NCCL's
   // collectives or the host do the work (null in the JSON).
   int sms = 0;
+  // How far apart the ranks' times are: (slowest - fastest rank) / time_us, in percent.
+  double rank_spread_pct = 0;
+};
+
+// The back-to-back pass of an EP row: `pairs` dispatch / experts / combine pairs issued one after
+// the other with no barrier between them, one host clock around them on each rank.
+struct EpBackToBack {
+  double period_us = 0;                // per pair, the slowest rank's
+  std::vector<double> rank_period_us;  // index = rank
+  int pairs = 0;
 };
 
 // One configuration of the MoE dispatch / combine sweep.
@@ -99,8 +123,9 @@ struct EpRow {
   int iters = 0;
   std::vector<std::uint64_t> rank_bytes_deepep;  // per rank, received in dispatch
   std::vector<std::uint64_t> rank_bytes_fabric;
-  EpPhase dispatch;
+  EpPhase dispatch;   // fresh entry: every phase started together after a barrier
   EpPhase combine;
+  std::optional<EpBackToBack> back_to_back;  // empty with -n 0, and in files from before it
   std::string note;  // printed under the row (rank 0's, e.g. time per stage); not in the JSON
   // Which NCCL path the implementation used ("grouped ncclSend/ncclRecv", "NCCL device API
   // (lsa) kernels"; "n/a (mpi backend)"); "" in files written before it was recorded.

@@ -235,14 +235,22 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   for (std::size_t k = 0; k < std::min(s.slices.count, s.check_first); ++k) {
     backend_.fill(const_cast<void*>(at_offset(args, s.slices.at(k)).send), c.send_count, spec, rank);
   }
-  if (config_.warmup > 0) {
+  // NCCL's choice is recorded in the warm-up (the same calls as the timed ones: the same choice),
+  // so that the plugin's task events stay off in the table's pass; without a warm-up, in the
+  // tails' pass, else (-w 0 --per-iteration off) in the table's own.
+  const bool choice_in_warmup = config_.warmup > 0;
+  const bool choice_in_tails = !choice_in_warmup && per_iteration_;
+  report::NcclChoice choice;
+  if (choice_in_warmup) {
     const Phase p = phase("warm-up");
     const auto guard = control_.watch(p);
-    backend_.run(args, TimingOptions{config_.warmup, config_.blocking, 0, false, s.slices}, p);
+    TimingOptions warmup{config_.warmup, config_.blocking, 0, false, s.slices};
+    warmup.record_choice = true;
+    backend_.run(args, warmup, p);
+    choice = backend_.last_choice();
   }
   double my_time_us = 0;
   std::vector<double> my_iterations;
-  report::NcclChoice choice;
   std::string clock;
   {
     const Phase p = phase("timed iterations");
@@ -258,17 +266,36 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     // for it in the next one, so the whole job is at least twice as slow at this size.
     SlowedBackend slowed(backend_, 2, /*spin=*/true);
     Backend& timing = fault_due(Fault::Kind::Slow) ? static_cast<Backend&>(slowed) : backend_;
-    TimingOptions options{config_.iters, config_.blocking, config_.graph_launches, config_.device_timer, timed};
-    if (per_iteration_) options.iteration_us = &my_iterations;
-    my_time_us = timing.run(args, options, p);
-    choice = timing.last_choice();
-    clock = timing.iteration_clock();
+    // The table's pass, as nccl-tests times it: the -n iterations back to back, one clock around
+    // their issue and completion, nothing per iteration inside (no event, no kernel timestamp).
+    TimingOptions table{config_.iters, config_.blocking, config_.graph_launches, config_.device_timer, timed};
+    table.record_choice = !choice_in_warmup && !choice_in_tails;
+    my_time_us = timing.run(args, table, p);
+    if (table.record_choice) choice = timing.last_choice();
+    table.record_choice = false;
+    if (per_iteration_) {
+      // The tails' pass: the iterations again, each timed (docs/iterations.md), so that what
+      // times them never enters the table's time. As many as tails_iterations allows, from rank
+      // 0's table time (every rank must run as many). The ranks start it together too.
+      double table_us = my_time_us;
+      world_.broadcast(&table_us, sizeof(table_us), 0, p);
+      backend_.synchronize(p);
+      world_.barrier(p);
+      TimingOptions each = table;
+      if (config_.graph_launches == 0) each.iters = tails_iterations(config_.iters, table_us);
+      each.iteration_us = &my_iterations;
+      each.record_choice = choice_in_tails;
+      timing.run(args, each, p);
+      clock = timing.iteration_clock();
+      if (choice_in_tails) choice = timing.last_choice();
+    }
   }
 
   std::optional<std::uint64_t> wrong;
   if (checked) wrong = world_.sum(check(args, c, s, label.str()), phase("wrong count"));
   const auto times = world_.gather(my_time_us, phase("time gather"));
   report::Timing t = combine_timing(times, config_.average, size.bytes, test.bus_factor(nranks));
+  t.method = config_.device_timer ? report::kDeviceSpan : report::kHostSpan;
   t.wrong = wrong;
   if (per_iteration_) {
     const auto iterations = world_.gather(my_iterations, phase("iteration times gather"));
@@ -280,12 +307,19 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     if (rank == 0 && every_rank) {
       t.per_iter = report::iteration_stats(iterations);
       t.per_iter->clock = clock;  // rank 0's
+      t.per_iter->pass = report::kTailsPass;
     }
   }
   // Rank 0's: NCCL's tuning is the same on every rank, and rank 0 is the one whose TUNING
   // INFO lines NCCL prints (enqueue.cc), the cross-check's source (scripts/check-nccl-algo.py).
   if (rank == 0) t.nccl = choice;
   return t;
+}
+
+int tails_iterations(int iters, double iteration_us) {
+  if (iteration_us * iters <= kTailsBudgetUs) return iters;
+  const int fit = static_cast<int>(kTailsBudgetUs / iteration_us);
+  return std::min(iters, std::max(kTailsMinIterations, fit));
 }
 
 void require_root_in_job(const CollectiveTest& test, int root, int nranks, const std::string& named) {

@@ -38,6 +38,16 @@ BufferBytes sweep_buffer_bytes(const std::vector<PlannedSize>& planned, DataType
 report::Timing combine_timing(const std::vector<double>& rank_time_us, Average average,
                               std::uint64_t bytes, double bus_factor);
 
+// The tails' pass (the per-iteration times, after the table's pass) times the table's -n
+// iterations, or, where they would take longer than kTailsBudgetUs at the table's time per
+// iteration (ITERATION_US), as many as fit in it, at least kTailsMinIterations (all -n where
+// fewer). The budget keeps the default sweep's wall time within 1.3 x --per-iteration off's
+// (docs/iterations.md: 8 B - 8 GiB on 2 x H200); it bounds only rows of milliseconds per
+// iteration, whose spread is small, and the JSON's times_us says how many were timed.
+inline constexpr double kTailsBudgetUs = 100'000;
+inline constexpr int kTailsMinIterations = 10;
+int tails_iterations(int iters, double iteration_us);
+
 // A rooted TEST's root must be a rank of the job: a usage Error "NAMED R is not a rank of this job
 // (0 to N-1)" otherwise (NAMED: "-r/--root", or a suite's key "root"). The sweep checks it, and
 // the commands before anything runs.

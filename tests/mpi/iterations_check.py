@@ -68,6 +68,8 @@ def main():
         expect(it["p99_us"] == it["max_us"], f"{where}: p99 of {ITERS} samples is the max (nearest rank)")
         expect(it["first_us"] == it["times_us"][0] and len(it["rank_max_us"]) == RANKS, f"{where}: first_us, rank_max_us")
         expect(it["clock"] == "host", f"{where}: timed by the host clock on the mpi backend: {it.get('clock')}")
+        expect(it.get("pass") == "separate-pass" and t.get("method") == "host-span",
+               f"{where}: the tails in a pass of their own, the table's time a span: {it.get('pass')}, {t.get('method')}")
         expect(t["nccl"] == {"algorithm": "n/a (mpi backend)", "protocol": "n/a (mpi backend)", "channels": None,
                              "source": "mpi backend"}, f"{where}: NCCL's choice n/a on mpi: {t['nccl']}")
     lines = [l for l in out.splitlines() if l and not l.startswith("#")]

@@ -126,6 +126,16 @@ def check_timing(t, printed, test, size, nranks, sweep, where, fail):
                    % (where, t["busbw_gbps"], test.name, busbw))
 
 
+TAILS_BUDGET_US, TAILS_MIN_ITERATIONS = 100_000, 10  # src/sweep/sweep.hpp
+
+
+def tails_iterations(iters, iteration_us):
+    """How many iterations the tails' pass times (sweep.hpp's tails_iterations)."""
+    if iteration_us * iters <= TAILS_BUDGET_US:
+        return iters
+    return min(iters, max(TAILS_MIN_ITERATIONS, int(TAILS_BUDGET_US / iteration_us)))
+
+
 def check_iterations(t, nranks, sweep, where, fail):
     """Issue 26: every timed iteration of every rank (unless --per-iteration off), and NCCL's
     choice as the backend can tell it."""
@@ -133,12 +143,18 @@ def check_iterations(t, nranks, sweep, where, fail):
     if sweep.flags.get("per_iteration") == "off":
         fail.check(it is None, "%s: per_iter kept with --per-iteration off" % where)
     elif fail.check(it is not None, "%s: no per_iter" % where):
-        samples = int(sweep.flags.get("cudagraph", "0")) or sweep.iters  # -G: one per graph launch
+        # -G: one per graph launch; else the tails' pass's count from rank 0's table time
+        samples = int(sweep.flags.get("cudagraph", "0")) or tails_iterations(sweep.iters, t["rank_time_us"][0])
         fail.check(len(it["times_us"]) == samples and len(it["per_process_max_times_us"]) == nranks,
                    "%s: per_iter holds %d iterations of %d ranks, expected %d of %d"
                    % (where, len(it["times_us"]), len(it["per_process_max_times_us"]), samples, nranks))
         fail.check(it["min_us"] <= it["p50_us"] <= it["p95_us"] <= it["p99_us"] <= it["max_us"],
                    "%s: per_iter statistics out of order %r" % (where, it))
+        # Issue 40: the tails have a pass of their own, never inside the table's time.
+        fail.check(it.get("pass") == "separate-pass", "%s: per_iter pass %r, not separate-pass" % (where, it.get("pass")))
+    want_method = "device-span" if sweep.flags.get("timer") == "device" else "host-span"
+    fail.check(t.get("method") == want_method, "%s: method %r, expected %s (the -n iterations back to back, "
+               "one clock around them)" % (where, t.get("method"), want_method))
     if sweep.backend == "mpi":
         fail.check(t.get("nccl", {}).get("algorithm") == "n/a (mpi backend)",
                    "%s: NCCL's choice on the mpi backend %r" % (where, t.get("nccl")))

@@ -147,5 +147,16 @@ TEST(Slices, EverySliceOfEverySweepFitsItsBuffers) {
   }
 }
 
+// The tails' pass: every -n iteration while they fit the budget at the table's time per
+// iteration; beyond it as many as fit, never fewer than the minimum (nor more than -n).
+TEST(TailsIterations, AllWhileTheyFitTheBudgetThenAsManyAsFitAtLeastTheMinimum) {
+  EXPECT_EQ(tails_iterations(20, 10.0), 20);                      // 8 B on a GPU: 200 us in all
+  EXPECT_EQ(tails_iterations(20, kTailsBudgetUs / 20), 20);       // exactly the budget
+  EXPECT_EQ(tails_iterations(100, 3'260.0), 30);                  // 1 GiB on 2 x H200, -n 100
+  EXPECT_EQ(tails_iterations(20, 24'640.0), kTailsMinIterations); // 8 GiB: 4 fit, 10 timed
+  EXPECT_EQ(tails_iterations(5, 24'640.0), 5);                    // never more than -n
+  EXPECT_EQ(tails_iterations(1, 1e9), 1);
+}
+
 }  // namespace
 }  // namespace commsweep
