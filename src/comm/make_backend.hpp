@@ -28,8 +28,9 @@ struct BackendSetup {
 
 // What the measurements ask of the backend before it is made.
 struct BackendOptions {
-  // Every iteration is timed (--per-iteration on, the collectives): the nccl backend asks NCCL
-  // for its kernels' own timestamps (comm/nccl/nccl_backend.hpp).
+  // The nccl backend asks NCCL, at its communicator's init, for its kernels' own timestamps
+  // (comm/nccl/nccl_backend.hpp). No command does since issue 40: once asked for, every task
+  // pays for them, the table's pass too (docs/iterations.md).
   bool time_kernels = false;
 };
 

@@ -45,11 +45,12 @@ int run_sweeps(World& world, const RunRequest& request, const std::function<std:
   // suite half-way.
   for (const RunSweep& s : sweeps) check_sweep(world, s);
   std::vector<std::string> notes(sweeps.size());
-  // NCCL's kernel channel events are not asked for: once a communicator has them, every task
-  // pays for them, the table's pass too (NCCL 2.28.9 reads its event mask per task, but turning
-  // them off and on again after the init lost every timestamp and hung the communicator's end on
-  // 2 x H200). The tails' pass times its iterations with CUDA events instead (docs/iterations.md).
-  BackendOptions options;
+  // NCCL's kernel channel events are not asked for (BackendOptions::time_kernels): once a
+  // communicator has them, every task pays for them, the table's pass too (NCCL 2.28.9 reads its
+  // event mask per task, but turning them off after the init and on again lost every timestamp
+  // and hung the communicator's end on 2 x H200). The tails' pass times its iterations with CUDA
+  // events instead (docs/iterations.md).
+  const BackendOptions options;
   const bool started = run.start(
       [&](RunSetup& setup) {
         for (std::size_t i = 0; i < sweeps.size(); ++i) notes[i] = sweeps[i].measurement->prepare(world, setup);

@@ -63,9 +63,6 @@ class Measurement {
     (void)setup;
     return "";
   }
-  // Whether its runs keep every timed iteration's time (the collectives' --per-iteration on): the
-  // nccl backend then asks NCCL, at its communicator's init, for its kernels' own timestamps.
-  virtual bool times_iterations() const { return false; }
   // What the record's header says of this sweep, on BACKEND (the collectives: provenance.buffers
   // and provenance.timer).
   virtual void annotate(report::Results& results, const Backend& backend) const {

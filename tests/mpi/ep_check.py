@@ -65,7 +65,7 @@ from results_json import check_provenance, close, print_tolerance, validate  # n
 # ends of lines ignored.
 EP_COLUMN_HEADER = [
     '#                                                                    dispatch                   combine'
-    '          back to back',
+    '            back to back',
     '# tokens   hidden  topk  experts  dtype   routing       impl     time       bw  #wrong     time       bw  #wrong'
     '     pair  spread',
     '#(/rank)                                                         (us)   (GB/s)             (us)   (GB/s)'
@@ -79,6 +79,8 @@ BANDWIDTH_LINE = ("# bandwidth = bytes received per rank in dispatch (sent in co
                   "per (token, destination rank) including the rank's own (DeepEP's accounting); "
                   "the JSON also has fabric bytes, excluding self")
 TIME_LINE_START = "# time = per rank the median over the timed iterations, then the mean over ranks"
+FRESH_LINE_START = ("# fresh entry: the ranks start each timed dispatch and combine together, after a barrier; "
+                    "pair = the same iterations again back to back")
 FP8_BLOCK = 128  # elements per fp32 scale (DeepEP; src/pattern/ep_pattern.hpp)
 
 HELP_FLAGS = ["--tokens", "--hidden", "--topk", "--experts", "--dtype", "--routing", "--skew",
@@ -199,7 +201,7 @@ def parse_ep_table(stdout, fail):
             m = re.fullmatch(r"# Out of bounds values : (\d+) (OK|FAILED)", line.rstrip())
             if fail.check(m is not None, "malformed footer %r" % line):
                 t.oob = (int(m.group(1)), m.group(2))
-        elif line.startswith("# bandwidth = ") or line.startswith("# time = "):
+        elif line.startswith("# bandwidth = ") or line.startswith("# time = ") or line.startswith("# fresh entry: "):
             t.conventions.append(line)
         elif line == "# EP test concluded: ep":
             t.concluded = True
@@ -238,6 +240,8 @@ def check_table(t, sweep, nranks, mode, fail):
                "(%r)" % BANDWIDTH_LINE)
     fail.check(any(c.startswith(TIME_LINE_START) for c in t.conventions),
                "no footer line stating the median-over-iterations rule")
+    fail.check(any(c.startswith(FRESH_LINE_START) for c in t.conventions),
+               "no footer line saying what fresh entry, pair and spread are")
     fail.check(t.concluded, "no '# EP test concluded: ep' line")
     for row in t.rows:
         fail.check(well_formed(row), "row is not %d well-formed fields: %s"

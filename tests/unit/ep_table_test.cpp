@@ -1,4 +1,4 @@
-// The EP table: fixed-width, right-aligned rows that parse by whitespace (13 fields), headers
+// The EP table: fixed-width, right-aligned rows that parse by whitespace (15 fields), headers
 // aligned with them, a row's note under it, and the footer that states the byte and time
 // conventions.
 #include <gtest/gtest.h>
@@ -48,7 +48,21 @@ TEST(FormatEpRow, DeepEpSizes) {
                       phase(2345.6, 150.02, 0));
   EXPECT_EQ(format_ep_row(r),
             "    4096     7168     8      256   bf16     randn  alltoallv  1234.56   153.27       0"
-            "  2345.60   150.02       0");
+            "  2345.60   150.02       0      N/A     0.0");
+}
+
+// The back-to-back pair's period and the larger of the two phases' rank spreads (2 x H200's
+// 128-token fp8 lsa row, issue 40).
+TEST(FormatEpRow, TheBackToBackPairAndTheRanksSpread) {
+  EpRow r = row(128, 7168, 8, 256, "fp8", "randn", phase(16.52, 114.33, 0), phase(13.62, 269.39, 0));
+  r.impl = "lsa";
+  r.dispatch.rank_spread_pct = 0.5;
+  r.combine.rank_spread_pct = 7.34;
+  r.back_to_back = EpBackToBack{100.27, {100.27, 100.2}, 20};
+  const auto f = fields(format_ep_row(r));
+  ASSERT_EQ(f.size(), 15u);
+  EXPECT_EQ(f[13], "100.27");
+  EXPECT_EQ(f[14], "7.3");
 }
 
 TEST(FormatEpRow, UncheckedPhasesReadNotApplicable) {
@@ -56,18 +70,18 @@ TEST(FormatEpRow, UncheckedPhasesReadNotApplicable) {
   r.dispatch.wrong.reset();  // -c 0: nothing was compared
   r.combine.wrong.reset();
   const auto f = fields(format_ep_row(r));
-  ASSERT_EQ(f.size(), 13u);
+  ASSERT_EQ(f.size(), 15u);
   EXPECT_EQ(f[9], "N/A");
   EXPECT_EQ(f[12], "N/A");
   EXPECT_EQ(format_ep_row(r).size(), format_ep_row(row(128, 7168, 8, 256, "fp8", "randn", phase(26.5, 128.5, 0),
                                                        phase(35.5, 185.7, 0))).size());
 }
 
-TEST(FormatEpRow, ParsesByWhitespaceIntoThirteenFields) {
+TEST(FormatEpRow, ParsesByWhitespaceIntoFifteenFields) {
   EpRow r = row(0, 256, 2, 12, "fp8", "balanced", phase(0, 0, 0), phase(3.5, 0, 17));
   r.impl = "lsa";
   const auto f = fields(format_ep_row(r));
-  ASSERT_EQ(f.size(), 13u);
+  ASSERT_EQ(f.size(), 15u);
   EXPECT_EQ(f[0], "0");
   EXPECT_EQ(f[4], "fp8");
   EXPECT_EQ(f[5], "balanced");
@@ -83,8 +97,8 @@ TEST(FormatEpRow, WideNumbersKeepTheColumns) {
   const EpRow large = row(16777216, 1048576, 1024, 1048576, "fp8", "balanced",
                           phase(123456789, 12345.678, 999999), phase(99999.96, 1e9, 0));
   const std::string a = format_ep_row(small), b = format_ep_row(large);
-  EXPECT_EQ(a.size(), 112u) << a;
-  EXPECT_EQ(b.size(), 112u) << b;
+  EXPECT_EQ(a.size(), 129u) << a;
+  EXPECT_EQ(b.size(), 129u) << b;
   EXPECT_EQ(fields(b)[7], "1.2e+08");
   EXPECT_EQ(fields(b)[8], "12345.7");
   EXPECT_EQ(fields(b)[10], "100000");
@@ -101,6 +115,9 @@ TEST(EpFooter, StatesTheVerdictAndTheConventions) {
             std::string::npos)
       << s;
   EXPECT_NE(s.find("median over the timed iterations"), std::string::npos) << s;
+  EXPECT_NE(s.find("# fresh entry: the ranks start each timed dispatch and combine together, after a barrier; pair = "),
+            std::string::npos)
+      << s;
   EXPECT_NE(s.find("# EP test concluded: ep\n"), std::string::npos) << s;
 
   std::ostringstream failed;
@@ -140,6 +157,9 @@ TEST(Golden, EpTable) {
                   phase(592.36, 358.43, 0));
   lsa.impl = "lsa";
   lsa.note = "a row's note";
+  lsa.dispatch.rank_spread_pct = 0.2;
+  lsa.combine.rank_spread_pct = 1.04;
+  lsa.back_to_back = EpBackToBack{1953.31, {1953.31, 1950.2, 1951.0, 1949.9}, 20};
   printer.row(lsa);
   printer.footer(0);
   EXPECT_EQ(out.str(), read_golden("ep_table.txt"));

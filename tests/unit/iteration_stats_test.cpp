@@ -232,6 +232,29 @@ TEST(IterationStats, JsonRoundTrip) {
   EXPECT_EQ(doc["rows"][0]["out_of_place"]["per_iter"]["cv_pct"], t.per_iter->cv_pct);
 }
 
+// Issue 40: how the table's time and the tails were measured travels with them; files from
+// before have neither field (their tails were timed inside the table's time).
+TEST(IterationStats, TheMethodAndThePassRoundTrip) {
+  Results results;
+  results.rows.push_back(measured_row());
+  Timing& t = results.rows[0].out_of_place;
+  t.method = kHostSpan;
+  t.per_iter->pass = kTailsPass;
+  const auto doc = to_json(results);
+  EXPECT_EQ(doc["rows"][0]["out_of_place"]["method"], "host-span");
+  EXPECT_EQ(doc["rows"][0]["out_of_place"]["per_iter"]["pass"], "separate-pass");
+  const Timing back = results_from_json(doc).rows.at(0).out_of_place;
+  EXPECT_EQ(back.method, kHostSpan);
+  EXPECT_EQ(back.per_iter->pass, kTailsPass);
+  nlohmann::json old = doc;
+  old["rows"][0]["out_of_place"].erase("method");
+  old["rows"][0]["out_of_place"]["per_iter"].erase("pass");
+  const Timing before = results_from_json(old).rows.at(0).out_of_place;
+  EXPECT_EQ(before.method, "");
+  EXPECT_EQ(before.per_iter->pass, "");
+  EXPECT_FALSE(to_json(results_from_json(old))["rows"][0]["out_of_place"].contains("method"));
+}
+
 TEST(IterationStats, MpiChoiceHasNullChannels) {
   Results results;
   results.rows.push_back(measured_row());

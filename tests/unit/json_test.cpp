@@ -387,6 +387,9 @@ EpRow ep_sample() {
   r.dispatch = {88.1, 84.02, 63.1, 0, 2, 91.5, {86.0, 86.8, 91.5}};
   r.combine = {150.77, 95.61, 71.7, 12345678901234ull, 0, 152.25, {152.25, 150.0, 150.06}};
   r.dispatch.sms = 132;  // the combine's stays 0: none counted
+  r.dispatch.rank_spread_pct = (91.5 - 86.0) / 88.1 * 100;
+  r.combine.rank_spread_pct = (152.25 - 150.0) / 150.77 * 100;
+  r.back_to_back = EpBackToBack{301.25, {300.5, 301.25, 299.75}, 20};
   return r;
 }
 
@@ -399,6 +402,7 @@ void expect_phase_eq(const EpPhase& a, const EpPhase& b) {
   EXPECT_EQ(a.slowest_time_us, b.slowest_time_us);
   EXPECT_EQ(a.rank_time_us, b.rank_time_us);
   EXPECT_EQ(a.sms, b.sms);
+  EXPECT_EQ(a.rank_spread_pct, b.rank_spread_pct);
 }
 
 TEST(JsonEp, RoundTripThroughTextKeepsEveryField) {
@@ -424,6 +428,12 @@ TEST(JsonEp, RoundTripThroughTextKeepsEveryField) {
     EXPECT_EQ(a.rank_bytes_fabric, b.rank_bytes_fabric);
     expect_phase_eq(a.dispatch, b.dispatch);
     expect_phase_eq(a.combine, b.combine);
+    ASSERT_EQ(a.back_to_back.has_value(), b.back_to_back.has_value());
+    if (a.back_to_back) {
+      EXPECT_EQ(a.back_to_back->period_us, b.back_to_back->period_us);
+      EXPECT_EQ(a.back_to_back->rank_period_us, b.back_to_back->rank_period_us);
+      EXPECT_EQ(a.back_to_back->pairs, b.back_to_back->pairs);
+    }
   }
   EXPECT_FALSE(back.ep_rows[1].dispatch.wrong.has_value());
   EXPECT_TRUE(to_json(original).at("ep_rows").at(1).at("dispatch").at("wrong").is_null());
@@ -443,14 +453,32 @@ TEST(JsonEp, RecordLayout) {
   EXPECT_TRUE(row.at("rank_bytes_deepep").at(2).is_number_unsigned());
   for (const char* phase : {"dispatch", "combine"}) {
     const json& p = row.at(phase);
-    EXPECT_EQ(p.size(), 8u) << phase;
+    EXPECT_EQ(p.size(), 9u) << phase;
+    EXPECT_TRUE(p.at("rank_spread_pct").is_number()) << phase;
     EXPECT_TRUE(p.at("wrong").is_number_unsigned()) << phase;
     EXPECT_TRUE(p.at("fabric_bandwidth_gbps").is_number()) << phase;
   }
   EXPECT_EQ(row.at("dispatch").at("sms"), 132);
   EXPECT_TRUE(row.at("combine").at("sms").is_null());  // none counted: null, not 0
   EXPECT_EQ(row.at("nccl_path"), "");  // a row not measured here says no path
-  EXPECT_EQ(row.size(), 14u);
+  EXPECT_EQ(row.at("back_to_back").at("period_us"), 301.25);
+  EXPECT_EQ(row.at("back_to_back").at("pairs"), 20);
+  EXPECT_EQ(row.size(), 15u);
+  // -n 0: no pair was timed, null rather than a 0 that was never measured.
+  r.ep_rows[0].back_to_back.reset();
+  EXPECT_TRUE(to_json(r).at("ep_rows").at(0).at("back_to_back").is_null());
+}
+
+// Results written before issue 40 have no back-to-back pass and no spreads: none measured.
+TEST(JsonEp, RowsFromBeforeTheBackToBackPassReadWithoutIt) {
+  Results r = sample();
+  r.ep_rows = {ep_sample()};
+  json doc = to_json(r);
+  doc.at("ep_rows").at(0).erase("back_to_back");
+  doc.at("ep_rows").at(0).at("dispatch").erase("rank_spread_pct");
+  const EpRow back = results_from_json(doc).ep_rows.at(0);
+  EXPECT_FALSE(back.back_to_back.has_value());
+  EXPECT_EQ(back.dispatch.rank_spread_pct, 0);
 }
 
 // Results written before the SMs were counted have no "sms": none counted.

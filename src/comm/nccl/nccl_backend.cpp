@@ -398,11 +398,12 @@ double NcclBackend::run(const CollectiveArgs& args, const TimingOptions& timing,
     CS_CUDA(cudaGraphInstantiate(&exec, graph, 0));
     CS_CUDA(cudaGraphDestroy(graph));
   }
-  // Per iteration: NCCL's kernels' own timestamps, nothing on the stream between the iterations;
-  // else (no plugin, -G, more tasks than its records hold) an event on the stream between the
-  // iterations (between the graph launches with -G), whose cudaEventRecord is on the host's issue
-  // path and makes the GPU finish each collective before it stamps the time and starts the
-  // next: --per-iteration off measures what each costs (docs/iterations.md).
+  // Per iteration (only a run that keeps them: the sweep's tails' pass, never the table's): an
+  // event on the stream between the iterations (between the graph launches with -G), whose
+  // cudaEventRecord is on the host's issue path and makes the GPU finish each collective before
+  // it stamps the time and starts the next. NCCL's kernels' own timestamps only where the
+  // communicator's init asked for them (BackendOptions::time_kernels), which no command does
+  // since issue 40: every task then pays for them, the table's too (docs/iterations.md).
   const bool kernel_clock = timing.iteration_us != nullptr && exec == nullptr && kernel_clock_for(timing.iters);
   const bool each = timing.iteration_us != nullptr && !kernel_clock;
   const std::size_t marks = static_cast<std::size_t>(exec != nullptr ? launches : timing.iters) + 1;

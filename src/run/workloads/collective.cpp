@@ -18,9 +18,6 @@ class CollectiveMeasurement final : public MeasurementOf<CollectiveSettings> {
   void check(World& world) override {
     check_collective_sweep(world, config.tests, config.sweep, backend_, root_named_);
   }
-  // -G times each graph launch by a CUDA event (a launch holds every iteration: NCCL's kernel
-  // timestamps of graph-captured work are not read).
-  bool times_iterations() const override { return config.sweep.per_iteration && config.sweep.graph_launches == 0; }
   void annotate(report::Results& results, const Backend& backend) const override {
     results.provenance.buffers = std::string(name_of(config.sweep.buffers));
     // The clock of the collective sweeps; a suite may time them with both (compare says so).
