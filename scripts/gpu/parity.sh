@@ -7,8 +7,9 @@
 #   OUT=/tmp/parity scripts/gpu/parity.sh NCCL_TESTS_BIN_DIR COMMSWEEP [EXTRA commsweep FLAGS...]
 # Settings: ROUNDS (5), ITERS (-n, 100), WARMUP (-w, 10), RANKS (the GPUs), MAX_ALL_REDUCE (8G),
 # MAX_ALLTOALL (4G), MAX_GATHER (1G: all_gather and reduce_scatter), STEP_TIMEOUT (s, 300).
-# LD_LIBRARY_PATH must find NCCL; NCCL_NVLS_ENABLE is 0 unless set. Logs, one file per run, and
-# the table (parity.txt) go to $OUT.
+# LD_LIBRARY_PATH must find NCCL; NCCL_NVLS_ENABLE is 0 unless set; NCCL_PROFILER_PLUGIN, where
+# set (none: commsweep without its plugin), goes to every rank. Logs, one file per run, and the
+# table (parity.txt) go to $OUT.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -58,7 +59,9 @@ main() {
   n=$(ranks)
   mkdir -p "$LOGS"
   local -a mpi=(mpirun --bind-to none -np "$n" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE)
-  { date -u; nvidia-smi -L; "$BIN" --version; echo "ranks $n rounds $ROUNDS -w $WARMUP -n $ITERS ${EXTRA[*]}"; } \
+  if [ -n "${NCCL_PROFILER_PLUGIN:-}" ]; then mpi+=(-x NCCL_PROFILER_PLUGIN); fi
+  { date -u; nvidia-smi -L; "$BIN" --version
+    echo "ranks $n rounds $ROUNDS -w $WARMUP -n $ITERS ${EXTRA[*]} NCCL_PROFILER_PLUGIN=${NCCL_PROFILER_PLUGIN:-}"; } \
     >"$LOGS/machine.txt" 2>&1
   local t0=$SECONDS
   for round in $(seq 1 "$ROUNDS"); do
