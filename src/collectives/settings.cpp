@@ -251,8 +251,9 @@ settings::Table<Config> make_table() {
             "spikes over 1.5 x p50, then each half's slowest rank); the JSON has them always",
             run, [](Config& c, const Value& v, const Given&) { c.sweep.show_iterations = v.present; }),
       entry("show-algo", 0, "show_algo", settings::presence(), std::nullopt,
-            "print NCCL's algorithm, protocol and channels of each row after nccl-tests' columns (from commsweep's "
-            "NCCL profiler plugin; n/a on the mpi backend); the JSON has them always",
+            "record NCCL's algorithm, protocol and channels of each row (commsweep's NCCL profiler plugin, loaded only "
+            "then: loaded, it costs small collectives up to 3 us an iteration) and print them after nccl-tests' "
+            "columns; n/a on the mpi backend; without it the JSON says \"not recorded\"",
             run, [](Config& c, const Value& v, const Given&) { c.sweep.show_algo = v.present; }),
       entry("seed", 0, "seed", settings::whole(0, INT64_MAX), std::nullopt, "seed of the data pattern", run,
             [](Config& c, const Value& v, const Given&) { c.sweep.seed = static_cast<std::uint64_t>(v.whole); }),

@@ -71,7 +71,7 @@ BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s, 
   setup.nccl = nccl_policy_versions();
   setup.backend = std::make_unique<NcclBackend>(
       world, gpu, Phase{"NCCL communicator set-up (ncclCommInitRankConfig)", Deadline::after(timeout_s)},
-      options.time_kernels);
+      options.time_kernels, options.nccl_choice);
 #endif
   return setup;
 }

@@ -32,6 +32,10 @@ struct BackendOptions {
   // (comm/nccl/nccl_backend.hpp). No command does since issue 40: once asked for, every task
   // pays for them, the table's pass too (docs/iterations.md).
   bool time_kernels = false;
+  // The nccl backend loads commsweep's NCCL profiler plugin to record NCCL's choice per row
+  // (--show-algo). Loaded, it costs NCCL time even while its events are off (all_gather below
+  // 1 MiB: 2 to 3 us an iteration on 2 x H200), so it is loaded only where asked for.
+  bool nccl_choice = false;
 };
 
 BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s, const BackendOptions& options = {});

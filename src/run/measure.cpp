@@ -49,8 +49,10 @@ int run_sweeps(World& world, const RunRequest& request, const std::function<std:
   // communicator has them, every task pays for them, the table's pass too (NCCL 2.28.9 reads its
   // event mask per task, but turning them off after the init and on again lost every timestamp
   // and hung the communicator's end on 2 x H200). The tails' pass times its iterations with CUDA
-  // events instead (docs/iterations.md).
-  const BackendOptions options;
+  // events instead (docs/iterations.md). The plugin itself is loaded only where a sweep records
+  // NCCL's choice (--show-algo).
+  BackendOptions options;
+  for (const RunSweep& s : sweeps) options.nccl_choice = options.nccl_choice || s.measurement->records_nccl_choice();
   const bool started = run.start(
       [&](RunSetup& setup) {
         for (std::size_t i = 0; i < sweeps.size(); ++i) notes[i] = sweeps[i].measurement->prepare(world, setup);

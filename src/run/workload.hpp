@@ -63,6 +63,10 @@ class Measurement {
     (void)setup;
     return "";
   }
+  // Whether it records NCCL's choice per row (the collectives' --show-algo): the nccl backend then
+  // loads commsweep's NCCL profiler plugin, which costs a loaded NCCL time even while silent
+  // (docs/iterations.md), so that it is loaded only where asked for.
+  virtual bool records_nccl_choice() const { return false; }
   // What the record's header says of this sweep, on BACKEND (the collectives: provenance.buffers
   // and provenance.timer).
   virtual void annotate(report::Results& results, const Backend& backend) const {

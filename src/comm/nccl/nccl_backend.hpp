@@ -38,9 +38,11 @@ NcclBackend* as_nccl_backend(Backend& backend);
 
 class NcclBackend final : public Backend {
  public:
-  // TIME_KERNELS: every iteration is to be timed by NCCL's kernels' own timestamps (the profiler
-  // plugin asks NCCL for them at the communicator's init; comm/nccl_profiler_reader.hpp).
-  NcclBackend(World& world, const GpuChoice& gpu, const Phase& init, bool time_kernels);
+  // NCCL_CHOICE: NCCL's choice per run is recorded (commsweep's profiler plugin is loaded; else
+  // it is not, and last_choice() says so). TIME_KERNELS: every iteration is to be timed by NCCL's
+  // kernels' own timestamps (the plugin asks NCCL for them at the communicator's init;
+  // comm/nccl_profiler_reader.hpp); it loads the plugin too.
+  NcclBackend(World& world, const GpuChoice& gpu, const Phase& init, bool time_kernels, bool nccl_choice);
   ~NcclBackend() override;
   NcclBackend(const NcclBackend&) = delete;
   NcclBackend& operator=(const NcclBackend&) = delete;
@@ -82,7 +84,7 @@ class NcclBackend final : public Backend {
   void check_async_error();
   // Before the communicator: commsweep's NCCL profiler plugin, NCCL_PROFILER_PLUGIN set to it
   // where the user set none (comm/nccl_profiler_reader.hpp), or the note saying why not.
-  void prepare_profiler(bool time_kernels);
+  void prepare_profiler(bool time_kernels, bool nccl_choice);
   // Whether a run of ITERS iterations is timed one by one by NCCL's kernel timestamps: the plugin
   // asked NCCL for them, they came complete so far, and the run's tasks all fit in its records.
   bool kernel_clock_for(int iters) const;

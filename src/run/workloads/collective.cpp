@@ -18,6 +18,7 @@ class CollectiveMeasurement final : public MeasurementOf<CollectiveSettings> {
   void check(World& world) override {
     check_collective_sweep(world, config.tests, config.sweep, backend_, root_named_);
   }
+  bool records_nccl_choice() const override { return config.sweep.show_algo; }
   void annotate(report::Results& results, const Backend& backend) const override {
     results.provenance.buffers = std::string(name_of(config.sweep.buffers));
     // The clock of the collective sweeps; a suite may time them with both (compare says so).
