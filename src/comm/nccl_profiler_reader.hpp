@@ -56,7 +56,8 @@ class NcclProfilerRecords {
   // Whether an init asked NCCL for them (so that each record gets its kernel's span).
   bool kernels_timed() const;
   // NCCL's task events (what it chose per task) on or off for what it enqueues from now on. Off,
-  // a collective costs what it costs without a profiler: the table's pass runs so.
+  // NCCL starts no event of the plugin's: the table's pass runs so (a loaded profiler still costs
+  // NCCL some time, which is why it is loaded only with --show-algo: docs/iterations.md).
   void task_events(bool on) const;
   // The most records held: the kernels' times of a run are read only where its tasks all fit.
   static constexpr std::size_t kHeld = COMMSWEEP_NCCL_RECORDS_HELD;

@@ -5,7 +5,9 @@
 // commsweep, in the same process, reads them through records.h's functions.
 //
 // It asks NCCL for the task events (collective, point-to-point, copy-engine collective): one
-// call and one copy under a mutex per task. Where commsweep times every iteration
+// call and one copy under a mutex per task, while commsweep has them on
+// (commsweep_nccl_task_events: only in the runs that record NCCL's choice, never the table's).
+// Where commsweep times every iteration
 // (commsweep_nccl_time_kernels before the communicator's init) it asks for the kernel channel
 // events too: NCCL's kernel then writes the GPU's %globaltimer when each channel starts and ends
 // the task, and NCCL's proxy thread hands both over; the task's handle, a slot of this plugin's
@@ -46,8 +48,7 @@ struct Store {
   bool kernels_timed = false;  // the last init asked NCCL for the kernel channel events
   // NCCL's event mask, whose address every init is handed (one per process: NCCL 2.23 to 2.32
   // read it as each group and task is enqueued), the task events an init asked for, and whether
-  // they are on now (commsweep_nccl_task_events): off, NCCL starts no event of the plugin's, and a
-  // collective costs what it costs without a profiler.
+  // they are on now (commsweep_nccl_task_events): off, NCCL starts no event of the plugin's.
   int* nccl_mask = nullptr;
   int tasks = 0;
   bool task_events = true;
