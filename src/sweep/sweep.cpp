@@ -235,19 +235,17 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   for (std::size_t k = 0; k < std::min(s.slices.count, s.check_first); ++k) {
     backend_.fill(const_cast<void*>(at_offset(args, s.slices.at(k)).send), c.send_count, spec, rank);
   }
-  // NCCL's choice is recorded in the warm-up (the same calls as the timed ones: the same choice),
-  // so that the plugin's task events stay off in the table's pass; without a warm-up, in the
-  // tails' pass, else (-w 0 --per-iteration off) in the table's own.
-  const bool choice_in_warmup = config_.warmup > 0;
-  const bool choice_in_tails = !choice_in_warmup && per_iteration_;
-  report::NcclChoice choice;
-  if (choice_in_warmup) {
+  // One pass records NCCL's choice (Backend::last_choice, read at the end): the warm-up (the same
+  // calls as the timed ones: the same choice), so that the plugin's task events stay off in the
+  // table's pass; without a warm-up the tails' pass, else (-w 0 --per-iteration off) the table's.
+  enum class ChoiceIn { WarmUp, Tails, Table };
+  const ChoiceIn choice_in = config_.warmup > 0 ? ChoiceIn::WarmUp : per_iteration_ ? ChoiceIn::Tails : ChoiceIn::Table;
+  if (config_.warmup > 0) {
     const Phase p = phase("warm-up");
     const auto guard = control_.watch(p);
     TimingOptions warmup{config_.warmup, config_.blocking, 0, false, s.slices};
     warmup.record_choice = true;
     backend_.run(args, warmup, p);
-    choice = backend_.last_choice();
   }
   double my_time_us = 0;
   std::vector<double> my_iterations;
@@ -269,10 +267,8 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     // The table's pass, as nccl-tests times it: the -n iterations back to back, one clock around
     // their issue and completion, nothing per iteration inside (no event, no kernel timestamp).
     TimingOptions table{config_.iters, config_.blocking, config_.graph_launches, config_.device_timer, timed};
-    table.record_choice = !choice_in_warmup && !choice_in_tails;
+    table.record_choice = choice_in == ChoiceIn::Table;
     my_time_us = timing.run(args, table, p);
-    if (table.record_choice) choice = timing.last_choice();
-    table.record_choice = false;
     if (per_iteration_) {
       // The tails' pass: the iterations again, each timed (docs/iterations.md), so that what
       // times them never enters the table's time. As many as tails_iterations allows, from rank
@@ -284,10 +280,9 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
       TimingOptions each = table;
       if (config_.graph_launches == 0) each.iters = tails_iterations(config_.iters, table_us);
       each.iteration_us = &my_iterations;
-      each.record_choice = choice_in_tails;
+      each.record_choice = choice_in == ChoiceIn::Tails;
       timing.run(args, each, p);
       clock = timing.iteration_clock();
-      if (choice_in_tails) choice = timing.last_choice();
     }
   }
 
@@ -312,7 +307,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   }
   // Rank 0's: NCCL's tuning is the same on every rank, and rank 0 is the one whose TUNING
   // INFO lines NCCL prints (enqueue.cc), the cross-check's source (scripts/check-nccl-algo.py).
-  if (rank == 0) t.nccl = choice;
+  if (rank == 0) t.nccl = backend_.last_choice();
   return t;
 }
 
