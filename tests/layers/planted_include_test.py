@@ -61,20 +61,33 @@ def check_table(root, workdir):
     print(f"planted copy: each of the {len(PLANTS)} planted includes reported, exit 1")
 
 
+def batch_holds(batch, source):
+    """Whether a unity batch (CMake's Unity/unity_N_cxx.cxx) includes `source` (a real path)."""
+    try:
+        with open(batch, encoding="utf-8") as f:
+            return f'#include "{source}"' in f.read()
+    except OSError:
+        return False
+
+
 def compile_command(build, root, source):
+    """The directory, arguments and compiled file of `source`'s compile command: its own, or in a
+    unity build (COMMSWEEP_UNITY_BUILD) the command of the batch that includes it."""
     with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
         entries = json.load(f)
     want = os.path.realpath(os.path.join(root, source))
-    for e in entries:
-        if os.path.realpath(os.path.join(e["directory"], e["file"])) == want:
-            args = e.get("arguments") or shlex.split(e["command"])
-            return e["directory"], args
-    fail(f"{source} is not in {build}/compile_commands.json")
+    for in_batch in (False, True):
+        for e in entries:
+            compiled = os.path.realpath(os.path.join(e["directory"], e["file"]))
+            if compiled == want or (in_batch and "/Unity/" in compiled and batch_holds(compiled, want)):
+                args = e.get("arguments") or shlex.split(e["command"])
+                return e["directory"], args, compiled
+    fail(f"{source} is not in {build}/compile_commands.json, alone or in a unity batch")
 
 
 def try_include(build, root, source, header, workdir):
     """Compiles a file that includes `header` with the flags `source` is built with."""
-    directory, args = compile_command(build, root, source)
+    directory, args, compiled = compile_command(build, root, source)
     probe = os.path.join(workdir, "probe.cpp")
     with open(probe, "w", encoding="utf-8") as f:
         f.write(f"#include <{header}>\n")
@@ -88,7 +101,7 @@ def try_include(build, root, source, header, workdir):
             continue
         if a.startswith("-o") and len(a) > 2 or a.endswith(("ccache",)):
             continue
-        if os.path.realpath(os.path.join(directory, a)) == os.path.realpath(os.path.join(root, source)):
+        if os.path.realpath(os.path.join(directory, a)) == compiled:
             a = probe
         cmd.append(a)
     cmd += ["-fsyntax-only"]
@@ -99,7 +112,7 @@ def try_include(build, root, source, header, workdir):
 def on_default_path(build, root, header, workdir):
     """Whether the compiler alone, with no -I, finds `header` (e.g. NCCL in /usr/local/include):
     then no include path keeps it out, and only the include table guards it."""
-    directory, args = compile_command(build, root, PURE_SOURCES["model"])
+    directory, args, _ = compile_command(build, root, PURE_SOURCES["model"])
     probe = os.path.join(workdir, "bare.cpp")
     with open(probe, "w", encoding="utf-8") as f:
         f.write(f"#include <{header}>\n")
