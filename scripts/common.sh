@@ -10,6 +10,8 @@
 #   COMMSWEEP_JOBS            parallel build jobs (default: the number of cores)
 #   COMMSWEEP_SKIP_DEPS=1     do not run scripts/install-deps.sh
 #   COMMSWEEP_CCACHE=0        do not compile through ccache (default: through it where installed)
+#   COMMSWEEP_UNITY_BUILD=0   compile each file alone (default: the libraries and the unit tests
+#                             in batches of files, a new build folder's COMMSWEEP_UNITY_BUILD=ON)
 #   NCCL_ROOT                 the NCCL to build against (and, by the binary's RPATH, run with):
 #                             an install's folder (include/nccl.h, lib/libnccl.so.2), or an
 #                             unpacked nvidia-nccl-cu13 wheel (its nvidia/nccl folder, or the
@@ -19,6 +21,11 @@ COMMSWEEP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly COMMSWEEP_REPO
 readonly COMMSWEEP_BUILD="${COMMSWEEP_BUILD_DIR:-$COMMSWEEP_REPO/build}"
 readonly COMMSWEEP_DEFAULT_CUDA_ARCHS="80;90"
+
+# The precompiled headers (cmake/CommsweepPch.cmake): ccache caches a file compiled with one only
+# when told that the header's time stamps and __DATE__/__TIME__ do not matter (ccache's manual,
+# "Precompiled headers"); without it each such file compiles uncached. (No effect without ccache.)
+export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 
 say() { echo "${COMMSWEEP_SCRIPT:-commsweep}: $*"; }
 die() { echo "${COMMSWEEP_SCRIPT:-commsweep}: $*" >&2; exit 1; }
@@ -75,9 +82,30 @@ configure_commsweep() {
   fi
   local -a launcher_flags=()
   mapfile -t launcher_flags < <(compiler_launcher_flags)
-  cmake -S "$COMMSWEEP_REPO" -B "$COMMSWEEP_BUILD" \
+  local -a generator_flags=()
+  mapfile -t generator_flags < <(generator_flags "$COMMSWEEP_BUILD")
+  cmake -S "$COMMSWEEP_REPO" -B "$COMMSWEEP_BUILD" "${generator_flags[@]}" \
     "-DCMAKE_BUILD_TYPE=${COMMSWEEP_BUILD_TYPE:-RelWithDebInfo}" "-DCOMMSWEEP_TESTS=$tests" \
+    "-DCOMMSWEEP_UNITY_BUILD=$(unity_build)" \
     "${cuda_flags[@]}" "${nccl_flags[@]}" "${launcher_flags[@]}" "$@"
+}
+
+# generator_flags FOLDER: Ninja for a new build folder where it is installed (install-deps.sh
+# installs it; it keeps a log of every step's time, FOLDER/.ninja_log, which docs/building.md's
+# tables come from); nothing for a configured folder, which keeps its generator.
+generator_flags() {
+  if [ ! -f "$1/CMakeCache.txt" ] && command -v ninja >/dev/null; then
+    echo "-GNinja"
+  fi
+}
+
+# ON unless COMMSWEEP_UNITY_BUILD says 0/OFF: the scripts' builds compile in batches of files
+# (docs/building.md), as CI does; an edit then recompiles its batch.
+unity_build() {
+  case "${COMMSWEEP_UNITY_BUILD:-1}" in
+    0 | OFF | off) echo OFF ;;
+    *) echo ON ;;
+  esac
 }
 
 # compiler_launcher_flags: ccache as the compilers' launcher where it is installed (install-deps.sh
@@ -89,6 +117,7 @@ compiler_launcher_flags() {
   if [ "${COMMSWEEP_CCACHE:-1}" = 0 ] || ! command -v ccache >/dev/null; then
     return 0
   fi
+
   local language
   for language in C CXX CUDA; do
     echo "-DCMAKE_${language}_COMPILER_LAUNCHER=ccache"
