@@ -16,7 +16,7 @@
 namespace commsweep {
 namespace {
 
-constexpr std::uint64_t kSeed = 0x5eed;
+constexpr std::uint64_t kExpectSeed = 0x5eed;
 constexpr int kRoot = 1;
 
 using Elements = std::vector<std::uint64_t>;  // one element's bits each
@@ -35,7 +35,7 @@ HostJob make_job(const CollectiveTest& test, DataType type, RedOp op, int nranks
                  std::size_t count) {
   HostJob w{test, type, test.reduces ? op : RedOp::None, nranks, test.counts(count, element_size(type), nranks),
             {}, {}};
-  w.spec = make_spec(type, w.op, nranks, kSeed);
+  w.spec = make_spec(type, w.op, nranks, kExpectSeed);
   const std::size_t bytes = element_size(type);
   for (int r = 0; r < nranks; ++r) {
     std::vector<unsigned char> raw(w.counts.send_count * bytes);

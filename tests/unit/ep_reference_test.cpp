@@ -15,10 +15,10 @@
 namespace commsweep::ep {
 namespace {
 
-constexpr std::uint64_t kSeed = 77;
+constexpr std::uint64_t kReferenceSeed = 77;
 using Entries = std::vector<std::pair<int, int>>;
 
-Routing routing_of(int topk, const std::vector<std::int32_t>& experts,
+Routing reference_routing(int topk, const std::vector<std::int32_t>& experts,
                    std::vector<float> weights = {}) {
   Routing r;
   r.topk = topk;
@@ -40,8 +40,8 @@ EpCase case_of(int tokens, int hidden, int topk, int experts, EpDtype dtype = Ep
 
 // 2 ranks, 4 experts: 0, 1 on rank 0; 2, 3 on rank 1.
 std::vector<Routing> two_rank_routings() {
-  return {routing_of(2, {0, 1, 2, 0, 3, 2, 1, 3, 1, 0}),  // rank 0: 5 tokens
-          routing_of(2, {2, 3, 0, 2, 3, 1})};             // rank 1: 3 tokens
+  return {reference_routing(2, {0, 1, 2, 0, 3, 2, 1, 3, 1, 0}),  // rank 0: 5 tokens
+          reference_routing(2, {2, 3, 0, 2, 3, 1})};             // rank 1: 3 tokens
 }
 
 TEST(EpExpectedDispatch, TwoRanksByHand) {
@@ -73,8 +73,8 @@ TEST(EpExpectedDispatch, RecvCountsMatchTheSendersLayouts) {
 
 TEST(EpExpectedDispatch, ARankThatReceivesNothing) {
   // 3 ranks, 3 experts: every token goes to experts 0 and 1, none to rank 2's expert 2.
-  const std::vector<Routing> all = {routing_of(2, {0, 1, 1, 0}), routing_of(2, {1, 0}),
-                                    routing_of(2, {})};
+  const std::vector<Routing> all = {reference_routing(2, {0, 1, 1, 0}), reference_routing(2, {1, 0}),
+                                    reference_routing(2, {})};
   const ExpectedDispatch d = expected_dispatch(all, 2, 3, 3);
   EXPECT_EQ(d.per_expert_counts, (std::vector<int>{0}));
   ASSERT_EQ(d.entries.size(), 1u);
@@ -92,19 +92,19 @@ TEST(EpExpectedDispatch, RejectsAMismatchedWorld) {
 
 TEST(EpTokenInput, Bf16IsThePattern) {
   const EpCase c = case_of(4, 256, 2, 8);
-  const TokenInput in = token_input(c, kSeed, 3, 2);
+  const TokenInput in = token_input(c, kReferenceSeed, 3, 2);
   ASSERT_EQ(in.bf16.size(), 256u);
   ASSERT_EQ(in.value.size(), 256u);
   EXPECT_TRUE(in.fp8.empty());
   EXPECT_TRUE(in.scales.empty());
   for (std::uint32_t h = 0; h < 256; ++h) {
-    ASSERT_EQ(in.bf16[h], token_value_bits(kSeed, 3, 2, h, 256)) << h;
+    ASSERT_EQ(in.bf16[h], token_value_bits(kReferenceSeed, 3, 2, h, 256)) << h;
     ASSERT_EQ(in.value[h], bf16_to_float(in.bf16[h])) << h;
     const float a = std::fabs(in.value[h]);
     ASSERT_TRUE(a >= 0.0625f && a < 16.0f) << h << ": " << in.value[h];  // +-(1 + m/128) 2^[-4, 3]
   }
-  EXPECT_NE(token_input(c, kSeed, 3, 3).bf16, in.bf16);
-  EXPECT_NE(token_input(c, kSeed, 2, 2).bf16, in.bf16);
+  EXPECT_NE(token_input(c, kReferenceSeed, 3, 3).bf16, in.bf16);
+  EXPECT_NE(token_input(c, kReferenceSeed, 2, 2).bf16, in.bf16);
 }
 
 // e4m3 keeps 3 mantissa bits: a normal value is off by at most half a step, 2^-4 of its
@@ -113,7 +113,7 @@ TEST(EpTokenInput, Bf16IsThePattern) {
 TEST(EpTokenInput, Fp8IsWithinTheQuantisationStep) {
   const EpCase c = case_of(4, 512, 2, 8, EpDtype::Fp8);
   for (int token = 0; token < 4; ++token) {
-    const TokenInput in = token_input(c, kSeed, 1, token);
+    const TokenInput in = token_input(c, kReferenceSeed, 1, token);
     ASSERT_EQ(in.fp8.size(), 512u);
     ASSERT_EQ(in.scales.size(), 4u);
     EXPECT_TRUE(in.bf16.empty());
@@ -123,13 +123,13 @@ TEST(EpTokenInput, Fp8IsWithinTheQuantisationStep) {
       bool saturated = false;
       for (int i = 0; i < 128; ++i) {
         const auto h = static_cast<std::uint32_t>(b * 128 + i);
-        amax = std::fmax(amax, std::fabs(bf16_to_float(token_value_bits(kSeed, 1, token, h, 512))));
+        amax = std::fmax(amax, std::fabs(bf16_to_float(token_value_bits(kReferenceSeed, 1, token, h, 512))));
       }
       const float scale = in.scales[b];
       ASSERT_EQ(scale, fp8_block_scale(amax));
       for (int i = 0; i < 128; ++i) {
         const auto h = static_cast<std::uint32_t>(b * 128 + i);
-        const float x = bf16_to_float(token_value_bits(kSeed, 1, token, h, 512));
+        const float x = bf16_to_float(token_value_bits(kReferenceSeed, 1, token, h, 512));
         const float v = in.value[h];
         ASSERT_EQ(v, dequantize_e4m3(in.fp8[h], scale)) << h;
         const double bound =
@@ -147,7 +147,7 @@ TEST(EpTokenInput, Fp8IsWithinTheQuantisationStep) {
 }
 
 TEST(EpTokenInput, RejectsHiddenThatFp8CannotBlock) {
-  EXPECT_THROW(token_input(case_of(1, 136, 1, 1, EpDtype::Fp8), kSeed, 0, 0),
+  EXPECT_THROW(token_input(case_of(1, 136, 1, 1, EpDtype::Fp8), kReferenceSeed, 0, 0),
                std::invalid_argument);
 }
 
@@ -155,11 +155,11 @@ TEST(EpTokenInput, RejectsHiddenThatFp8CannotBlock) {
 TEST(EpExpectedCombine, TopOneIsTheExpertOutput) {
   for (EpDtype dtype : {EpDtype::Bf16, EpDtype::Fp8}) {
     const EpCase c = case_of(4, 256, 1, 8, dtype);
-    const Routing mine = routing_of(1, {0, 5, 3, 7});  // factors 1/8, 1/2, 1, 8
-    const auto out = expected_combine(c, mine, kSeed, 1, 4);
+    const Routing mine = reference_routing(1, {0, 5, 3, 7});  // factors 1/8, 1/2, 1, 8
+    const auto out = expected_combine(c, mine, kReferenceSeed, 1, 4);
     ASSERT_EQ(out.size(), 4u * 256);
     for (int t = 0; t < 4; ++t) {
-      const TokenInput in = token_input(c, kSeed, 1, t);
+      const TokenInput in = token_input(c, kReferenceSeed, 1, t);
       for (int h = 0; h < 256; ++h) {
         ASSERT_EQ(out[t * 256 + h], expert_output_bits(in.value[h], mine.experts[t]))
             << name_of(dtype) << " token " << t << " element " << h;
@@ -172,11 +172,11 @@ TEST(EpExpectedCombine, TopOneIsTheExpertOutput) {
 // combine is then the plain sum, whatever the ranks and the order.
 TEST(EpExpectedCombine, ExactWeightsGiveThePlainSum) {
   const EpCase c = case_of(3, 64, 2, 8);
-  const Routing mine = routing_of(2, {1, 6, 2, 3, 5, 4}, {0.5f, 0.25f, 2.0f, 1.0f, 0.125f, 4.0f});
+  const Routing mine = reference_routing(2, {1, 6, 2, 3, 5, 4}, {0.5f, 0.25f, 2.0f, 1.0f, 0.125f, 4.0f});
   for (int nranks : {1, 2, 4, 8}) {
-    const auto out = expected_combine(c, mine, kSeed, 0, nranks);
+    const auto out = expected_combine(c, mine, kReferenceSeed, 0, nranks);
     for (int t = 0; t < 3; ++t) {
-      const TokenInput in = token_input(c, kSeed, 0, t);
+      const TokenInput in = token_input(c, kReferenceSeed, 0, t);
       for (int h = 0; h < 64; ++h) {
         double sum = 0;
         for (int j = 0; j < 2; ++j) {
@@ -207,11 +207,11 @@ TEST(EpExpectedCombine, OneRankIsASingleFmaChain) {
   for (EpDtype dtype : {EpDtype::Bf16, EpDtype::Fp8}) {
     const EpCase c = case_of(20, 128, 4, 8, dtype);
     RoutingParams p;
-    p.seed = kSeed;
+    p.seed = kReferenceSeed;
     const Routing mine = make_routing(c, p, 0, 1);
-    const auto out = expected_combine(c, mine, kSeed, 0, 1);
+    const auto out = expected_combine(c, mine, kReferenceSeed, 0, 1);
     for (int t = 0; t < c.tokens; ++t) {
-      const TokenInput in = token_input(c, kSeed, 0, t);
+      const TokenInput in = token_input(c, kReferenceSeed, 0, t);
       for (int h = 0; h < c.hidden; ++h) {
         ASSERT_EQ(out[t * 128 + h], float_to_bf16(chain(in, mine, t, h, -1, 8, 1)))
             << name_of(dtype) << " token " << t << " element " << h;
@@ -226,12 +226,12 @@ TEST(EpExpectedCombine, PartialsPerRankSummedInRankOrder) {
   const EpCase c = case_of(40, 128, 4, 8);
   const int nranks = 4;
   RoutingParams p;
-  p.seed = kSeed;
+  p.seed = kReferenceSeed;
   const Routing mine = make_routing(c, p, 2, nranks);
-  const auto out = expected_combine(c, mine, kSeed, 2, nranks);
+  const auto out = expected_combine(c, mine, kReferenceSeed, 2, nranks);
   int differs_from_one_chain = 0;
   for (int t = 0; t < c.tokens; ++t) {
-    const TokenInput in = token_input(c, kSeed, 2, t);
+    const TokenInput in = token_input(c, kReferenceSeed, 2, t);
     for (int h = 0; h < c.hidden; ++h) {
       float acc = 0.0f;
       for (int d = 0; d < nranks; ++d) {
@@ -251,7 +251,7 @@ TEST(EpExpectedCombine, PartialsPerRankSummedInRankOrder) {
 
 TEST(EpExpectedCombine, NoTokensNoOutput) {
   const EpCase c = case_of(0, 128, 2, 8);
-  EXPECT_TRUE(expected_combine(c, routing_of(2, {}), kSeed, 0, 2).empty());
+  EXPECT_TRUE(expected_combine(c, reference_routing(2, {}), kReferenceSeed, 0, 2).empty());
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ TEST(EpFooter, StatesTheVerdictAndTheConventions) {
   EXPECT_EQ(failed.str().substr(0, 35), "# Out of bounds values : 42 FAILED\n");
 }
 
-std::string read_golden(const std::string& name) {
+std::string read_ep_golden(const std::string& name) {
   std::ifstream in(std::string(COMMSWEEP_GOLDEN_DIR) + "/" + name);
   EXPECT_TRUE(in.good()) << "missing golden file " << name;
   std::ostringstream text;
@@ -162,7 +162,7 @@ TEST(Golden, EpTable) {
   lsa.back_to_back = EpBackToBack{1953.31, {1953.31, 1950.2, 1951.0, 1949.9}, 20};
   printer.row(lsa);
   printer.footer(0);
-  EXPECT_EQ(out.str(), read_golden("ep_table.txt"));
+  EXPECT_EQ(out.str(), read_ep_golden("ep_table.txt"));
 }
 
 }  // namespace

@@ -16,10 +16,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-SysfsRoot fixture(const std::string& name) { return SysfsRoot(std::string(COMMSWEEP_SYSFS_FIXTURES) + "/" + name); }
+SysfsRoot host_fixture(const std::string& name) { return SysfsRoot(std::string(COMMSWEEP_SYSFS_FIXTURES) + "/" + name); }
 
 TEST(FabricHost, HealthyInfiniBandNode) {
-  const auto facts = gather_host_facts(fixture("ib"));
+  const auto facts = gather_host_facts(host_fixture("ib"));
   EXPECT_FALSE(facts.memlock_bytes);
   EXPECT_TRUE(facts.nvidia_peermem);
   EXPECT_EQ(facts.group_types, std::vector<std::string>{"identity"});
@@ -28,7 +28,7 @@ TEST(FabricHost, HealthyInfiniBandNode) {
 }
 
 TEST(FabricHost, BrokenRoceNode) {
-  const auto f = gather_host_facts(fixture("roce_sriov"));
+  const auto f = gather_host_facts(host_fixture("roce_sriov"));
   EXPECT_EQ(f.memlock_bytes, 65536u);
   EXPECT_EQ(check_memlock(f, true).status, Status::Fail);
   EXPECT_EQ(check_memlock(f, false).status, Status::Warn);

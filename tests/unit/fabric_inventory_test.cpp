@@ -7,7 +7,7 @@
 namespace commsweep::fabric {
 namespace {
 
-SysfsRoot fixture(const std::string& name) { return SysfsRoot(std::string(COMMSWEEP_SYSFS_FIXTURES) + "/" + name); }
+SysfsRoot inventory_fixture(const std::string& name) { return SysfsRoot(std::string(COMMSWEEP_SYSFS_FIXTURES) + "/" + name); }
 
 const RdmaDevice& device(const RdmaInventory& inv, const std::string& name) {
   for (const auto& d : inv.devices)
@@ -16,7 +16,7 @@ const RdmaDevice& device(const RdmaInventory& inv, const std::string& name) {
 }
 
 TEST(FabricInventory, InfiniBandPortsFromSysfs) {
-  const auto inv = read_rdma_inventory(fixture("ib"));
+  const auto inv = read_rdma_inventory(inventory_fixture("ib"));
   ASSERT_EQ(inv.devices.size(), 2u);
   const auto& d = device(inv, "mlx5_0");
   EXPECT_EQ(d.pci_address, "0000:0c:00.0");
@@ -43,7 +43,7 @@ TEST(FabricInventory, InfiniBandPortsFromSysfs) {
 }
 
 TEST(FabricInventory, RoceGidsAndVirtualFunctions) {
-  const auto inv = read_rdma_inventory(fixture("roce_sriov"));
+  const auto inv = read_rdma_inventory(inventory_fixture("roce_sriov"));
   ASSERT_EQ(inv.devices.size(), 3u);
   const auto& pf = device(inv, "mlx5_0");
   EXPECT_FALSE(pf.virtual_function);

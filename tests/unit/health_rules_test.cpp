@@ -26,7 +26,7 @@ namespace {
 
 using commsweep::testing::throws_usage;
 
-std::string fixture(const std::string& name) { return std::string(COMMSWEEP_HEALTH_FIXTURES) + "/" + name; }
+std::string rules_fixture(const std::string& name) { return std::string(COMMSWEEP_HEALTH_FIXTURES) + "/" + name; }
 std::string shipped_thresholds() { return std::string(COMMSWEEP_SOURCE_DIR) + "/results/health-thresholds.yaml"; }
 
 std::string with_schema(const std::string& rules) {
@@ -177,7 +177,7 @@ TEST(HealthThresholds, ABadFileIsOneUsageErrorNamingFileLineAndKey) {
 // A node with three NIC models (mlx4 at 4X QDR, mlx5 at 1X EDR, hfi1 at 4X EDR), each port
 // judged against its own model's: healthy. The traffic counters read at the kernel's width.
 TEST(HealthMixedNics, PortsAreComparedWithTheirOwnModelAndTrafficIsNeverUnread) {
-  const Snapshot s = take_snapshot(Tree(fixture("mixed_nics")), nullptr, "N1", "now");
+  const Snapshot s = take_snapshot(Tree(rules_fixture("mixed_nics")), nullptr, "N1", "now");
   ASSERT_EQ(s.ports.size(), 4u);
   EXPECT_EQ(s.unread, std::vector<std::string>{});
   auto counter = [&](const std::string& device, int port, const std::string& name) {
@@ -219,10 +219,10 @@ TEST(HealthMixedNics, PortsAreComparedWithTheirOwnModelAndTrafficIsNeverUnread) 
 // the block is one line, the INFOs only in verbose.
 TEST(HealthBlock, AHealthyNvlinkNodeIsOneLine) {
   testing::RecordedNvml nvml(4);
-  Snapshot before = take_snapshot(Tree(fixture("mixed_nics") + "/absent"), &nvml, "vm", "before");
+  Snapshot before = take_snapshot(Tree(rules_fixture("mixed_nics") + "/absent"), &nvml, "vm", "before");
   for (auto& g : nvml.gpus)
     for (std::size_t l = 0; l < g.links.size(); ++l) g.links[l].crc_data = 32 + 8 * l;  // +32 .. +168 over 7.6 s
-  Snapshot after = take_snapshot(Tree(fixture("mixed_nics") + "/absent"), &nvml, "vm", "after");
+  Snapshot after = take_snapshot(Tree(rules_fixture("mixed_nics") + "/absent"), &nvml, "vm", "after");
   before.taken_at = 100;
   after.taken_at = 107.6;
   HealthReport r = build_report({NodeHealth{"vm", before, after}});
@@ -240,11 +240,11 @@ TEST(HealthBlock, AHealthyNvlinkNodeIsOneLine) {
 // Findings stay one line per node and class however many links; many nodes stay bounded.
 TEST(HealthBlock, FindingsAreGroupedPerNodeAndClassAndBounded) {
   testing::RecordedNvml nvml(8);
-  Snapshot before = take_snapshot(Tree(fixture("mixed_nics") + "/absent"), &nvml, "n0", "before");
+  Snapshot before = take_snapshot(Tree(rules_fixture("mixed_nics") + "/absent"), &nvml, "n0", "before");
   nvml.gpus[2].links[5].crc_data = 3891;  // 512/s
   nvml.gpus[2].links[6].replay = 3;
   nvml.gpus[7].links[0].crc_flit = 1000;
-  Snapshot after = take_snapshot(Tree(fixture("mixed_nics") + "/absent"), &nvml, "n0", "after");
+  Snapshot after = take_snapshot(Tree(rules_fixture("mixed_nics") + "/absent"), &nvml, "n0", "after");
   before.taken_at = 0;
   after.taken_at = 7.6;
   std::vector<NodeHealth> nodes;

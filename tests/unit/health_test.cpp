@@ -28,7 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture(const std::string& name) { return std::string(COMMSWEEP_HEALTH_FIXTURES) + "/" + name; }
+std::string health_fixture(const std::string& name) { return std::string(COMMSWEEP_HEALTH_FIXTURES) + "/" + name; }
 
 // A snapshot of TREE taken at T seconds (the rates are per second of the interval).
 Snapshot snap(const std::string& tree, double t, NvmlApi* nvml = nullptr, const std::string& label = "after") {
@@ -53,7 +53,7 @@ class TreeCopy {
       if (c == '/') c = '_';
     dir_ = fs::temp_directory_path() / ("commsweep-health-" + std::to_string(getpid()) + "-" + flat);
     fs::remove_all(dir_);
-    fs::copy(fixture(name), dir_, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    fs::copy(health_fixture(name), dir_, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   }
   ~TreeCopy() { fs::remove_all(dir_); }
   std::string root() const { return dir_.string(); }
@@ -85,7 +85,7 @@ TEST(HealthCounter, ParsesTheKernelsFormatAndSaysWhatIsWrong) {
 }
 
 TEST(HealthFixtures, HealthyEightNicIbNodeIsOk) {
-  const Snapshot s = snap(fixture("ib_healthy"), 0);
+  const Snapshot s = snap(health_fixture("ib_healthy"), 0);
   ASSERT_EQ(s.ports.size(), 8u);
   EXPECT_EQ(s.ports[3].component(), "mlx5_3 port 1");
   EXPECT_EQ(s.ports[3].state, "ACTIVE");
@@ -106,8 +106,8 @@ TEST(HealthFixtures, HealthyEightNicIbNodeIsOk) {
 }
 
 TEST(HealthFixtures, RoceSriovHwCountersRiseWithTheirRules) {
-  const Snapshot before = snap(fixture("roce_sriov/before"), 100, nullptr, "before");
-  const Snapshot after = snap(fixture("roce_sriov/after"), 110);
+  const Snapshot before = snap(health_fixture("roce_sriov/before"), 100, nullptr, "before");
+  const Snapshot after = snap(health_fixture("roce_sriov/after"), 110);
   ASSERT_EQ(after.ports.size(), 2u);
   EXPECT_EQ(after.ports[0].link_layer, "Ethernet");
   EXPECT_EQ(after.ports[0].hw_counters.size(), 16u);  // lifespan is a setting, not a counter
@@ -119,8 +119,8 @@ TEST(HealthFixtures, RoceSriovHwCountersRiseWithTheirRules) {
 }
 
 TEST(HealthFixtures, FlappedPortFails) {
-  const Snapshot before = snap(fixture("ib_flapped/before"), 100, nullptr, "before");
-  const Snapshot after = snap(fixture("ib_flapped/after"), 110);
+  const Snapshot before = snap(health_fixture("ib_flapped/before"), 100, nullptr, "before");
+  const Snapshot after = snap(health_fixture("ib_flapped/after"), 110);
   const auto found = judge_change(before, after);
   EXPECT_EQ(lines(found), (std::vector<std::string>{
                               "FAIL mlx5_1 port 1: state ACTIVE -> DOWN (LinkUp -> Polling) (IBTA)",
@@ -139,7 +139,7 @@ TEST(HealthFixtures, FlappedPortFails) {
 }
 
 TEST(HealthFixtures, NicPcieLinkAtReducedWidthFails) {
-  const Snapshot s = snap(fixture("nic_pcie_x8"), 0);
+  const Snapshot s = snap(health_fixture("nic_pcie_x8"), 0);
   EXPECT_EQ(lines(judge_state(s)),
             std::vector<std::string>{"FAIL PCIe 0000:1a:00.0 (NIC mlx5_0): width degraded: x8 of x16 (PCIe)"});
 }
@@ -159,19 +159,19 @@ TEST(HealthFixtures, PortTrainedNarrowOrSlowAgainstItsSiblings) {
 }
 
 TEST(HealthFixtures, SaturatedCounterIsNeverADelta) {
-  const Snapshot s = snap(fixture("saturated"), 0);
+  const Snapshot s = snap(health_fixture("saturated"), 0);
   const std::string said =
       "WARN mlx5_1 port 1: symbol_error saturated at 65535 (16-bit counter stopped counting: clear the port's "
       "counters to see new errors) (IBTA)";
   EXPECT_EQ(lines(judge_state(s)), std::vector<std::string>{said});
   // From below the ceiling to the ceiling: the rise is unknown, so no "+N" is said.
-  const Snapshot before = snap(fixture("ib_flapped/before"), 0, nullptr, "before");
-  EXPECT_EQ(lines(judge_change(before, snap(fixture("saturated"), 10))), std::vector<std::string>{said});
+  const Snapshot before = snap(health_fixture("ib_flapped/before"), 0, nullptr, "before");
+  EXPECT_EQ(lines(judge_change(before, snap(health_fixture("saturated"), 10))), std::vector<std::string>{said});
 }
 
 TEST(HealthFixtures, AStateAlreadySoBeforeTheRunIsPersistentNotNew) {
-  const Snapshot before = snap(fixture("saturated"), 0, nullptr, "before");
-  const auto found = judge_change(before, snap(fixture("saturated"), 10));
+  const Snapshot before = snap(health_fixture("saturated"), 0, nullptr, "before");
+  const auto found = judge_change(before, snap(health_fixture("saturated"), 10));
   ASSERT_EQ(found.size(), 1u);
   EXPECT_TRUE(found[0].persistent);
   EXPECT_EQ(lines(found),
@@ -182,17 +182,17 @@ TEST(HealthFixtures, AStateAlreadySoBeforeTheRunIsPersistentNotNew) {
 
 // compare: a new WARN or FAIL of the run's "health" is a regression; a persistent one is not.
 TEST(HealthCompare, NewFindingsAreARegression) {
-  const Snapshot before = snap(fixture("ib_flapped/before"), 100, nullptr, "before");
+  const Snapshot before = snap(health_fixture("ib_flapped/before"), 100, nullptr, "before");
   report::Results run;
-  run.health = report_json(build_report({NodeHealth{"N1", before, snap(fixture("ib_flapped/after"), 110)}}));
+  run.health = report_json(build_report({NodeHealth{"N1", before, snap(health_fixture("ib_flapped/after"), 110)}}));
   const regress::Comparison c = regress::compare(run, regress::Baseline{});
   EXPECT_EQ(c.exit_code, regress::compare_exit::kRegression);
   ASSERT_EQ(c.health.size(), 4u);
   EXPECT_EQ(c.health[1].counter, "link_downed");
   EXPECT_EQ(c.health[1].delta, 1);
   report::Results old;
-  old.health = report_json(build_report({NodeHealth{"N1", snap(fixture("saturated"), 0, nullptr, "before"),
-                                                    snap(fixture("saturated"), 10)}}));
+  old.health = report_json(build_report({NodeHealth{"N1", snap(health_fixture("saturated"), 0, nullptr, "before"),
+                                                    snap(health_fixture("saturated"), 10)}}));
   EXPECT_EQ(regress::compare(old, regress::Baseline{}).exit_code, regress::compare_exit::kPass);
   report::Results broken;
   broken.health = nlohmann::json{{"findings", {{{"severity", "FAIL"}}}}};
@@ -205,8 +205,8 @@ TEST(HealthCompare, SlowSweepIsJoinedWithTheMovedCounters) {
   const auto baseline = regress::testing::baseline_of({regress::testing::run_at(100), regress::testing::run_at(100)});
   report::Results run = regress::testing::run_at(100);
   run.rows[3] = regress::testing::all_reduce_row(8 << 20, 40);
-  run.health = report_json(build_report({NodeHealth{"N1", snap(fixture("ib_flapped/before"), 100, nullptr, "before"),
-                                                    snap(fixture("ib_flapped/after"), 110)}}));
+  run.health = report_json(build_report({NodeHealth{"N1", snap(health_fixture("ib_flapped/before"), 100, nullptr, "before"),
+                                                    snap(health_fixture("ib_flapped/after"), 110)}}));
   const regress::Comparison c = regress::compare(run, baseline);
   EXPECT_EQ(c.exit_code, regress::compare_exit::kRegression);
   ASSERT_EQ(c.health_evidence.size(), 4u);
@@ -234,7 +234,7 @@ TEST(HealthCompare, SlowSweepIsJoinedWithTheMovedCounters) {
 }
 
 TEST(HealthFixtures, MissingCountersFolderIsSaidAndTheRestRead) {
-  const Snapshot s = snap(fixture("missing_counters"), 0);
+  const Snapshot s = snap(health_fixture("missing_counters"), 0);
   ASSERT_EQ(s.ports.size(), 2u);
   EXPECT_EQ(s.ports[0].counters.size(), 21u);
   EXPECT_TRUE(s.ports[1].counters.empty());
@@ -302,13 +302,13 @@ TEST(HealthBadInput, AerFatalRiseFailsAndBrokenAerIsSaid) {
 TEST(HealthNvml, XidsNvlinkCountersAndThrottleReasonsFromTheRecordedDouble) {
   testing::RecordedNvml nvml(4);
   nvml.register_xid_events();
-  const Snapshot before = snap(fixture("ib_flapped/before"), 100, &nvml, "before");
+  const Snapshot before = snap(health_fixture("ib_flapped/before"), 100, &nvml, "before");
   ASSERT_EQ(before.gpus.size(), 4u);
   EXPECT_EQ(before.gpus[0].nvlinks.size(), 18u);
   EXPECT_EQ(before.gpus[0].unread, std::vector<std::string>{});  // retired pages: Not Supported, quietly
   EXPECT_EQ(lines(judge_state(before)), std::vector<std::string>{});
   nvml.xids = {{2, 79}};  // before the run: in the before snapshot
-  const Snapshot early = snap(fixture("ib_flapped/before"), 100, &nvml, "before");
+  const Snapshot early = snap(health_fixture("ib_flapped/before"), 100, &nvml, "before");
   EXPECT_EQ(lines(judge_state(early)), std::vector<std::string>{"FAIL GPU 2: xid XID 79 (DCGM)"});
   nvml.xids = {{2, 79}, {1, 13}};  // during it: new, even where the same XID came before
   nvml.gpus[1].links[5].active = false;
@@ -317,7 +317,7 @@ TEST(HealthNvml, XidsNvlinkCountersAndThrottleReasonsFromTheRecordedDouble) {
   nvml.gpus[3].clock_event_reasons = 0x40 | 0x1;
   nvml.gpus[2].remap_pending = true;
   nvml.gpus[3].ecc_uncorrected = 2;
-  const Snapshot after = snap(fixture("ib_flapped/before"), 110, &nvml);
+  const Snapshot after = snap(health_fixture("ib_flapped/before"), 110, &nvml);
   for (const auto& f : judge_change(early, after)) EXPECT_FALSE(f.persistent) << describe(f);
   EXPECT_EQ(lines(judge_change(before, after)),
             (std::vector<std::string>{"FAIL GPU 0 NVLink 3: nvlink_recovery +1, 0.1/s (any rise fails, DCGM)",
@@ -334,7 +334,7 @@ TEST(HealthNvml, XidsNvlinkCountersAndThrottleReasonsFromTheRecordedDouble) {
 TEST(HealthNvml, NoDriverIsANoteNotAFailure) {
   testing::RecordedNvml nvml;
   nvml.why_unavailable = "NVML not loaded (no GPU driver here?): libnvidia-ml.so.1: cannot open shared object file";
-  const Snapshot s = snap(fixture("ib_flapped/before"), 0, &nvml);
+  const Snapshot s = snap(health_fixture("ib_flapped/before"), 0, &nvml);
   EXPECT_TRUE(s.gpus.empty());
   EXPECT_EQ(s.nvml_note, nvml.why_unavailable);
   const HealthReport r = build_report({NodeHealth{"N1", std::nullopt, s}});
@@ -353,10 +353,10 @@ TEST(HealthNvml, NoDriverIsANoteNotAFailure) {
 // A slow pair's nodes: the components that rose past their limits there; else that nothing did
 // where something was read, and that nothing could be read where nothing was (no false "OK").
 TEST(HealthJoin, NamesTheComponentsThatMovedOnTheSlowPairsNodes) {
-  const Snapshot before = snap(fixture("ib_flapped/before"), 100, nullptr, "before");
-  const Snapshot after = snap(fixture("ib_flapped/after"), 110);
+  const Snapshot before = snap(health_fixture("ib_flapped/before"), 100, nullptr, "before");
+  const Snapshot after = snap(health_fixture("ib_flapped/after"), 110);
   const auto found = judge_change(before, after);
-  Snapshot empty = snap(fixture("ib_flapped/absent"), 110);  // a pod that sees no /sys/class/infiniband
+  Snapshot empty = snap(health_fixture("ib_flapped/absent"), 110);  // a pod that sees no /sys/class/infiniband
   const std::vector<NodeHealth> nodes = {NodeHealth{"N1", before, after}, NodeHealth{"N3", before, before},
                                          NodeHealth{"N5", std::nullopt, empty}};
   EXPECT_EQ(join_evidence(found,
@@ -377,10 +377,10 @@ TEST(HealthJoin, NamesTheComponentsThatMovedOnTheSlowPairsNodes) {
 
 TEST(HealthJson, SnapshotsRoundTripAndFindingsExportToPrometheus) {
   testing::RecordedNvml nvml(2);
-  const Snapshot s = snap(fixture("roce_sriov/after"), 5, &nvml);
+  const Snapshot s = snap(health_fixture("roce_sriov/after"), 5, &nvml);
   EXPECT_EQ(to_json(snapshot_from_json(to_json(s))), to_json(s));
   EXPECT_THROW(snapshot_from_json(nlohmann::json{{"host", "x"}}), std::runtime_error);
-  const HealthReport r = build_report({NodeHealth{"N1", snap(fixture("roce_sriov/before"), 0, &nvml, "before"), s}});
+  const HealthReport r = build_report({NodeHealth{"N1", snap(health_fixture("roce_sriov/before"), 0, &nvml, "before"), s}});
   const std::string prom = render_prometheus(r);
   EXPECT_NE(prom.find("commsweep_health_findings{severity=\"WARN\"} 2\n"), std::string::npos) << prom;
   EXPECT_NE(prom.find("commsweep_health_counter_delta{host=\"N1\",component=\"mlx5_2 port 1\","
@@ -393,7 +393,7 @@ TEST(HealthJson, SnapshotsRoundTripAndFindingsExportToPrometheus) {
 
 TEST(HealthJson, TheEvidencesHintTravelsWithIt) {
   // An nvlink run's slow pair points inside the node; a re-judge of its file must say the same.
-  HealthReport r = build_report({NodeHealth{"N1", std::nullopt, snap(fixture("ib_flapped/before"), 0)}});
+  HealthReport r = build_report({NodeHealth{"N1", std::nullopt, snap(health_fixture("ib_flapped/before"), 0)}});
   TrafficEvidence nvlink{{"N1"}, "nvlink N1 GPU 1 -> GPU 2 (0.25 x the node median)"};
   nvlink.look_next = "look inside the node: the GPUs' baseboard and NVSwitch trays";
   r.evidence = {nvlink};

@@ -23,7 +23,7 @@ struct PairsOptions : pairs::PairsSettings {
   std::vector<std::string> arguments;
 };
 
-PairsOptions parse(std::vector<std::string> args) {
+PairsOptions parse_pairs(std::vector<std::string> args) {
   args.insert(args.begin(), {"commsweep", "pairs"});
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -39,7 +39,7 @@ PairsOptions parse(std::vector<std::string> args) {
 std::string pairs_help_text() { return measure_help_text(*find_command_workload("pairs")); }
 
 TEST(PairsOptions, Defaults) {
-  const PairsOptions o = parse({});
+  const PairsOptions o = parse_pairs({});
   EXPECT_EQ(o.bytes, std::uint64_t{64} << 20);
   EXPECT_EQ(o.iters, 20);
   EXPECT_EQ(o.warmup, 5);
@@ -57,7 +57,7 @@ TEST(PairsOptions, Defaults) {
 }
 
 TEST(PairsOptions, FlagsAndTestHooks) {
-  const PairsOptions o = parse({"-s", "1M", "-n", "3", "-w", "0", "-c", "0", "--slow-below", "0.5", "--slow-below-top-third", "0.25", "-T", "60",
+  const PairsOptions o = parse_pairs({"-s", "1M", "-n", "3", "-w", "0", "-c", "0", "--slow-below", "0.5", "--slow-below-top-third", "0.25", "-T", "60",
                                 "--seed", "9", "--pattern", "sample:4", "--topology", "a.json", "--topology",
                                 "b,c.txt", "--adaptive", "--max-minutes", "30", "--fault", "hang:1@2",
                                 "--fault-slowdown", "4", "--backend", "mpi", "--json", "p.json"});
@@ -78,8 +78,8 @@ TEST(PairsOptions, FlagsAndTestHooks) {
   EXPECT_EQ(o.fault_slowdown, 4);
   EXPECT_EQ(o.backend, BackendChoice::Mpi);
   EXPECT_EQ(o.json_path, "p.json");
-  EXPECT_EQ(parse({"--fault", "slow-leaf:leaf-b"}).slow_leaf, "leaf-b");
-  const PairsOptions plan = parse({"--plan", "--nodes", "16", "--per-leaf", "4", "--leaves-per-block", "2"});
+  EXPECT_EQ(parse_pairs({"--fault", "slow-leaf:leaf-b"}).slow_leaf, "leaf-b");
+  const PairsOptions plan = parse_pairs({"--plan", "--nodes", "16", "--per-leaf", "4", "--leaves-per-block", "2"});
   EXPECT_TRUE(plan.plan);
   EXPECT_EQ(plan.plan_nodes, 16);
   EXPECT_EQ(plan.per_leaf, 4);
@@ -90,21 +90,21 @@ TEST(PairsOptions, FlagsAndTestHooks) {
 }
 
 TEST(PairsOptionsRefused, NameTheFlag) {
-  EXPECT_TRUE(throws_usage([] { parse({"-n", "x"}); }, {"pairs: -n/--iters: 'x' is not a whole number"}));
-  EXPECT_TRUE(throws_usage([] { parse({"-s", "2"}); }, {"pairs: -s/--size: 2 B is less than one float (4 B)"}));
-  EXPECT_TRUE(throws_usage([] { parse({"--slow-below", "0"}); }, {"pairs: --slow-below: 0 is not in (0, 1]"}));
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"-n", "x"}); }, {"pairs: -n/--iters: 'x' is not a whole number"}));
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"-s", "2"}); }, {"pairs: -s/--size: 2 B is less than one float (4 B)"}));
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"--slow-below", "0"}); }, {"pairs: --slow-below: 0 is not in (0, 1]"}));
   // -T is the run's (run/run_settings.hpp): the same message as every measuring command's.
-  EXPECT_TRUE(throws_usage([] { parse({"-T", "0"}); }, {"-T/--timeout: 0 is out of range (1 to 604800)"}));
-  EXPECT_TRUE(throws_usage([] { parse({"--pattern", "ring"}); }, {"pairs: --pattern: 'ring'"}));
-  EXPECT_TRUE(throws_usage([] { parse({"--fault", "hang:1"}); }, {"pairs: --fault: 'hang:1' is not"}));
-  EXPECT_TRUE(throws_usage([] { parse({"--fault-slowdown", "1"}); }, {"pairs: --fault-slowdown"}));
-  EXPECT_TRUE(throws_usage([] { parse({"--nodes", "8"}); }, {"pairs: --nodes, --per-leaf and --leaves-per-block go with --plan"}));
-  EXPECT_TRUE(throws_usage([] { parse({"--plan"}); }, {"pairs: --plan needs --nodes N or --topology FILE"}));
-  EXPECT_TRUE(throws_usage([] { parse({"--plan", "--topology", "t.json", "--per-leaf", "2"}); },
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"-T", "0"}); }, {"-T/--timeout: 0 is out of range (1 to 604800)"}));
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"--pattern", "ring"}); }, {"pairs: --pattern: 'ring'"}));
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"--fault", "hang:1"}); }, {"pairs: --fault: 'hang:1' is not"}));
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"--fault-slowdown", "1"}); }, {"pairs: --fault-slowdown"}));
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"--nodes", "8"}); }, {"pairs: --nodes, --per-leaf and --leaves-per-block go with --plan"}));
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"--plan"}); }, {"pairs: --plan needs --nodes N or --topology FILE"}));
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"--plan", "--topology", "t.json", "--per-leaf", "2"}); },
                            {"pairs: --per-leaf and --leaves-per-block go with --plan --nodes N"}));
-  EXPECT_TRUE(throws_usage([] { parse({"--plan", "--nodes", "8", "--leaves-per-block", "2"}); },
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"--plan", "--nodes", "8", "--leaves-per-block", "2"}); },
                            {"pairs: --leaves-per-block needs --per-leaf"}));
-  EXPECT_TRUE(throws_usage([] { parse({"--bogus"}); }, {"pairs:", "bogus"}));
+  EXPECT_TRUE(throws_usage([] { parse_pairs({"--bogus"}); }, {"pairs:", "bogus"}));
 }
 
 }  // namespace

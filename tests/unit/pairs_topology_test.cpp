@@ -13,7 +13,7 @@
 namespace commsweep::plan {
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string pairs_fixture(const std::string& name) {
   std::ifstream in(std::string(COMMSWEEP_PLAN_FIXTURES) + "/" + name);
   std::ostringstream out;
   out << in.rdbuf();
@@ -40,7 +40,7 @@ std::string leaf_of(const Topology& t, const std::string& node) {
 }
 
 TEST(PairsTopology, OciRdmaLabelsFromKubectlJson) {
-  const Topology t = bind_all(parse_topology(fixture("nodes-oci.json"), "nodes-oci.json"));
+  const Topology t = bind_all(parse_topology(pairs_fixture("nodes-oci.json"), "nodes-oci.json"));
   EXPECT_NE(t.source.find("oci.oraclecloud.com/rdma.local_block_id"), std::string::npos) << t.source;
   ASSERT_EQ(t.node_count(), 8);
   EXPECT_EQ(t.leaf_count(), 3);
@@ -50,14 +50,14 @@ TEST(PairsTopology, OciRdmaLabelsFromKubectlJson) {
 }
 
 TEST(PairsTopology, KueueTopologyLevelsNameTheLabels) {
-  const Topology t = bind_all(parse_topology(fixture("nodes-kueue.yaml"), "nodes-kueue.yaml"));
+  const Topology t = bind_all(parse_topology(pairs_fixture("nodes-kueue.yaml"), "nodes-kueue.yaml"));
   EXPECT_NE(t.source.find("Kueue Topology default"), std::string::npos) << t.source;
   EXPECT_EQ(leaf_of(t, "gpu-a2"), "r1/b1");
   EXPECT_EQ(leaf_of(t, "gpu-b1"), "r2/b1");
 }
 
 TEST(PairsTopology, TopographLabels) {
-  const Topology t = bind_all(parse_topology(fixture("nodes-topograph.yaml"), "t.yaml"));
+  const Topology t = bind_all(parse_topology(pairs_fixture("nodes-topograph.yaml"), "t.yaml"));
   EXPECT_EQ(leaf_of(t, "n2"), "s1/s5");
   EXPECT_EQ(leaf_of(t, "n3"), "s2/s5");
   ASSERT_EQ(t.notes.size(), 1u) << "n3 is alone in leaf s2";
@@ -65,16 +65,16 @@ TEST(PairsTopology, TopographLabels) {
 }
 
 TEST(PairsTopology, VolcanoHyperNodesByNameAndPattern) {
-  const NamedTopology named = parse_topology(fixture("hypernodes.yaml"), "hn.yaml");
+  const NamedTopology named = parse_topology(pairs_fixture("hypernodes.yaml"), "hn.yaml");
   const Topology t = bind(named, {"node-0", "node-1", "node-2", "node-3"});
   EXPECT_EQ(leaf_of(t, "node-0"), "s0/s2");
   EXPECT_EQ(leaf_of(t, "node-3"), "s1/s2");
   // --plan without a job cannot enumerate a pattern.
-  EXPECT_NE(refusal(fixture("hypernodes.yaml")).find("chooses nodes by pattern (node-[23])"), std::string::npos);
+  EXPECT_NE(refusal(pairs_fixture("hypernodes.yaml")).find("chooses nodes by pattern (node-[23])"), std::string::npos);
 }
 
 TEST(PairsTopology, HostsFileAndAliases) {
-  const NamedTopology named = parse_topology(fixture("hosts.txt"), "hosts.txt");
+  const NamedTopology named = parse_topology(pairs_fixture("hosts.txt"), "hosts.txt");
   // Job nodes as hosts with domains, and an emulated node host/ID: matched by short name and by ID.
   const Topology t = bind(named, {"gpu001.cluster.local", "vm/gpu002", "gpu003", "gpu004"});
   EXPECT_EQ(leaf_of(t, "gpu001.cluster.local"), "leaf-a/spine-1");
