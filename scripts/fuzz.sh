@@ -8,6 +8,7 @@
 #   scripts/fuzz.sh options_fuzz    only that target
 #   reproduce: build-fuzz/fuzz/<name>_fuzz build-fuzz/artifacts/<name>_fuzz-crash-...
 # Settings: FUZZ_SECONDS (default 20), FUZZ_BUILD_DIR (default <repo>/build-fuzz),
+#           FUZZ_JOBS (targets run at once, default the number of cores),
 #           COMMSWEEP_JOBS (build jobs, default the number of cores).
 set -euo pipefail
 
@@ -71,11 +72,20 @@ main() {
     mapfile -t targets < <(find "$FUZZ_BUILD/fuzz" -maxdepth 1 -name '*_fuzz' -type f -printf '%f\n' | sort)
   fi
   [ "${#targets[@]}" -gt 0 ] || die "no fuzz targets built in $FUZZ_BUILD/fuzz"
-  local failed=0 target
+  # libFuzzer runs one process on one core: FUZZ_JOBS targets at once (default: the cores), each
+  # for its FUZZ_SECONDS on a core of its own, so each does the work it would do alone.
+  local jobs="${FUZZ_JOBS:-$(nproc)}" failed=0 target
+  local results="$FUZZ_BUILD/results"
+  rm -rf "$results" && mkdir -p "$results"
   for target in "${targets[@]}"; do
-    run_target "$target" || failed=$((failed + 1))
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    { run_target "$target" && touch "$results/$target.ok"; } &
   done
-  say "${#targets[@]} targets, $failed failed, in $((SECONDS - start)) s (build and runs)"
+  wait
+  for target in "${targets[@]}"; do
+    [ -e "$results/$target.ok" ] || failed=$((failed + 1))
+  done
+  say "${#targets[@]} targets, $failed failed, in $((SECONDS - start)) s (build and runs, $jobs at once)"
   [ "$failed" -eq 0 ]
 }
 

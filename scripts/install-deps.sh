@@ -15,7 +15,8 @@ set -euo pipefail
 # libboost-program-options-dev brings the Boost headers it needs (not all of libboost-dev).
 # docs/building.md measures what each part of a first run costs on a bare machine.
 readonly RUNTIME_PACKAGES=(
-  g++ make cmake pkg-config git
+  # ninja-build: scripts/common.sh builds with Ninja where it is (its log times every step).
+  g++ make ninja-build cmake pkg-config git
   openmpi-bin libopenmpi-dev
   libboost-program-options-dev
   libhwloc-dev

@@ -61,17 +61,16 @@ want_cuda() {
 }
 
 # Configures a fresh build folder for running only (no tests; CUDA as want_cuda says, for the
-# GPUs present; the libraries compiled in batches of files, COMMSWEEP_UNITY_BUILD, for a shorter
-# first build: docs/building.md); an existing one keeps its settings. Builds the commsweep target
-# alone.
+# GPUs present; like every script's build, the libraries compiled in batches of files,
+# COMMSWEEP_UNITY_BUILD, for a shorter first build: docs/building.md); an existing one keeps its
+# settings. Builds the commsweep target alone.
 build_for_running() {
   local gpus=$1
-  local -a batches=(-DCOMMSWEEP_UNITY_BUILD=ON)
   if [ ! -f "$COMMSWEEP_BUILD/CMakeCache.txt" ]; then
     if want_cuda "$gpus"; then
-      configure_commsweep ON OFF "${CMAKE_CUDA_ARCHITECTURES:-$(gpu_architectures)}" "${batches[@]}"
+      configure_commsweep ON OFF "${CMAKE_CUDA_ARCHITECTURES:-$(gpu_architectures)}"
     else
-      configure_commsweep OFF OFF "" "${batches[@]}"
+      configure_commsweep OFF OFF ""
     fi
   fi
   cmake --build "$COMMSWEEP_BUILD" -j "${COMMSWEEP_JOBS:-$(nproc)}" --target commsweep

@@ -32,8 +32,11 @@ build_sanitized() {
   fi
   say "building with -fsanitize=address,undefined (CUDA off; ${compilers[*]:-default compiler}," \
       "${fuzz[*]}) into $SANITIZE_BUILD"
+  local -a generator=()
+  mapfile -t generator < <(generator_flags "$SANITIZE_BUILD")
   mkdir -p "$SANITIZE_BUILD"
-  env "${compilers[@]}" cmake -S "$COMMSWEEP_REPO" -B "$SANITIZE_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  env "${compilers[@]}" cmake -S "$COMMSWEEP_REPO" -B "$SANITIZE_BUILD" "${generator[@]}" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMMSWEEP_UNITY_BUILD="$(unity_build)" \
     -DCOMMSWEEP_CUDA=OFF -DCOMMSWEEP_SANITIZE=ON "${fuzz[@]}" >"$SANITIZE_BUILD/configure.log" 2>&1 ||
     { cat "$SANITIZE_BUILD/configure.log" >&2; die "configuring $SANITIZE_BUILD failed"; }
   cmake --build "$SANITIZE_BUILD" -j "${COMMSWEEP_JOBS:-$(nproc)}"
@@ -56,9 +59,10 @@ main() {
   local start=$SECONDS
   sanitizer_environment
   build_sanitized
-  local rc=0
+  local tested=$SECONDS rc=0
   run_sanitized_tests "$@" || rc=$?
-  say "finished in $((SECONDS - start)) s (build and tests), exit code $rc"
+  say "finished in $((SECONDS - start)) s: build $((tested - start)) s, tests $((SECONDS - tested)) s;" \
+      "exit code $rc"
   return "$rc"
 }
 

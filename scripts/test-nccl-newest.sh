@@ -26,6 +26,7 @@ header_version() {
 }
 
 main() {
+  local start=$SECONDS
   install_deps --tests
   [ -n "$(find_nvcc)" ] || die "no nvcc: the newest-NCCL build needs the CUDA toolkit (the kernels are the point)"
   local folder version found libraries
@@ -40,8 +41,10 @@ main() {
   libraries=$(ldd "$COMMSWEEP_BUILD/commsweep")
   grep -qF "$folder/nvidia/nccl/lib/libnccl.so.2" <<<"$libraries" ||
     die "$COMMSWEEP_BUILD/commsweep does not load the wheel's libnccl.so.2: $(grep nccl <<<"$libraries")"
+  local tested=$SECONDS
   (cd "$COMMSWEEP_BUILD" && ctest -L unit --output-on-failure -j "${COMMSWEEP_JOBS:-$(nproc)}")
   say "commsweep built against NCCL $version (headers and library of the wheel): unit tests passed"
+  say "finished in $((SECONDS - start)) s: wheel and build $((tested - start)) s, tests $((SECONDS - tested)) s"
 }
 
 main "$@"

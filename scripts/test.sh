@@ -36,10 +36,12 @@ say_skip_reasons() {
 main() {
   local start=$SECONDS
   install_deps --tests
+  local built=$SECONDS
   build_commsweep all
-  local rc=0
+  local tested=$SECONDS rc=0
   run_ctest "$@" || rc=$?
-  say "finished in $((SECONDS - start)) s (build and tests), exit code $rc"
+  say "finished in $((SECONDS - start)) s: packages $((built - start)) s, build $((tested - built)) s," \
+      "tests $((SECONDS - tested)) s; exit code $rc"
   return "$rc"
 }
 
