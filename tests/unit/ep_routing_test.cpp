@@ -20,7 +20,7 @@
 namespace commsweep::ep {
 namespace {
 
-constexpr std::uint64_t kSeed = 1234;
+constexpr std::uint64_t kRoutingSeed = 1234;
 
 EpCase small_case(RoutingKind routing, int tokens, int topk, int experts) {
   EpCase c;
@@ -32,7 +32,7 @@ EpCase small_case(RoutingKind routing, int tokens, int topk, int experts) {
   return c;
 }
 
-RoutingParams params(std::uint64_t seed = kSeed) {
+RoutingParams params(std::uint64_t seed = kRoutingSeed) {
   RoutingParams p;
   p.seed = seed;
   return p;
@@ -164,10 +164,10 @@ TEST(EpRouting, DeterministicFromSeedAndRank) {
     EXPECT_EQ(a.experts, b.experts) << name_of(kind);
     EXPECT_EQ(a.weights, b.weights) << name_of(kind);
     EXPECT_NE(a.weights, make_routing(c, params(), 2, 4).weights) << name_of(kind);
-    EXPECT_NE(a.weights, make_routing(c, params(kSeed + 1), 1, 4).weights) << name_of(kind);
+    EXPECT_NE(a.weights, make_routing(c, params(kRoutingSeed + 1), 1, 4).weights) << name_of(kind);
     if (kind != RoutingKind::Balanced) {
       EXPECT_NE(a.experts, make_routing(c, params(), 2, 4).experts) << name_of(kind);
-      EXPECT_NE(a.experts, make_routing(c, params(kSeed + 1), 1, 4).experts) << name_of(kind);
+      EXPECT_NE(a.experts, make_routing(c, params(kRoutingSeed + 1), 1, 4).experts) << name_of(kind);
     }
     // A token's routing does not depend on how many tokens the case has.
     const Routing longer = make_routing(small_case(kind, 100, 4, 32), params(), 1, 4);
@@ -238,14 +238,14 @@ TEST(EpRouting, RandnTakesTheTopScoresHighestFirst) {
   const int rank = 2;
   const Routing r = make_routing(c, params(), rank, 4);
   for (int t = 0; t < c.tokens; ++t) {
-    TokenStream s = choice_stream(kSeed, rank, t);
+    TokenStream s = choice_stream(kRoutingSeed, rank, t);
     std::vector<double> score(c.experts);
     for (double& x : score) x = std::fabs(s.randn()) + 1.0;
     std::vector<int> order(c.experts);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](int a, int b) { return score[a] > score[b]; });
-    TokenStream w = weight_stream(kSeed, rank, t);
+    TokenStream w = weight_stream(kRoutingSeed, rank, t);
     for (int j = 0; j < c.topk; ++j) {
       ASSERT_EQ(r.experts[t * c.topk + j], order[j]) << "token " << t << " slot " << j;
       ASSERT_EQ(r.weights[t * c.topk + j], routing_weight(w)) << "token " << t << " slot " << j;
@@ -301,7 +301,7 @@ TEST(EpRouting, TopkGroupsLimitATokensNodes) {
   for (int t = 0; t < c.tokens; ++t) {
     ASSERT_LE(node_count(r, t, 8), 2) << "token " << t;
     // The kept nodes are those with the best maximum score.
-    TokenStream s = choice_stream(kSeed, 5, t);
+    TokenStream s = choice_stream(kRoutingSeed, 5, t);
     std::vector<double> score(c.experts);
     for (double& x : score) x = std::fabs(s.randn()) + 1.0;
     std::vector<double> best(4, 0.0);

@@ -15,7 +15,7 @@
 namespace commsweep {
 namespace {
 
-constexpr std::uint64_t kSeed = 42;
+constexpr std::uint64_t kHostSeed = 42;
 
 std::vector<unsigned char> buffer_of(DataType t, std::size_t count) {
   return std::vector<unsigned char>(count * element_size(t));
@@ -34,7 +34,7 @@ std::uint64_t element_bits(const std::vector<unsigned char>& buf, std::size_t in
 
 TEST(FillHost, WritesEachRanksInputBits) {
   for (DataType t : all_data_types()) {
-    const pattern::Spec spec = make_spec(t, RedOp::Sum, 4, kSeed);
+    const pattern::Spec spec = make_spec(t, RedOp::Sum, 4, kHostSeed);
     auto buf = buffer_of(t, 100);
     fill_host(buf.data(), 100, spec, 3);
     for (std::size_t i = 0; i < 100; ++i) {
@@ -46,7 +46,7 @@ TEST(FillHost, WritesEachRanksInputBits) {
 
 TEST(FillHost, WritesNoFurtherThanCount) {
   const DataType t = DataType::Float16;
-  const pattern::Spec spec = make_spec(t, RedOp::None, 2, kSeed);
+  const pattern::Spec spec = make_spec(t, RedOp::None, 2, kHostSeed);
   std::vector<unsigned char> buf(2 * 10 + 6, 0xAB);
   fill_host(buf.data(), 10, spec, 0);
   for (std::size_t b = 20; b < buf.size(); ++b) EXPECT_EQ(buf[b], 0xAB) << b;
@@ -54,7 +54,7 @@ TEST(FillHost, WritesNoFurtherThanCount) {
 
 TEST(VerifyHost, CorrectBufferHasNothingWrong) {
   for (DataType t : all_data_types()) {
-    const pattern::Spec spec = make_spec(t, RedOp::None, 3, kSeed);
+    const pattern::Spec spec = make_spec(t, RedOp::None, 3, kHostSeed);
     auto buf = buffer_of(t, 1000);
     fill_host(buf.data(), 1000, spec, 1);
     const Mismatch m = verify_host(buf.data(), 1000, expect::copied_from(spec, 1, 0));
@@ -65,7 +65,7 @@ TEST(VerifyHost, CorrectBufferHasNothingWrong) {
 TEST(VerifyHost, OneFlippedElementIsFoundAndNamed) {
   for (DataType t : all_data_types()) {
     const std::size_t bytes = element_size(t);
-    const pattern::Spec spec = make_spec(t, RedOp::None, 3, kSeed);
+    const pattern::Spec spec = make_spec(t, RedOp::None, 3, kHostSeed);
     auto buf = buffer_of(t, 1000);
     fill_host(buf.data(), 1000, spec, 2);
     const std::uint64_t before = element_bits(buf, 537, bytes);
@@ -80,7 +80,7 @@ TEST(VerifyHost, OneFlippedElementIsFoundAndNamed) {
 
 TEST(VerifyHost, OneBitInTheTopByteCounts) {
   const DataType t = DataType::Uint64;
-  const pattern::Spec spec = make_spec(t, RedOp::None, 2, kSeed);
+  const pattern::Spec spec = make_spec(t, RedOp::None, 2, kHostSeed);
   auto buf = buffer_of(t, 16);
   fill_host(buf.data(), 16, spec, 0);
   buf[5 * 8 + 7] ^= 0x80;  // the sign bit of element 5, little-endian
@@ -91,7 +91,7 @@ TEST(VerifyHost, OneBitInTheTopByteCounts) {
 
 TEST(VerifyHost, CountsEveryWrongElementAndReportsTheFirst) {
   const DataType t = DataType::Int32;
-  const pattern::Spec spec = make_spec(t, RedOp::None, 2, kSeed);
+  const pattern::Spec spec = make_spec(t, RedOp::None, 2, kHostSeed);
   auto buf = buffer_of(t, 100);
   fill_host(buf.data(), 100, spec, 1);
   for (std::size_t i : {90u, 17u, 55u}) flip_element(buf, i, 4);
@@ -102,7 +102,7 @@ TEST(VerifyHost, CountsEveryWrongElementAndReportsTheFirst) {
 
 TEST(VerifyHost, AnotherRanksDataIsWrong) {
   const DataType t = DataType::Float32;
-  const pattern::Spec spec = make_spec(t, RedOp::None, 4, kSeed);
+  const pattern::Spec spec = make_spec(t, RedOp::None, 4, kHostSeed);
   auto buf = buffer_of(t, 1000);
   fill_host(buf.data(), 1000, spec, 1);
   EXPECT_EQ(verify_host(buf.data(), 1000, expect::copied_from(spec, 2, 0)).wrong, 1000u);
@@ -111,14 +111,14 @@ TEST(VerifyHost, AnotherRanksDataIsWrong) {
 }
 
 TEST(VerifyHost, EmptyBufferHasNothingWrong) {
-  const pattern::Spec spec = make_spec(DataType::Float32, RedOp::Sum, 2, kSeed);
+  const pattern::Spec spec = make_spec(DataType::Float32, RedOp::Sum, 2, kHostSeed);
   EXPECT_EQ(verify_host(nullptr, 0, expect::reduced(spec, 0)).wrong, 0u);
 }
 
 TEST(PoisonHost, MakesEveryElementWrong) {
   for (DataType t : all_data_types()) {
     for (RedOp op : {RedOp::Sum, RedOp::Max, RedOp::None}) {
-      const pattern::Spec spec = make_spec(t, op, 4, kSeed);
+      const pattern::Spec spec = make_spec(t, op, 4, kHostSeed);
       const pattern::Expect e =
           op == RedOp::None ? expect::copied_in_blocks(spec, 25, 0) : expect::reduced(spec, 0);
       auto buf = buffer_of(t, 100);
@@ -131,7 +131,7 @@ TEST(PoisonHost, MakesEveryElementWrong) {
 }
 
 TEST(ExpectedBits, CopyFromOneRank) {
-  const pattern::Spec spec = make_spec(DataType::Float32, RedOp::None, 4, kSeed);
+  const pattern::Spec spec = make_spec(DataType::Float32, RedOp::None, 4, kHostSeed);
   const pattern::Expect e = expect::copied_from(spec, 3, 100);
   for (std::uint64_t i = 0; i < 50; ++i) {
     EXPECT_EQ(pattern::expected_bits(e, i), pattern::input_bits(spec, 3, 100 + i));
@@ -139,7 +139,7 @@ TEST(ExpectedBits, CopyFromOneRank) {
 }
 
 TEST(ExpectedBits, CopyInBlocksTakesBlockBFromRankB) {
-  const pattern::Spec spec = make_spec(DataType::Bfloat16, RedOp::None, 4, kSeed);
+  const pattern::Spec spec = make_spec(DataType::Bfloat16, RedOp::None, 4, kHostSeed);
   const pattern::Expect e = expect::copied_in_blocks(spec, 3, 10);
   // Element 7 is element 1 of block 2: rank 2's input at 10 + 1.
   EXPECT_EQ(pattern::expected_bits(e, 7), pattern::input_bits(spec, 2, 11));
@@ -151,7 +151,7 @@ TEST(ExpectedBits, CopyInBlocksTakesBlockBFromRankB) {
 }
 
 TEST(ExpectedBits, ReducedUsesTheIndexBase) {
-  const pattern::Spec spec = make_spec(DataType::Int32, RedOp::Sum, 4, kSeed);
+  const pattern::Spec spec = make_spec(DataType::Int32, RedOp::Sum, 4, kHostSeed);
   const pattern::Expect e = expect::reduced(spec, 1000);
   for (std::uint64_t i = 0; i < 50; ++i) {
     EXPECT_EQ(pattern::expected_bits(e, i), pattern::reduced_bits(spec, 1000 + i));
@@ -161,8 +161,8 @@ TEST(ExpectedBits, ReducedUsesTheIndexBase) {
 // Copies carry the raw hash, so ranks' inputs differ almost everywhere: a block from the
 // wrong rank cannot pass.
 TEST(InputBits, CopiesDifferBetweenRanksAndSeeds) {
-  const pattern::Spec spec = make_spec(DataType::Float32, RedOp::None, 4, kSeed);
-  const pattern::Spec other_seed = make_spec(DataType::Float32, RedOp::None, 4, kSeed + 1);
+  const pattern::Spec spec = make_spec(DataType::Float32, RedOp::None, 4, kHostSeed);
+  const pattern::Spec other_seed = make_spec(DataType::Float32, RedOp::None, 4, kHostSeed + 1);
   int same_rank = 0, same_seed = 0;
   for (std::uint64_t i = 0; i < 1000; ++i) {
     same_rank += pattern::input_bits(spec, 0, i) == pattern::input_bits(spec, 1, i);
