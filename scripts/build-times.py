@@ -36,12 +36,12 @@ def read_log(build):
 def kind(output):
     if output.endswith(".gch") or output.endswith(".pch") or "cmake_pch" in output:
         return "precompiled headers"
-    if "/Unity/" in output:
-        return "src/ batches (unity)"
-    if output.endswith((".cu.o",)):
+    if output.endswith(".cu.o"):
         return "CUDA kernels"
     if output.endswith(".o") and output.startswith("tests/"):
-        return "tests' files"
+        return "tests' batches (unity)" if "/Unity/" in output else "tests' files"
+    if "/Unity/" in output:
+        return "src/ batches (unity)"
     if output.endswith(".o"):
         return "src/ files"
     if output.endswith(".a") or output.endswith(".so") or "." not in os.path.basename(output):
