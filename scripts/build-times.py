@@ -53,10 +53,10 @@ def name_of(output):
     """The source a step compiled: src/cli/compare_command.cpp for .../cli/compare_command.cpp.o."""
     if output.endswith(".o"):
         output = output[:-2]
-    for marker in (".dir/",):
-        if marker in output:
-            return output.split(".dir/", 1)[0].rsplit("/", 1)[-1] + ": " + output.split(marker, 1)[1]
-    return output
+    if ".dir/" not in output:
+        return output
+    target_dir, source = output.split(".dir/", 1)
+    return target_dir.rsplit("/", 1)[-1] + ": " + source
 
 
 def main():
@@ -76,7 +76,7 @@ def main():
         total, count = sums.get(k, (0, 0))
         sums[k] = (total + end - start, count + 1)
     slowest = sorted(steps.items(), key=lambda item: item[1][1] - item[1][0], reverse=True)[: args.top]
-    cpu = sum(e - s for s, e in steps.values())
+    summed = sum(e - s for s, e in steps.values())
     if args.markdown:
         print("| step | s |\n|---|---:|")
         for output, (start, end) in slowest:
@@ -84,9 +84,9 @@ def main():
         print("\n| kind | steps | s (summed) |\n|---|---:|---:|")
         for k, (total, count) in sorted(sums.items(), key=lambda item: -item[1][0]):
             print(f"| {k} | {count} | {total / 1000:.0f} |")
-        print(f"| all | {len(steps)} | {cpu / 1000:.0f} |")
+        print(f"| all | {len(steps)} | {summed / 1000:.0f} |")
     else:
-        print(f"{len(steps)} steps, {cpu / 1000:.0f} s summed, {(last - first) / 1000:.0f} s from the first to the last")
+        print(f"{len(steps)} steps, {summed / 1000:.0f} s summed, {(last - first) / 1000:.0f} s from the first to the last")
         print(f"the {len(slowest)} slowest:")
         for output, (start, end) in slowest:
             print(f"  {(end - start) / 1000:7.1f} s  {name_of(output)}")

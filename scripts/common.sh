@@ -117,7 +117,6 @@ compiler_launcher_flags() {
   if [ "${COMMSWEEP_CCACHE:-1}" = 0 ] || ! command -v ccache >/dev/null; then
     return 0
   fi
-
   local language
   for language in C CXX CUDA; do
     echo "-DCMAKE_${language}_COMPILER_LAUNCHER=ccache"
