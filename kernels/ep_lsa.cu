@@ -537,7 +537,7 @@ __device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
 // Its two loops over the places are the flagged path's (duplicate_stage), with relaxed loads.
 // Shared through helpers (and with unset_marked_records), the dispatch kernels spilled 80 and 56
 // bytes instead of 68 and 52, and the fp8 dispatch took 0.6 to 0.8 us longer from 256 to 4096
-// tokens on 4 x H200 (call 35, kernels/NOTES-ep-lsa.md version 12), so each path keeps its own.
+// tokens on 4 x H200 (call 35, results/figures-log.md, version 12), so each path keeps its own.
 template <int V>
 __device__ void copy_marked_piece(const LsaArgs& a, char* headers, char* grouped, std::size_t r, std::uint32_t g,
                                   int lane) {

@@ -156,7 +156,7 @@ inline long long lsa_storing_warps(int blocks, int helpers) {
 // 1024, or 512 where pieces of 1024 would give the storing warps at most two each. Every
 // piece is a latency chain (the record's header, the expert outputs, the stores, the flag, the
 // reduction's loads), and with so few a warp the chains, not the links, set the time.
-// Measured on 4 x H200 (kernels/NOTES-ep-lsa.md, version 9): at hidden 7168 on 264 blocks,
+// Measured on 4 x H200 (results/figures-log.md, version 9): at hidden 7168 on 264 blocks,
 // 128 and 256 tokens (about 1 and 2 pieces of 1024 a storing warp) combined 1.7 and 1.0 us
 // faster in pieces of 512 than of 1024 in the same build; larger cases keep pieces of 1024.
 // `records` is the room (ranks x tokens) and `storing_warps` the launch's, so that every rank
@@ -178,7 +178,7 @@ inline constexpr std::uint32_t kLsaUnset = 0xFFFFFFFFu;
 // reader sets each 16 bytes back once read. A partial's bf16 halves are never 0xFFFF: partials
 // are fmaf sums of finite values, and float_to_bf16 rounds a finite float to a finite bf16 or
 // an infinity (0x7F80 / 0xFF80), never to that NaN.
-// Measured at 128 tokens, hidden 7168, bf16 (kernels/NOTES-ep-lsa.md, version 11): the combine
+// Measured at 128 tokens, hidden 7168, bf16 (results/figures-log.md, version 11): the combine
 // took 24.6 us with marks against 29.0 with flags on 4 x H100 (call 30), and 24.6 against 28.0
 // on 4 x H200 (an experiment build of the same mechanism, call 29): the fence and the flag's
 // trip are off the reduction's path.
@@ -197,7 +197,7 @@ inline bool lsa_partial_landed(std::uint32_t word) { return (word & 0xFFFFu) != 
 // Whether the dispatch is marked: on one node, wherever the combine's partials are (the same
 // rule, so that a case marks both or neither). Its records then need no flag; its headers and
 // grouped buffer are two regions that launches take in turn (above). Measured at 128 tokens,
-// hidden 7168 on 4 x H100 (kernels/NOTES-ep-lsa.md, version 12, call 32): the dispatch took
+// hidden 7168 on 4 x H100 (results/figures-log.md, version 12, call 32): the dispatch took
 // 25.8 us bf16 and 21.8 fp8 marked, against 30.1 and 22.6 with flags: the last fence is gone and
 // the receiver's copies run under the stores.
 #ifdef __CUDACC__
@@ -230,7 +230,7 @@ __host__ __device__
 #endif
 inline bool lsa_word_landed(std::uint32_t word) { return word != kLsaUnset; }
 // Payload bytes per dispatch flag (a piece a warp stores): 2048 or 2560, whichever leaves a
-// record's last piece fullest. Measured on 4 x H100 (kernels/NOTES-ep-lsa.md, version 7): bf16
+// record's last piece fullest. Measured on 4 x H100 (results/figures-log.md, version 7): bf16
 // at hidden 7168 (14336 bytes) is fastest in 7 pieces of 2048, fp8 (7392 bytes with its scales)
 // in 3 of 2560 rather than 4 of 2048 with a last one of 1248.
 inline std::uint32_t lsa_segment_bytes(std::uint32_t payload_stride) {

@@ -24,7 +24,7 @@ constexpr std::size_t kWindowAlign = 4096;  // NCCL_WIN_REQUIRED_ALIGNMENT
 // further experts in the dispatch, the reduction in the combine (kernels/ep_lsa.cu); the
 // others store first, then join them. Pieces a warp stores before it publishes their flags
 // (one release fence for them all). Measured on 2 x H100 at 128 and 4096 tokens (bf16,
-// kernels/NOTES-ep-lsa.md): dispatch helpers 2 / 4 / 6 gave 292.9 / 277.8 / 273.5 us at 4096;
+// results/figures-log.md, version 2): dispatch helpers 2 / 4 / 6 gave 292.9 / 277.8 / 273.5 us at 4096;
 // combine helpers 2 / 3 / 4 gave 313.0 / 320.4 / 335.2 us (at 128 tokens 25.6 / 25.2 / 24.3);
 // a batch of 1 / 4 / 8 gave combines of 353.7 / 335.2 / 325.5 us and dispatches of
 // 275.3 / 277.8 / 294.4 us.
@@ -314,7 +314,7 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   case_ = c;
   // Blocks (--lsa-blocks: both kernels): as many as stay resident (two an SM), but the dispatch
   // of up to kOneBlockPerSmTokens tokens one an SM: pieces of every token spread over all SMs
-  // either way. Measured on 4 x H200 (kernels/NOTES-ep-lsa.md, version 8): the dispatch of 128
+  // either way. Measured on 4 x H200 (results/figures-log.md, version 8): the dispatch of 128
   // tokens took 29.7 us on 132 blocks against 35.1 on 260 (call 12; in call 11 its copies' tail
   // was 4.9 against 9.9 us), faster up to 1024 tokens, slower from 2048 (4096 bf16: 514.4
   // against 496.4); the combine was slower on 132 blocks from 256 tokens (51.4 against 47.7).
