@@ -35,8 +35,19 @@ leave out what it does not discuss; every other line must be there, in order, an
 come between two of them. So a changed message, a new line or a new block fails the check, and
 a command shown without output lines is not compared.
 
+Magnitudes (doc_magnitudes.py): numbers are masked for the comparison, but each time and
+bandwidth shown (a number with us, ms, s or GB/s after it; a table column whose unit row says
+(us) or (GB/s), or that is named "time") must be within 10x of the value the command printed at
+the same place, each raised to a floor first (50 us, 0.05 GB/s: below them a value is noise or
+has no digits to compare). A command off by more is run up to twice more and each value's
+fastest run counts (a busy moment only makes a run slower). So an output captured on a busy
+machine fails, naming the line, the value shown and the value printed.
+
+Links (doc_links.py): every relative link of a page names a file that exists and an anchor that
+is a heading of it, as GitHub makes the anchors; a broken one fails, named FILE:LINE.
+
 Exit status: 0 when every runnable command ended with its expected code and printed its shown
-output, 1 otherwise; each failure is printed as FILE:LINE: reason, then the command and the
+output, and every link resolves, 1 otherwise; each failure is printed as FILE:LINE: reason, then the command and the
 tail of its output (or the line shown and the line printed).
 """
 
@@ -51,6 +62,9 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+
+import doc_links
+import doc_magnitudes
 
 RUN_LANGS = ("sh", "console")
 MARKS = {
@@ -202,10 +216,19 @@ ELISION = "..."
 ELIDED_LINES = re.compile(r"^\.\.\.(\s+\(.*\))?$")
 
 
+def masked_ids(line):
+    """A line with its hex ids as H."""
+    return HEX_ID.sub("H", COMMIT_IN_PARENS.sub("(H)", line))
+
+
+def normalized(line):
+    """A line with hex ids H and blanks collapsed, its numbers kept (for their magnitudes)."""
+    return " ".join(masked_ids(line).split())
+
+
 def masked(line):
     """A line as the outputs are compared: hex ids H, numbers N, blanks collapsed."""
-    line = NUMBER.sub("N", HEX_ID.sub("H", COMMIT_IN_PARENS.sub("(H)", line)))
-    return " ".join(line.split())
+    return NUMBER.sub("N", normalized(line))
 
 
 # Open MPI's own notices (show_help: "mpirun detected that one or more processes exited with
@@ -213,10 +236,10 @@ def masked(line):
 MPI_NOTICE_RULE = re.compile(r"^-{70,}$")
 
 
-def printed_lines(out, scratch, doc_host):
+def printed_lines(out, scratch, doc_host, raw=False):
     """What a command printed, as compared: Open MPI's notices dropped, the scratch folder's
     path dropped (the pages run in the repository's root), this machine's name as the pages'
-    (--doc-host), masked."""
+    (--doc-host), normalized (masked() then hides the numbers)."""
     host = socket.gethostname()
     lines, in_notice = [], False
     for line in out.replace(scratch + os.sep, "").replace(scratch, ".").split("\n"):
@@ -227,8 +250,8 @@ def printed_lines(out, scratch, doc_host):
             continue
         if host and host != doc_host:
             line = re.sub(r"(?<![\w.-])" + re.escape(host) + r"(?![\w-])", doc_host, line)
-        lines.append(masked(line))
-    while lines and not lines[-1]:
+        lines.append(line.rstrip() if raw else normalized(line))
+    while lines and not lines[-1].strip():
         lines.pop()
     return lines
 
@@ -247,12 +270,15 @@ def shown_lines(cmd):
 
 
 def first_difference(shown, printed):
-    """None when the printed lines match the shown ones ([(line number, text)]), else (index
-    into shown or len(shown), index into printed): where the match that got furthest through
-    the shown lines failed."""
+    """(None, the index of the printed line each shown one matched, None where "..." stood) when the printed
+    lines (normalized) match the shown ones ([(line number, text)]), else ((index into shown or
+    len(shown), index into printed), None): where the match that got furthest through the shown
+    lines failed."""
     patterns = [None if ELIDED_LINES.match(text.strip()) else line_pattern(text) for _, text in shown]
+    printed_masked = [NUMBER.sub("N", line) for line in printed]
     best = [(-1, 0)]
     seen = set()
+    path = [None] * len(patterns)
 
     def match(i, j):
         if (i, j) in seen:
@@ -262,31 +288,65 @@ def first_difference(shown, printed):
         if i == len(patterns):
             return j == len(printed)
         if patterns[i] is None:  # lines left out: any number of printed lines
+            path[i] = None
             return any(match(i + 1, k) for k in range(j, len(printed) + 1))
-        return j < len(printed) and patterns[i].match(printed[j]) is not None and match(i + 1, j + 1)
+        if j < len(printed) and patterns[i].match(printed_masked[j]) is not None \
+                and match(i + 1, j + 1):
+            path[i] = j
+            return True
+        return False
 
-    return None if match(0, 0) else best[0]
+    return (None, path) if match(0, 0) else (best[0], None)
+
+
+def magnitudes(cmd, shown, matched):
+    """{(shown line index, value index): (unit, shown value, printed value)} of the times and
+    bandwidths the shown output holds (doc_magnitudes)."""
+    lines = [(text, normalized(text), m) for (_, text), m in zip(shown, matched)]
+    found, count = {}, {}
+    for i, unit, a, b in doc_magnitudes.values(lines):
+        k = count.get(i, 0)
+        count[i] = k + 1
+        found[(i, k)] = (unit, a, b)
+    return found
+
+
+def magnitude_failures(cmd, shown, found):
+    """FILE:LINE lines for the values more than MAX_RATIO apart."""
+    failures = []
+    for (i, _), (unit, a, b) in sorted(found.items()):
+        ratio = doc_magnitudes.apart(unit, a, b)
+        if ratio > doc_magnitudes.MAX_RATIO:
+            kind, _, label = unit
+            failures.append(
+                f"{cmd.path}:{shown[i][0]}: {kind} {a} {label} shown, {b} {label} printed: "
+                f"{ratio:.0f}x apart (the docs check allows {doc_magnitudes.MAX_RATIO:.0f}x; "
+                f"below {doc_magnitudes.TIME_FLOOR_S * 1e6:.0f} us or "
+                f"{doc_magnitudes.BANDWIDTH_FLOOR_GBPS} GB/s a value counts as that): take the "
+                f"output from a run on an idle machine\n    shown:   {shown[i][1].strip()}")
+    return failures
 
 
 def output_failure(cmd, out, scratch, doc_host):
-    """FILE:LINE and the lines that differ, or None when the output is as shown."""
+    """FILE:LINE and the lines that differ, or None when the output is as shown; and the
+    magnitudes compared ({} when none or when the lines differ)."""
     shown = shown_lines(cmd)
     if not shown:
-        return None
+        return None, {}
     printed = printed_lines(out, scratch, doc_host)
-    where = first_difference(shown, printed)
+    where, matched = first_difference(shown, printed)
     if where is None:
-        return None
+        return None, magnitudes(cmd, shown, [None if j is None else printed[j] for j in matched])
     i, j = where
     if i < len(shown):
         line, expected = shown[i]
-        got = printed[j] if j < len(printed) else "(nothing: the output ended)"
+        got = masked(printed[j]) if j < len(printed) else "(nothing: the output ended)"
         reason = f"printed otherwise than shown:\n    shown:   {masked(expected)}\n    printed: {got}"
     else:
         line = shown[-1][0]
-        reason = f"printed more than shown (a new line or block?):\n    printed: {printed[j]}"
+        reason = f"printed more than shown (a new line or block?):\n    printed: {masked(printed[j])}"
     return (f"{cmd.path}:{line}: {reason}\n    (numbers masked as N, hex ids as H; the command at "
-            f"{cmd.path}:{cmd.line}: {cmd.text})")
+            f"{cmd.path}:{cmd.line}: {cmd.text})"), {}
 
 
 def make_scratch(repo, commsweep):
@@ -371,11 +431,42 @@ def check_page(page, scratch, env, timeout, verbose, doc_host="vm"):
                    "here)" if code == 127 else ""
             failures.append(f"{cmd.path}:{cmd.line}: exit {code}, expected {cmd.expected}"
                             f"{hint}: {cmd.text}\n{tail(out)}")
-        elif (differs := output_failure(cmd, out, scratch, doc_host)) is not None:
-            failures.append(differs)
-        elif verbose:
-            print(f"  ok ({seconds:.1f} s, exit {code}) {cmd.path}:{cmd.line}: {cmd.text}")
+        else:
+            differs, found = output_failure(cmd, out, scratch, doc_host)
+            if differs is None:
+                differs = magnitudes_checked(cmd, found, env, scratch, timeout, doc_host)
+            if differs:
+                failures.append(differs)
+            elif verbose:
+                print(f"  ok ({seconds:.1f} s, exit {code}) {cmd.path}:{cmd.line}: {cmd.text}")
     return failures, env
+
+
+# A time off by more than 10x is run again, up to twice, and each value's smallest printed time
+# counts: a busy moment only ever makes a run slower, so the smallest is the machine's own.
+MAGNITUDE_RERUNS = 2
+
+
+def magnitudes_checked(cmd, found, env, scratch, timeout, doc_host):
+    """None when every shown time and bandwidth is within 10x of the printed one (after up to
+    MAGNITUDE_RERUNS runs more where one is not), else the failures, FILE:LINE each."""
+    shown = shown_lines(cmd)
+    failures = magnitude_failures(cmd, shown, found)
+    for _ in range(MAGNITUDE_RERUNS):
+        if not failures:
+            return None
+        code, _, out = run_command(cmd, env, scratch, timeout)
+        again = output_failure(cmd, out, scratch, doc_host)[1] if code == cmd.expected else {}
+        for key, (unit, a, b) in again.items():
+            if key in found:
+                best = found[key][2]
+                # The printed value closest to the shown one's side: the smallest time, the
+                # largest bandwidth.
+                faster = float(b) < float(best) if unit[0] == "time" else float(b) > float(best)
+                if faster:
+                    found[key] = (unit, a, b)
+        failures = magnitude_failures(cmd, shown, found)
+    return "\n".join(failures) if failures else None
 
 
 def default_files(repo):
@@ -407,6 +498,7 @@ def main():
     pages = [parse(f, os.path.relpath(f, repo) if f.startswith(repo + os.sep) else f)
              for f in files]
     errors = [e for p in pages for e in p.errors]
+    errors += [e for f, p in zip(files, pages) for e in doc_links.link_errors(f, p.path)]
 
     if args.list:
         for p in pages:

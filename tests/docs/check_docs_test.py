@@ -148,6 +148,66 @@ class CheckDocsTest(unittest.TestCase):
         self.assertIn("README.md:4: printed otherwise than shown:", out)
         self.assertIn("printed: (nothing: the output ended)", out)
 
+    # Magnitudes: a time or bandwidth shown must be within 10x of the printed one (below 50 us
+    # and 0.05 GB/s a value counts as that floor), numbers otherwise masked as before.
+    def test_a_time_a_thousand_times_off_fails_naming_its_line(self):
+        code, out = run_checker({"README.md": """
+            ```console
+            $ printf 'took 5.0 us, window 0.8 s\\n'
+            took 5000.0 us, window 0.8 s
+            ```
+            """})
+        self.assertEqual(code, 1, out)
+        self.assertIn("README.md:3: time 5000.0 us shown, 5.0 us printed: 100x apart", out)
+
+    def test_times_within_ten_fold_or_under_the_floor_pass(self):
+        code, out = run_checker({"README.md": """
+            ```console
+            $ printf 'took 3 us, then 400 us, window 2.5 s, 7 GB/s, 0.00 GB/s, count 5000\\n'
+            took 40 us, then 60 us, window 0.3 s, 1.2 GB/s, 0.03 GB/s, count 5
+            ```
+            """})
+        self.assertEqual(code, 0, out)
+
+    def test_a_table_column_is_compared_by_its_unit(self):
+        names = "#       size    count   time   algbw  #wrong"
+        units = "#        (B)     (el)   (us)  (GB/s)"
+        row = "     1048576   262144  {}  {}       0"
+        printed = "\\n".join([names, units, row.format("  180.5", "  5.81")])
+        code, out = run_checker({"docs/t.md": f"""
+            ```console
+            $ printf '{printed}\\n'
+            {names}
+            {units}
+            {row.format("18050.0", "  0.06")}
+            ```
+            """})
+        self.assertEqual(code, 1, out)
+        self.assertIn("docs/t.md:5: time 18050.0 us shown, 180.5 us printed: 100x apart", out)
+        self.assertIn("docs/t.md:5: bandwidth 0.06 GB/s shown, 5.81 GB/s printed: 97x apart", out)
+        self.assertEqual(out.count("x apart"), 2, out)  # size and count: not times, not compared
+
+    def test_a_slow_moment_is_run_again(self):
+        # Slow the first time only: the smallest of the runs counts, so the page passes.
+        code, out = run_checker({"README.md": """
+            ```console
+            $ if [ -e ran ]; then printf 'took 5 us\\n'; else touch ran; printf 'took 9000 us\\n'; fi
+            took 6 us
+            ```
+            """})
+        self.assertEqual(code, 0, out)
+
+    def test_a_broken_link_or_anchor_fails_naming_its_line(self):
+        code, out = run_checker({
+            "README.md": "# Top\n\nSee [b](docs/b.md#the-b-section), [c](docs/c.md), [t](#top)\nand [x](docs/b.md#no-such).\n",
+            "docs/b.md": "# B\n\n## The `b` section\n",
+        })
+        self.assertEqual(code, 1, out)
+        self.assertIn("README.md:3: link (docs/c.md): no such file docs/c.md", out)
+        self.assertIn("README.md:4: link (docs/b.md#no-such): no heading of docs/b.md has the anchor #no-such", out)
+        self.assertNotIn("the-b-section)", out)
+        self.assertNotIn("(#top)", out)
+
     def test_wrong_expected_exit_fails(self):
         code, out = run_checker({"README.md": "```sh\ntrue   # exits 2\n```\n"})
         self.assertEqual(code, 1, out)
