@@ -4,9 +4,12 @@
     doctor_results.py --baseline BASE [--cut-size BYTES --pct 20] [--wrong-size BYTES --count 5] IN OUT
 
 Every row (each cycle, both halves) is first put on the baseline's median busbw (time, algbw
-and per-rank times scaled to match): the night as the baseline describes it, without this
-machine's noise. Then, at --cut-size, the busbw of both halves is set pct% below the baseline
-(a regression slows the row: compare takes one half alone for a moment's noise);
+and per-rank times scaled to match), and its iterations (per_iter) on the baseline's p99 (every
+iteration time scaled so that the p99 is the baseline's p99_us, where both have one): the night
+as the baseline describes it, without this machine's noise, for the median rule and the tail
+rule alike. Then, at --cut-size, the busbw of both halves is set pct% below the baseline and
+their iterations slowed as much (a regression slows the row: compare takes one half alone for a
+moment's noise);
 at --wrong-size, the first out-of-place row gets --count wrong elements (counted in the
 summary). So a verdict on the copy is caused by what was planted, and by nothing else.
 Standard library only.
@@ -22,6 +25,29 @@ def baseline_busbw(base):
     return {tuple(e[k] for k in KEY) + (e["place"],): e["busbw_gbps"] for e in base["entries"] if "busbw_gbps" in e}
 
 
+def baseline_p99(base):
+    return {tuple(e[k] for k in KEY) + (e["place"],): e["p99_us"] for e in base["entries"] if e.get("p99_us")}
+
+
+# The iteration times of a half (per_iter) that move with its speed; cv_pct, spike_factor and
+# the counts do not.
+PER_ITER_TIMES = ("avg_us", "first_us", "max_us", "min_us", "p50_us", "p95_us", "p99_us", "stdev_us")
+PER_ITER_LISTS = ("times_us", "rank_max_us")
+
+
+def set_p99(per_iter, target):
+    factor = target / per_iter["p99_us"]
+    for k in PER_ITER_TIMES:
+        if isinstance(per_iter.get(k), (int, float)):
+            per_iter[k] *= factor
+    for k in PER_ITER_LISTS:
+        if isinstance(per_iter.get(k), list):
+            per_iter[k] = [x * factor for x in per_iter[k]]
+    if isinstance(per_iter.get("per_process_max_times_us"), list):
+        per_iter["per_process_max_times_us"] = [[x * factor for x in times]
+                                                for times in per_iter["per_process_max_times_us"]]
+
+
 def set_busbw(timing, target):
     factor = timing["busbw_gbps"] / target  # > 1: slower
     timing["busbw_gbps"] = target
@@ -32,18 +58,22 @@ def set_busbw(timing, target):
 
 
 def doctor(doc, base, a):
-    medians = baseline_busbw(base)
+    medians, p99s = baseline_busbw(base), baseline_p99(base)
     cut = wrong = 0
     for row in doc["rows"]:
         for place in ("out_of_place", "in_place"):
             key = tuple(row[k] for k in KEY) + (place,)
             if key not in medians:
                 sys.exit("doctor_results: no baseline entry for %s" % (key,))
-            target = medians[key]
+            target, slower = medians[key], 1.0
             if row["size_bytes"] == a.cut_size:
                 target *= (100 - a.pct) / 100
+                slower = 100 / (100 - a.pct)
                 cut += 1
             set_busbw(row[place], target)
+            per_iter = row[place].get("per_iter")
+            if key in p99s and isinstance(per_iter, dict) and per_iter.get("p99_us"):
+                set_p99(per_iter, p99s[key] * slower)
         if row["size_bytes"] == a.wrong_size and not wrong:
             row["out_of_place"]["wrong"] = a.count
             doc["summary"]["wrong_total"] = (doc["summary"]["wrong_total"] or 0) + a.count
