@@ -81,6 +81,9 @@ class Backend {
   virtual std::string_view name() const = 0;
   // Empty when supported; otherwise why not (e.g. fp8 reductions before sm_90).
   virtual std::string unsupported(DataType type, RedOp op) const = 0;
+  // Where TYPE reduced with OP is carried out otherwise than the fabric would (the mpi backend's
+  // 16- and 8-bit floats, reduced on the host), what the rows' times then measure; "" elsewhere.
+  virtual std::string caveat(DataType /*type*/, RedOp /*op*/) const { return {}; }
 
   virtual std::unique_ptr<Buffer> allocate(std::size_t bytes) = 0;
   virtual void fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) = 0;

@@ -27,6 +27,7 @@ class SlowedBackend final : public Backend {
 
   std::string_view name() const override { return inner_.name(); }
   std::string unsupported(DataType type, RedOp op) const override { return inner_.unsupported(type, op); }
+  std::string caveat(DataType type, RedOp op) const override { return inner_.caveat(type, op); }
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override { return inner_.allocate(bytes); }
   void fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) override {
     inner_.fill(buffer, count, spec, rank);

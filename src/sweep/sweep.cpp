@@ -361,7 +361,12 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
         sink.on_note(count_of(skipped, "size") + " skipped: smaller than one " +
                      std::string(name_of(type)) + " element per rank");
       }
+      bool caveat_said = false;  // once per type, not per operator
       for (RedOp op : ops) {
+        if (const std::string caveat = backend_.caveat(type, op); !caveat.empty() && !caveat_said && sink.on_note) {
+          sink.on_note(caveat);
+          caveat_said = true;
+        }
         if (const std::string why = backend_.unsupported(type, op); !why.empty()) {
           if (sink.on_note) sink.on_note("skipping " + std::string(name_of(type)) + ": " + why);
           continue;

@@ -20,6 +20,7 @@ class MpiBackend final : public Backend {
 
   std::string_view name() const override { return "mpi"; }
   std::string unsupported(DataType type, RedOp op) const override;
+  std::string caveat(DataType type, RedOp op) const override;
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
   void fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) override;
   void poison(void* buffer, std::size_t count, const pattern::Expect& expect) override;
