@@ -13,7 +13,7 @@
 #include "regress/baseline_json.hpp"
 #include "regress/baseline_runs.hpp"
 #include "regress/compare.hpp"
-#include "report/json.hpp"
+#include "regress/run_file.hpp"
 #include "run/provenance.hpp"
 #include "version.hpp"
 
@@ -104,11 +104,12 @@ int run_baseline_command(int argc, char** argv, char**) {
   const auto flags = baseline_flags(o);
   if (parse_command_words(argc, argv, flags, "run", &o.runs).count("help") > 0) {
     std::cout << flags << "\nMakes a baseline (schema commsweep.baseline/1, results/schema/baseline.md) from one or\n"
-                 "more results files: per measurement the median and the spread ((max - min) / median) over\n"
-                 "every sample of every run (each cycle of -N counts), at least the noise each row shows of\n"
-                 "itself (its two halves, out-of-place and in-place), so that one run gives a spread too; 5 runs\n"
-                 "or more are recommended. Runs that ended early or were taken with other settings are\n"
-                 "refused (--allow-incomplete, --allow-mixed). Exit codes: 0 written, 2 bad input.\n";
+                 "more results files, and the --json files of commsweep nvlink and commsweep pairs (per GPU pair\n"
+                 "and copy test, per node pair): per measurement the median and the spread ((max - min) /\n"
+                 "median) over every sample of every run (each cycle of -N counts), at least the noise each row\n"
+                 "shows of itself (its two halves, out-of-place and in-place), so that one run gives a spread\n"
+                 "too; 5 runs or more are recommended. Runs that ended early or were taken with other settings\n"
+                 "are refused (--allow-incomplete, --allow-mixed). Exit codes: 0 written, 2 bad input.\n";
     return 0;
   }
   if (o.runs.empty()) throw_usage("no RUN files given (commsweep baseline --help)");
@@ -120,16 +121,23 @@ int run_baseline_command(int argc, char** argv, char**) {
   std::string command_line = "commsweep";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   try {
-    for (const auto& r : o.runs) runs.push_back(report::read_results_file(r));
+    for (const auto& r : o.runs) runs.push_back(regress::read_run_file(r));
     regress::require_comparable_runs(o.runs, runs, o.allow_incomplete, o.allow_mixed);
     const regress::Baseline b = make_baseline(o, runs, command_line);
     output::write_output_file(o.output, regress::to_json(b).dump(2) + "\n");
     std::cout << "baseline " << o.output << ": " << b.shape << " " << b.mode << ", "
               << count_of(b.entries.size(), "measurement") << " from " << count_of(runs.size(), "run") << "\n";
     if (runs.size() < regress::kRecommendedBaselineRuns) {
+      std::size_t matrices = 0;
+      for (const auto& e : b.entries) matrices += e.key.is_matrix() ? 1 : 0;
+      // A matrix has no halves whose difference would show its noise: its spread is 0.
+      const std::string spread = matrices == 0 ? "the noise the rows show of themselves (their two halves)"
+                                 : matrices == b.entries.size()
+                                     ? "0 (an nvlink or pairs file has no halves to show its noise)"
+                                     : "the noise the rows show of themselves (their two halves; 0 for the "
+                                       "nvlink and pairs entries, which have none)";
       std::cout << "note: " << regress::kRecommendedBaselineRuns << " runs or more are recommended: with "
-                << runs.size() << ", each spread is the noise the rows show of themselves (their two "
-                   "halves), not yet how much one run differs from the next\n";
+                << runs.size() << ", each spread is " << spread << ", not yet how much one run differs from the next\n";
     }
   } catch (const Error&) {
     throw;

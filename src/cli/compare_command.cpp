@@ -20,7 +20,7 @@
 #include "regress/history.hpp"
 #include "regress/measured_setup.hpp"
 #include "regress/render.hpp"
-#include "report/json.hpp"
+#include "regress/run_file.hpp"
 
 namespace commsweep {
 namespace po = boost::program_options;
@@ -69,7 +69,9 @@ std::string swap_hint(const CompareOptions& o) {
   for (const auto& r : o.results) {
     if (is(schema_of(r), "commsweep.baseline/")) baselines += (baselines.empty() ? "" : ", ") + r;
   }
-  const bool results_as_baseline = is(schema_of(o.baseline), "commsweep.results/");
+  const std::string given = schema_of(o.baseline);
+  const bool results_as_baseline =
+      is(given, "commsweep.results/") || is(given, "commsweep.nvlink/") || is(given, "commsweep.pairs/");
   if (baselines.empty() && !results_as_baseline) return "";
   std::string hint = " (";
   if (!baselines.empty()) hint += baselines + " is a baseline";
@@ -133,7 +135,7 @@ int run_compare_command(int argc, char** argv, char**) {
     const health::RuleBook rules = health_rules(thresholds_file(o.health_thresholds));
     std::vector<report::Results> inputs;
     for (const auto& path : o.results) {
-      inputs.push_back(report::read_results_file(path));
+      inputs.push_back(regress::read_run_file(path));
       rejudge_health(inputs.back(), path, rules);
     }
     const report::Results results = regress::merge_runs(inputs, o.results);

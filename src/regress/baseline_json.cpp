@@ -72,11 +72,17 @@ class Field {
   std::string path_;
 };
 
+// Collectives keep busbw; EP rows and the matrices a bandwidth (DeepEP's, a pair's GB/s).
+bool is_collective_entry(const Key& k) { return !k.is_ep() && !k.is_matrix(); }
+
 json key_json(const Key& k) {
   json j{{"test", k.test}, {"type", k.type}, {"place", k.place}};
   if (k.is_ep()) {
     j["config"] = k.config;
     j["tokens"] = k.size;
+  } else if (k.is_matrix()) {  // since issue 43
+    j["config"] = k.config;
+    j["size_bytes"] = k.size;
   } else {
     j["redop"] = k.redop;
     j["root"] = k.root;
@@ -93,6 +99,9 @@ Key key_from(const Field& f) {
   if (k.is_ep()) {
     k.config = f.at("config").get<std::string>();
     k.size = f.at("tokens").count();
+  } else if (k.is_matrix()) {
+    k.config = f.at("config").get<std::string>();
+    k.size = f.at("size_bytes").count();
   } else {
     k.redop = f.at("redop").get<std::string>();
     k.root = f.at("root").get<int>();
@@ -152,7 +161,9 @@ const std::pair<const char*, std::string MeasuredSetup::*> kSetupText[] = {
     {"gpus_per_node", &MeasuredSetup::gpus_per_node},
     {"shape", &MeasuredSetup::shape},
     {"buffers", &MeasuredSetup::buffers},
-    {"timer", &MeasuredSetup::timer}};
+    {"timer", &MeasuredSetup::timer},
+    {"matrix_hosts", &MeasuredSetup::matrix_hosts},  // since issue 43: nvlink and pairs files only
+    {"matrix_bytes", &MeasuredSetup::matrix_bytes}};
 
 json source_json(const BaselineSource& s) {
   json j{{"file", s.file}, {"started_at", s.started_at}, {"backend", s.backend}, {"git_hash", s.git_hash},
@@ -213,9 +224,9 @@ BaselineEntry entry_from(const Field& f) {
   BaselineEntry e;
   e.key = key_from(f);
   e.samples = f.at("samples").positive_int();
-  const bool ep = e.key.is_ep();
-  e.bandwidth_gbps = f.at(ep ? "bandwidth_gbps" : "busbw_gbps").non_negative();
-  e.bandwidth_spread_pct = f.at(ep ? "bandwidth_spread_pct" : "busbw_spread_pct").non_negative();
+  const bool bus = is_collective_entry(e.key);
+  e.bandwidth_gbps = f.at(bus ? "busbw_gbps" : "bandwidth_gbps").non_negative();
+  e.bandwidth_spread_pct = f.at(bus ? "busbw_spread_pct" : "bandwidth_spread_pct").non_negative();
   e.time_us = f.at("time_us").non_negative();
   e.time_spread_pct = f.at("time_spread_pct").non_negative();
   if (f.has("p99_us")) e.p99_us = f.at("p99_us").non_negative();  // since issue 26
@@ -228,10 +239,10 @@ json to_json(const Baseline& b) {
   json entries = json::array();
   for (const auto& e : b.entries) {
     json j = key_json(e.key);
-    const bool ep = e.key.is_ep();
+    const bool bus = is_collective_entry(e.key);
     j["samples"] = e.samples;
-    j[ep ? "bandwidth_gbps" : "busbw_gbps"] = e.bandwidth_gbps;
-    j[ep ? "bandwidth_spread_pct" : "busbw_spread_pct"] = e.bandwidth_spread_pct;
+    j[bus ? "busbw_gbps" : "bandwidth_gbps"] = e.bandwidth_gbps;
+    j[bus ? "busbw_spread_pct" : "bandwidth_spread_pct"] = e.bandwidth_spread_pct;
     j["time_us"] = e.time_us;
     j["time_spread_pct"] = e.time_spread_pct;
     if (e.p99_us > 0) j["p99_us"] = e.p99_us;

@@ -17,14 +17,16 @@ std::string pct(double v) { return printed("%.1f%%", v); }
 std::string gbps(double v) { return printed("%.2f GB/s", v); }
 
 Metric metric_for(const Key& key, const Rules& rules) {
-  if (key.is_ep()) return Metric::EpBandwidth;
+  if (key.is_ep()) return Metric::Bandwidth;
+  // A matrix's size is its run's bytes per copy, not what its latency moves (a 4-byte flag).
+  if (key.is_matrix()) return key.place == kLatencyPlace ? Metric::Time : Metric::Bandwidth;
   return key.size < rules.small_message_bytes ? Metric::Time : Metric::Busbw;
 }
 
 const Floor* floor_for(const Key& key, const Rules& rules) {
   const Floor* found = nullptr;
   for (const auto& f : rules.floors) {
-    if (key.is_ep() || f.test != key.test || (!f.type.empty() && f.type != key.type)) continue;
+    if (key.judged_alone() || f.test != key.test || (!f.type.empty() && f.type != key.type)) continue;
     if (key.size < f.from_size_bytes) continue;
     if (!found || f.min_busbw_gbps > found->min_busbw_gbps) found = &f;
   }
@@ -67,7 +69,7 @@ void judge_change(Judgement& j, const Rules& rules) {
 // above the baseline's FAILs the half (both halves must agree, as for a change of the median:
 // require_both_halves). Halves of fewer than tail_min_iterations iterations are not judged.
 void judge_tail(Judgement& j, const Observation& o, const BaselineEntry& base, const Rules& rules) {
-  if (o.key.is_ep() || o.key.size < rules.small_message_bytes || base.p99_us <= 0 || o.p99_us.empty()) return;
+  if (o.key.judged_alone() || o.key.size < rules.small_message_bytes || base.p99_us <= 0 || o.p99_us.empty()) return;
   for (const auto& s : o.per_iter) {
     if (s.times_us.size() < static_cast<std::size_t>(rules.tail_min_iterations)) return;
   }
@@ -165,7 +167,7 @@ void require_both_halves(std::vector<Judgement>& judgements) {
   for (const auto& j : judgements) by_key[j.key] = &j;
   std::vector<std::pair<Judgement*, std::string>> lone;
   for (auto& j : judgements) {
-    if (!j.change_fail || j.key.is_ep()) continue;
+    if (!j.change_fail || j.key.judged_alone()) continue;  // no halves: EP phases, a matrix's tests
     Key other = j.key;
     other.place = j.key.place == "in_place" ? "out_of_place" : "in_place";
     const auto it = by_key.find(other);
@@ -255,7 +257,7 @@ const char* name_of(Metric m) {
   switch (m) {
     case Metric::Busbw: return "busbw";
     case Metric::Time: return "time";
-    case Metric::EpBandwidth: return "bandwidth";
+    case Metric::Bandwidth: return "bandwidth";
     case Metric::None: return "-";
   }
   return "?";

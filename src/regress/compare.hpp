@@ -32,7 +32,8 @@ constexpr int kBadInput = 2;    // unreadable, corrupt or foreign-schema input, 
 constexpr int kWrong = 3;       // the run found wrong elements (#wrong > 0)
 }  // namespace compare_exit
 
-enum class Metric { Busbw, Time, EpBandwidth, None };
+// Bandwidth: DeepEP's of an EP phase, or a matrix's GB/s (an nvlink pair or target, a node pair).
+enum class Metric { Busbw, Time, Bandwidth, None };
 const char* name_of(Metric m);
 
 struct Judgement {

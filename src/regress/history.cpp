@@ -11,13 +11,16 @@
 #include <stdexcept>
 
 #include "output/output_file.hpp"
-#include "report/json.hpp"
+#include "regress/run_file.hpp"
 
 namespace commsweep::regress {
 namespace fs = std::filesystem;
 
 std::string test_id(const report::Results& r, std::size_t collectives) {
   if (!r.ep_rows.empty() && r.rows.empty()) return "ep";
+  if (r.rows.empty() && (!r.nvlink.empty() || !r.pairs.empty())) {  // an nvlink or pairs file
+    return !r.pairs.empty() && !r.nvlink.empty() ? "nvlink+pairs" : !r.pairs.empty() ? "pairs" : "nvlink";
+  }
   std::vector<std::string> tests;
   for (const auto& row : r.rows) {
     if (std::find(tests.begin(), tests.end(), row.test) == tests.end()) tests.push_back(row.test);
@@ -75,7 +78,7 @@ std::vector<HistoryFile> read_history(const std::string& dir, const std::string&
   std::vector<std::string> chosen(names.begin(), names.end());
   if (chosen.size() > limit) chosen.erase(chosen.begin(), chosen.end() - static_cast<long>(limit));
   std::vector<HistoryFile> out;
-  for (const auto& name : chosen) out.push_back({name, report::read_results_file((fs::path(dir) / name).string())});
+  for (const auto& name : chosen) out.push_back({name, read_run_file((fs::path(dir) / name).string())});
   return out;
 }
 

@@ -12,8 +12,8 @@
 namespace commsweep::regress {
 
 // "all" for a run of every collective (COLLECTIVES: how many `commsweep all` names, the
-// registry's count, which this pure layer cannot see), "ep", or the tests joined with '+'
-// ("all_reduce+sendrecv").
+// registry's count, which this pure layer cannot see), "ep", "nvlink" or "pairs" (their files),
+// or the tests joined with '+' ("all_reduce+sendrecv").
 std::string test_id(const report::Results& results, std::size_t collectives);
 // "<YYYYMMDDTHHMMSSZ>-<test id>.json" from provenance.started_at.
 std::string history_file_name(const report::Results& results, std::size_t collectives);

@@ -1,10 +1,13 @@
 #include "regress/measured_setup.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "regress/baseline.hpp"
+#include "regress/matrices.hpp"
 
 namespace commsweep::regress {
 namespace {
@@ -52,6 +55,47 @@ std::string joined(const std::set<std::string>& values) {
   return text;
 }
 
+std::string blank_joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : " ") + item;
+  return text;
+}
+
+// The items of a list property's values.
+std::set<std::string> items_of(const std::set<std::string>& values) {
+  std::set<std::string> items;
+  for (const auto& v : values) {
+    for (std::size_t from = 0; from < v.size();) {
+      const std::size_t to = std::min(v.find(' ', from), v.size());
+      if (to > from) items.insert(v.substr(from, to - from));
+      from = to + 1;
+    }
+  }
+  return items;
+}
+
+// At most 8 items of a list, then how many more: a cluster's hosts do not fit a line.
+std::string listed(const std::set<std::string>& items) {
+  constexpr std::size_t kShown = 8;
+  std::string text;
+  std::size_t n = 0;
+  for (const auto& item : items) {
+    if (n++ == kShown) return text + " and " + std::to_string(items.size() - kShown) + " more";
+    text += (text.empty() ? "" : " ") + item;
+  }
+  return text;
+}
+
+// A list property: the run's items the baseline lacks, said with the baseline's; none: "".
+std::optional<SetupDifference> list_difference(const SetupProperty& p, const std::set<std::string>& ours,
+                                               const std::set<std::string>& theirs) {
+  const auto run = items_of(ours), base = items_of(theirs);
+  std::set<std::string> extra;
+  std::set_difference(run.begin(), run.end(), base.begin(), base.end(), std::inserter(extra, extra.end()));
+  if (extra.empty()) return std::nullopt;
+  return SetupDifference{p.name, listed(extra) + " (not in the baseline)", listed(base)};
+}
+
 }  // namespace
 
 MeasuredSetup measured_setup(const report::Results& run) {
@@ -67,6 +111,8 @@ MeasuredSetup measured_setup(const report::Results& run) {
     s.buffers = p.buffers.empty() ? "warm" : p.buffers;
     s.timer = timer_of(run);
   }
+  s.matrix_hosts = blank_joined(matrix_nodes(run));
+  s.matrix_bytes = blank_joined(matrix_bytes(run));
   return s;
 }
 
@@ -79,6 +125,8 @@ const std::vector<SetupProperty>& setup_properties() {
       {"shape", "shape", &MeasuredSetup::shape},
       {"buffers", "buffers", &MeasuredSetup::buffers},
       {"timer", "timer", &MeasuredSetup::timer},
+      {"hosts", "matrix_hosts", &MeasuredSetup::matrix_hosts, true},
+      {"bytes", "matrix_bytes", &MeasuredSetup::matrix_bytes, true},
   };
   return properties;
 }
@@ -93,6 +141,10 @@ SetupCheck check_setup(const std::vector<MeasuredSetup>& run, const std::vector<
     const auto theirs = values_of(baseline, p.value);
     if (theirs.empty()) {
       unrecorded += (unrecorded.empty() ? "" : ", ") + std::string(p.name);
+      continue;
+    }
+    if (p.list) {
+      if (auto d = list_difference(p, ours, theirs)) check.differences.push_back(*d);
       continue;
     }
     // A baseline of several settings (--allow-mixed) takes a run of any of them.

@@ -1,5 +1,6 @@
 // What a run measured beside its rows: the backend, the ranks and nodes, the GPUs per node, the
-// shape, the buffers and the timer. `compare` judges a run only against a baseline of the same
+// shape, the buffers and the timer, and of nvlink and pairs files the hosts and bytes of their
+// matrices. `compare` judges a run only against a baseline of the same
 // (a 2-rank host-memory run against 4 x H200 on NVLink would fail hundreds of rows for nothing,
 // and say nothing of why), and `baseline` records it per source run (results/schema/baseline.md).
 #pragma once
@@ -21,6 +22,11 @@ struct MeasuredSetup {
   std::string shape;          // shape_of(): "h200x4", "cpux2"
   std::string buffers;        // "cold", "warm"
   std::string timer;          // "host", "device"
+  // The matrices (nvlink, pairs: regress/matrices.hpp), whose keys name their nodes: the nodes,
+  // and per document "<test>:<bytes>", each a list joined by blanks ("vm/node0 vm/node1",
+  // "nvlink:256M pairs:1M"); "" for a run without them.
+  std::string matrix_hosts;
+  std::string matrix_bytes;
 };
 
 MeasuredSetup measured_setup(const report::Results& run);
@@ -30,6 +36,9 @@ struct SetupProperty {
   const char* name;  // "backend", "GPUs per node"
   const char* key;   // its JSON key: "backend", "gpus_per_node"
   std::string MeasuredSetup::*value;
+  // A list joined by blanks, checked item by item: each of the run's must be in the baseline
+  // (a run of fewer nodes than the baseline passes the check; their pairs are then missing).
+  bool list = false;
 };
 const std::vector<SetupProperty>& setup_properties();
 

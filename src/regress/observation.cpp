@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/sizes.hpp"
+#include "regress/matrices.hpp"
 
 namespace commsweep::regress {
 namespace {
@@ -60,6 +61,8 @@ std::string describe(const Key& k) {
   if (k.is_ep()) {
     return "ep " + k.config + " " + k.type + " " + std::to_string(k.size) + " tokens " + k.place;
   }
+  // "nvlink vm GPU 1 (0000:00:07.0) -> GPU 2 (0000:00:08.0) 256M ce_write", "pairs a <-> b 1M sendrecv"
+  if (k.is_matrix()) return k.test + " " + k.config + " " + size_text(k.size) + " " + k.place;
   std::string text = k.test + " " + k.type + " " + k.redop;
   if (k.root >= 0) text += " root " + std::to_string(k.root);
   return text + " " + size_text(k.size) + " " + k.place;
@@ -69,19 +72,29 @@ std::map<Key, Observation> observe(const report::Results& results) {
   std::map<Key, Observation> out;
   observe_collectives(results, out);
   observe_ep(results, out);
+  for (const auto& doc : results.nvlink) observe_nvlink(doc, out);
+  for (const auto& doc : results.pairs) observe_pairs(doc, out);
   return out;
 }
 
 report::Results merge_runs(const std::vector<report::Results>& runs, const std::vector<std::string>& names) {
   report::Results merged = runs.at(0);
+  const auto per_rank = [](const report::Results& r) { return !r.rows.empty() || !r.ep_rows.empty(); };
+  std::size_t ranks_from = 0;  // the first file with per-rank times: their hosts are the run's
   for (std::size_t i = 1; i < runs.size(); ++i) {
     const auto& r = runs[i];
-    if (r.provenance.hosts != merged.provenance.hosts) {
-      throw std::runtime_error(names.at(i) + ": its ranks ran on other hosts than those of " + names.at(0) +
+    if (per_rank(r) && per_rank(merged) && r.provenance.hosts != merged.provenance.hosts) {
+      throw std::runtime_error(names.at(i) + ": its ranks ran on other hosts than those of " + names.at(ranks_from) +
                                "; compare them one at a time");
+    }
+    if (per_rank(r) && !per_rank(merged)) {
+      merged.provenance = r.provenance;
+      ranks_from = i;
     }
     merged.rows.insert(merged.rows.end(), r.rows.begin(), r.rows.end());
     merged.ep_rows.insert(merged.ep_rows.end(), r.ep_rows.begin(), r.ep_rows.end());
+    merged.pairs.insert(merged.pairs.end(), r.pairs.begin(), r.pairs.end());
+    merged.nvlink.insert(merged.nvlink.end(), r.nvlink.begin(), r.nvlink.end());
     merged.wrong_total += r.wrong_total;
     if (merged.complete && !r.complete) {  // the first incomplete run says why
       merged.interrupted_by = r.interrupted_by;

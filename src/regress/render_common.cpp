@@ -19,8 +19,10 @@ std::vector<GroupLine> group_lines(const Comparison& c) {
     if (!lines.empty() && line_key(lines.back().worst->key) == line_key(j.key)) {
       auto& line = lines.back();
       ++line.members;
-      // On a tie the out-of-place half speaks for the line, as it does in the plots.
-      if (j.verdict > line.worst->verdict || (j.verdict == line.worst->verdict && j.key.place == "out_of_place")) {
+      // On a tie the out-of-place half speaks for the line, as it does in the plots; an nvlink
+      // pair's ce_write, as its own matrix.
+      const bool lead = j.key.place == "out_of_place" || j.key.place == "ce_write";
+      if (j.verdict > line.worst->verdict || (j.verdict == line.worst->verdict && lead)) {
         line.worst = &j;
       }
       continue;

@@ -1,6 +1,6 @@
 // A self-contained HTML report: inline CSS and SVG, no script, nothing fetched. Plots: busbw
-// against message size (out-of-place) per test, type and operator; EP bandwidth against tokens.
-// This run in blue (FAIL points red, WARN amber), the baseline orange dashed, history grey.
+// against message size (out-of-place) per test, type and operator; EP bandwidth against tokens
+// (the matrices, one size per pair, in the verdict table only). This run in blue (FAIL points red, WARN amber), the baseline orange dashed, history grey.
 #include <set>
 #include <sstream>
 
@@ -22,6 +22,7 @@ constexpr const char* kWarnColour = "#e6b000";
 // The plot a key belongs to (collectives: out-of-place only), or "" for none.
 std::string plot_id(const Key& k) {
   if (k.is_ep()) return "ep " + k.config + " " + k.type;
+  if (k.is_matrix()) return "";  // one size per pair: the verdict table says it all
   if (k.place != "out_of_place") return "";
   return k.test + " " + k.type + " " + k.redop + (k.root >= 0 ? " root " + std::to_string(k.root) : "");
 }
@@ -149,9 +150,11 @@ std::string render_html(const Comparison& c, const Baseline& b, const std::vecto
     const std::string id = plot_id(j.key);
     if (!id.empty() && seen.insert(id).second) ids.push_back(id);
   }
-  out << "<h2>Plots</h2>\n<div class='plots'>\n";
-  for (const auto& id : ids) out << render_svg(plot_for(id, c, b, history));
-  out << "</div>\n";
+  if (!ids.empty()) {  // none for a run of nvlink or pairs files alone
+    out << "<h2>Plots</h2>\n<div class='plots'>\n";
+    for (const auto& id : ids) out << render_svg(plot_for(id, c, b, history));
+    out << "</div>\n";
+  }
   verdict_table(out, c);
   spread_table(out, c);
   out << "</body></html>\n";

@@ -15,6 +15,10 @@ Labels key_labels(const Key& k) {
     return {{"test", "ep"}, {"config", k.config}, {"dtype", k.type}, {"tokens", std::to_string(k.size)},
             {"phase", k.place}};
   }
+  if (k.is_matrix()) {  // config: the GPU pair or target, the node pair; place: the copy test
+    return {{"test", k.test}, {"config", k.config}, {"dtype", k.type}, {"size", std::to_string(k.size)},
+            {"place", k.place}};
+  }
   return {{"test", k.test}, {"dtype", k.type}, {"op", k.redop}, {"root", std::to_string(k.root)},
           {"size", std::to_string(k.size)}, {"place", k.place}};
 }
@@ -27,9 +31,9 @@ double unix_seconds(const std::string& utc) {
 }
 
 void measurement_families(Exposition& e, const Comparison& c) {
-  e.family("commsweep_busbw_gbps", "Bus bandwidth of this run (median over its cycles), GB/s (1e9 bytes/s); EP rows: DeepEP bandwidth.");
+  e.family("commsweep_busbw_gbps", "Bus bandwidth of this run (median over its cycles), GB/s (1e9 bytes/s); EP rows: DeepEP bandwidth; nvlink and pairs: the pair's GB/s.");
   for (const auto& j : c.judgements) {
-    if (!j.missing) e.sample(key_labels(j.key), j.busbw_gbps);
+    if (!j.missing && j.key.place != kLatencyPlace) e.sample(key_labels(j.key), j.busbw_gbps);  // a latency has none
   }
   e.family("commsweep_baseline_value", "The baseline's median of the judged metric (busbw GB/s, or time us below the small-message size).");
   for (const auto& j : c.judgements) {

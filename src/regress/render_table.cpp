@@ -17,7 +17,8 @@ std::vector<Cells> table_cells(const Comparison& c) {
     const Judgement& j = *line.worst;
     const Key& k = j.key;
     const bool measured = j.has_baseline && !j.missing;
-    rows.push_back({name_of(j.verdict), k.is_ep() ? "ep " + k.config : k.test, k.type, k.redop,
+    const std::string test = k.is_ep() ? "ep " + k.config : k.is_matrix() ? k.test + " " + k.config : k.test;
+    rows.push_back({name_of(j.verdict), test, k.type, k.redop,
                     k.root >= 0 ? std::to_string(k.root) : "-",
                     k.is_ep() ? std::to_string(k.size) + " tok" : size_text(k.size), k.place,
                     name_of(j.metric), measured ? value_text(j, j.baseline_value) : "-",

@@ -224,8 +224,13 @@ struct Results {
   // Every node's health snapshots, findings and joined verdict (health/report.hpp's
   // report_json); null when none were taken (COMMSWEEP_HEALTH=0, or a schema 1 file).
   nlohmann::json health;
-  // A suite's pairs sweeps: each a commsweep.pairs document (pairs/pairs_json.hpp), in order.
+  // A suite's pairs sweeps: each a commsweep.pairs document (pairs/pairs_json.hpp), in order;
+  // or, read by `commsweep baseline` and `compare`, the one of a `pairs --json` file
+  // (regress/run_file.hpp).
   std::vector<nlohmann::json> pairs;
+  // The commsweep.nvlink document of an `nvlink --json` file, read by `commsweep baseline` and
+  // `compare` (regress/run_file.hpp). Never written in a results file: a suite runs no nvlink.
+  std::vector<nlohmann::json> nvlink;
 };
 
 // nccl-tests' "Avg bus bandwidth": the mean busbw over every measured half of every row.

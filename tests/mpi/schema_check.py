@@ -4,7 +4,7 @@ registries (`commsweep schema`, written by the build to <build>/results/schema):
 
 - each filled file is what `commsweep schema NAME` prints now;
 - the `test` enum of the results schema is `commsweep list`'s collectives (the baseline's adds
-  "ep");
+  "ep", "pairs" and "nvlink", whose files a baseline judges too);
 - a results file validates against it, and the same file with an unknown test name is refused
   (the checked-in schema, with the marker, is looser and takes it).
 
@@ -54,8 +54,8 @@ def main():
     if test_enum != collectives:
         problems.append("the results schema's test enum %s is not `commsweep list` %s" % (test_enum, collectives))
     base_enum = filled["baseline"]["$defs"]["entry"]["properties"]["test"]["enum"]
-    if base_enum != collectives + ["ep"]:
-        problems.append("the baseline schema's test enum %s is not `commsweep list` + ep" % base_enum)
+    if base_enum != collectives + ["ep", "pairs", "nvlink"]:
+        problems.append("the baseline schema's test enum %s is not `commsweep list` + ep, pairs, nvlink" % base_enum)
 
     for name, document in (("results", load(opts.results)), ("baseline", load(opts.baseline))):
         schema = filled[name]

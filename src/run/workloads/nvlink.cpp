@@ -82,6 +82,10 @@ std::string help_end() {
          "SIGINT; 6 a slow pair or GPU, or a GPU with NVLinks missing (a fabric check failed).\n";
 }
 
+// A baseline judges its --json file's pairs under this test name (regress::kNvlinkTest,
+// regress/observation.hpp).
+std::vector<std::string> baseline_tests() { return {"nvlink"}; }
+
 }  // namespace
 
 const Workload& nvlink_workload() {
@@ -95,7 +99,7 @@ const Workload& nvlink_workload() {
                           help_intro,
                           help_end,
                           nullptr,
-                          nullptr,
+                          baseline_tests,
                           "judge",
                           "",
                           "nvlink: "};

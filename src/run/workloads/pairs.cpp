@@ -106,6 +106,10 @@ std::string help_end() {
   return out.str();
 }
 
+// A baseline judges its --json file's pairs under this test name (regress::kPairsTest,
+// regress/observation.hpp).
+std::vector<std::string> baseline_tests() { return {"pairs"}; }
+
 }  // namespace
 
 const Workload& pairs_workload() {
@@ -119,7 +123,7 @@ const Workload& pairs_workload() {
                           help_intro,
                           help_end,
                           nullptr,
-                          nullptr,
+                          baseline_tests,
                           "plan",
                           "",
                           "pairs: "};
