@@ -6,11 +6,13 @@
 Checked both ways: every code of the header's kExitCodes is a row of the page's table ("## Exit
 codes": | code | name | ...) with the same name, and the page has no other row; the page's
 "first wins: 2, 3, ..." line is the header's kExitPrecedence; with --script, the launchers'
-EXIT_PRECEDENCE is the same order and each of their EXIT_* codes is in the table.
+EXIT_PRECEDENCE is the same order, each of their EXIT_* codes is in the table, and their
+combined_exit (bash) gives what the order gives for every pair of codes, 0 and mpirun's 1 included.
 Exit 0 when they agree, 1 naming each difference. Standard library only.
 """
 import argparse
 import re
+import subprocess
 import sys
 
 CONSTANT = re.compile(r"constexpr int (k\w+) = (\d+);")
@@ -52,6 +54,26 @@ def read_page(path):
     return rows, [int(c) for c in order.group(1).split(", ")] if order else None
 
 
+def combined(order, a, b):
+    """core/exit_codes.cpp's combined_exit: the first in ORDER; 0 yields; a code outside it too."""
+    if a == 0 or b == 0:
+        return a or b
+    rank = {c: i for i, c in enumerate(order)}
+    return b if rank.get(b, len(order)) < rank.get(a, len(order)) else a
+
+
+def script_combinations(script, codes):
+    """What the script's combined_exit says for every pair: {(a, b): code}."""
+    words = " ".join(map(str, codes))
+    loop = 'source "$1"; for a in %s; do for b in %s; do echo "$a $b $(combined_exit "$a" "$b")"; done; done' % (words, words)
+    out = subprocess.run(["bash", "-c", loop, "bash", script], capture_output=True, text=True, timeout=60)
+    got = {}
+    for line in out.stdout.splitlines():
+        a, b, c = map(int, line.split())
+        got[(a, b)] = c
+    return got, out.stderr.strip()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--header", required=True)
@@ -82,6 +104,13 @@ def main():
         for name, value in SCRIPT_CODE.findall(text):
             if int(value) not in code_rows:
                 problems.append("%s: %s=%s is no code of %s" % (a.script, name, value, a.header))
+        codes = sorted(code_rows)
+        got, err = script_combinations(a.script, codes)
+        wrong = ["%d+%d: %s, not %d" % (x, y, got.get((x, y), "nothing"), combined(code_order, x, y))
+                 for x in codes for y in codes if got.get((x, y)) != combined(code_order, x, y)]
+        if wrong:
+            problems.append("%s: combined_exit differs from %s's order: %s%s" % (
+                a.script, a.header, "; ".join(wrong[:5]), (" (" + err + ")") if err else ""))
     for p in problems:
         print(p)
     if problems:
