@@ -26,20 +26,24 @@ The entrypoint of a commsweep Volcano Job's mpimaster pod, or of an MPIJob's lau
      what it measured;
   5. copies rank 0's results to COMMSWEEP_RESULTS_DIR/<UTC time>-<test id>.json (never
      overwriting a file), prints them as JSON lines (one per row, then a summary) for log
-     collectors, and exits with commsweep's exit code, so that the Job's policy gives the job
-     its phase: 0 ok, 1 wrong results, 2 bad input, 3 a call failed, 4 timeout, 5 interrupted.
-     Codes above 5 are mpirun's own (e.g. 205 when it lost a worker's daemon).
-  6. the nightly, with COMMSWEEP_BASELINE set: instead of 5, when the run ended (exit 0) or
-     found wrong elements (1), judges it with \`commsweep compare RESULTS --baseline
-     \$COMMSWEEP_BASELINE --history HISTORY --record\` (and --mode \$COMMSWEEP_FABRIC_MODE
-     where it is set) and prints the verdict table; the run is kept in HISTORY
-     (COMMSWEEP_HISTORY_DIR, else COMMSWEEP_RESULTS_DIR/history) as <UTC start>-<tests>.json,
-     never overwritten, with the reports beside it: .md (markdown summary), .html (plots),
-     .prom (Prometheus text), .verdicts.json; and the exit code is compare's: 0 pass (warnings
-     allowed), 1 regression, 2 bad input (e.g. no baseline file yet, or one that measured
+     collectors, and exits with commsweep's exit code (docs/failures.md, one table for every
+     command), so that the Job's policy gives the job its phase: 0 ok, 2 bad input, 3 a call
+     failed, 4 hang, 5 interrupted (also a signalled mpirun, which itself exits 1), 6 a health
+     FAIL, 7 out of memory, 8 wrong data, 11 an output not written. Other codes are mpirun's own
+     (1 when a rank died without a word, 205 when it lost a worker's daemon).
+  6. the nightly, with COMMSWEEP_BASELINE set: instead of 5, when the run measured to its end
+     (exit 0, 6 a health FAIL or 8 wrong data), judges it with \`commsweep compare RESULTS
+     --baseline \$COMMSWEEP_BASELINE --history HISTORY --record\` (and --mode
+     \$COMMSWEEP_FABRIC_MODE where it is set) and prints the verdict table; the run is kept in
+     HISTORY (COMMSWEEP_HISTORY_DIR, else COMMSWEEP_RESULTS_DIR/history) as
+     <UTC start>-<tests>.json, never overwritten, with the reports beside it: .md (markdown
+     summary), .html (plots), .prom (Prometheus text), .verdicts.json; and the exit code is the
+     run's and compare's combined, the first of 2 8 11 6 9 (docs/failures.md): 0 pass (warnings
+     allowed), 9 regression, 2 bad input (e.g. no baseline file yet, or one that measured
      something else: the run is then kept in COMMSWEEP_RESULTS_DIR as in 5; make the baseline
-     from good nights' files with \`commsweep baseline RUN... -o FILE\`), 3 wrong results. A run that
-     failed, timed out or was interrupted is not judged and exits with its own code (3, 4, 5).
+     from good nights' files with \`commsweep baseline RUN... -o FILE\`), 8 wrong data, 6 the
+     run's health FAIL. A run that failed, hung or was interrupted is not judged and exits with
+     its own code (3, 4, 5, 7).
 
 What commsweep runs, first match:
   the arguments of this script (the Job's container args), e.g. all_reduce -b 1M -e 8G

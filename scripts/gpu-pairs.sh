@@ -19,7 +19,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly HERE
 readonly STEP_TIMEOUT_S=300  # a 64 MiB exchange over sockets takes tens of ms; 300 s is ample
-readonly SLOW_PAIR_EXIT=6    # commsweep pairs: a slow pair was found
+readonly SLOW_PAIR_EXIT=10   # commsweep pairs: a slow pair was found (docs/failures.md)
 readonly TIMEOUT_EXIT=4      # a phase did not finish within -T
 readonly BACKEND=${PAIRS_BACKEND:-nccl}
 # NVLink multicast stays off on shared machines (it can take the host's GPUs down).

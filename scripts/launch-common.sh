@@ -8,11 +8,29 @@
 LAUNCH_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly LAUNCH_REPO
 
-# Exit codes: commsweep's own (docs/failures.md, "Exit codes").
+# Exit codes: commsweep's own (docs/failures.md, "Exit codes"; src/core/exit_codes.hpp, which
+# tests/docs/check_exit_codes.py checks these against).
 readonly EXIT_USAGE=2        # bad input: a hostfile, a setting
 readonly EXIT_CALL_FAILED=3  # ssh to a worker failed
 readonly EXIT_TIMEOUT=4      # the workers did not come up within the deadline
-readonly EXIT_INTERRUPTED=5  # SIGTERM (Kubernetes at activeDeadlineSeconds)
+readonly EXIT_INTERRUPTED=5  # SIGTERM (Kubernetes at activeDeadlineSeconds), or mpirun signalled
+readonly EXIT_HEALTH_FAIL=6  # the run's health snapshots found a FAIL (it is still judged)
+readonly EXIT_WRONG_DATA=8   # the run found wrong elements (it is still judged)
+# Where several happen, the first of these is the exit code (kExitPrecedence).
+readonly EXIT_PRECEDENCE="2 3 4 7 8 5 11 6 9 10"
+
+# The exit code of two outcomes of one run, as commsweep combines them (combined_exit): the one
+# first in EXIT_PRECEDENCE; 0 yields to any other; a code outside the order (mpirun's own 1,
+# 205 when it lost a worker's daemon) to any in it.
+combined_exit() {
+  local a=$1 b=$2 code
+  [ "$a" -ne 0 ] || { echo "$b"; return 0; }
+  [ "$b" -ne 0 ] || { echo "$a"; return 0; }
+  for code in $EXIT_PRECEDENCE; do
+    if [ "$a" -eq "$code" ] || [ "$b" -eq "$code" ]; then echo "$code"; return 0; fi
+  done
+  echo "$a"
+}
 
 # 1 MiB: ~40,000 pod FQDNs, far more nodes than one job has.
 readonly HOSTFILE_MAX_BYTES=1048576
@@ -446,11 +464,11 @@ place_beside() {
   rm -f "$tmp"
 }
 
-# What compare's exit code means (results/schema/baseline.md).
+# What compare's exit code means (docs/failures.md, "Exit codes").
 compare_meaning() {
   case "$1" in
-    0) echo "pass" ;; 1) echo "regression" ;; 2) echo "bad input: nothing judged" ;;
-    3) echo "wrong results" ;; *) echo "compare failed" ;;
+    0) echo "pass" ;; 2) echo "bad input: nothing judged" ;; 8) echo "wrong data" ;;
+    9) echo "regression" ;; 11) echo "output not written" ;; *) echo "compare failed" ;;
   esac
 }
 
@@ -521,7 +539,8 @@ fetch_results() {
 # Runs commsweep on every host under mpirun, stores its results, prints them as JSON lines.
 #   launch_sweep GPUS_PER_NODE HOSTS... -- COMMSWEEP ARGS...
 # Returns commsweep's exit code through mpirun (EXIT_INTERRUPTED when a SIGTERM was
-# forwarded and the run did not end cleanly).
+# forwarded and mpirun exited with its own code: a signalled mpirun exits 1, never commsweep's);
+# with COMMSWEEP_BASELINE, that code combined with compare's.
 launch_sweep() {
   local gpus=$1
   shift
@@ -548,15 +567,20 @@ launch_sweep() {
   local rc=$RUN_RC
   say "mpirun exited with code $rc"
   if [ "$RUN_SIGNALLED" = 1 ] && [ "$rc" -ne 0 ]; then
-    rc=$EXIT_INTERRUPTED
+    # Kubernetes' SIGTERM: mpirun forwarded it and exited 1 (or lost a rank: its own code);
+    # a code of commsweep's that comes first (wrong data, say) is kept.
+    rc=$(combined_exit "$rc" "$EXIT_INTERRUPTED")
   fi
   if ! fetch_results "${hosts[0]}" "$remote_json" "$work/results.json"; then
     say "no results file from rank 0 on ${hosts[0]} ($remote_json): commsweep wrote none"
-  elif [ -n "${COMMSWEEP_BASELINE:-}" ] && [ "$rc" -le 1 ]; then
-    # A run that ended (0) or found wrong elements (1, which compare reports as 3) is judged,
-    # and its exit code is compare's.
-    rc=0
-    judge_results "$work/results.json" "$results_dir" "$test_id" "$work" || rc=$?
+  elif [ -n "${COMMSWEEP_BASELINE:-}" ] &&
+       { [ "$rc" -eq 0 ] || [ "$rc" -eq "$EXIT_HEALTH_FAIL" ] || [ "$rc" -eq "$EXIT_WRONG_DATA" ]; }; then
+    # A run that measured to its end is judged: one that passed, found a health FAIL (6) or
+    # wrong elements (8, which compare reports too); the exit code is the run's and compare's
+    # combined (a regression, 9, comes after both).
+    local judged=0
+    judge_results "$work/results.json" "$results_dir" "$test_id" "$work" || judged=$?
+    rc=$(combined_exit "$rc" "$judged")
   else
     # An interrupted run's partial results are kept, but neither judged nor put in the history
     # (its missing sizes are no regression; its own exit code says what happened).

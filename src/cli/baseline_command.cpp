@@ -109,7 +109,8 @@ int run_baseline_command(int argc, char** argv, char**) {
                  "median) over every sample of every run (each cycle of -N counts), at least the noise each row\n"
                  "shows of itself (its two halves, out-of-place and in-place), so that one run gives a spread\n"
                  "too; 5 runs or more are recommended. Runs that ended early or were taken with other settings\n"
-                 "are refused (--allow-incomplete, --allow-mixed). Exit codes: 0 written, 2 bad input.\n";
+                 "are refused (--allow-incomplete, --allow-mixed).\n"
+              << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kOutputFailed});
     return 0;
   }
   if (o.runs.empty()) throw_usage("no RUN files given (commsweep baseline --help)");

@@ -82,7 +82,7 @@ std::string swap_hint(const CompareOptions& o) {
 
 int bad_input(const std::string& message) {
   std::cerr << "commsweep compare: " << message << "\n";
-  return regress::compare_exit::kBadInput;
+  return exit_code::kUsage;
 }
 
 // Whether RESULTS measured what the baseline did; a difference ends compare here (exit 2)
@@ -164,6 +164,11 @@ int run_compare_command(int argc, char** argv, char**) {
       std::cout << "recorded " << regress::record_in_history(o.history, inputs[i], read_text_file(o.results[i]).value_or(""), collectives) << "\n";
     }
     return c.exit_code;
+  } catch (const Error& e) {
+    // A report or the history's copy that could not be written, after the judgement.
+    if (e.kind() != ErrorKind::Output) return bad_input(e.what() + swap_hint(o));
+    std::cerr << "commsweep compare: " << e.what() << "\n";
+    return e.exit_code();
   } catch (const std::exception& e) {
     return bad_input(e.what() + swap_hint(o));
   }

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "core/exit_codes.hpp"
+
 namespace commsweep {
 
 namespace po = boost::program_options;
@@ -48,9 +50,12 @@ std::string compare_help(const po::options_description& d) {
          "health snapshots stored in RESULTS are judged again with the rules in force (the built-in table,\n"
          "or --health-thresholds): a new WARN or FAIL finding is a regression, INFO never is; each is\n"
          "printed with the rule and limit that made it.\n\n"
-         "Exit codes: 0 pass (warnings allowed), 1 regression, 2 bad input (unreadable or corrupt file,\n"
-         "another schema version, a baseline that measured something else, bad flags: nothing is\n"
-         "written), 3 wrong results (#wrong > 0).\n";
+      << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kWrongData, exit_code::kOutputFailed,
+                          exit_code::kRegression})
+      << "0: pass (warnings allowed). 2: an unreadable or corrupt file, another schema version, a\n"
+         "baseline that measured something else, bad flags: nothing is written. 8: RESULTS hold wrong\n"
+         "elements (#wrong > 0). 9: a FAIL, or a new health WARN or FAIL. 11: a report or the\n"
+         "history's copy could not be written.\n";
   return out.str();
 }
 

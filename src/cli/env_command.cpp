@@ -42,8 +42,10 @@ std::string env_help_text() {
          "Values are single-quoted for the shell. A setting already in the environment that fits\n"
          "is kept; one that names devices the pod does not have is a FAIL.\n\n"
       << env_flags()
-      << "\nExit codes: 0 printed, 2 bad flags or input, or a user setting names devices the pod lacks\n"
-         "(the reason on stderr, nothing on stdout).\n";
+      << "\n"
+      << exit_codes_help({exit_code::kOk, exit_code::kUsage})
+      << "0: printed. 2: bad flags or input, or a user setting names devices the pod lacks (the reason\n"
+         "on stderr, nothing on stdout).\n";
   return out.str();
 }
 

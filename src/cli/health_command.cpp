@@ -87,7 +87,8 @@ std::string health_help_text() {
          "table, the thresholds file and what each finding means. The measuring commands (sweeps, ep,\n"
          "pairs, suite) take the same snapshots before and after their run (COMMSWEEP_HEALTH=0 turns\n"
          "that off). --judge FILE judges stored snapshots again, so that new limits apply to old runs.\n\n"
-         "Exit codes: 0 no FAIL (WARNs allowed), 2 bad flags or a bad file, 6 a FAIL.\n"
+      << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kHealthFail, exit_code::kOutputFailed})
+      << "0: no FAIL (WARNs allowed). 2: bad flags or a bad file. 11: --json or --prometheus not written.\n"
       << (health::built_with_nvml() ? "" : "This build has no nvml.h: GPUs are not read (scripts/fetch-nvml-header.sh).\n");
   return out.str();
 }

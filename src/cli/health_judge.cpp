@@ -54,13 +54,13 @@ json stored_health(const std::string& path) {
 int print_and_write(const health::HealthReport& report, bool verbose, const std::string& json_path,
                     const std::string& prometheus, std::ostream& out) {
   out << (verbose ? health::render_inventory(report) : "") << health::render_block(report, verbose) << std::flush;
-  int code = health::worst(report.findings) == health::Severity::Fail ? exit_code::kPreflightFailed : exit_code::kOk;
+  int code = health::worst(report.findings) == health::Severity::Fail ? exit_code::kHealthFail : exit_code::kOk;
   try {
     if (!json_path.empty()) output::write_output_file(json_path, health::report_json(report).dump(2) + "\n");
     if (!prometheus.empty()) output::write_output_file(prometheus, health::render_prometheus(report));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "commsweep health: %s\n", e.what());
-    code = exit_code::kUsage;
+    code = combined_exit(code, exit_code::kOutputFailed);
   }
   return code;
 }

@@ -136,8 +136,6 @@ int run_command(int argc, char** argv, char** envp) {
 int main(int argc, char** argv, char** envp) {
   using namespace commsweep;
   const int rc = run_command(argc, argv, envp);
-  // A table, list or help that never reached the user is a failure (exit 3; compare's 3 means
-  // wrong results, so it says 2, its "nothing usable was written").
-  const bool compare = argc > 1 && std::string(argv[1]) == "compare";
-  return output::finish_standard_output(rc, compare ? exit_code::kUsage : exit_code::kRuntime);
+  // A table, list or help that never reached the user is a failure: an output not written.
+  return output::finish_standard_output(rc, exit_code::kOutputFailed);
 }

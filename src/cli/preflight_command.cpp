@@ -57,7 +57,9 @@ std::string preflight_help_text() {
          "(\"locality\"). A WARN when NCCL_IB_HCA lists first a NIC that is not nearest a GPU.\n"
          "A --sysfs-root tree may hold hwloc.xml (lstopo --of xml) for the matrix.\n\n"
       << preflight_flags()
-      << "\nExit codes: 0 no FAIL (WARNs allowed), 2 bad flags, 6 at least one check FAILed.\n"
+      << "\n"
+      << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kHealthFail, exit_code::kOutputFailed})
+      << "0: no FAIL (WARNs allowed). 6: at least one check FAILed. 11: --json not written.\n"
          "Sweeps run a brief preflight first (a summary line and the FAIL rows; --no-preflight).\n";
   return out.str();
 }
@@ -81,13 +83,13 @@ int run_preflight_command(World& world, int argc, char** argv, char** envp) {
   int code = exit_code::kOk;
   if (world.rank() == 0) {
     std::cout << fabric::render_preflight_table(nodes) << std::flush;
-    if (fabric::tally(nodes).fail) code = exit_code::kPreflightFailed;
+    if (fabric::tally(nodes).fail) code = exit_code::kHealthFail;
     if (vm.count("json")) {
       try {
         output::write_output_file(vm["json"].as<std::string>(), fabric::preflight_json(nodes).dump(2) + "\n");
       } catch (const std::exception& e) {
         std::fprintf(stderr, "commsweep preflight: --json: %s\n", e.what());
-        code = exit_code::kUsage;
+        code = combined_exit(code, exit_code::kOutputFailed);
       }
     }
   }

@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 
+#include "core/exit_codes.hpp"
 #include "run/suite_file.hpp"
 #include "run/workload.hpp"
 
@@ -69,11 +70,13 @@ std::string suite_help_text(const boost::program_options::options_description& s
          "tags, flow mappings { }, block scalars | >, multi-line scalars, several documents,\n"
          "tabs in the indentation, duplicate keys.\n\n"
          "SIGTERM / SIGINT end the running sweep at its next step and skip the rest: the rows\n"
-         "measured are printed and written, marked incomplete (exit code 5). Exit codes as\n"
-         "`commsweep --help`: 0 all passed, 1 wrong elements, 2 bad flags or suite file,\n"
-         "3 a call failed, 4 timeout, 5 interrupted, 6 NCCL did not use the --require-transport /\n"
-         "--require-gdr transport (no sweep ran) or a pairs sweep found a slow pair. The brief\n"
-         "preflight, the transport report and the binding happen once, before the first sweep.\n\n"
+         "measured are printed and written, marked incomplete (exit code 5). The brief\n"
+         "preflight, the transport report and the binding happen once, before the first sweep.\n"
+      << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
+                          exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
+                          exit_code::kWrongData, exit_code::kOutputFailed, exit_code::kSlow})
+      << "As `commsweep --help` says for a sweep (2: also a bad suite file; 6: also a transport that\n"
+         "--require-transport / --require-gdr refused, no sweep run); 10: a pairs sweep's slow pair.\n\n"
          "Example (suites/ci.yaml is one; suites/default.yaml is the full GPU suite):\n"
          "  # nightly.yaml\n"
          "  - name: allreduce-large\n"

@@ -36,7 +36,12 @@ constexpr const char* kHelp =
     "  commsweep topo shapes      the known shapes: GPUs, NICs, RDMA resource (the manifests' hints)\n"
     "  commsweep topo detect      which shape this node is, and from where\n"
     "\n"
-    "Exit codes: 0 valid or written, 2 bad input or an invalid file (FILE:LINE: reason), 3 a call failed.\n";
+    "2: bad input or an invalid file (FILE:LINE: reason); 11: a file of generate not written.\n";
+
+// kHelp and the codes of core/exit_codes.hpp's table that topo ends with.
+std::string topo_help() {
+  return kHelp + exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kOutputFailed});
+}
 
 std::string read_file(const std::string& path) {
   try {
@@ -130,12 +135,12 @@ std::string flag_or(const po::variables_map& vm, const char* name, const std::st
 int run_topo_command(int argc, char** argv, char**) {
   const std::string verb = argc > 2 ? argv[2] : "";
   if (verb.empty() || verb == "--help" || verb == "-h" || verb == "help") {
-    std::cout << kHelp;
+    std::cout << topo_help();
     return verb.empty() ? exit_code::kUsage : exit_code::kOk;
   }
   for (int i = 3; i < argc; ++i) {
     if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      std::cout << kHelp;
+      std::cout << topo_help();
       return exit_code::kOk;
     }
   }

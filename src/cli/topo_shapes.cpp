@@ -57,7 +57,7 @@ int run_topo_generate(int argc, char** argv) {
         fs::create_directories(out);
         output::write_output_file(path, text);
       } catch (const std::exception& e) {
-        throw Error(ErrorKind::Usage, "--out: " + std::string(e.what()));
+        throw Error(ErrorKind::Output, "--out: " + std::string(e.what()));
       }
       std::cout << "wrote " << path << "\n";
     }

@@ -34,9 +34,11 @@ std::string transport_help_text() {
          "GPUDirect RDMA on or off (and DMA-BUF), the channels, and the transport to each peer\n"
          "(P2P = NVLink or PCIe peer-to-peer, SHM, NET/IB, NET/Socket).\n\n"
       << transport_flags()
-      << "\nExit codes: 0 every rank meets the requirements, 2 bad flags, an unreadable log or logs\n"
-         "without an NCCL INFO line naming a rank (NCCL_DEBUG=INFO was not set),\n"
-         "6 a rank used another transport or no GPUDirect RDMA (each reason on stderr).\n";
+      << "\n"
+      << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kHealthFail})
+      << "0: every rank meets the requirements. 2: bad flags, an unreadable log or logs without an\n"
+         "NCCL INFO line naming a rank (NCCL_DEBUG=INFO was not set). 6: a rank used another\n"
+         "transport or no GPUDirect RDMA (each reason on stderr).\n";
   return out.str();
 }
 
@@ -80,7 +82,7 @@ int run_transport_command(int argc, char** argv, char** /*envp*/) {
   std::cout << fabric::render_transport(ranks);
   const auto problems = fabric::judge_transport(ranks, required, vm.count("require-gdr") > 0);
   for (const auto& p : problems) std::fprintf(stderr, "commsweep transport: FAIL: %s\n", p.c_str());
-  return problems.empty() ? exit_code::kOk : exit_code::kPreflightFailed;
+  return problems.empty() ? exit_code::kOk : exit_code::kHealthFail;
 }
 
 }  // namespace commsweep

@@ -11,8 +11,9 @@ int Error::exit_code() const {
   switch (kind_) {
     case ErrorKind::Usage: return exit_code::kUsage;
     case ErrorKind::Timeout: return exit_code::kTimeout;
-    case ErrorKind::WrongResults: return exit_code::kWrongResults;
+    case ErrorKind::WrongResults: return exit_code::kWrongData;
     case ErrorKind::OutOfMemory: return exit_code::kOutOfMemory;
+    case ErrorKind::Output: return exit_code::kOutputFailed;
     default: return exit_code::kRuntime;
   }
 }
@@ -27,6 +28,7 @@ std::string_view name_of(ErrorKind kind) {
     case ErrorKind::WrongResults: return "wrong results";
     case ErrorKind::Runtime: return "error";
     case ErrorKind::OutOfMemory: return "out of memory";
+    case ErrorKind::Output: return "output not written";
   }
   return "error";
 }

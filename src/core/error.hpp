@@ -5,21 +5,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/exit_codes.hpp"
+
 namespace commsweep {
 
-enum class ErrorKind { Usage, Cuda, Nccl, Mpi, Timeout, WrongResults, Runtime, OutOfMemory };
-
-// Exit codes of the sweep commands (documented in docs/failures.md and --help).
-namespace exit_code {
-constexpr int kOk = 0;
-constexpr int kWrongResults = 1;  // a sweep finished and found wrong elements
-constexpr int kUsage = 2;         // bad flags or input
-constexpr int kRuntime = 3;       // a CUDA, NCCL or MPI call failed
-constexpr int kTimeout = 4;       // the watchdog ended a hang
-constexpr int kInterrupted = 5;   // SIGTERM / SIGINT: the rows measured so far, marked incomplete
-constexpr int kPreflightFailed = 6;  // preflight / transport: a check FAILed (fabric/)
-constexpr int kOutOfMemory = 7;   // a rank could not allocate its buffers: the run stopped cleanly
-}  // namespace exit_code
+// Each kind's exit code (Error::exit_code) is one of core/exit_codes.hpp's table.
+// Output: a file or standard output that could not be written (output/output_file.hpp).
+enum class ErrorKind { Usage, Cuda, Nccl, Mpi, Timeout, WrongResults, Runtime, OutOfMemory, Output };
 
 class Error : public std::runtime_error {
  public:

@@ -15,6 +15,13 @@ std::string describe(const Finding& f) {
          (f.persistent ? " (so before the run too)" : "");
 }
 
+std::vector<std::string> fail_lines(const HealthReport& report) {
+  std::vector<std::string> out;
+  for (const auto& f : report.findings)
+    if (f.severity == Severity::Fail) out.push_back(f.host + " " + f.component + ": " + describe(f));
+  return out;
+}
+
 HealthReport build_report(std::vector<NodeHealth> nodes, const RuleBook& rules) {
   HealthReport r;
   r.rules = rules;

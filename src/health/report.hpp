@@ -51,6 +51,13 @@ std::string render_prometheus(const HealthReport& report);
 // Polling) (IBTA)".
 std::string describe(const Finding& f);
 
+// Each FAIL finding of REPORT as one line, "HOST COMPONENT: describe(f)", worst first: what a
+// measuring command's JSON summary names as health_fail, and why it exits 6. A FAIL that was
+// already so before the run ("persistent") is one too: `commsweep health` fails a node for it
+// (its one-snapshot state findings are all of that kind), and a run on a node that health
+// fails is no pass; only `compare`, which asks what is new against the baseline, leaves it out.
+std::vector<std::string> fail_lines(const HealthReport& report);
+
 // What each node has, one line per port, PCIe link and GPU ("#   GPU 0 NVIDIA H100 ...: 34 C,
 // PCIe gen5 x16 of gen5 x16, NVLink 18/18 active, ..."): what `commsweep health --verbose` prints.
 std::string render_inventory(const HealthReport& report);

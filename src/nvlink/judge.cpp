@@ -150,11 +150,12 @@ Analysis analyse(const NvlinkRun& run) {
 }
 
 int exit_code_of(const NvlinkRun& run, const Analysis& a) {
-  if (a.wrong_total > 0) return exit_code::kWrongResults;
-  if (!run.complete) return exit_code::kInterrupted;
-  // A slow link is a fabric check that failed, as a slow pair of `commsweep pairs` is.
+  // A slow link is the node's fabric too slow, as a slow pair of `commsweep pairs` is.
   const bool slow = a.slow_pairs > 0 || a.slow_targets > 0 || a.gpu_findings > 0;
-  return slow ? exit_code::kPreflightFailed : exit_code::kOk;
+  return combined_exit({a.wrong_total > 0 ? exit_code::kWrongData : exit_code::kOk,
+                        run.complete ? exit_code::kOk : exit_code::kInterrupted,
+                        run.health_fail.empty() ? exit_code::kOk : exit_code::kHealthFail,
+                        slow ? exit_code::kSlow : exit_code::kOk});
 }
 
 }  // namespace commsweep::nvlink

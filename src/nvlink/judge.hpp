@@ -69,9 +69,10 @@ NodeAnalysis analyse_node(const NodeMatrix& node, const RunConfig& settings);
 // "GPU 1 (rank 1, 0000:2a:00.0)": a GPU as the findings name it.
 std::string gpu_label(const Gpu& g);
 
-// The exit codes of `commsweep pairs`: 1 wrong bytes (outranks the others), 5 an incomplete run,
-// 6 a slow pair, a slow GPU as all-to-one's target or one-to-all's source, or a GPU with fewer
-// NVLinks than its node's others (a fabric check that failed); else 0.
+// The run's outcomes combined (core/exit_codes.hpp): 8 wrong bytes, 5 an incomplete run, 6 a
+// health FAIL around it (run.health_fail), 10 a slow pair, a slow GPU as all-to-one's target or
+// one-to-all's source, or a GPU with fewer NVLinks than its node's others; in that order of
+// precedence; else 0.
 int exit_code_of(const NvlinkRun& run, const Analysis& analysis);
 
 }  // namespace commsweep::nvlink

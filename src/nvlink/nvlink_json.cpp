@@ -203,6 +203,14 @@ json to_json(const NvlinkRun& run, const Analysis& a) {
   const RunConfig& s = run.settings;
   json nodes = json::array();
   for (std::size_t i = 0; i < run.nodes.size(); ++i) nodes.push_back(node_json(run.nodes[i], a.nodes[i]));
+  json summary{{"nodes", run.nodes.size()},
+               {"pairs", a.pairs},
+               {"slow_pairs", a.slow_pairs},
+               {"slow_targets", a.slow_targets},
+               {"gpu_findings", a.gpu_findings},
+               {"wrong", a.wrong_total},
+               {"exit_code", exit_code_of(run, a)}};
+  if (!run.health_fail.empty()) summary["health_fail"] = run.health_fail;
   return json{{"schema", kSchema},
               {"complete", run.complete},
               {"interrupted_by", run.interrupted_by.empty() ? json(nullptr) : json(run.interrupted_by)},
@@ -217,13 +225,7 @@ json to_json(const NvlinkRun& run, const Analysis& a) {
                             {"fault", s.fault.empty() ? json(nullptr) : json(s.fault)}}},
               {"provenance", report::provenance_json(run.provenance)},
               {"nodes", nodes},
-              {"summary", {{"nodes", run.nodes.size()},
-                           {"pairs", a.pairs},
-                           {"slow_pairs", a.slow_pairs},
-                           {"slow_targets", a.slow_targets},
-                           {"gpu_findings", a.gpu_findings},
-                           {"wrong", a.wrong_total},
-                           {"exit_code", exit_code_of(run, a)}}}};
+              {"summary", summary}};
 }
 
 NvlinkRun run_from_json(const json& doc) {

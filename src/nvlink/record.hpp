@@ -86,6 +86,9 @@ struct NvlinkRun {
   bool complete = false;
   std::string interrupted_by;
   std::string failure;
+  // The health snapshots' FAIL findings around the run, one line each (health/report.hpp,
+  // fail_lines): the run exits 6 and its summary names them (health_fail).
+  std::vector<std::string> health_fail;
 };
 
 }  // namespace commsweep::nvlink

@@ -123,7 +123,7 @@ std::string render_prometheus(const NvlinkRun& run, const Analysis& a) {
       if (g.nvml_note.empty()) e.sample({{"host", node.host}, {"gpu", std::to_string(g.index)}, {"bus_id", g.pci_bus_id}}, g.nvlinks_active);
   e.family("commsweep_nvlink_wrong_words", "8-byte words that arrived wrong, over the run.");
   e.sample({}, static_cast<double>(a.wrong_total));
-  e.family("commsweep_nvlink_exit_code", "Exit code of commsweep nvlink: 0 pass, 1 wrong bytes, 5 interrupted, 6 a slow pair or GPU.");
+  e.family("commsweep_nvlink_exit_code", "Exit code of commsweep nvlink: 0 pass, 5 interrupted, 6 health FAIL, 8 wrong bytes, 10 a slow pair or GPU (docs/failures.md).");
   e.sample({}, exit_code_of(run, a));
   return e.text();
 }

@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/error.hpp"
+
 namespace commsweep::output {
 namespace {
 
@@ -79,7 +81,7 @@ Plan follow(const std::string& path) {
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& why) {
-  throw std::runtime_error("cannot write " + path + ": " + why);
+  throw Error(ErrorKind::Output, "cannot write " + path + ": " + why);
 }
 
 void write_all(int fd, const std::string& text, const std::string& path) {
@@ -186,7 +188,7 @@ void write_output_file(const std::string& path, const std::string& text) {
         write_file_atomically(plan.target, text);
       } catch (const std::runtime_error& e) {
         if (plan.target == path) throw;
-        throw std::runtime_error(std::string(e.what()) + " (the target of the symbolic link " + path + ")");
+        throw Error(ErrorKind::Output, std::string(e.what()) + " (the target of the symbolic link " + path + ")");
       }
       return;
   }

@@ -30,8 +30,9 @@ Plan plan_for(const std::string& path);
 // would see an end of file), leaves no temporary file.
 std::string cannot_write_reason(const std::string& path);
 
-// TEXT to PATH under the contract. Throws std::runtime_error "cannot write PATH: why" (a full
-// device, a FIFO nobody reads, a directory), leaving what was at PATH as it was.
+// TEXT to PATH under the contract. Throws an Error of kind Output (exit code 11, a
+// std::runtime_error) "cannot write PATH: why" (a full device, a FIFO nobody reads, a
+// directory), leaving what was at PATH as it was.
 void write_output_file(const std::string& path, const std::string& text);
 
 // The atomic step alone, for a regular file or a new path (the history's own temporary file).

@@ -7,6 +7,8 @@
 
 #include <unistd.h>
 
+#include "core/exit_codes.hpp"
+
 namespace commsweep::output {
 
 int finish_standard_output(int rc, int failure_code) {
@@ -28,7 +30,7 @@ int finish_standard_output(int rc, int failure_code) {
   std::fprintf(stderr, "commsweep: write error on standard output%s%s\n", error != 0 ? ": " : "",
                error != 0 ? std::strerror(error) : "");
   std::fflush(stderr);
-  return rc != 0 ? rc : failure_code;
+  return combined_exit(rc, failure_code);
 }
 
 }  // namespace commsweep::output

@@ -6,8 +6,9 @@
 namespace commsweep::output {
 
 // Flushes std::cout and stdout. When anything written to them was lost, says so on stderr
-// ("commsweep: write error on standard output: No space left on device") and returns
-// FAILURE_CODE if RC was 0 (an earlier failure's own code is kept); otherwise returns RC.
+// ("commsweep: write error on standard output: No space left on device") and returns RC and
+// FAILURE_CODE combined (core/exit_codes.hpp: the one that comes first in the precedence);
+// otherwise returns RC.
 int finish_standard_output(int rc, int failure_code);
 
 }  // namespace commsweep::output

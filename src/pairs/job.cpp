@@ -7,12 +7,6 @@
 #include "core/error.hpp"
 
 namespace commsweep::pairs {
-namespace {
-
-// A slow pair is a fabric check that failed, as a preflight FAIL is.
-constexpr int kSlowPair = exit_code::kPreflightFailed;
-
-}  // namespace
 
 std::vector<int> node_of_every_rank(const World& world) {
   std::vector<int> out;
@@ -62,9 +56,10 @@ std::vector<Node> describe_nodes(const World& world, const report::Provenance& p
 }
 
 int exit_code_of(const PairsRun& run, const Analysis& a) {
-  if (a.wrong_total > 0) return exit_code::kWrongResults;
-  if (!run.complete) return exit_code::kInterrupted;
-  return a.slow.empty() ? exit_code::kOk : kSlowPair;
+  return combined_exit({a.wrong_total > 0 ? exit_code::kWrongData : exit_code::kOk,
+                        run.complete ? exit_code::kOk : exit_code::kInterrupted,
+                        run.health_fail.empty() ? exit_code::kOk : exit_code::kHealthFail,
+                        a.slow.empty() ? exit_code::kOk : exit_code::kSlow});
 }
 
 }  // namespace commsweep::pairs

@@ -26,8 +26,8 @@ std::string from_rank0(World& world, double timeout_s, const std::function<std::
 // The nodes as rank 0 prints them: name, ranks, and their GPUs from the provenance.
 std::vector<Node> describe_nodes(const World& world, const report::Provenance& provenance);
 
-// 1 for wrong elements, 5 for an incomplete run, 6 for a slow pair (a fabric check that
-// failed, as a preflight FAIL is), else 0.
+// The run's outcomes combined (core/exit_codes.hpp): 8 wrong elements, 5 an incomplete run, 6 a
+// health FAIL around it (run.health_fail), 10 a slow pair, in that order of precedence; else 0.
 int exit_code_of(const PairsRun& run, const Analysis& analysis);
 
 }  // namespace commsweep::pairs

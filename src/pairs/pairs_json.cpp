@@ -151,8 +151,9 @@ json summary_json(const PairsRun& run, const Analysis& a) {
               {"wrong_total", checked ? json(a.wrong_total) : json(nullptr)},
               {"complete", run.complete},
               {"interrupted_by", run.complete ? json(nullptr) : json(run.interrupted_by)},
-              {"ok", run.complete && a.wrong_total == 0 && a.slow.empty()}};
+              {"ok", run.complete && a.wrong_total == 0 && a.slow.empty() && run.health_fail.empty()}};
   if (!run.failure.empty()) summary["failure"] = run.failure;
+  if (!run.health_fail.empty()) summary["health_fail"] = run.health_fail;
   return summary;
 }
 

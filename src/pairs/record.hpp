@@ -65,6 +65,9 @@ struct PairsRun {
   bool complete = true;
   std::string interrupted_by;          // when !complete: "SIGTERM", "SIGINT", "timeout" or "error"
   std::string failure;                 // a run ended by a failure: the rank and what happened
+  // The health snapshots' FAIL findings around the run, one line each (health/report.hpp,
+  // fail_lines): the run exits 6 and its summary names them (health_fail).
+  std::vector<std::string> health_fail;
 };
 
 // The run's topology, or one flat group of its nodes where none was set (a run built by hand).

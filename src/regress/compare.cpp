@@ -194,10 +194,9 @@ Judgement missing(const BaselineEntry& e) {
 }
 
 int exit_code_of(const Comparison& c) {
-  if (c.wrong_total > 0) return compare_exit::kWrong;
-  if (c.counts[static_cast<int>(Verdict::Fail)] > 0) return compare_exit::kRegression;
-  if (!c.health.empty()) return compare_exit::kRegression;
-  return compare_exit::kPass;
+  const bool regression = c.counts[static_cast<int>(Verdict::Fail)] > 0 || !c.health.empty();
+  return combined_exit(c.wrong_total > 0 ? exit_code::kWrongData : exit_code::kOk,
+                       regression ? exit_code::kRegression : exit_code::kOk);
 }
 
 // The WARN and FAIL findings of the run's "health" member; a malformed member is bad input.

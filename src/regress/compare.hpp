@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/exit_codes.hpp"
 #include "regress/baseline.hpp"
 #include "regress/measured_setup.hpp"
 #include "regress/observation.hpp"
@@ -23,14 +24,6 @@ int level_of(Verdict v);
 
 // 2: the verdict NOT_JUDGED (rows the baseline lacks, PASS in 1), counts.NOT_JUDGED, "setup".
 inline constexpr const char* kCompareSchema = "commsweep.compare/2";
-
-// Exit codes of `commsweep compare` (docs/regressions.md, `compare --help`).
-namespace compare_exit {
-constexpr int kPass = 0;        // PASS and SAME everywhere, WARN allowed
-constexpr int kRegression = 1;  // a FAIL: worse than the fail band, below a floor, or missing
-constexpr int kBadInput = 2;    // unreadable, corrupt or foreign-schema input, bad flags
-constexpr int kWrong = 3;       // the run found wrong elements (#wrong > 0)
-}  // namespace compare_exit
 
 // Bandwidth: DeepEP's of an EP phase, or a matrix's GB/s (an nvlink pair or target, a node pair).
 enum class Metric { Busbw, Time, Bandwidth, None };
@@ -80,7 +73,8 @@ struct Straggler {
 
 // A hardware health finding of the judged run (its "health" member, health/report.hpp, as
 // the CLI judged it again under the rules in force): a new WARN or FAIL (not "persistent": not
-// already so before the run) is a regression, as a slower bus is; an INFO never is.
+// already so before the run) is a regression, as a slower bus is; an INFO never is. (The run
+// itself exited 6 for any FAIL, persistent or not: compare asks what is new against the baseline.)
 struct HealthFinding {
   std::string severity;  // FAIL, WARN, INFO
   std::string host;
@@ -116,7 +110,10 @@ struct Comparison {
   std::uint64_t wrong_total = 0;
   std::vector<HealthFinding> health;         // new WARN and FAIL findings only
   std::vector<std::string> health_evidence;  // the run's joined verdict lines, and compare's own
-  int exit_code = compare_exit::kPass;
+  // core/exit_codes.hpp's: 0 pass (WARN allowed), 8 wrong elements in the run (before the
+  // rest), 9 a regression (a FAIL: worse than the fail band, below a floor, missing; or a new
+  // health WARN or FAIL); bad input (2) never gets this far.
+  int exit_code = exit_code::kOk;
 };
 
 Comparison compare(const report::Results& results, const Baseline& baseline);

@@ -116,7 +116,7 @@ void spread_table(std::ostringstream& out, const Comparison& c) {
 }
 
 void summary(std::ostringstream& out, const Comparison& c, const Baseline& b) {
-  out << "<h1>commsweep compare: " << (c.exit_code == compare_exit::kPass ? "PASS" : "FAIL") << " ("
+  out << "<h1>commsweep compare: " << (c.exit_code == exit_code::kOk ? "PASS" : "FAIL") << " ("
       << xml_escape(c.shape) << ", " << xml_escape(c.mode) << ")</h1>\n<ul>\n"
       << "<li>results: <code>" << xml_escape(c.results_file) << "</code>, started " << xml_escape(c.started_at) << "</li>\n"
       << "<li>baseline: <code>" << xml_escape(c.baseline_file) << "</code>, made " << xml_escape(b.provenance.created_at)

@@ -7,7 +7,7 @@ namespace commsweep::regress {
 
 std::string render_markdown(const Comparison& c) {
   std::ostringstream out;
-  const char* icon = c.exit_code == compare_exit::kPass ? "PASS" : "FAIL";
+  const char* icon = c.exit_code == exit_code::kOk ? "PASS" : "FAIL";
   out << "## commsweep compare: " << icon << " (" << c.shape << ", " << c.mode << ")\n\n";
   out << "- results: `" << c.results_file << "` (started " << c.started_at << ")\n";
   out << "- baseline: `" << c.baseline_file << "`\n";

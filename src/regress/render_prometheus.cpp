@@ -48,7 +48,7 @@ void measurement_families(Exposition& e, const Comparison& c) {
 }
 
 void summary_families(Exposition& e, const Comparison& c) {
-  e.family("commsweep_compare_exit_code", "Exit code of commsweep compare: 0 pass, 1 regression, 2 bad input, 3 wrong results.");
+  e.family("commsweep_compare_exit_code", "Exit code of commsweep compare: 0 pass, 8 wrong data, 9 regression (docs/failures.md).");
   e.sample({}, c.exit_code);
   e.family("commsweep_compare_verdicts", "Measurements by verdict; NOT_JUDGED: not in the baseline.");
   for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail, Verdict::NotJudged}) {

@@ -400,10 +400,11 @@ json to_json(const Results& r) {
   for (const auto& row : r.ep_rows) ep_rows.push_back(ep_row_json(row));
   json summary{{"avg_busbw_gbps", r.avg_busbw_gbps},
                 {"wrong_total", r.wrong_total},
-                {"ok", r.wrong_total == 0 && r.complete},
+                {"ok", r.wrong_total == 0 && r.complete && r.health_fail.empty()},
                 {"complete", r.complete}};
   if (!r.interrupted_by.empty()) summary["interrupted_by"] = r.interrupted_by;
   if (!r.failure.empty()) summary["failure"] = r.failure;
+  if (!r.health_fail.empty()) summary["health_fail"] = r.health_fail;
   json doc{{"schema", r.schema},
            {"provenance", provenance_json(r.provenance)},
            {"rows", rows},
@@ -442,6 +443,7 @@ Results results_from_json(const json& doc) {
       r.interrupted_by = summary.at("interrupted_by").get<std::string>();
     }
     if (summary.contains("failure")) r.failure = summary.at("failure").get<std::string>();
+    if (summary.contains("health_fail")) r.health_fail = summary.at("health_fail").get<std::vector<std::string>>();
     if (doc.contains("pairs")) {
       if (!doc.at("pairs").is_array()) throw std::runtime_error("\"pairs\" is not a list");
       r.pairs = doc.at("pairs").get<std::vector<json>>();

@@ -224,6 +224,9 @@ struct Results {
   // Every node's health snapshots, findings and joined verdict (health/report.hpp's
   // report_json); null when none were taken (COMMSWEEP_HEALTH=0, or a schema 1 file).
   nlohmann::json health;
+  // Its FAIL findings, one line each (health/report.hpp, fail_lines): the run is not ok and
+  // exits 6 (core/exit_codes.hpp) when any; the summary's health_fail.
+  std::vector<std::string> health_fail;
   // A suite's pairs sweeps: each a commsweep.pairs document (pairs/pairs_json.hpp), in order;
   // or, read by `commsweep baseline` and `compare`, the one of a `pairs --json` file
   // (regress/run_file.hpp).

@@ -73,7 +73,7 @@ int run_sweeps(World& world, const RunRequest& request, const std::function<std:
     Stage stage{world, run.backend(), control, run.setup(), std::cout};
     Outcome outcome = s.measurement->run(stage, results);
     results.wrong_total += outcome.wrong;
-    if (verdict == 0) verdict = outcome.verdict;
+    verdict = combined_exit(verdict, outcome.verdict);
     evidence.insert(evidence.end(), outcome.evidence.begin(), outcome.evidence.end());
     if (root && control.interrupted() && i + 1 < sweeps.size()) {
       std::cout << "# Suite stopped: the " << sweeps.size() - i - 1 << " sweep(s) after this one did not run\n";

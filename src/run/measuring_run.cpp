@@ -51,14 +51,17 @@ bool RunLifecycle::start(const std::function<void(RunSetup&)>& before_preamble, 
 
 int RunLifecycle::end_failed_transport() {
   health_->finish(std::cout, {whole_job(world_, "the transport check that failed")});
-  return exit_code::kPreflightFailed;
+  return exit_code::kHealthFail;
 }
 
 int RunLifecycle::end(const Ending& ending) {
   const bool root = world_.rank() == 0;
   const nlohmann::json health = ending.health_block_last ? health_->finish_quietly(ending.evidence)
                                                          : health_->finish(std::cout, ending.evidence);
-  int code = root ? ending.report(health) : exit_code::kOk;
+  // Rank 0: the FAIL findings, persistent ones included (health/report.hpp, fail_lines says why).
+  std::vector<std::string> fails;
+  if (root) fails = health::fail_lines(health_->report());
+  int code = root ? ending.report(health, std::move(fails)) : exit_code::kOk;
   if (root && ending.health_block_last) std::cout << health_->block() << std::flush;
   // The others wait while rank 0 writes its files: at least 5 minutes whatever -T, so that a
   // large file on a slow disk is not taken for a hang.
@@ -81,11 +84,11 @@ void ResultsRun::keep(const report::Results& header) {
 int ResultsRun::finish(report::Results& results, std::vector<health::TrafficEvidence> evidence, int verdict) {
   Ending ending;
   ending.evidence = std::move(evidence);
-  ending.report = [&](nlohmann::json health) {
+  ending.report = [&](nlohmann::json health, std::vector<std::string> health_fail) {
     results.health = std::move(health);
+    results.health_fail = std::move(health_fail);
     if (keeper()) keeper()->write_final(results);
-    const int code = exit_code_of(results);
-    return code != exit_code::kOk ? code : verdict;
+    return combined_exit(exit_code_of(results), verdict);
   };
   return MeasuringRun::finish(results, ending);
 }

@@ -15,13 +15,14 @@
 //        EP's NCCL version policy, which the preamble reports), the preamble; false when the
 //        transport check failed:
 //   return run.end_failed_transport()
-//        its health finding on the whole job, exit code 6;
+//        its health finding on the whole job, exit code 6 (core/exit_codes.hpp);
 //   ... the command measures; its engines are watched and stopped through run.control()
 //        (sweep/run_control.hpp: the phases' deadlines, the agreed stop on a signal) ...
 //   return run.finish(record, ending)
 //        the record complete, or interrupted_by the signal where the ranks agreed to stop;
-//        the health snapshot after; rank 0's report (the final file through the keeper); the
-//        exit code rank 0 decides, on every rank.
+//        the health snapshot after; rank 0's report (the final file through the keeper, its
+//        summary not ok and naming each health FAIL); the exit code rank 0 decides (a health
+//        FAIL is 6, combined with the run's other outcomes), on every rank.
 //
 // ResultsRun (MeasuringRun<ResultsKeeper>) adds the results' header and ending of the commands
 // whose record is commsweep.results (run/measure.hpp: the sweeps, ep, suite); pairs alone keeps
@@ -85,9 +86,10 @@ class RunLifecycle {
     // Where rank 0 prints the health block: before REPORT (the sweeps: under the tables, before
     // "# Results written") or after it (pairs: under the matrix and its findings).
     bool health_block_last = false;
-    // Rank 0: the final file through the keeper (HEALTH: the snapshot's JSON, null when off)
-    // and what the command prints with it; returns the exit code.
-    std::function<int(nlohmann::json health)> report;
+    // Rank 0: the final file through the keeper (HEALTH: the snapshot's JSON, null when off;
+    // HEALTH_FAIL: its FAIL findings, one line each, for the record's summary and its exit
+    // code 6) and what the command prints with it; returns the exit code.
+    std::function<int(nlohmann::json health, std::vector<std::string> health_fail)> report;
   };
 
  protected:
@@ -151,8 +153,8 @@ class ResultsRun : public MeasuringRun<ResultsKeeper> {
   // print from now on are kept under it.
   void keep(const report::Results& header);
   // The ending with the rows in RESULTS (and wrong_total, avg_busbw_gbps): the health block
-  // (its findings joined with EVIDENCE), the final file, exit_code_of (VERDICT, a sweep's
-  // fabric verdict, where nothing outranks it).
+  // (its findings joined with EVIDENCE), the final file, exit_code_of combined with VERDICT
+  // (a sweep's fabric verdict: a suite's slow pair, 10) by core/exit_codes.hpp's precedence.
   int finish(report::Results& results, std::vector<health::TrafficEvidence> evidence = {}, int verdict = 0);
 };
 

@@ -128,7 +128,9 @@ void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& 
 }
 
 // Rank 0: the report, then the final file and the exit code.
-int report_nvlink_run(nvlink::NvlinkRun& run, const nvlink::NvlinkSettings& s, NvlinkKeeper* keeper, nlohmann::json health) {
+int report_nvlink_run(nvlink::NvlinkRun& run, const nvlink::NvlinkSettings& s, NvlinkKeeper* keeper, nlohmann::json health,
+                      std::vector<std::string> health_fail) {
+  run.health_fail = std::move(health_fail);
   const nvlink::Analysis analysis = nvlink::analyse(run);
   print_nvlink_reports(run, analysis, s);
   if (keeper) {
@@ -218,7 +220,9 @@ int run_nvlink_alone(World& world, const RunRequest& request, const nvlink::Nvli
   RunLifecycle::Ending ending;
   if (root) ending.evidence = nvlink_slow_evidence(run, nvlink::analyse(run));
   ending.health_block_last = true;  // under the matrices and their findings
-  ending.report = [&](nlohmann::json health) { return report_nvlink_run(run, s, keeper, std::move(health)); };
+  ending.report = [&](nlohmann::json health, std::vector<std::string> health_fail) {
+    return report_nvlink_run(run, s, keeper, std::move(health), std::move(health_fail));
+  };
   return lifecycle.finish(run, ending);
 }
 

@@ -113,7 +113,8 @@ int run_pairs_alone(World& world, const RunRequest& request, const pairs::PairsS
   RunLifecycle::Ending ending;
   if (root) ending.evidence = slow_pair_evidence(run);
   ending.health_block_last = true;  // under the matrix and its findings
-  ending.report = [&](nlohmann::json health) {
+  ending.report = [&](nlohmann::json health, std::vector<std::string> health_fail) {
+    run.health_fail = std::move(health_fail);
     if (keeper) keeper->attach("health", std::move(health));
     const pairs::Analysis analysis = report_run(run, s, std::cout);
     if (keeper) keeper->write_final(run, analysis);
@@ -140,7 +141,7 @@ Outcome run_pairs_stage(Stage& stage, const pairs::PairsSettings& s, PairsJob jo
   const pairs::Analysis analysis = report_run(run, s, stage.out);
   const int code = pairs::exit_code_of(run, analysis);
   outcome.wrong = analysis.wrong_total;
-  outcome.verdict = code == exit_code::kPreflightFailed ? code : 0;
+  outcome.verdict = code == exit_code::kSlow ? code : 0;
   outcome.evidence = slow_pair_evidence(run);
   results.pairs.push_back(pairs::to_json(run, analysis));
   if (stage.setup.keeper) stage.setup.keeper->add_pairs(results.pairs.back());

@@ -28,7 +28,7 @@ void Keeper::write(const nlohmann::json& doc) {
     output::write_output_file(path_, full.dump(2) + "\n");
     std::cout << "# Results written to " << path_ << "\n";
   } catch (const std::runtime_error& e) {
-    throw Error(ErrorKind::Runtime, std::string("--json: ") + e.what());
+    throw Error(ErrorKind::Output, std::string("--json: ") + e.what());
   }
 }
 

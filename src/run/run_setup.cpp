@@ -115,8 +115,9 @@ std::string argument_mismatch(World& world, const std::vector<std::string>& argu
 }
 
 int exit_code_of(const report::Results& results) {
-  if (results.wrong_total > 0) return exit_code::kWrongResults;
-  return results.complete ? exit_code::kOk : exit_code::kInterrupted;
+  return combined_exit({results.wrong_total > 0 ? exit_code::kWrongData : exit_code::kOk,
+                        results.complete ? exit_code::kOk : exit_code::kInterrupted,
+                        results.health_fail.empty() ? exit_code::kOk : exit_code::kHealthFail});
 }
 
 std::string interrupted_note() {

@@ -73,7 +73,8 @@ std::string argument_mismatch(World& world, const std::vector<std::string>& argu
 // Error on every rank, before anything is measured. Nothing when path is empty.
 void require_writable_results(World& world, const std::string& path, double timeout_s);
 
-// 0, 1 for wrong elements (which outrank an interruption), 5 for an incomplete run.
+// The run's outcomes combined (core/exit_codes.hpp): 8 wrong elements, 5 an incomplete run, 6
+// a health FAIL (results.health_fail), in that order of precedence; else 0.
 int exit_code_of(const report::Results& results);
 // "interrupted by SIGTERM: the rows above were measured; the rest were not (incomplete)"
 std::string interrupted_note();

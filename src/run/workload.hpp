@@ -43,8 +43,8 @@ struct Stage {
 // What one sweep measured besides the rows it added to the record.
 struct Outcome {
   std::uint64_t wrong = 0;
-  // A verdict of the fabric (pairs: a slow pair, exit code 6), below wrong elements and an
-  // interruption; 0 when none.
+  // A verdict of the fabric (pairs: a slow pair, exit code 10), combined with the run's other
+  // outcomes by core/exit_codes.hpp's precedence; 0 when none.
   int verdict = 0;
   std::vector<health::TrafficEvidence> evidence;  // rank 0's, joined with the health findings
 };

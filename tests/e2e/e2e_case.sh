@@ -337,8 +337,8 @@ assert s["complete"] is False and s["interrupted_by"] == "SIGTERM", s
 # COMMSWEEP_HISTORY_DIR set as the nightly CronJob sets them, is judged by `commsweep compare`:
 # the verdict table, exit 0 within the noise, the run kept in the history with its reports.
 # Then doctored copies of it (tests/e2e/doctor_results.py: every size first put on the
-# baseline's median): unchanged exits 0, busbw 20% below the baseline at one size exits 1 with
-# that line the only FAIL, 5 wrong elements exit 3.
+# baseline's median): unchanged exits 0, busbw 20% below the baseline at one size exits 9 with
+# that line the only FAIL, 5 wrong elements exit 8.
 # Two baselines from the same two runs, because a baseline's bands say how much change is
 # noise: on a loaded 2-core machine the emulated Job's runs differ by up to twice (more at
 # small sizes), and two runs do not bound a third (CI saw a third run 22% under both at one
@@ -448,10 +448,10 @@ case_nightly() {
   judge_copy median 0 "$strict" "$copy/median.json" "the kept run on the baseline's medians"
   expect "no line FAILs or WARNs" bash -c "! grep -qE '^(FAIL|WARN) ' '$copy/median.txt'"
 
-  judge_planted cut20 1 "$strict" "busbw 20% below the baseline at $SIZE_COL" \
-    "busbw 20\.0% lower \(fail band 10\.0%" "exit 1: regression" --cut-size "$NIGHTLY_CUT_SIZE" --pct 20
-  judge_planted wrong 3 "$strict" "5 wrong elements at $SIZE_COL" \
-    "5 wrong elements" "exit 3: wrong results" --wrong-size "$NIGHTLY_CUT_SIZE" --count 5
+  judge_planted cut20 9 "$strict" "busbw 20% below the baseline at $SIZE_COL" \
+    "busbw 20\.0% lower \(fail band 10\.0%" "exit 9: regression" --cut-size "$NIGHTLY_CUT_SIZE" --pct 20
+  judge_planted wrong 8 "$strict" "5 wrong elements at $SIZE_COL" \
+    "5 wrong elements" "exit 8: wrong data" --wrong-size "$NIGHTLY_CUT_SIZE" --count 5
 }
 
 # `commsweep suite` through the master's COMMSWEEP_SUITE (the Job's env, no arguments):

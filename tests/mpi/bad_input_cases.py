@@ -7,6 +7,10 @@ import json
 import os
 import shutil
 
+# docs/failures.md: an output that could not be written (a full device, standard output
+# included), whichever command; before issue 43 it was 3 (compare: 2).
+OUTPUT_NOT_WRITTEN = 11
+
 
 class Case:
     """One bad input. argv: the whole command. names: texts the message must hold. outputs:
@@ -370,12 +374,12 @@ def newcomer_cases(opts, w):
                         [opts.commsweep] + quick + ["--json", null], ["# Results written to " + null], rc=0,
                         names_in="stdout", after=stays(null, "char")))
         out.append(Case("outputs", "--json a device like /dev/full", [opts.commsweep] + quick + ["--json", full],
-                        ["--json: cannot write", "full.dev", "No space left on device"], rc=3,
+                        ["--json: cannot write", "full.dev", "No space left on device"], rc=OUTPUT_NOT_WRITTEN,
                         after=stays(full, "char")))
-        for label, argv, rc in [("a sweep's table", [opts.commsweep] + quick, 3),
-                                ("list", [opts.commsweep, "list"], 3),
-                                ("--help", [opts.commsweep, "--help"], 3),
-                                ("compare --help", [opts.commsweep, "compare", "--help"], 2)]:
+        for label, argv, rc in [("a sweep's table", [opts.commsweep] + quick, OUTPUT_NOT_WRITTEN),
+                                ("list", [opts.commsweep, "list"], OUTPUT_NOT_WRITTEN),
+                                ("--help", [opts.commsweep, "--help"], OUTPUT_NOT_WRITTEN),
+                                ("compare --help", [opts.commsweep, "compare", "--help"], OUTPUT_NOT_WRITTEN)]:
             out.append(Case("stdout", "%s > a device like /dev/full" % label, argv,
                             ["write error on standard output", "No space left on device"], rc=rc, stdout_to=full))
     results = os.path.join(opts.workdir, "newcomer.json")

@@ -8,7 +8,7 @@
   ok       exit 0; nccl-tests' table layout with one row per expected size, type and operator,
            #wrong 0 (N/A where nccl-tests prints it), the "OK" footers; the --json results
            valid against results/schema and equal to the table, row by row.
-  wrong    exit 1; a "# Out of bounds values : N FAILED" footer with N > 0; stderr names
+  wrong    exit 8 (wrong data); a "# Out of bounds values : N FAILED" footer with N > 0; stderr names
            the rank given by --rank; the JSON summary says not ok.
   timeout  exit 4 within --bound seconds; stderr names --rank as the one rank that did
            not arrive.
@@ -176,7 +176,7 @@ def run(cmd, bound, workdir):
 
 
 def check_ok_or_wrong(opts, sweep, nranks, args, rc, out, err, fail):
-    want_rc = 0 if opts.expect == "ok" else 1
+    want_rc = 0 if opts.expect == "ok" else 8  # wrong data (docs/failures.md)
     fail.check(rc == want_rc, "exit code %s, expected %d" % (rc, want_rc))
     sections = parse_table(out, fail)
     fail.check(len(sections) > 0, "no table printed")

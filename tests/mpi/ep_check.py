@@ -28,7 +28,7 @@ What `commsweep ep` prints on stdout (rank 0 only), and this checker expects:
     # EP test concluded: ep
     #
     # Results written to FILE            with --json
-  Exit code 0, or 1 with wrong elements; usage errors exit 2 with one 'commsweep: ...' line on
+  Exit code 0, or 8 with wrong elements (wrong data); usage errors exit 2 with one 'commsweep: ...' line on
   stderr naming the flag (or the --suite file and key), before any row.
 
 The JSON (--json): schema commsweep.results/2 with "rows": [] and one "ep_rows" record per
@@ -42,7 +42,7 @@ first rank with the longest time. summary: wrong_total the sum of every wrong, o
 avg_busbw_gbps 0. For balanced and file routings the bytes are checked exactly (routing.hpp's
 definitions), for the others against their bounds.
 
---expect: ok (exit 0, every #wrong 0), wrong (exit 1 with --fault wrong-element:RANK: a FAILED
+--expect: ok (exit 0, every #wrong 0), wrong (exit 8 with --fault wrong-element:RANK: a FAILED
 footer, stderr naming --rank), usage (exit 2, --flag named), help (exit 0, every flag listed).
 Standard library only.
 """
@@ -436,7 +436,7 @@ def check_ep_json(doc, schema, t, sweep, nranks, args, fail):
 
 
 def check_ok_or_wrong(opts, nranks, args, rc, out, err, fail):
-    want_rc = 0 if opts.expect == "ok" else 1
+    want_rc = 0 if opts.expect == "ok" else 8  # wrong data (docs/failures.md)
     fail.check(rc == want_rc, "exit code %s, expected %d" % (rc, want_rc))
     sweep = EpSweep(args[1:])
     t = parse_ep_table(out, fail)

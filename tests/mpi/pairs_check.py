@@ -10,7 +10,7 @@ node r // P. --expect:
   ok     exit 0; the schedule (every pair of nodes once, rounds of disjoint pairs), a line per
          round, the legend, the node x node matrix (symmetric, '-' on the diagonal) equal to the
          JSON, the median and threshold recomputed from the rails, #wrong 0, no slow pair.
-  slow   exit 6 and the same checks; the pairs of the node of --slow-rank R are slow on R's rail
+  slow   exit 10 (slow) and the same checks; the pairs of the node of --slow-rank R are slow on R's rail
          and no other pair is (below --slow-below x the median, or --slow-below-top-third x the
          top-third pair); with 3 nodes or more that node is named as the likely bad node (host,
          rank R, its GPU); with 2 nodes no node is named and the output says why.
@@ -36,7 +36,7 @@ sys.dont_write_bytecode = True
 from commsweep_check import REPO, Failures, launcher, run, verdict  # noqa: E402
 from results_json import validate  # noqa: E402
 
-SLOW_PAIR_EXIT = 6
+SLOW_PAIR_EXIT = 10  # slow (docs/failures.md)
 TIMEOUT_EXIT = 4
 
 
@@ -293,7 +293,7 @@ def check_help(rc, out, fail):
     fail.check(out.count("Usage: mpirun -np N commsweep pairs") == 1, "the usage line, once (rank 0)")
     for text in ("round-robin", "local rank k", "both directions at once", "bit-exact", "NCCL_HOSTID",
                  "slowest rail", "likely bad node", "--size", "--iters", "--warmup_iters", "--check",
-                 "--slow-below", "--slow-below-top-third", "--backend", "--json", "--timeout", "Exit codes", "6 a slow pair"):
+                 "--slow-below", "--slow-below-top-third", "--backend", "--json", "--timeout", "Exit codes", "10 slow"):
         fail.check(text in out, "--help does not say %r" % text)
     fail.check("--fault" not in out, "--help shows the testing-only --fault")
 

@@ -5,7 +5,7 @@ with a planted fault, and what the follow-up names.
     pairs_scale_check.py --commsweep BIN --mpiexec MPIEXEC --np N --per-node P --topology FILE
         --schema PAIRS_SCHEMA --workdir DIR --expect-node NODE | --expect-leaf LEAF -- pairs ARGS
 
-Checks: exit 6 (a slow pair); the JSON valid against commsweep.pairs/2; the pattern's rounds
+Checks: exit 10 (a slow pair); the JSON valid against commsweep.pairs/2; the pattern's rounds
 first, each a set of disjoint pairs; every follow-up pair has a node that an earlier slow pair
 implicated (the follow-up re-tests only those); exactly one finding, naming the planted node
 (kind node) or the planted leaf (kind leaf-uplinks), and the text's FINDING line says the same;
@@ -20,7 +20,7 @@ sys.dont_write_bytecode = True
 from commsweep_check import REPO, Failures, launcher, run, verdict  # noqa: E402
 from results_json import validate  # noqa: E402
 
-SLOW_PAIR_EXIT = 6
+SLOW_PAIR_EXIT = 10  # slow (docs/failures.md)
 
 
 def read_leaves(path):

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """`commsweep compare` on results written by real runs: two sweeps under mpiexec -n 4 on the mpi
 backend make a baseline; each of them passes against it; a doctored third (one size 1000 times
-slower) fails with exit 1 and its line in the verdict table; a run with a planted wrong element
-(a real one: --fault wrong-element) fails with exit 3. Issue 24: against a baseline lacking its
-1M entries, the 1M rows are NOT_JUDGED (counted apart, exit 0); a run of 2 ranks against the
-shipped 4 x H200 NVLink baseline is refused (exit 2, one line per differing property), and with
---allow-mismatch judged, the differences said before the verdicts.
+slower) fails with exit 9 (regression) and its line in the verdict table; a run with a planted
+wrong element (a real one: --fault wrong-element) exits 8 (wrong data), and so does compare of
+it. Issue 24: against a baseline lacking its 1M entries, the 1M rows are NOT_JUDGED (counted
+apart, exit 0); a run of 2 ranks against the shipped 4 x H200 NVLink baseline is refused (exit 2,
+one line per differing property), and with --allow-mismatch judged (exit 9), the differences
+said before the verdicts.
 
     regress_check.py --commsweep BIN --mpiexec MPIEXEC --workdir DIR
 
@@ -62,9 +63,9 @@ def check_shipped_baseline(a, c, p):
     c.expect(rc == 2 and err.splitlines() == want and out == "", f"refused, exit 2 (got {rc}): {err!r} {out[:200]!r}")
     rc, out, err = run([a.commsweep, "compare", p("np2.json"), "--baseline", shipped, "--allow-mismatch"])
     lines = out.splitlines()
-    c.expect(rc == 1 and lines[1:3] == ["setup differs, judged anyway (--allow-mismatch): " + "; ".join(DIFFERS),
+    c.expect(rc == 9 and lines[1:3] == ["setup differs, judged anyway (--allow-mismatch): " + "; ".join(DIFFERS),
                                         "setup not checked: mode (the results do not record it: give --mode nvlink "
-                                        "to check it)"], f"--allow-mismatch: exit 1 (got {rc}), said first: {lines[:3]}")
+                                        "to check it)"], f"--allow-mismatch: exit 9 (got {rc}), said first: {lines[:3]}")
 
 
 def main():
@@ -93,17 +94,17 @@ def main():
     save(slower(load(p("run2.json")), 256 * 1024, 1000), p("doctored.json"))
     rc, out, err = run([a.commsweep, "compare", p("doctored.json"), "--baseline", p("base.json"), "--markdown", p("doctored.md")])
     print(out)
-    c.expect(rc == 1, f"doctored (256K 1000 times slower): exit 1 (got {rc}) {err.strip()}")
+    c.expect(rc == 9, f"doctored (256K 1000 times slower): exit 9 (got {rc}) {err.strip()}")
     line = table_line(out, "FAIL", "all_reduce", "256K")
     c.expect(line is not None and "% lower (fail band 10.0%, beyond the noise of" in line, f"the verdict line: {line!r}")
     c.expect(table_line(out, "FAIL", "all_reduce", "512K") is None, "512K is not failed")
-    c.expect("exit 1: regression" in out, "the table ends with exit 1: regression")
+    c.expect("exit 9: regression" in out, "the table ends with exit 9: regression")
 
     rc, out, err = mpirun(a, ["all_reduce,broadcast"] + SIZES + QUICK + ["--fault", "wrong-element:1", "--json", p("wrong.json")])
-    c.expect(rc == 1 and os.path.exists(p("wrong.json")), f"a run with a wrong element: sweep exit 1 and a file (got {rc})")
+    c.expect(rc == 8 and os.path.exists(p("wrong.json")), f"a run with a wrong element: sweep exit 8 and a file (got {rc})")
     rc, out, err = run([a.commsweep, "compare", p("wrong.json"), "--baseline", p("base.json")])
     print(out)
-    c.expect(rc == 3, f"compare on the run with wrong elements: exit 3 (got {rc})")
+    c.expect(rc == 8, f"compare on the run with wrong elements: exit 8 (got {rc})")
     c.expect("wrong elements" in out, "the table says wrong elements")
     check_not_judged(a, c, p)
     check_shipped_baseline(a, c, p)

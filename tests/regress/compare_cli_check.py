@@ -41,16 +41,16 @@ def main():
 
     save(slower(doc, ONE_GIB, 1 / 0.85), p("drop15.json"))
     rc, out, err = run([bin_, "compare", p("drop15.json"), "--baseline", p("base.json"), "--json", p("v.json")])
-    c.expect(rc == 1, f"busbw 15% lower at 1G: exit 1 (got {rc})")
+    c.expect(rc == 9, f"busbw 15% lower at 1G: exit 9, a regression (got {rc})")
     line = table_line(out, "FAIL", "1G", "out_of_place")
     c.expect(line is not None and "busbw 15.0% lower" in line, f"the 1G line says why: {line!r}")
     verdicts = load(p("v.json"))
-    c.expect(verdicts["exit_code"] == 1 and verdicts["counts"]["FAIL"] == 2, "--json: two FAILs (1G's halves), exit_code 1")
+    c.expect(verdicts["exit_code"] == 9 and verdicts["counts"]["FAIL"] == 2, "--json: two FAILs (1G's halves), exit_code 9")
     # --quiet: the table's last two lines alone, the same exit code (issue 28: it printed nothing).
     table = out.rstrip("\n").split("\n")
     rc, quiet, err = run([bin_, "compare", p("drop15.json"), "--baseline", p("base.json"), "--quiet"])
-    c.expect(rc == 1, f"--quiet on a regression: exit 1 (got {rc})")
-    c.expect(quiet.rstrip("\n").split("\n") == table[-2:] and table[-1] == "exit 1: regression",
+    c.expect(rc == 9, f"--quiet on a regression: exit 9 (got {rc})")
+    c.expect(quiet.rstrip("\n").split("\n") == table[-2:] and table[-1] == "exit 9: regression",
              f"--quiet prints the verdict and exit lines of the table alone: {quiet!r}")
 
     wrong = copy.deepcopy(doc)
@@ -58,14 +58,14 @@ def main():
     wrong["summary"]["wrong_total"] = 7
     save(wrong, p("wrong.json"))
     rc, out, err = run([bin_, "compare", p("wrong.json"), "--baseline", p("base.json")])
-    c.expect(rc == 3, f"7 wrong elements: exit 3 (got {rc})")
+    c.expect(rc == 8, f"7 wrong elements: exit 8, wrong data (got {rc})")
     c.expect("7 wrong elements" in out, "the table names the wrong elements")
 
     short = copy.deepcopy(doc)
     short["rows"] = [r for r in short["rows"] if r["size_bytes"] != 4096]
     save(short, p("short.json"))
     rc, out, err = run([bin_, "compare", p("short.json"), "--baseline", p("base.json")])
-    c.expect(rc == 1, f"size 4K missing: exit 1 (got {rc})")
+    c.expect(rc == 9, f"size 4K missing: exit 9 (got {rc})")
     c.expect(table_line(out, "FAIL", "4K") is not None and "missing from the results" in out, "4K named as missing")
 
     check_bad_inputs(c, bin_, night, p)

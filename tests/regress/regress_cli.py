@@ -83,13 +83,14 @@ def fresh_dir(path):
 
 
 def compare_exit_codes(commsweep):
-    """`commsweep compare`'s exit codes by meaning ("pass", "regression", "bad input", "wrong
-    results"), read from its --help ("Exit codes: 0 pass (...), 1 regression, ..."): the checks
-    name the code by what it means, not by its number."""
+    """`commsweep compare`'s exit codes by name ("ok", "regression", "bad input", "wrong data"),
+    read from its --help ("Exit codes (docs/failures.md), the first that applies: 2 bad input,
+    ...; else 0 ok."): the checks name the code by what it means, not by its number."""
     import re
     rc, out, err = run([commsweep, "compare", "--help"])
-    text = " ".join(out[out.index("Exit codes:"):].split())
+    text = " ".join(out[out.index("Exit codes"):].split())
     codes = {m.group(2): int(m.group(1)) for m in re.finditer(r"(\d+) ([a-z]+(?: [a-z]+)?)", text)}
-    for meaning in ("pass", "regression", "bad input", "wrong results"):
+    for meaning in ("ok", "regression", "bad input", "wrong data"):
         assert meaning in codes, f"compare --help names no exit code for {meaning!r}: {text!r}"
+    codes["pass"] = codes["ok"]
     return codes

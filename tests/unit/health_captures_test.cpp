@@ -89,15 +89,15 @@ TEST(HealthCaptures, CompareJudgesAStoredRunByTheRulesInForce) {
   const json stored = member_of(read_json(folder("healthy/h100x2-all_reduce.json")));
   report::Results run;
   run.health = stored;
-  EXPECT_EQ(regress::compare(run, regress::Baseline{}).exit_code, regress::compare_exit::kRegression);
+  EXPECT_EQ(regress::compare(run, regress::Baseline{}).exit_code, exit_code::kRegression);
   run.health = report_json(rejudge(stored, builtin_rules()));
   const regress::Comparison c = regress::compare(run, regress::Baseline{});
-  EXPECT_EQ(c.exit_code, regress::compare_exit::kPass);
+  EXPECT_EQ(c.exit_code, exit_code::kOk);
   EXPECT_TRUE(c.health.empty());
   // A planted fault is still one: with its rule and limit.
   run.health = report_json(rejudge(member_of(read_json(folder("planted/crc_data_500.json"))), builtin_rules()));
   const regress::Comparison planted = regress::compare(run, regress::Baseline{});
-  EXPECT_EQ(planted.exit_code, regress::compare_exit::kRegression);
+  EXPECT_EQ(planted.exit_code, exit_code::kRegression);
   ASSERT_EQ(planted.health.size(), 1u);
   EXPECT_EQ(regress::health_text(planted.health[0]),
             "nvlink_crc_data +2266, 500/s (rule nvlink_crc_data: limit 100/s, DCGM)");

@@ -186,14 +186,14 @@ TEST(HealthCompare, NewFindingsAreARegression) {
   report::Results run;
   run.health = report_json(build_report({NodeHealth{"N1", before, snap(health_fixture("ib_flapped/after"), 110)}}));
   const regress::Comparison c = regress::compare(run, regress::Baseline{});
-  EXPECT_EQ(c.exit_code, regress::compare_exit::kRegression);
+  EXPECT_EQ(c.exit_code, exit_code::kRegression);
   ASSERT_EQ(c.health.size(), 4u);
   EXPECT_EQ(c.health[1].counter, "link_downed");
   EXPECT_EQ(c.health[1].delta, 1);
   report::Results old;
   old.health = report_json(build_report({NodeHealth{"N1", snap(health_fixture("saturated"), 0, nullptr, "before"),
                                                     snap(health_fixture("saturated"), 10)}}));
-  EXPECT_EQ(regress::compare(old, regress::Baseline{}).exit_code, regress::compare_exit::kPass);
+  EXPECT_EQ(regress::compare(old, regress::Baseline{}).exit_code, exit_code::kOk);
   report::Results broken;
   broken.health = nlohmann::json{{"findings", {{{"severity", "FAIL"}}}}};
   EXPECT_THROW(regress::compare(broken, regress::Baseline{}), std::runtime_error);
@@ -208,7 +208,7 @@ TEST(HealthCompare, SlowSweepIsJoinedWithTheMovedCounters) {
   run.health = report_json(build_report({NodeHealth{"N1", snap(health_fixture("ib_flapped/before"), 100, nullptr, "before"),
                                                     snap(health_fixture("ib_flapped/after"), 110)}}));
   const regress::Comparison c = regress::compare(run, baseline);
-  EXPECT_EQ(c.exit_code, regress::compare_exit::kRegression);
+  EXPECT_EQ(c.exit_code, exit_code::kRegression);
   ASSERT_EQ(c.health_evidence.size(), 4u);
   EXPECT_EQ(c.health_evidence[1],
             "N1 mlx5_1 port 1: link_downed +1, 0.1/s (rule link_downed: any rise fails, IBTA, GCM) during the run whose "

@@ -79,7 +79,7 @@ TEST(NvlinkJudge, CapturedNodePassesQuietly) {
   EXPECT_EQ(a.slow_pairs, 0);
   EXPECT_EQ(a.slow_targets, 0);
   EXPECT_EQ(a.gpu_findings, 0);
-  EXPECT_EQ(exit_code_of(run, a), 0);
+  EXPECT_EQ(exit_code_of(run, a), exit_code::kOk);
   EXPECT_EQ(*a.nodes[0].expected_gbps, 450);
   const std::string text = render_report(run, a);
   EXPECT_NE(text.find("# ce_write GB/s, rows src, columns dst"), std::string::npos) << text;
@@ -100,7 +100,7 @@ TEST(NvlinkJudge, CapturedPlantedSlowPairIsNamedAlone) {
     EXPECT_EQ(a.nodes[0].pairs[i].slow, (p.src == 1 && p.dst == 2) || (p.src == 2 && p.dst == 1)) << p.src << "->" << p.dst;
   }
   EXPECT_EQ(a.slow_targets, 0);
-  EXPECT_EQ(exit_code_of(run, a), 6);
+  EXPECT_EQ(exit_code_of(run, a), exit_code::kSlow);
 }
 
 TEST(NvlinkJudge, PlantedSlowPairIsNamedAlone) {
@@ -112,7 +112,7 @@ TEST(NvlinkJudge, PlantedSlowPairIsNamedAlone) {
     const auto& p = run.nodes[0].pairs[i];
     EXPECT_EQ(a.nodes[0].pairs[i].slow, (p.src == 1 && p.dst == 2) || (p.src == 2 && p.dst == 1));
   }
-  EXPECT_EQ(exit_code_of(run, a), 6);
+  EXPECT_EQ(exit_code_of(run, a), exit_code::kSlow);
   const std::string text = render_report(run, a);
   const std::string& bus1 = run.nodes[0].gpus[1].pci_bus_id;
   const std::string& bus2 = run.nodes[0].gpus[2].pci_bus_id;
@@ -145,7 +145,7 @@ TEST(NvlinkJudge, GpuWithALinkDownIsNamed) {
   EXPECT_NE(a.nodes[0].gpu_findings[0].find("GPU 3 (rank 3, " + run.nodes[0].gpus[3].pci_bus_id + "): 17 active NVLinks, 18"),
             std::string::npos)
       << a.nodes[0].gpu_findings[0];
-  EXPECT_EQ(exit_code_of(run, a), 6);
+  EXPECT_EQ(exit_code_of(run, a), exit_code::kSlow);
 }
 
 TEST(NvlinkJudge, WrongBytesOutrankSlowness) {
@@ -154,7 +154,7 @@ TEST(NvlinkJudge, WrongBytesOutrankSlowness) {
   slow_down(run, 0, 1, 0.1);
   const Analysis a = analyse(run);
   EXPECT_EQ(a.wrong_total, 5u);
-  EXPECT_EQ(exit_code_of(run, a), 1);
+  EXPECT_EQ(exit_code_of(run, a), exit_code::kWrongData);
   EXPECT_NE(render_report(run, a).find("# WRONG pair"), std::string::npos);
 }
 
@@ -199,7 +199,7 @@ TEST(NvlinkReports, PrometheusAndHtmlNameThePlantedPair) {
                       run.nodes[0].gpus[1].pci_bus_id + "\",dst_bus_id=\"" + run.nodes[0].gpus[2].pci_bus_id + "\"} 1"),
             std::string::npos)
       << prom;
-  EXPECT_NE(prom.find("commsweep_nvlink_exit_code{} 6"), std::string::npos);
+  EXPECT_NE(prom.find("commsweep_nvlink_exit_code{} 10"), std::string::npos);
   const std::string html = render_html(run, a);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   std::size_t svgs = 0;

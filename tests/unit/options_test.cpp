@@ -322,16 +322,15 @@ TEST(Options, BuffersDefaultToColdLikeNcclTests) {
 
 namespace {
 
-// The exit codes are an interface (scripts, Kubernetes, the table in docs/failures.md): each means one thing.
-TEST(ExitCodes, DistinctAndAsDocumented) {
-  namespace x = commsweep::exit_code;
-  const int codes[] = {x::kOk, x::kWrongResults, x::kUsage, x::kRuntime, x::kTimeout,
-                       x::kInterrupted, x::kPreflightFailed, x::kOutOfMemory};
-  for (int i = 0; i < 8; ++i) EXPECT_EQ(codes[i], i);
-  EXPECT_EQ(commsweep::Error(commsweep::ErrorKind::OutOfMemory, "x").exit_code(), 7);
+// The sweep's --help lists its codes from the one table (core/exit_codes.hpp; the table itself:
+// exit_codes_test.cpp), first that applies first.
+TEST(ExitCodes, SweepHelpListsItsCodesFromTheTable) {
   const std::string help = commsweep::measure_help_text(commsweep::default_workload());
-  EXPECT_NE(help.find("6 preflight failed"), std::string::npos);
-  EXPECT_NE(help.find("7 out of memory"), std::string::npos);
+  for (const char* item : {"2 bad input", "3 call failed", "4 hang", "5 interrupted", "6 health FAIL",
+                           "7 out of memory", "8 wrong data", "11 output not written", "else 0 ok"})
+    EXPECT_NE(help.find(item), std::string::npos) << item;
+  EXPECT_LT(help.find("8 wrong data"), help.find("5 interrupted"));  // the precedence
+  EXPECT_EQ(help.find("10 slow"), std::string::npos);  // not a sweep's
 }
 
 }  // namespace

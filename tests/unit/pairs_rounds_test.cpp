@@ -62,16 +62,18 @@ TEST(PairsRounds, UncheckedRoundsLeaveWrongElementsUnknown) {
   EXPECT_FALSE(run.pairs[0].rails[0].wrong.has_value());  // null in the JSON, not 0
 }
 
-TEST(PairsRounds, ExitCodeWrongOutranksIncompleteWhichOutranksSlow) {
+TEST(PairsRounds, ExitCodeWrongOutranksIncompleteWhichOutranksHealthWhichOutranksSlow) {
   PairsRun run;
   Analysis a;
   EXPECT_EQ(exit_code_of(run, a), exit_code::kOk);
   a.slow = {0};
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kPreflightFailed);
+  EXPECT_EQ(exit_code_of(run, a), exit_code::kSlow);
+  run.health_fail = {"node1 mlx5_1 port 1: link_downed +1"};
+  EXPECT_EQ(exit_code_of(run, a), exit_code::kHealthFail);
   run.complete = false;
   EXPECT_EQ(exit_code_of(run, a), exit_code::kInterrupted);
   a.wrong_total = 1;
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kWrongResults);
+  EXPECT_EQ(exit_code_of(run, a), exit_code::kWrongData);
 }
 
 }  // namespace

@@ -107,14 +107,14 @@ TEST(RegressMatrices, IdenticalNvlinkRunsPass) {
   const Baseline b = baseline_of_docs({doc, doc, doc});
   ASSERT_EQ(b.entries.size(), 92u);
   const Comparison c = compare(run_from_json(doc), b);
-  EXPECT_EQ(c.exit_code, compare_exit::kPass);
+  EXPECT_EQ(c.exit_code, exit_code::kOk);
   EXPECT_EQ(verdict_count(c, Verdict::Same), 92);
 }
 
 TEST(RegressMatrices, OnePairTwelvePercentLowerFailsNamedAlone) {
   const Baseline b = baseline_of_docs({nvlink_capture(), nvlink_capture(), nvlink_capture()});
   const Comparison c = compare(run_from_json(nvlink_doctored(1, 2, "ce_write", 0.88)), b);
-  EXPECT_EQ(c.exit_code, compare_exit::kRegression);
+  EXPECT_EQ(c.exit_code, exit_code::kRegression);
   const auto failed = failures_of(c);
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(describe(failed[0]->key), kPair12CeWrite);
@@ -134,7 +134,7 @@ TEST(RegressMatrices, OnePairTwelvePercentLowerFailsNamedAlone) {
 TEST(RegressMatrices, SevenPercentWarnsAndTheReversePairIsItsOwn) {
   const Baseline b = baseline_of_docs({nvlink_capture()});
   const Comparison c = compare(run_from_json(nvlink_doctored(2, 1, "sm_read", 0.93)), b);
-  EXPECT_EQ(c.exit_code, compare_exit::kPass);
+  EXPECT_EQ(c.exit_code, exit_code::kOk);
   EXPECT_EQ(verdict_count(c, Verdict::Warn), 1);
   EXPECT_EQ(judgement_of(c, kPair12CeWrite)->verdict, Verdict::Same);
 }
@@ -147,7 +147,7 @@ TEST(RegressMatrices, TheLatencyIsATimeWithTheLatencyFloor) {
   EXPECT_EQ(judgement_of(slower, latency)->verdict, Verdict::Same);  // inside the 30% floor
   const Comparison twice = compare(run_from_json(nvlink_doctored(0, 3, kLatencyPlace, 2.0)), b);
   EXPECT_EQ(judgement_of(twice, latency)->verdict, Verdict::Fail);
-  EXPECT_EQ(twice.exit_code, compare_exit::kRegression);
+  EXPECT_EQ(twice.exit_code, exit_code::kRegression);
   // A latency has no bandwidth: none exported as one.
   EXPECT_EQ(render_prometheus(twice).find("commsweep_busbw_gbps{config=\"vm GPU 0 (0000:00:06.0) -> GPU 3 (0000:00:09.0)\",dtype=\"-\",place=\"latency\""),
             std::string::npos);
@@ -159,7 +159,7 @@ TEST(RegressMatrices, WrongWordsAndAMissingPairFail) {
   wrong["nodes"][0]["pairs"][4]["wrong"] = 5;
   wrong["summary"]["wrong"] = 5;
   const Comparison w = compare(run_from_json(wrong), b);
-  EXPECT_EQ(w.exit_code, compare_exit::kWrong);
+  EXPECT_EQ(w.exit_code, exit_code::kWrongData);
   EXPECT_EQ(w.wrong_total, 5u);  // counted once, at the pair's ce_write
   json gone = nvlink_capture();
   gone["nodes"][0]["pairs"][4]["gbps"]["ce_read"] = nullptr;  // not measured
@@ -246,10 +246,10 @@ TEST(RegressMatrices, PairsKeysNameTheNodePair) {
 TEST(RegressMatrices, IdenticalPairsRunsPassAndOnePairTwelvePercentLowerFails) {
   const Baseline b = baseline_of_docs({pairs_capture(), pairs_capture(), pairs_capture()});
   const Comparison same = compare(run_from_json(pairs_capture()), b);
-  EXPECT_EQ(same.exit_code, compare_exit::kPass);
+  EXPECT_EQ(same.exit_code, exit_code::kOk);
   EXPECT_EQ(verdict_count(same, Verdict::Same), 3);
   const Comparison c = compare(run_from_json(pairs_doctored(2, 0, 0.88)), b);
-  EXPECT_EQ(c.exit_code, compare_exit::kRegression);
+  EXPECT_EQ(c.exit_code, exit_code::kRegression);
   const auto failed = failures_of(c);
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(describe(failed[0]->key), "pairs vm/node0 <-> vm/node2 1M sendrecv");
@@ -258,7 +258,7 @@ TEST(RegressMatrices, IdenticalPairsRunsPassAndOnePairTwelvePercentLowerFails) {
 
 TEST(RegressMatrices, ThePlantedSlowNodeFailsItsPairsAlone) {
   const Comparison c = compare(run_from_json(pairs_planted_capture()), baseline_of_docs({pairs_capture()}));
-  EXPECT_EQ(c.exit_code, compare_exit::kRegression);
+  EXPECT_EQ(c.exit_code, exit_code::kRegression);
   std::vector<std::string> failed;
   for (const auto* j : failures_of(c)) failed.push_back(j->key.config);
   EXPECT_EQ(failed, (std::vector<std::string>{"vm/node0 <-> vm/node1", "vm/node1 <-> vm/node2"}));

@@ -57,7 +57,7 @@ class RegressRender : public ::testing::Test {
 
 TEST_F(RegressRender, VerdictTable) {
   expect_golden("regress_table.txt", render_table(c_));
-  EXPECT_EQ(c_.exit_code, compare_exit::kRegression);
+  EXPECT_EQ(c_.exit_code, exit_code::kRegression);
 }
 
 TEST_F(RegressRender, Markdown) { expect_golden("regress_summary.md", render_markdown(c_)); }
@@ -98,7 +98,7 @@ TEST_F(RegressRender, HtmlIsSelfContained) {
 
 TEST_F(RegressRender, JsonCarriesTheVerdicts) {
   const auto j = comparison_json(c_);
-  EXPECT_EQ(j.at("exit_code"), 1);
+  EXPECT_EQ(j.at("exit_code"), exit_code::kRegression);
   EXPECT_EQ(j.at("schema"), "commsweep.compare/2");
   EXPECT_EQ(j.at("counts").at("FAIL"), 4);  // 4M both halves, 8M both halves (missing)
   EXPECT_EQ(j.at("counts").at("PASS"), 0);
@@ -143,7 +143,7 @@ TEST(RegressIncomplete, EveryReportSaysWhyTheRunEnded) {
   EXPECT_NE(render_html(c, b, {}).find("ranks that did not arrive: 2 (node-b)): its missing sizes fail</li>"),
             std::string::npos);
   EXPECT_EQ(comparison_json(c).at("ended_by"), why);
-  EXPECT_EQ(c.exit_code, compare_exit::kRegression);  // 2M, 4M and 8M are missing
+  EXPECT_EQ(c.exit_code, exit_code::kRegression);  // 2M, 4M and 8M are missing
 
   run.failure.clear();
   run.interrupted_by = "SIGTERM";

@@ -4,6 +4,7 @@
 
 #include "collectives/collective_test.hpp"
 #include "collectives/settings.hpp"
+#include "core/exit_codes.hpp"
 #include "core/types.hpp"
 #include "run/sweeps.hpp"
 #include "run/workload.hpp"
@@ -101,17 +102,19 @@ std::string help_end() {
          "choice is printed in the '#' header and kept in the JSON (provenance.buffers).\n\n"
          "Hangs: every phase (communicator set-up, warm-up, timed iterations, check) must finish\n"
          "within -T seconds; otherwise rank 0 names the ranks that did not arrive, the communicator\n"
-         "is aborted and the job ends with exit code 4.\n\n"
-         "Exit codes: 0 all passed; 1 wrong elements found; 2 bad flags or input;\n"
-         "3 a CUDA, NCCL or MPI call failed; 4 timeout (hang); 5 interrupted by SIGTERM or\n"
-         "SIGINT: the rows measured so far are printed and written, marked incomplete. Ranks\n"
-         "started with different arguments are refused at start (exit code 2).\n"
-         "6 preflight failed: `commsweep preflight` or `commsweep transport` found a FAIL, or\n"
-         "NCCL did not use the --require-transport / --require-gdr transport (the run stops\n"
-         "after set-up, before measuring, and says which rank used what).\n"
-         "7 out of memory: a rank could not allocate the buffers of the largest size (-e); the\n"
-         "run stops on every rank, naming the ranks; the rows measured before are written,\n"
-         "marked incomplete (no results file when there are none).\n\n"
+         "is aborted and the job ends with exit code 4.\n\n" +
+         exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
+                          exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
+                          exit_code::kWrongData, exit_code::kOutputFailed}) +
+         "2: also ranks started with different arguments, refused at start. 5: SIGTERM or SIGINT;\n"
+         "the rows measured so far are printed and written, marked incomplete (mpirun, when it is\n"
+         "the process signalled, itself exits 1). 6: a FAIL in the health snapshots before and after\n"
+         "the run (summary.health_fail in the JSON names each; a WARN is no failure), or NCCL did not\n"
+         "use the --require-transport / --require-gdr transport (the run stops after set-up, before\n"
+         "measuring, and says which rank used what). 7: a rank could not allocate the buffers of the\n"
+         "largest size (-e); the run stops on every rank, naming the ranks; the rows measured before\n"
+         "are written, marked incomplete (no results file when there are none). 8: wrong elements\n"
+         "(the JSON is written, with ok false). 11: --json could not be written at the end.\n\n"
          "Fabric: with the nccl backend, NCCL's own INFO lines are captured at set-up (a private\n"
          "NCCL_DEBUG_FILE, unless NCCL_DEBUG or NCCL_DEBUG_FILE are set: then yours are read, or\n"
          "nothing) and a transport report is printed before the tables: network (IB or Socket),\n"

@@ -2,6 +2,7 @@
 // ep/ (its implementations ep/impls/, its settings ep/settings.cpp) on the run's backend.
 #include <sstream>
 
+#include "core/exit_codes.hpp"
 #include "ep/implementation.hpp"
 #include "ep/settings.hpp"
 #include "run/sweeps.hpp"
@@ -128,10 +129,12 @@ std::string help_end() {
          "  - kind: ep\n"
          "    tokens: [128, 512]\n"
          "    dtype: [bf16, fp8]\n\n"
-         "Exit codes (as the collectives): 0 all passed; 1 wrong elements found; 2 bad flags or\n"
-         "input; 3 a CUDA, NCCL or MPI call failed; 4 timeout (hang); 5 interrupted (SIGTERM,\n"
-         "SIGINT): the rows measured so far, marked incomplete; 6 NCCL did not use the\n"
-         "--require-transport / --require-gdr transport (stopped before measuring).\n"
+      << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
+                          exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
+                          exit_code::kWrongData, exit_code::kOutputFailed})
+      << "As the collectives (commsweep --help): 5 the rows measured so far, marked incomplete; 6 a\n"
+         "health FAIL around the run, or NCCL did not use the --require-transport / --require-gdr\n"
+         "transport (stopped before measuring); 8 a dispatched or combined element wrong.\n"
          "A brief fabric preflight and, on the nccl backend, a transport report (NCCL's own INFO\n"
          "lines) come before the table (commsweep --help, Fabric).\n\n"
          "Examples:\n"

@@ -76,10 +76,12 @@ std::string help_intro() {
 std::string help_end() {
   return "--json FILE: every node, GPU, pair and test, the matrices and verdicts (schema commsweep.nvlink/1,\n"
          "`commsweep schema nvlink`).\n\n"
-         "Exit codes (those of commsweep pairs): 0 no slow pair, every byte right; 1 wrong bytes (outranks the\n"
-         "others); 2 bad flags, or no GPU to measure (a build without CUDA, --backend mpi, a rank without a GPU,\n"
-         "two ranks on one GPU); 3 a CUDA or MPI call failed; 4 timeout (hang); 5 interrupted by SIGTERM or\n"
-         "SIGINT; 6 a slow pair or GPU, or a GPU with NVLinks missing (a fabric check failed).\n";
+         + exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
+                            exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
+                            exit_code::kWrongData, exit_code::kOutputFailed, exit_code::kSlow}) +
+         "2: also no GPU to measure (a build without CUDA, --backend mpi, a rank without a GPU, two ranks on\n"
+         "one GPU). 6: a FAIL in the health snapshots around the run (summary.health_fail). 8: wrong bytes.\n"
+         "10: a slow pair or GPU, or a GPU with NVLinks missing (as commsweep pairs' slow pair).\n";
 }
 
 // A baseline judges its --json file's pairs under this test name (regress::kNvlinkTest,

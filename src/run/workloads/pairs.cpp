@@ -2,6 +2,7 @@
 // of disjoint pairs (pairs/, plan/), the node x node matrix, the slow pairs and the bad node.
 #include <sstream>
 
+#include "core/exit_codes.hpp"
 #include "pairs/settings.hpp"
 #include "run/pairs_run.hpp"
 #include "run/workload.hpp"
@@ -98,11 +99,12 @@ std::string help_end() {
   out << "--json FILE: every pair and rail, the matrix and the findings (schema commsweep.pairs/2;\n"
          "above 64 nodes the slow pairs and per-node/per-leaf summaries only). In a suite (kind: pairs)\n"
          "the same document goes into the suite's results file, under \"pairs\".\n\n"
-         "Exit codes: 0 no slow pair, every element right; 1 wrong elements (outranks the others);\n"
-         "2 bad flags, or fewer than 2 nodes; 3 a CUDA, NCCL or MPI call failed; 4 timeout (hang)\n"
-         "(for 3 and 4 the rounds measured so far are written to --json, marked incomplete);\n"
-         "5 interrupted by SIGTERM or SIGINT (the rounds measured so far are printed and written);\n"
-         "6 a slow pair was found (a fabric check failed, as in commsweep preflight).\n";
+      << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
+                          exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
+                          exit_code::kWrongData, exit_code::kOutputFailed, exit_code::kSlow})
+      << "2: also fewer than 2 nodes. 3, 4: the rounds measured so far are written to --json, marked\n"
+         "incomplete; 5 (SIGTERM, SIGINT): they are printed and written too. 6: a FAIL in the health\n"
+         "snapshots around the run (named in the JSON's summary.health_fail), before 10: a slow pair.\n";
   return out.str();
 }
 
