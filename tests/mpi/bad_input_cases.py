@@ -18,7 +18,7 @@ class Case:
 
     def __init__(self, group, label, argv, names, env=None, rc=2, outputs=(), stdout_empty=False,
                  prefix="commsweep", one_message=True, names_in="message", secret=None,
-                 stdout_to=None, before=None, after=None):
+                 stdout_to=None, before=None, after=None, np=None):
         self.group, self.label, self.argv, self.names = group, label, argv, list(names)
         self.env, self.rc, self.outputs = dict(env or {}), rc, list(outputs)
         self.stdout_empty, self.prefix, self.one_message = stdout_empty, prefix, one_message
@@ -26,6 +26,7 @@ class Case:
         # stdout_to: a path the command's stdout is opened on (a device node); before(): called
         # just before the command (starts a FIFO's reader); after(): problems found afterwards.
         self.stdout_to, self.before, self.after = stdout_to, before, after
+        self.np = np  # run under mpiexec -n NP (None: one process, an MPI singleton)
 
 
 # A run that is not refused must stay short: tiny sweeps, the mpi backend.
@@ -819,6 +820,34 @@ def health_file_cases(opts, w):
         judge("a malformed health member", broken, "%s: malformed \"health\"" % broken),
         judge("/dev/zero", "/dev/zero", "health: --judge: /dev/zero", "larger than"),
     ]
+
+
+def first_walk_cases(opts, w):
+    """Inputs that surprised a new user walking the docs (issue 42), each with its exact
+    message and exit code."""
+    out = []
+
+    def case(group, label, argv, message, rc=2, **kw):
+        out.append(Case(group, label, argv, [message], rc=rc, **kw))
+
+    # Every command's unknown flag gets the did-you-mean its test names and suite keys get.
+    typos = [("sweep", [], "--maxbyte", "--maxbytes", "", "see --help"),
+             ("ep", ["ep"], "--tokns", "--tokens", "ep: ", "see commsweep ep --help"),
+             ("pairs", ["pairs"], "--sise", "--size", "pairs: ", "see commsweep pairs --help"),
+             ("nvlink", ["nvlink"], "--judg", "--judge", "nvlink: ", "see commsweep nvlink --help"),
+             ("suite", ["suite", opts.suites + "/ci.yaml"], "--jsn", "--json", "suite: ", "see commsweep suite --help"),
+             ("health", ["health"], "--duraton", "--duration", "health: ", "commsweep health --help"),
+             ("preflight", ["preflight"], "--sysfs-rot", "--sysfs-root", "preflight: ", "commsweep preflight --help"),
+             ("compare", ["compare", w + "/good.json"], "--baselin", "--baseline", "", "commsweep compare --help"),
+             ("baseline", ["baseline", w + "/good.json"], "--flor", "--floor", "", "commsweep baseline --help"),
+             ("topo", ["topo", "validate", w + "/absent.xml"], "--no-nod", "--no-node", "", "see commsweep topo --help"),
+             ("transport", ["transport"], "--require-transprt", "--require-transport", "transport: ",
+              "commsweep transport --help"),
+             ("env", ["env"], "--annotatons", "--annotations", "env: ", "commsweep env --help")]
+    for name, words, typo, meant, prefix, see in typos:
+        case("did you mean", "%s: %s" % (name, typo), [opts.commsweep] + words + [typo, "1"],
+             "%sunrecognised option '%s': did you mean '%s'? (%s)" % (prefix, typo, meant, see), stdout_empty=True)
+    return out
 
 
 def make_files(w, good_results, good_baseline, listener_url):

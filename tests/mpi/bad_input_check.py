@@ -9,6 +9,7 @@ print nothing on stdout. Topology cases also check that nothing an external enti
 read or contacted. Writes the table of what happened to WORKDIR/bad_inputs.md.
 
     bad_input_check.py --commsweep BIN --scripts DIR --fixtures DIR --suites DIR --workdir DIR
+                       [--mpiexec MPIEXEC]
 """
 import argparse
 import glob
@@ -23,7 +24,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bad_input_cases as cases  # noqa: E402
-from commsweep_check import Failures, verdict  # noqa: E402
+from commsweep_check import Failures, launcher, verdict  # noqa: E402
 
 BOUND_S = 30  # one case; a bad input is refused in well under a second
 SENTINEL = b"sentinel: must survive every bad input\n"
@@ -85,7 +86,8 @@ def run_case(opts, case, listener, fail):
     start = time.monotonic()
     stdout = open(case.stdout_to, "wb") if case.stdout_to else subprocess.PIPE
     try:
-        p = subprocess.run(case.argv, stdout=stdout, stderr=subprocess.PIPE, text=True, errors="replace",
+        argv = (launcher(opts.mpiexec, case.np) if case.np else []) + case.argv
+        p = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, text=True, errors="replace",
                            timeout=BOUND_S, env=env, stdin=subprocess.DEVNULL)
         rc, out, err = p.returncode, p.stdout or "", p.stderr
     except subprocess.TimeoutExpired:
@@ -171,6 +173,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in ("--commsweep", "--scripts", "--fixtures", "--suites", "--workdir"):
         parser.add_argument(name, required=True)
+    parser.add_argument("--mpiexec", default="mpiexec", help="for the cases of several ranks")
+    parser.add_argument("--only", default="", help="run only the cases whose group or label holds this text")
     opts = parser.parse_args()
     for name in ("commsweep", "scripts", "fixtures", "suites", "workdir"):
         setattr(opts, name, os.path.abspath(getattr(opts, name)))
@@ -188,7 +192,9 @@ def main():
                  cases.hostfile_cases(opts, w) + cases.env_cases(opts, w) +
                  cases.transport_cases(opts, w) + cases.health_cases(opts, w) + cases.health_file_cases(opts, w) +
                  cases.newcomer_cases(opts, w) + cases.run_settings_cases(opts, w) +
-                 cases.surprise_cases(opts, w, keep) + cases.nvlink_cases(opts, w))
+                 cases.surprise_cases(opts, w, keep) + cases.nvlink_cases(opts, w) +
+                 cases.first_walk_cases(opts, w))
+    all_cases = [c for c in all_cases if opts.only in c.group or opts.only in c.label]
     fail = Failures()
     rows = [run_case(opts, c, listener, fail) for c in all_cases]
     listener.close()
