@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "runtime/termination.hpp"
 #include "core/sizes.hpp"
+#include "sweep/size_notes.hpp"
 #include "sweep/slices.hpp"
 
 namespace commsweep {
@@ -343,24 +344,8 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
       // Buffers for the largest size, reused across the sweep like nccl-tests does (cold: both
       // as large as its larger side, so that every slice moves both pointers alike).
       const BufferBytes bytes = sweep_buffer_bytes(planned, type, config_.buffers);
-      int rounded = 0, into_blocks = 0, skipped = 0;
-      const std::size_t elem = element_size(type);
-      for (const auto& p : planned) {
-        if (p.bytes != p.requested_bytes) ++rounded;
-        if (p.bytes != p.requested_bytes / elem * elem) ++into_blocks;
-        if (p.counts.param_count == 0) ++skipped;
-      }
-      if (rounded > 0 && sink.on_note) {
-        sink.on_note(std::to_string(rounded) + " of " + count_of(planned.size(), "size") +
-                     " rounded down (as nccl-tests does) to whole " +
-                     std::string(name_of(type)) + " elements" +
-                     (into_blocks > 0 ? ", divisible among " + std::to_string(nranks) + " ranks" : "") +
-                     "; the size column shows the bytes moved");
-      }
-      if (skipped > 0 && sink.on_note) {
-        sink.on_note(count_of(skipped, "size") + " skipped: smaller than one " +
-                     std::string(name_of(type)) + " element per rank");
-      }
+      if (sink.on_note)
+        for (const std::string& note : size_notes(test, sizes, type, nranks)) sink.on_note(note);
       for (RedOp op : ops) {
         if (const std::string why = backend_.unsupported(type, op); !why.empty()) {
           if (sink.on_note) sink.on_note("skipping " + std::string(name_of(type)) + ": " + why);

@@ -847,6 +847,12 @@ def first_walk_cases(opts, w):
     for name, words, typo, meant, prefix, see in typos:
         case("did you mean", "%s: %s" % (name, typo), [opts.commsweep] + words + [typo, "1"],
              "%sunrecognised option '%s': did you mean '%s'? (%s)" % (prefix, typo, meant, see), stdout_empty=True)
+    quick = ["-n", "1", "-w", "0", "--no-preflight", "--backend", "mpi"]
+    # Three sizes round onto one empty message; the note counts them and names the 16-byte block.
+    out.append(Case("sizes", "3 ranks: all_gather -e 256", [opts.commsweep, "all_gather", "-e", "256"] + quick,
+                    ["# 3 sizes skipped (8, 16 and 32 B): below 48 B, the smallest all_gather of float on 3 ranks: "
+                     "each rank's block is a multiple of 16 B (nccl-tests' split of a buffer among ranks)"],
+                    rc=0, names_in="stdout", np=3))
     return out
 
 

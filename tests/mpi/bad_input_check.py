@@ -73,6 +73,7 @@ def shown(opts, case):
         return a if len(a) <= 60 else "%s...(%d bytes)" % (a[:40], len(a))
     words = ["%s=%s" % (k, cut(v)) for k, v in sorted(case.env.items())
              if not k.startswith("COMMSWEEP_BIN") and not k.startswith("COMMSWEEP_RESULTS")]
+    words += ["mpiexec", "-n", str(case.np)] if case.np else []
     words += [cut(a) if a else "''" for a in case.argv]
     return " ".join(words).replace("|", "\\|")
 
