@@ -853,6 +853,10 @@ def first_walk_cases(opts, w):
                     ["# 3 sizes skipped (8, 16 and 32 B): below 48 B, the smallest all_gather of float on 3 ranks: "
                      "each rank's block is a multiple of 16 B (nccl-tests' split of a buffer among ranks)"],
                     rc=0, names_in="stdout", np=3))
+    # One rank (no mpirun): exit 0 as before, and a line saying that it measured no fabric.
+    out.append(Case("ranks", "1 rank: busbw 0.00 everywhere", [opts.commsweep, "-e", "64"] + quick,
+                    ["# 1 rank: no byte leaves it, so no link is measured (busbw 0.00); run one rank per GPU, or per "
+                     "host with --backend mpi: mpirun -np N commsweep (N of 2 or more)"], rc=0, names_in="stdout"))
     return out
 
 
