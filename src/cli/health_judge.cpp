@@ -17,6 +17,8 @@ using nlohmann::json;
 
 namespace {
 
+const char* const kJudgeNoHealth = "no \"health\" member (the run had COMMSWEEP_HEALTH=0, or ended before its snapshots)";
+
 [[noreturn]] void refuse(const std::string& path, const std::string& why) {
   throw_usage("health: --judge " + path + ": " + why);
 }
@@ -39,11 +41,27 @@ json stored_health(const std::string& path) {
   if (!doc.is_object()) refuse(path, "not a commsweep results, pairs or health JSON file (not an object)");
   if (doc.contains("schema")) {
     const json& schema = doc.at("schema");
-    if (schema != report::kResultsSchema && schema != pairs::kPairsSchema)
-      refuse(path, "schema " + schema.dump() + " is not " + report::kResultsSchema + " or " + pairs::kPairsSchema +
-                       " (or a commsweep health --json file)");
-    if (!doc.contains("health") || !doc.at("health").is_object())
-      refuse(path, "no \"health\" member (the run had COMMSWEEP_HEALTH=0, or ended before its snapshots)");
+    if (schema == pairs::kPairsSchema) {
+      if (!doc.contains("health") || !doc.at("health").is_object()) refuse(path, kJudgeNoHealth);
+      return doc.at("health");
+    }
+    if (!schema.is_string() || schema.get<std::string>().rfind("commsweep.results/", 0) != 0)
+      refuse(path, "schema " + schema.dump() + " is not a results file (" + report::kResultsSchemaV1 + " or " +
+                       report::kResultsSchema + "), a pairs file (" + pairs::kPairsSchema +
+                       ") or a commsweep health --json file");
+    // The results schemas compare reads (report/json.hpp); of the document only its "health"
+    // member is judged (the fixtures under tests/fixtures/health keep no more).
+    try {
+      report::readable_results_schema(doc);
+    } catch (const std::runtime_error& e) {
+      refuse(path, e.what());
+    }
+    const bool has_health = doc.contains("health") && doc.at("health").is_object();
+    if (!has_health && schema == report::kResultsSchemaV1)
+      refuse(path, std::string("a ") + report::kResultsSchemaV1 + " file, written before runs kept health snapshots (" +
+                       report::kResultsSchema + " keeps them): nothing to judge here (`commsweep compare " + path +
+                       " --baseline BASELINE.json` reads its rows)");
+    if (!has_health) refuse(path, kJudgeNoHealth);
     return doc.at("health");
   }
   if (!doc.contains("findings") || !doc.contains("nodes"))

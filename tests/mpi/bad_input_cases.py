@@ -770,8 +770,11 @@ def health_file_cases(opts, w):
         json.dump(doc, f)
     empty = put("health_no_nodes.json", json.dumps({"seconds": 0, "nodes": [], "findings": [], "unread": [],
                                                     "verdict": []}))
-    broken = put("health_broken.json", json.dumps({"schema": "commsweep.results/2",
-                                                   "health": {"nodes": [{"host": "x"}], "findings": []}}))
+    doc["health"] = {"nodes": [{"host": "x"}], "findings": []}
+    broken = put("health_broken.json", json.dumps(doc))
+    doc.pop("health")
+    doc["schema"] = "commsweep.results/1"
+    version_1 = put("results_v1.json", json.dumps(doc))  # as the shipped results/samples are
 
     def judge(label, path, *names):
         return case("health", "health --judge: " + label, [opts.commsweep, "health", "--judge", path], *names)
@@ -814,7 +817,14 @@ def health_file_cases(opts, w):
         judge("a file that is not there", os.path.join(w, "absent.json"), "health: --judge: ", "absent.json"),
         judge("a results file cut short", os.path.join(w, "cut.json"), "health: --judge %s/cut.json: not JSON" % w),
         judge("a baseline", os.path.join(w, "good_baseline.json"),
-              "schema \"commsweep.baseline/1\" is not commsweep.results/2 or commsweep.pairs/2"),
+              "schema \"commsweep.baseline/1\" is not a results file (commsweep.results/1 or commsweep.results/2), a "
+              "pairs file (commsweep.pairs/2) or a commsweep health --json file"),
+        judge("a results file of schema 1, as compare reads it", version_1,
+              "health: --judge %s: a commsweep.results/1 file, written before runs kept health snapshots "
+              "(commsweep.results/2 keeps them): nothing to judge here (`commsweep compare %s --baseline "
+              "BASELINE.json` reads its rows)" % (version_1, version_1)),
+        judge("a results file of schema 9", os.path.join(w, "v9.json"),
+              "results schema \"commsweep.results/9\" is not the one this commsweep reads"),
         judge("results without a health member", no_health, "%s: no \"health\" member" % no_health),
         judge("a health file without snapshots", empty, "%s: its \"health\" holds no snapshots to judge" % empty),
         judge("a malformed health member", broken, "%s: malformed \"health\"" % broken),
@@ -853,6 +863,12 @@ def first_walk_cases(opts, w):
                     ["# 3 sizes skipped (8, 16 and 32 B): below 48 B, the smallest all_gather of float on 3 ranks: "
                      "each rank's block is a multiple of 16 B (nccl-tests' split of a buffer among ranks)"],
                     rc=0, names_in="stdout", np=3))
+    # health --judge reads the results files compare reads: the shipped samples are of schema 1.
+    sample = os.path.join(os.path.dirname(opts.scripts), "results", "samples", "h200x4-ep-4096.json")
+    case("health", "health --judge a shipped sample (schema 1)", [opts.commsweep, "health", "--judge", sample],
+         "health: --judge %s: a commsweep.results/1 file, written before runs kept health snapshots "
+         "(commsweep.results/2 keeps them): nothing to judge here (`commsweep compare %s --baseline "
+         "BASELINE.json` reads its rows)" % (sample, sample), stdout_empty=True)
     # One rank (no mpirun): exit 0 as before, and a line saying that it measured no fabric.
     out.append(Case("ranks", "1 rank: busbw 0.00 everywhere", [opts.commsweep, "-e", "64"] + quick,
                     ["# 1 rank: no byte leaves it, so no link is measured (busbw 0.00); run one rank per GPU, or per "
