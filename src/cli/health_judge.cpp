@@ -70,9 +70,20 @@ json stored_health(const std::string& path) {
 }
 
 int print_and_write(const health::HealthReport& report, bool verbose, const std::string& json_path,
-                    const std::string& prometheus, std::ostream& out) {
+                    const std::string& prometheus, std::ostream& out, const std::string& where) {
   out << (verbose ? health::render_inventory(report) : "") << health::render_block(report, verbose) << std::flush;
   int code = health::worst(report.findings) == health::Severity::Fail ? exit_code::kPreflightFailed : exit_code::kOk;
+  // A node where nothing was read was not checked: no pass (the "not read" lines say why).
+  if (const auto blind = health::hosts_read_nothing(report); !blind.empty()) {
+    std::string hosts;
+    bool gpus_read = false;
+    for (const auto& n : report.nodes) gpus_read = gpus_read || n.after.nvml_note.empty();
+    for (const auto& h : blind) hosts += (hosts.empty() ? "" : ", ") + h;
+    std::fprintf(stderr, "commsweep: health: nothing could be read on %s (0 RDMA ports, 0 PCIe links of GPUs or NICs, %s)%s: "
+                 "a check that read nothing is no pass (exit 6, as for a FAIL)\n",
+                 hosts.c_str(), gpus_read ? "0 GPUs" : "GPUs not read", where.c_str());
+    code = exit_code::kPreflightFailed;
+  }
   try {
     if (!json_path.empty()) output::write_output_file(json_path, health::report_json(report).dump(2) + "\n");
     if (!prometheus.empty()) output::write_output_file(prometheus, health::render_prometheus(report));

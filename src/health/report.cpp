@@ -15,6 +15,13 @@ std::string describe(const Finding& f) {
          (f.persistent ? " (so before the run too)" : "");
 }
 
+std::vector<std::string> hosts_read_nothing(const HealthReport& report) {
+  std::vector<std::string> hosts;
+  for (const auto& n : report.nodes)
+    if (n.after.ports.empty() && n.after.pcie.empty() && n.after.gpus.empty()) hosts.push_back(n.host);
+  return hosts;
+}
+
 HealthReport build_report(std::vector<NodeHealth> nodes, const RuleBook& rules) {
   HealthReport r;
   r.rules = rules;

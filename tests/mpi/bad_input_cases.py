@@ -6,6 +6,7 @@ code, the texts the one message must name, the files that must not be written or
 import json
 import os
 import shutil
+import socket
 
 
 class Case:
@@ -869,6 +870,23 @@ def first_walk_cases(opts, w):
          "health: --judge %s: a commsweep.results/1 file, written before runs kept health snapshots "
          "(commsweep.results/2 keeps them): nothing to judge here (`commsweep compare %s --baseline "
          "BASELINE.json` reads its rows)" % (sample, sample), stdout_empty=True)
+    # health --sysfs-root: a sysfs itself (as /sys is) read as /sys; a fixture of two snapshots
+    # refused naming them; a root where nothing can be read fails (exit 6), never passes.
+    flapped = os.path.join(opts.fixtures, "health", "ib_flapped")
+    out.append(Case("health", "health --sysfs-root a sysfs itself (as /sys)",
+                    [opts.commsweep, "health", "--no-gpus", "--sysfs-root", flapped + "/before/sys"],
+                    ["# health: --sysfs-root %s/before/sys: a sysfs itself (it holds class/, not sys/): read as /sys\n"
+                     "# Health: " % flapped, "2 RDMA ports active; 4 PCIe links at full width: OK"], rc=0, names_in="stdout"))
+    case("health", "health --sysfs-root a fixture of before/ and after/",
+         [opts.commsweep, "health", "--no-gpus", "--sysfs-root", flapped],
+         "health: --sysfs-root %s: holds before/ and after/, the trees of two snapshots, not one tree: give one of "
+         "them (%s/before or %s/after) (rank 0 on " % (flapped, flapped, flapped), stdout_empty=True)
+    empty = os.path.join(w, "empty-sysfs")
+    os.makedirs(empty, exist_ok=True)
+    case("health", "health --sysfs-root where nothing can be read", [opts.commsweep, "health", "--no-gpus", "--sysfs-root", empty],
+         "health: nothing could be read on %s (0 RDMA ports, 0 PCIe links of GPUs or NICs, GPUs not read) under "
+         "--sysfs-root %s, which holds neither sys/ nor class/: give the folder that holds sys/, or a sysfs itself such "
+         "as /sys: a check that read nothing is no pass (exit 6, as for a FAIL)" % (socket.gethostname(), empty), rc=6)
     # One rank (no mpirun): exit 0 as before, and a line saying that it measured no fabric.
     out.append(Case("ranks", "1 rank: busbw 0.00 everywhere", [opts.commsweep, "-e", "64"] + quick,
                     ["# 1 rank: no byte leaves it, so no link is measured (busbw 0.00); run one rank per GPU, or per "
