@@ -5,6 +5,7 @@ code, the texts the one message must name, the files that must not be written or
 """
 import json
 import os
+import re
 import shutil
 import socket
 
@@ -371,9 +372,10 @@ def newcomer_cases(opts, w):
         out.append(Case("outputs", "--json a device like /dev/null: written through, kept",
                         [opts.commsweep] + quick + ["--json", null], ["# Results written to " + null], rc=0,
                         names_in="stdout", after=stays(null, "char")))
-        out.append(Case("outputs", "--json a device like /dev/full", [opts.commsweep] + quick + ["--json", full],
-                        ["--json: cannot write", "full.dev", "No space left on device"], rc=3,
-                        after=stays(full, "char")))
+        out.append(Case("outputs", "--json a device like /dev/full: refused before measuring",
+                        [opts.commsweep] + quick + ["--json", full],
+                        ["--json %s: cannot write the results there: No space left on device" % full],
+                        stdout_empty=True, after=stays(full, "char")))
         for label, argv, rc in [("a sweep's table", [opts.commsweep] + quick, 3),
                                 ("list", [opts.commsweep, "list"], 3),
                                 ("--help", [opts.commsweep, "--help"], 3),
@@ -887,6 +889,28 @@ def first_walk_cases(opts, w):
          "health: nothing could be read on %s (0 RDMA ports, 0 PCIe links of GPUs or NICs, GPUs not read) under "
          "--sysfs-root %s, which holds neither sys/ nor class/: give the folder that holds sys/, or a sysfs itself such "
          "as /sys: a check that read nothing is no pass (exit 6, as for a FAIL)" % (socket.gethostname(), empty), rc=6)
+    # --json: a device that refuses every write is refused before anything is measured; an output
+    # that fails at the end (a FIFO nobody reads) keeps the results aside, naming the file.
+    case("outputs", "--json /dev/full: refused before measuring", [opts.commsweep, "-e", "1K", "--json", "/dev/full"] +
+         quick, "--json /dev/full: cannot write the results there: No space left on device", stdout_empty=True)
+    unread = os.path.join(w, "unread.fifo")
+    os.mkfifo(unread)
+    kept_aside = re.compile(r"the results are kept in (\S+commsweep-results-\w+\.json) instead")
+
+    def kept(out_, err_):
+        found = kept_aside.search(err_)
+        if not found:
+            return ["no file named where the results are kept"]
+        with open(found.group(1)) as f:
+            doc = json.load(f)
+        os.remove(found.group(1))
+        sizes = [r["size_bytes"] for r in doc.get("rows", [])]
+        return [] if sizes == [8 << i for i in range(8)] else ["the kept file holds rows of %s" % sizes]
+    case("outputs", "--json a FIFO nobody reads: the results kept aside",
+         [opts.commsweep, "-e", "1K", "--json", unread] + quick,
+         "commsweep: rank 0 (host %s): error: --json: cannot write %s: a FIFO that nobody opened for reading within "
+         "10 s; the results are kept in %s/commsweep-results-" % (socket.gethostname(), unread, w), rc=3,
+         env={"TMPDIR": w}, after=kept)
     # One rank (no mpirun): exit 0 as before, and a line saying that it measured no fabric.
     out.append(Case("ranks", "1 rank: busbw 0.00 everywhere", [opts.commsweep, "-e", "64"] + quick,
                     ["# 1 rank: no byte leaves it, so no link is measured (busbw 0.00); run one rank per GPU, or per "
