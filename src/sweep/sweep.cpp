@@ -122,8 +122,8 @@ void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,
              world_.hosts_by_rank().at(r) + "): " + failures[r];
   }
   throw Error(ErrorKind::OutOfMemory,
-              "cannot allocate the buffers for " + what + " (send " + compact_size(send_bytes) +
-                  "B, receive " + compact_size(recv_bytes) + "B per rank): " + named +
+              "cannot allocate the buffers for " + what + " (send " + binary_size_text(send_bytes) +
+                  ", receive " + binary_size_text(recv_bytes) + " per rank): " + named +
                   ". Lower -e/--maxbytes or run fewer ranks per host; nothing was written");
 }
 
@@ -353,7 +353,7 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
         }
         allocate_buffers(bytes.send, bytes.recv,
                          std::string(test.name) + " " + std::string(name_of(type)) + " up to " +
-                             compact_size(planned.empty() ? 0 : planned.back().bytes) + "B");
+                             binary_size_text(planned.empty() ? 0 : planned.back().bytes));
         for (const auto& p : planned) {
           if (p.counts.param_count == 0) continue;
           report::ResultRow row;

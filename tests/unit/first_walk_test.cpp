@@ -6,6 +6,7 @@
 
 #include "collectives/collective_test.hpp"
 #include "core/error.hpp"
+#include "core/sizes.hpp"
 #include "sweep/size_notes.hpp"
 
 namespace commsweep {
@@ -44,6 +45,17 @@ TEST(SizeNotes, ListsAtMostFiveSizes) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0], "7 sizes skipped (1, 2, 4, 8, 16, ... B): below 128 B, the smallest alltoall of int8 on 8 ranks: "
                       "each rank's block is a multiple of 16 B (nccl-tests' split of a buffer among ranks)");
+}
+
+// Sizes in messages are in the powers of 1024 they are typed in, with their IEC names: never
+// "8TB" (which reads as 8 * 10^12) for -e 8T.
+TEST(BinarySizeText, SaysTiBAndCutsRatherThanRoundsUp) {
+  EXPECT_EQ(binary_size_text(std::uint64_t{8} << 40), "8 TiB");
+  EXPECT_EQ(binary_size_text(std::uint64_t{32} << 30), "32 GiB");
+  EXPECT_EQ(binary_size_text(1000), "1000 B");
+  EXPECT_EQ(binary_size_text(1536), "1.5 KiB");
+  EXPECT_EQ(binary_size_text(24657117184), "22.9 GiB");  // 22.96: cut, never more than there is
+  EXPECT_EQ(binary_size_text(0), "0 B");
 }
 
 }  // namespace
