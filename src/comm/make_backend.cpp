@@ -12,6 +12,15 @@ namespace commsweep {
 
 bool nccl_backend_built() { return COMMSWEEP_HAVE_NCCL_BACKEND != 0; }
 
+MemoryRoom memory_room_before_backend(World& world, BackendChoice choice, double timeout_s) {
+  if (choice == BackendChoice::Nccl) return {};
+  if (choice == BackendChoice::Auto && nccl_backend_built()) {
+    const bool gpu = visible_gpu_count(nullptr) > 0;
+    if (world.sum(gpu ? 0 : 1, Phase{"GPU discovery", Deadline::after(timeout_s)}) == 0) return {};
+  }
+  return host_memory_room(world.local_size());
+}
+
 BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s, const BackendOptions& options) {
   (void)options;  // the nccl backend's, where it is built
   BackendSetup setup;
