@@ -11,7 +11,8 @@ import socket
 
 
 class Case:
-    """One bad input. argv: the whole command. names: texts the message must hold. outputs:
+    """One bad input. argv: the whole command. names: texts the message must hold (or compiled
+    patterns, for text that differs between machines: the memory a host has). outputs:
     files that must be left as they were (absent, or byte for byte the same). stdout_empty:
     nothing on stdout (what an entrypoint would eval). prefix: how a message line starts.
     names_in: "message" (the stderr line) or "stdout" (a '#' note, for inputs that are
@@ -915,6 +916,44 @@ def first_walk_cases(opts, w):
     out.append(Case("ranks", "1 rank: busbw 0.00 everywhere", [opts.commsweep, "-e", "64"] + quick,
                     ["# 1 rank: no byte leaves it, so no link is measured (busbw 0.00); run one rank per GPU, or per "
                      "host with --backend mpi: mpirun -np N commsweep (N of 2 or more)"], rc=0, names_in="stdout"))
+    out += buffer_room_cases(opts, w)
+    return out
+
+
+def buffer_room_cases(opts, w):
+    """-e larger than the memory (issue 42): refused before anything is printed (no preflight, no
+    table header), out of memory (exit 7), in TiB/GiB, naming -e and the largest -e that fits. The
+    host's available memory differs between machines: a pattern stands for its figures."""
+    host = re.escape(socket.gethostname())
+
+    def too_large(label, flag_value, sizes, np, argv_tail, prefix=r"-e/--maxbytes "):
+        ranks = np or 1  # None: one process, no mpiexec
+        message = re.compile(
+            "^commsweep: out of memory: " + prefix + re.escape(flag_value + ": " + sizes + " of buffers per rank ") +
+            r"\(send [\d.]+ [GT]iB, receive [\d.]+ [GT]iB\); rank \d+ \(host " + host + r"\) has [\d.]+ [GT]iB, its "
+            r"share of the host's available memory \([\d.]+ [GT]iB over %d ranks?\)" % ranks +
+            (r", and %d other ranks? too little" % (ranks - 1) if ranks > 1 else "") +
+            r"\. Lower " + (r"-e/--maxbytes \(-e" if prefix.startswith("-e") else r"max_bytes \(max_bytes") +
+            r" \d+[KMG]? fits\) or run fewer ranks per host; nothing was measured$")
+        return Case("memory", label, argv_tail, [message], rc=7, stdout_empty=True, np=np)
+
+    quick = ["-n", "1", "-w", "0", "--backend", "mpi"]  # the preflight on: it too must not print
+    out = [too_large("-e 10T on 2 ranks", "10T", "all_reduce float up to 8 TiB needs 16 TiB", 2,
+                     [opts.commsweep, "-e", "10T"] + quick),
+           too_large("-e 10T alone", "10T", "all_reduce float up to 8 TiB needs 16 TiB", None,
+                     [opts.commsweep, "-e", "10T"] + quick)]
+    with open("/proc/meminfo") as f:
+        available = next(int(l.split()[1]) * 1024 for l in f if l.startswith("MemAvailable:"))
+    # -e 48G (up to 32 GiB, 64 GiB of buffers a rank): refused where 2 ranks' shares are smaller.
+    if available < 2 * (64 << 30):
+        out.append(too_large("-e 48G on 2 ranks", "48G", "all_reduce float up to 32 GiB needs 64 GiB", 2,
+                             [opts.commsweep, "-e", "48G"] + quick))
+    suite = os.path.join(w, "too_large.yaml")
+    with open(suite, "w") as f:
+        f.write("sweeps:\n  - name: huge\n    kind: collective\n    tests: all_reduce\n    max_bytes: 10T\n")
+    out.append(too_large("suite: max_bytes 10T", "10T", "all_reduce float up to 8 TiB needs 16 TiB", 2,
+                         [opts.commsweep, "suite", suite] + quick[-2:],
+                         prefix=re.escape(suite) + r':\d+: sweep 1 "huge": max_bytes '))
     return out
 
 

@@ -78,6 +78,16 @@ def shown(opts, case):
     return " ".join(words).replace("|", "\\|")
 
 
+def names_all(names, line):
+    """Whether LINE holds every name: a text, or a compiled pattern for what differs between
+    machines (the memory a host has available)."""
+    return all(n.search(line) if isinstance(n, re.Pattern) else n in line for n in names)
+
+
+def shown_name(name):
+    return "/%s/" % name.pattern if isinstance(name, re.Pattern) else name
+
+
 def run_case(opts, case, listener, fail):
     before = {p: snapshot(p) for p in case.outputs}
     env = {k: v for k, v in os.environ.items() if not CLEARED.match(k)}
@@ -104,8 +114,8 @@ def run_case(opts, case, listener, fail):
     if case.rc != 0 and case.one_message and len(messages) != 1:
         problems.append("%d messages" % len(messages))
     where = [out] if case.names_in == "stdout" else messages
-    if not any(all(n in line for n in case.names) for line in where):
-        problems.append("does not name %s" % ", ".join(case.names))
+    if not any(names_all(case.names, line) for line in where):
+        problems.append("does not name %s" % ", ".join(shown_name(n) for n in case.names))
     if case.stdout_empty and out:
         problems.append("%d bytes on stdout" % len(out))
     changed = [p for p in case.outputs if snapshot(p) != before[p]]
@@ -124,7 +134,7 @@ def run_case(opts, case, listener, fail):
     for problem in problems:
         fail.check(False, "%s: %s (%s)" % (case.label, problem, shown(opts, case)))
     saw = out.strip().splitlines() if case.names_in == "stdout" else messages
-    seen = next((l for l in saw if all(n in l for n in case.names)), saw[0] if saw else "(none)")
+    seen = next((l for l in saw if names_all(case.names, l)), saw[0] if saw else "(none)")
     seen = seen.replace(opts.workdir, "$W")
     if len(seen) > 160:
         seen = seen[:157] + "..."

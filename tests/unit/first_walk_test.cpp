@@ -7,6 +7,7 @@
 #include "collectives/collective_test.hpp"
 #include "core/error.hpp"
 #include "core/sizes.hpp"
+#include "sweep/buffer_room.hpp"
 #include "sweep/size_notes.hpp"
 
 namespace commsweep {
@@ -56,6 +57,63 @@ TEST(BinarySizeText, SaysTiBAndCutsRatherThanRoundsUp) {
   EXPECT_EQ(binary_size_text(1536), "1.5 KiB");
   EXPECT_EQ(binary_size_text(24657117184), "22.9 GiB");  // 22.96: cut, never more than there is
   EXPECT_EQ(binary_size_text(0), "0 B");
+}
+
+SweepConfig all_reduce_up_to(std::uint64_t max_bytes) {
+  SweepConfig config;
+  config.max_bytes = max_bytes;
+  return config;
+}
+
+// mpirun -np 2 commsweep -e 10T on a host of 23 GiB available: -e 10T sweeps up to 8 TiB (the
+// sizes double from 8 B), each of two buffers as large.
+TEST(BufferRoom, LargestBuffersOfASweep) {
+  const SweepBuffers need = largest_buffers({&all_reduce_test()}, all_reduce_up_to(std::uint64_t{10} << 40), 2);
+  EXPECT_EQ(need.message, std::uint64_t{8} << 40);
+  EXPECT_EQ(need.send, std::uint64_t{8} << 40);
+  EXPECT_EQ(need.recv, std::uint64_t{8} << 40);
+  EXPECT_EQ(need.what, "all_reduce float");
+  // Warm buffers are each as large as its side: all_gather on 4 ranks sends a quarter of the size
+  // column; of two tests the larger pair is taken.
+  SweepConfig warm = all_reduce_up_to(std::uint64_t{1} << 20);
+  warm.buffers = Buffers::Warm;
+  const SweepBuffers gather = largest_buffers({&all_gather_test()}, warm, 4);
+  EXPECT_EQ(gather.send, std::uint64_t{256} << 10);
+  EXPECT_EQ(gather.recv, std::uint64_t{1} << 20);
+  const SweepBuffers both = largest_buffers({&all_gather_test(), &all_reduce_test()}, warm, 4);
+  EXPECT_EQ(both.what, "all_reduce float");
+  EXPECT_EQ(both.total(), std::uint64_t{2} << 20);
+}
+
+TEST(BufferRoom, LargestFittingSizeIsAPowerOfTwo) {
+  const SweepBuffers need = largest_buffers({&all_reduce_test()}, all_reduce_up_to(std::uint64_t{10} << 40), 2);
+  const std::uint64_t share = (std::uint64_t{23} << 30) / 2;  // 11.5 GiB: 2 bytes of buffer per message byte
+  EXPECT_EQ(largest_fitting_size(need, share), std::uint64_t{4} << 30);
+  EXPECT_EQ(largest_fitting_size(need, std::uint64_t{23} << 30), std::uint64_t{8} << 30);
+  EXPECT_EQ(largest_fitting_size(need, 1), 0u);
+  EXPECT_EQ(largest_fitting_size(SweepBuffers{}, share), 0u);
+}
+
+TEST(BufferRoom, TheMessageNamesTheFlagTheRankAndWhatFits) {
+  const SweepConfig config = all_reduce_up_to(std::uint64_t{10} << 40);
+  const SweepBuffers need = largest_buffers({&all_reduce_test()}, config, 2);
+  const std::uint64_t share = std::uint64_t{23} << 29;  // 11.5 GiB
+  const MemoryRoom room{share, "its share of the host's available memory (23 GiB over 2 ranks)"};
+  EXPECT_EQ(buffers_do_not_fit(need, config, {{1, "vm", {share + 4096, room.what}}, {0, "vm", room}}, "-e/--maxbytes"),
+            "-e/--maxbytes 10T: all_reduce float up to 8 TiB needs 16 TiB of buffers per rank (send 8 TiB, receive "
+            "8 TiB); rank 0 (host vm) has 11.5 GiB, its share of the host's available memory (23 GiB over 2 ranks), "
+            "and 1 other rank too little. Lower -e/--maxbytes (-e 4G fits) or run fewer ranks per host; nothing was "
+            "measured");
+  // A suite's key is named as the file names it.
+  EXPECT_EQ(buffers_do_not_fit(need, config, {{0, "vm", room}}, "max_bytes"),
+            "max_bytes 10T: all_reduce float up to 8 TiB needs 16 TiB of buffers per rank (send 8 TiB, receive 8 TiB); "
+            "rank 0 (host vm) has 11.5 GiB, its share of the host's available memory (23 GiB over 2 ranks). Lower "
+            "max_bytes (max_bytes 4G fits) or run fewer ranks per host; nothing was measured");
+  // Where not even -b fits, no size is offered.
+  SweepConfig large_min = config;
+  large_min.min_bytes = std::uint64_t{16} << 30;
+  const SweepBuffers large = largest_buffers({&all_reduce_test()}, large_min, 2);
+  EXPECT_EQ(buffers_do_not_fit(large, large_min, {{0, "vm", room}}, "-e/--maxbytes").find("fits"), std::string::npos);
 }
 
 }  // namespace
