@@ -101,6 +101,10 @@ void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,
     if (config_.fault.kind == Fault::Kind::Alloc && config_.fault.rank == rank) {
       throw std::runtime_error("fault injection (--fault alloc:" + std::to_string(rank) + ")");
     }
+    // The last type's buffers go first: kept while the next are allocated, they would count
+    // against the memory the backend checks the new ones against (the host's MemAvailable).
+    send_.reset();
+    recv_.reset();
     send_ = backend_.allocate(send_bytes);
     recv_ = backend_.allocate(recv_bytes);
   } catch (const std::bad_alloc&) {
