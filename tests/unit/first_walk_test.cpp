@@ -7,6 +7,7 @@
 #include "collectives/collective_test.hpp"
 #include "core/error.hpp"
 #include "core/sizes.hpp"
+#include "runtime/gpu_sharing.hpp"
 #include "sweep/buffer_room.hpp"
 #include "sweep/size_notes.hpp"
 
@@ -114,6 +115,37 @@ TEST(BufferRoom, TheMessageNamesTheFlagTheRankAndWhatFits) {
   large_min.min_bytes = std::uint64_t{16} << 30;
   const SweepBuffers large = largest_buffers({&all_reduce_test()}, large_min, 2);
   EXPECT_EQ(buffers_do_not_fit(large, large_min, {{0, "vm", room}}, "-e/--maxbytes").find("fits"), std::string::npos);
+}
+
+// mpirun -np 4 on 2 GPUs (the nccl backend): local ranks 2 and 3 take GPUs 0 and 1 again, which
+// NCCL refuses on every rank ("Duplicate GPU detected"); said once, before NCCL starts.
+TEST(RanksSharingGpus, OneLineNamingTheHostAndTheCounts) {
+  const std::string a = "0000:18:00.0", b = "0000:2A:00.0";
+  EXPECT_EQ(ranks_sharing_gpus({{"vm", a}, {"vm", b}, {"vm", a}, {"vm", b}}),
+            "host vm: 4 ranks, 2 GPUs: the nccl backend needs one rank per GPU (mpirun -np 2), or --backend mpi");
+  EXPECT_EQ(ranks_sharing_gpus({{"vm", a}, {"vm", a}}),
+            "host vm: 2 ranks, 1 GPU: the nccl backend needs one rank per GPU (mpirun -np 1), or --backend mpi");
+}
+
+TEST(RanksSharingGpus, OneRankPerGpuPasses) {
+  const std::string a = "0000:18:00.0", b = "0000:2A:00.0";
+  EXPECT_EQ(ranks_sharing_gpus({{"vm", a}, {"vm", b}}), "");
+  EXPECT_EQ(ranks_sharing_gpus({{"vm", a}}), "");
+  EXPECT_EQ(ranks_sharing_gpus({}), "");
+  // The same bus id on two hosts is two GPUs; fewer ranks than GPUs is fine.
+  EXPECT_EQ(ranks_sharing_gpus({{"node1", a}, {"node2", a}, {"node1", b}}), "");
+  // Each rank seeing only its own GPU (CUDA_VISIBLE_DEVICES per rank): device 0 of each is another GPU.
+  EXPECT_EQ(ranks_sharing_gpus({{"vm", a}, {"vm", b}, {"vm", "0000:3A:00.0"}, {"vm", "0000:5D:00.0"}}), "");
+}
+
+TEST(RanksSharingGpus, SeveralHostsGetOneLaunch) {
+  const std::string a = "0000:18:00.0", b = "0000:2A:00.0";
+  EXPECT_EQ(ranks_sharing_gpus({{"n1", a}, {"n1", b}, {"n1", a}, {"n2", a}, {"n2", b}, {"n2", a}}),
+            "host n1: 3 ranks, 2 GPUs; host n2: 3 ranks, 2 GPUs: the nccl backend needs one rank per GPU (mpirun -np 4 "
+            "--map-by ppr:2:node), or --backend mpi");
+  EXPECT_EQ(ranks_sharing_gpus({{"n1", a}, {"n1", a}, {"n2", a}, {"n2", b}}),
+            "host n1: 2 ranks, 1 GPU: the nccl backend needs one rank per GPU (mpirun -np 3, one rank per GPU on each "
+            "host), or --backend mpi");
 }
 
 }  // namespace
