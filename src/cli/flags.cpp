@@ -83,6 +83,12 @@ po::variables_map parse_command_flags(int argc, char** argv, const po::options_d
                      command + ": ", " (commsweep " + command + " --help)");
 }
 
+po::variables_map parse_offline_command_flags(int argc, char** argv, const po::options_description& flags,
+                                             const po::positional_options_description* positional) {
+  return parse_flags(argc, argv, 2, flags, positional ? *positional : po::positional_options_description(), "",
+                     " (commsweep " + std::string(argv[1]) + " --help)");
+}
+
 po::variables_map parse_command_words(int argc, char** argv, const po::options_description& flags,
                                      const char* words_name, std::vector<std::string>* words) {
   po::options_description all;

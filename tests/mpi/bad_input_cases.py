@@ -855,9 +855,9 @@ def first_walk_cases(opts, w):
              ("compare", ["compare", w + "/good.json"], "--baselin", "--baseline", "", "commsweep compare --help"),
              ("baseline", ["baseline", w + "/good.json"], "--flor", "--floor", "", "commsweep baseline --help"),
              ("topo", ["topo", "validate", w + "/absent.xml"], "--no-nod", "--no-node", "", "see commsweep topo --help"),
-             ("transport", ["transport"], "--require-transprt", "--require-transport", "transport: ",
+             ("transport", ["transport"], "--require-transprt", "--require-transport", "commsweep transport: ",
               "commsweep transport --help"),
-             ("env", ["env"], "--annotatons", "--annotations", "env: ", "commsweep env --help")]
+             ("env", ["env"], "--annotatons", "--annotations", "commsweep env: ", "commsweep env --help")]
     for name, words, typo, meant, prefix, see in typos:
         case("did you mean", "%s: %s" % (name, typo), [opts.commsweep] + words + [typo, "1"],
              "%sunrecognised option '%s': did you mean '%s'? (%s)" % (prefix, typo, meant, see), stdout_empty=True)
