@@ -12,7 +12,8 @@ import socket
 
 class Case:
     """One bad input. argv: the whole command. names: texts the message must hold (or compiled
-    patterns, for text that differs between machines: the memory a host has). outputs:
+    patterns, for text that differs between machines: the memory a host has). rc: the exit code,
+    or a tuple of those allowed where it depends on the machine. outputs:
     files that must be left as they were (absent, or byte for byte the same). stdout_empty:
     nothing on stdout (what an entrypoint would eval). prefix: how a message line starts.
     names_in: "message" (the stderr line) or "stdout" (a '#' note, for inputs that are
@@ -913,9 +914,17 @@ def first_walk_cases(opts, w):
          "10 s; the results are kept in %s/commsweep-results-" % (socket.gethostname(), unread, w), rc=3,
          env={"TMPDIR": w}, after=kept)
     # One rank (no mpirun): exit 0 as before, and a line saying that it measured no fabric.
+    one_rank = ("# 1 rank: no byte leaves it, so no link is measured (busbw 0.00); run one rank per GPU, or per "
+                "host with --backend mpi: mpirun -np N commsweep (N of 2 or more)")
     out.append(Case("ranks", "1 rank: busbw 0.00 everywhere", [opts.commsweep, "-e", "64"] + quick,
-                    ["# 1 rank: no byte leaves it, so no link is measured (busbw 0.00); run one rank per GPU, or per "
-                     "host with --backend mpi: mpirun -np N commsweep (N of 2 or more)"], rc=0, names_in="stdout"))
+                    [one_rank], rc=0, names_in="stdout"))
+    out.append(Case("ranks", "mpiexec -n 1: busbw 0.00 everywhere", [opts.commsweep, "-e", "64"] + quick,
+                    [one_rank], rc=0, names_in="stdout", np=1))
+    # health --sysfs-root /sys, as a user types it: read as /sys (not /sys/sys). What it finds is
+    # the machine's: here (no RDMA port, no GPU) nothing, exit 6; on a GPU node 0.
+    out.append(Case("health", "health --sysfs-root /sys", [opts.commsweep, "health", "--no-gpus", "--sysfs-root", "/sys"],
+                    ["# health: --sysfs-root /sys: a sysfs itself (it holds class/, not sys/): read as /sys\n"
+                     "# Health: "], rc=(0, 6), names_in="stdout", one_message=False))
     out += buffer_room_cases(opts, w)
     return out
 

@@ -109,9 +109,10 @@ def run_case(opts, case, listener, fail):
     elapsed = time.monotonic() - start
     messages = [l for l in err.splitlines() if re.match(case.prefix, l)]
     problems = []
-    if rc != case.rc:
-        problems.append("exit code %s, expected %d" % (rc, case.rc))
-    if case.rc != 0 and case.one_message and len(messages) != 1:
+    allowed = case.rc if isinstance(case.rc, tuple) else (case.rc,)
+    if rc not in allowed:
+        problems.append("exit code %s, expected %s" % (rc, " or ".join(str(c) for c in allowed)))
+    if 0 not in allowed and case.one_message and len(messages) != 1:
         problems.append("%d messages" % len(messages))
     where = [out] if case.names_in == "stdout" else messages
     if not any(names_all(case.names, line) for line in where):
