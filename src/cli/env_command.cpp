@@ -52,7 +52,7 @@ std::string env_help_text() {
 }  // namespace
 
 int run_env_command(int argc, char** argv, char** envp) {
-  const auto vm = parse_command_flags(argc, argv, env_flags());
+  const auto vm = parse_offline_command_flags(argc, argv, env_flags());
   if (vm.count("help")) {
     std::cout << env_help_text();
     return exit_code::kOk;

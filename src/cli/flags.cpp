@@ -1,10 +1,12 @@
 #include "cli/flags.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace commsweep {
 
@@ -22,6 +24,23 @@ std::string placeholder_in(const std::string& arg) {
     if (end > open + 1 && end < arg.size() && arg[end] == '%') return arg.substr(open, end - open + 1);
   }
   return {};
+}
+
+// ": did you mean '--tokens'?" for an unknown long flag TYPED close to one of OPTIONS' own
+// (the names the positional words fill are no flags to suggest); "" when none is close (the
+// did-you-mean of test names and suite keys: core/strings.hpp's closest_name).
+std::string flag_guess(const std::string& typed, const po::options_description& options,
+                       const po::positional_options_description& positional) {
+  if (typed.rfind("--", 0) != 0) return {};  // a short flag: every other letter is one edit away
+  std::vector<std::string> words;
+  for (unsigned i = 0; i < std::min(positional.max_total_count(), 8u); ++i) words.push_back(positional.name_for_position(i));
+  std::vector<std::string> names;
+  for (const auto& option : options.options()) {
+    const std::string& name = option->long_name();
+    if (!name.empty() && std::find(words.begin(), words.end(), name) == words.end()) names.push_back(name);
+  }
+  const std::string guess = closest_name(typed.substr(2), names);
+  return guess.empty() ? std::string() : ": did you mean '--" + guess + "'?";
 }
 
 }  // namespace
@@ -49,6 +68,8 @@ po::variables_map parse_flags(int argc, const char* const* argv, int first,
                   .run(),
               vm);
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    throw Error(ErrorKind::Usage, prefix + e.what() + flag_guess(e.get_option_name(), options, positional) + suffix);
   } catch (const po::error& e) {
     throw Error(ErrorKind::Usage, prefix + e.what() + suffix);
   }
@@ -60,6 +81,12 @@ po::variables_map parse_command_flags(int argc, char** argv, const po::options_d
   const std::string command = argv[1];
   return parse_flags(argc, argv, 2, flags, positional ? *positional : po::positional_options_description(),
                      command + ": ", " (commsweep " + command + " --help)");
+}
+
+po::variables_map parse_offline_command_flags(int argc, char** argv, const po::options_description& flags,
+                                             const po::positional_options_description* positional) {
+  return parse_flags(argc, argv, 2, flags, positional ? *positional : po::positional_options_description(), "",
+                     " (commsweep " + std::string(argv[1]) + " --help)");
 }
 
 po::variables_map parse_command_words(int argc, char** argv, const po::options_description& flags,

@@ -22,6 +22,12 @@ boost::program_options::variables_map parse_command_flags(
     int argc, char** argv, const boost::program_options::options_description& flags,
     const boost::program_options::positional_options_description* positional = nullptr);
 
+// The same for a command run without MPI (`env`, `transport`), whose errors main prints after
+// "commsweep NAME: " already: "... (commsweep NAME --help)", without a second "NAME: ".
+boost::program_options::variables_map parse_offline_command_flags(
+    int argc, char** argv, const boost::program_options::options_description& flags,
+    const boost::program_options::positional_options_description* positional = nullptr);
+
 // A command's flags and, after them, its words (the files `baseline` and `compare` read) into
 // WORDS: argv[2...]; a bad flag is a usage Error "... (commsweep NAME --help)".
 boost::program_options::variables_map parse_command_words(int argc, char** argv,

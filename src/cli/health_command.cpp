@@ -11,6 +11,7 @@
 #include "cli/health_judge.hpp"
 #include "run/health_gather.hpp"
 #include "health/nvml_loader.hpp"
+#include "health/tree.hpp"
 #include "output/output_file.hpp"
 #include "report/json.hpp"
 #include "core/error.hpp"
@@ -62,6 +63,16 @@ void check(const HealthOptions& o) {
   if (!(o.timeout_s > 0 && o.timeout_s <= 86400)) throw_usage("health: --timeout must be above 0 and at most 86400 seconds");
 }
 
+// Where a health check that read nothing looked, for its message: "" for the machine's own /;
+// " under --sysfs-root /x, which holds neither sys/ nor class/: ..." for a root given.
+std::string looked_under(const std::string& root, const std::string& named) {
+  if (root == "/") return "";
+  std::string where = " under " + named + root;
+  if (health::root_kind(root) == health::RootKind::Other)
+    where += ", which holds neither sys/ nor class/: give the folder that holds sys/, or a sysfs itself such as /sys";
+  return where;
+}
+
 int broadcast(World& world, int code, double timeout_s) {
   world.broadcast(&code, sizeof code, 0, Phase{"health verdict", Deadline::after(timeout_s)});
   return code;
@@ -87,8 +98,11 @@ std::string health_help_text() {
          "table, the thresholds file and what each finding means. The measuring commands (sweeps, ep,\n"
          "pairs, suite) take the same snapshots before and after their run (COMMSWEEP_HEALTH=0 turns\n"
          "that off). --judge FILE judges stored snapshots again, so that new limits apply to old runs.\n\n"
+         "--sysfs-root /sys (a sysfs itself: it holds class/) is read as /sys, and said.\n\n"
       << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kHealthFail, exit_code::kOutputFailed})
-      << "0: no FAIL (WARNs allowed). 2: bad flags or a bad file. 11: --json or --prometheus not written.\n"
+      << "0: no FAIL (WARNs allowed). 2: bad flags or a bad file. 6: a FAIL, or a node where nothing\n"
+         "could be read (no RDMA port, PCIe link or GPU: not checked, so no pass). 11: --json or\n"
+         "--prometheus not written.\n"
       << (health::built_with_nvml() ? "" : "This build has no nvml.h: GPUs are not read (scripts/fetch-nvml-header.sh).\n");
   return out.str();
 }
@@ -125,7 +139,7 @@ int run_health_command(World& world, int argc, char** argv, char** /*envp*/) {
   const health::RuleBook rules = health_rules(world, thresholds_file(o.thresholds), o.timeout_s);
   const std::string root = o.sysfs_root.empty() ? health_sysfs_root() : o.sysfs_root;
   const std::string named = o.sysfs_root.empty() ? "COMMSWEEP_SYSFS_ROOT=" : "--sysfs-root ";
-  require_sysfs_root(world, root, "health: " + named + root, o.timeout_s);
+  require_sysfs_root(world, root, "health: " + named + root, o.timeout_s, /*health=*/true);
   HealthWatch watch(world, root, o.timeout_s, o.gpus);
   if (o.duration_s > 0) {
     watch.before();
@@ -133,7 +147,7 @@ int run_health_command(World& world, int argc, char** argv, char** /*envp*/) {
   }
   const health::HealthReport report = watch.after({}, rules);
   int code = exit_code::kOk;
-  if (world.rank() == 0) code = print_and_write(report, o.verbose, o.json, o.prometheus, std::cout);
+  if (world.rank() == 0) code = print_and_write(report, o.verbose, o.json, o.prometheus, std::cout, looked_under(root, named));
   return broadcast(world, code, o.timeout_s);
 }
 

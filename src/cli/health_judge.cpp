@@ -17,6 +17,8 @@ using nlohmann::json;
 
 namespace {
 
+const char* const kJudgeNoHealth = "no \"health\" member (the run had COMMSWEEP_HEALTH=0, or ended before its snapshots)";
+
 [[noreturn]] void refuse(const std::string& path, const std::string& why) {
   throw_usage("health: --judge " + path + ": " + why);
 }
@@ -39,11 +41,27 @@ json stored_health(const std::string& path) {
   if (!doc.is_object()) refuse(path, "not a commsweep results, pairs or health JSON file (not an object)");
   if (doc.contains("schema")) {
     const json& schema = doc.at("schema");
-    if (schema != report::kResultsSchema && schema != pairs::kPairsSchema)
-      refuse(path, "schema " + schema.dump() + " is not " + report::kResultsSchema + " or " + pairs::kPairsSchema +
-                       " (or a commsweep health --json file)");
-    if (!doc.contains("health") || !doc.at("health").is_object())
-      refuse(path, "no \"health\" member (the run had COMMSWEEP_HEALTH=0, or ended before its snapshots)");
+    if (schema == pairs::kPairsSchema) {
+      if (!doc.contains("health") || !doc.at("health").is_object()) refuse(path, kJudgeNoHealth);
+      return doc.at("health");
+    }
+    if (!schema.is_string() || schema.get<std::string>().rfind("commsweep.results/", 0) != 0)
+      refuse(path, "schema " + schema.dump() + " is not a results file (" + report::kResultsSchemaV1 + " or " +
+                       report::kResultsSchema + "), a pairs file (" + pairs::kPairsSchema +
+                       ") or a commsweep health --json file");
+    // The results schemas compare reads (report/json.hpp); of the document only its "health"
+    // member is judged (the fixtures under tests/fixtures/health keep no more).
+    try {
+      report::readable_results_schema(doc);
+    } catch (const std::runtime_error& e) {
+      refuse(path, e.what());
+    }
+    const bool has_health = doc.contains("health") && doc.at("health").is_object();
+    if (!has_health && schema == report::kResultsSchemaV1)
+      refuse(path, std::string("a ") + report::kResultsSchemaV1 + " file, written before runs kept health snapshots (" +
+                       report::kResultsSchema + " keeps them): nothing to judge here (`commsweep compare " + path +
+                       " --baseline BASELINE.json` reads its rows)");
+    if (!has_health) refuse(path, kJudgeNoHealth);
     return doc.at("health");
   }
   if (!doc.contains("findings") || !doc.contains("nodes"))
@@ -52,9 +70,20 @@ json stored_health(const std::string& path) {
 }
 
 int print_and_write(const health::HealthReport& report, bool verbose, const std::string& json_path,
-                    const std::string& prometheus, std::ostream& out) {
+                    const std::string& prometheus, std::ostream& out, const std::string& where) {
   out << (verbose ? health::render_inventory(report) : "") << health::render_block(report, verbose) << std::flush;
   int code = health::worst(report.findings) == health::Severity::Fail ? exit_code::kHealthFail : exit_code::kOk;
+  // A node where nothing was read was not checked: no pass (the "not read" lines say why).
+  if (const auto blind = health::hosts_read_nothing(report); !blind.empty()) {
+    std::string hosts;
+    bool gpus_read = false;
+    for (const auto& n : report.nodes) gpus_read = gpus_read || n.after.nvml_note.empty();
+    for (const auto& h : blind) hosts += (hosts.empty() ? "" : ", ") + h;
+    std::fprintf(stderr, "commsweep: health: nothing could be read on %s (0 RDMA ports, 0 PCIe links of GPUs or NICs, %s)%s: "
+                 "a check that read nothing is no pass (exit 6, as for a FAIL)\n",
+                 hosts.c_str(), gpus_read ? "0 GPUs" : "GPUs not read", where.c_str());
+    code = exit_code::kHealthFail;
+  }
   try {
     if (!json_path.empty()) output::write_output_file(json_path, health::report_json(report).dump(2) + "\n");
     if (!prometheus.empty()) output::write_output_file(prometheus, health::render_prometheus(report));

@@ -25,8 +25,9 @@ int judge_stored_health(const JudgeRequest& request, std::ostream& out);
 nlohmann::json stored_health(const std::string& path);
 
 // `commsweep health`'s ending: the inventory (VERBOSE), the block, the files; 0, or 6 on a FAIL
-// (2 where a file could not be written).
+// or where a node read nothing (said on stderr, WHERE appended: where it looked and what to give
+// instead), 2 where a file could not be written.
 int print_and_write(const health::HealthReport& report, bool verbose, const std::string& json,
-                    const std::string& prometheus, std::ostream& out);
+                    const std::string& prometheus, std::ostream& out, const std::string& where = "");
 
 }  // namespace commsweep

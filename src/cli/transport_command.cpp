@@ -47,7 +47,7 @@ std::string transport_help_text() {
 int run_transport_command(int argc, char** argv, char** /*envp*/) {
   po::positional_options_description positional;
   positional.add("log", -1);
-  const auto vm = parse_command_flags(argc, argv, transport_flags(), &positional);
+  const auto vm = parse_offline_command_flags(argc, argv, transport_flags(), &positional);
   if (vm.count("help")) {
     std::cout << transport_help_text();
     return exit_code::kOk;

@@ -68,6 +68,14 @@ struct TimingOptions {
   bool record_choice = false;
 };
 
+// The memory a rank's buffers come from, as the backend knows it before allocating them: BYTES
+// (0: unknown, nothing is refused) and what they are ("its share of the host's available memory
+// (23.1 GiB over 2 ranks)", "free on GPU 0 (...)"), read after the size: "11.5 GiB, WHAT".
+struct MemoryRoom {
+  std::uint64_t bytes = 0;
+  std::string what;
+};
+
 class Buffer {
  public:
   virtual ~Buffer() = default;
@@ -86,6 +94,9 @@ class Backend {
   virtual std::string caveat(DataType /*type*/, RedOp /*op*/) const { return {}; }
 
   virtual std::unique_ptr<Buffer> allocate(std::size_t bytes) = 0;
+  // What allocate() can still give this rank, so that a sweep too large is refused before any
+  // table (sweep/buffer_room.hpp).
+  virtual MemoryRoom memory_room() const { return {}; }
   virtual void fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) = 0;
   virtual void poison(void* buffer, std::size_t count, const pattern::Expect& expect) = 0;
   virtual Mismatch verify(const void* buffer, std::size_t count, const pattern::Expect& expect) = 0;

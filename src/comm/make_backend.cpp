@@ -4,13 +4,45 @@
 #include "mpitransport/mpi_components.hpp"
 #include "core/error.hpp"
 #include "runtime/gpu.hpp"
+#include "runtime/gpu_sharing.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
 #include "comm/nccl/nccl_backend.hpp"
 #endif
 
 namespace commsweep {
+namespace {
+
+// Before NCCL's set-up: more ranks on a host than GPUs would have two ranks take one GPU, which
+// NCCL refuses on every rank ("Duplicate GPU detected", ncclInvalidUsage). Rank 0 says it once,
+// with the counts (runtime/gpu_sharing.hpp); a usage Error on every rank.
+[[maybe_unused]] void refuse_ranks_sharing_gpus(World& world, double timeout_s) {
+  const Phase phase{"GPU discovery", Deadline::after(timeout_s)};
+  const auto all = world.gather(world.host() + '\n' + planned_gpu_bus_id(world.local_rank()), phase);
+  std::string crowded;
+  if (world.rank() == 0) {
+    std::vector<RankGpu> ranks;
+    for (const std::string& rank : all) {
+      const auto newline = rank.find('\n');
+      ranks.push_back({rank.substr(0, newline), rank.substr(newline + 1)});
+    }
+    crowded = ranks_sharing_gpus(ranks);
+  }
+  if (world.sum(crowded.empty() ? 0 : 1, phase) == 0) return;
+  throw_usage(world.rank() == 0 ? crowded : "more ranks on a host than GPUs (rank 0 names the host)");
+}
+
+}  // namespace
 
 bool nccl_backend_built() { return COMMSWEEP_HAVE_NCCL_BACKEND != 0; }
+
+MemoryRoom memory_room_before_backend(World& world, BackendChoice choice, double timeout_s) {
+  if (choice == BackendChoice::Nccl) return {};
+  if (choice == BackendChoice::Auto && nccl_backend_built()) {
+    const bool gpu = visible_gpu_count(nullptr) > 0;
+    if (world.sum(gpu ? 0 : 1, Phase{"GPU discovery", Deadline::after(timeout_s)}) == 0) return {};
+  }
+  return host_memory_room(world.local_size());
+}
 
 BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s, const BackendOptions& options) {
   (void)options;  // the nccl backend's, where it is built
@@ -63,6 +95,7 @@ BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s, 
     return setup;
   }
 #if COMMSWEEP_HAVE_NCCL_BACKEND
+  refuse_ranks_sharing_gpus(world, timeout_s);
   const GpuChoice gpu = choose_gpu(world.local_rank());
   setup.gpu = gpu;
   const NcclVersions v = nccl_versions();

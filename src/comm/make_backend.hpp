@@ -41,4 +41,11 @@ struct BackendOptions {
 BackendSetup make_backend(World& world, BackendChoice choice, double timeout_s, const BackendOptions& options = {});
 bool nccl_backend_built();
 
+// The memory a rank's buffers may take, known before the backend is made, so that a sweep too
+// large is refused before the preflight prints a word: where CHOICE will give the mpi backend (as
+// make_backend decides: asked for, or auto where a rank sees no GPU or CUDA is not built), this
+// rank's share of the host's available memory; where it will give nccl, unknown ({}): GPU memory
+// is known once NCCL is set up (Backend::memory_room). Collective where auto must ask the ranks.
+MemoryRoom memory_room_before_backend(World& world, BackendChoice choice, double timeout_s);
+
 }  // namespace commsweep

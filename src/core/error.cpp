@@ -34,8 +34,10 @@ std::string_view name_of(ErrorKind kind) {
 }
 
 std::string error_line(int rank, const std::string& host, int device, const Error& e) {
-  std::string line = "commsweep: rank " + std::to_string(rank) + " (host " + host + ", GPU " +
-                     std::to_string(device) + "): " + std::string(name_of(e.kind())) + ": " + e.what();
+  // Device -1: the mpi backend, whose buffers are host memory: no GPU to name.
+  const std::string gpu = device < 0 ? "" : ", GPU " + std::to_string(device);
+  std::string line = "commsweep: rank " + std::to_string(rank) + " (host " + host + gpu + "): " +
+                     std::string(name_of(e.kind())) + ": " + e.what();
   if (!e.where().empty()) line += " at " + e.where();
   return line;
 }

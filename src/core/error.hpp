@@ -32,7 +32,7 @@ class Error : public std::runtime_error {
 std::string_view name_of(ErrorKind kind);
 
 // "commsweep: rank R (host H, GPU D): KIND: MESSAGE at FILE:LINE", the line every rank's
-// error is printed as (GPU -1: none chosen yet, or the mpi backend).
+// error is printed as; "(host H)" alone for device -1 (none chosen yet, or the mpi backend).
 std::string error_line(int rank, const std::string& host, int device, const Error& e);
 
 // A bad command-line value: names the flag.

@@ -1,6 +1,7 @@
 #include "core/sizes.hpp"
 
 #include <cctype>
+#include <cstdio>
 #include <limits>
 
 #include "core/error.hpp"
@@ -104,6 +105,26 @@ std::string compact_size(std::uint64_t bytes) {
     ++i;
   }
   return std::to_string(bytes) + kSuffix[i];
+}
+
+std::string binary_size_text(std::uint64_t bytes) {
+  static const char* const kUnit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int i = 0;
+  double value = static_cast<double>(bytes);
+  while (i < 6 && value >= 1024) {
+    value /= 1024;
+    ++i;
+  }
+  char text[32];
+  // Whole where whole (8 TiB), else one decimal, cut rather than rounded up (23.9 GiB, never a
+  // 24 GiB the host does not have).
+  const double tenths = static_cast<double>(static_cast<std::uint64_t>(value * 10)) / 10;
+  if (i == 0 || tenths == static_cast<double>(static_cast<std::uint64_t>(tenths))) {
+    std::snprintf(text, sizeof text, "%.0f %s", tenths, kUnit[i]);
+  } else {
+    std::snprintf(text, sizeof text, "%.1f %s", tenths, kUnit[i]);
+  }
+  return text;
 }
 
 }  // namespace commsweep

@@ -25,5 +25,8 @@ constexpr std::uint64_t kMaxSizes = 100000;
 
 // "1 KiB"-free compact form for messages: 1048576 -> "1M", 1000 -> "1000".
 std::string compact_size(std::uint64_t bytes);
+// A size for people, in the powers of 1024 sizes are typed in, with their IEC names (so never
+// "TB", which reads as 10^12): "8 TiB", "23.1 GiB", "1000 B".
+std::string binary_size_text(std::uint64_t bytes);
 
 }  // namespace commsweep

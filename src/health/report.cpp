@@ -22,6 +22,13 @@ std::vector<std::string> fail_lines(const HealthReport& report) {
   return out;
 }
 
+std::vector<std::string> hosts_read_nothing(const HealthReport& report) {
+  std::vector<std::string> hosts;
+  for (const auto& n : report.nodes)
+    if (n.after.ports.empty() && n.after.pcie.empty() && n.after.gpus.empty()) hosts.push_back(n.host);
+  return hosts;
+}
+
 HealthReport build_report(std::vector<NodeHealth> nodes, const RuleBook& rules) {
   HealthReport r;
   r.rules = rules;

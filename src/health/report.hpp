@@ -25,6 +25,10 @@ struct HealthReport {
   RuleBook rules;                     // the rules the findings were judged by
 };
 
+// The nodes of REPORT where nothing was read (no RDMA port, PCIe link or GPU): not looked at,
+// so not healthy either (the block says "nothing could be read"; `commsweep health` fails).
+std::vector<std::string> hosts_read_nothing(const HealthReport& report);
+
 // Judges each node (judge_change with a before, judge_state without) under RULES.
 HealthReport build_report(std::vector<NodeHealth> nodes, const RuleBook& rules = builtin_rules());
 // The verdict lines of REPORT's findings joined with EVIDENCE (kept in the report).

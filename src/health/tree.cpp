@@ -10,6 +10,29 @@ namespace commsweep::health {
 
 namespace fs = std::filesystem;
 
+namespace {
+bool is_sysfs_folder(const std::string& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec);
+}
+}  // namespace
+
+RootKind root_kind(const std::string& root) {
+  const std::string base = root.empty() || root == "/" ? "" : root;
+  if (base.empty() || is_sysfs_folder(base + "/sys")) return RootKind::Tree;
+  if (is_sysfs_folder(base + "/class")) return RootKind::Sysfs;
+  if (is_sysfs_folder(base + "/before") && is_sysfs_folder(base + "/after")) return RootKind::Snapshots;
+  return RootKind::Other;
+}
+
+Tree::Tree(std::string root) : files_(root), sysfs_itself_(root_kind(root) == RootKind::Sysfs) {}
+
+std::string Tree::under(const std::string& absolute) const {
+  if (!sysfs_itself_ || absolute.rfind("/sys", 0) != 0) return absolute;
+  if (absolute.size() == 4) return "/";
+  return absolute[4] == '/' ? absolute.substr(4) : absolute;
+}
+
 FileText Tree::read(const std::string& absolute) const {
   FileText out;
   const std::string p = path(absolute);

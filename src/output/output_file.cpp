@@ -150,6 +150,22 @@ void write_through(const std::string& path, const std::string& text, bool append
 
 std::string temporary_beside(const std::string& path) { return path + ".tmp.XXXXXX"; }
 
+// A character device that refuses every write (/dev/full: ENOSPC) would take the whole run's
+// results at its end: it is asked now with a write of no bytes, which the kernel hands to the
+// driver (/dev/full refuses it) and which puts nothing on any device that accepts writes (/dev/null,
+// a terminal). Opened without blocking (a serial line without carrier) and never as a
+// controlling terminal. A FIFO is not opened here: its reader would see an end of file.
+std::string refused_by_device(const std::string& target) {
+  struct stat st {};
+  if (stat(target.c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) return {};
+  const int fd = open(target.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return errno == EAGAIN ? "" : errno_text();
+  std::string why;
+  if (write(fd, "", 0) < 0 && errno != EAGAIN) why = errno_text();
+  close(fd);
+  return why;
+}
+
 }  // namespace
 
 Plan plan_for(const std::string& path) {
@@ -164,7 +180,8 @@ std::string cannot_write_reason(const std::string& path) {
       return plan.why;
     case Plan::How::Stream:
     case Plan::How::Append:
-      return access(plan.target.c_str(), W_OK) == 0 ? "" : errno_text();
+      if (access(plan.target.c_str(), W_OK) != 0) return errno_text();
+      return refused_by_device(plan.target);
     case Plan::How::Atomic: {
       std::string probe = temporary_beside(plan.target);  // where the write creates its own
       const int fd = mkstemp(probe.data());
@@ -192,6 +209,22 @@ void write_output_file(const std::string& path, const std::string& text) {
       }
       return;
   }
+}
+
+std::string keep_aside(const std::string& text, const std::string& stem) {
+  const char* folder = std::getenv("TMPDIR");
+  const std::string suffix = ".json";
+  std::string path = std::string(folder && *folder ? folder : "/tmp") + "/" + stem + "-XXXXXX" + suffix;
+  const int fd = mkstemps(path.data(), static_cast<int>(suffix.size()));  // the name, reserved
+  if (fd < 0) fail(path, errno_text());
+  close(fd);
+  try {
+    write_file_atomically(path, text);
+  } catch (const std::runtime_error&) {
+    unlink(path.c_str());
+    throw;
+  }
+  return path;
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {

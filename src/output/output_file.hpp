@@ -35,6 +35,11 @@ std::string cannot_write_reason(const std::string& path);
 // directory), leaving what was at PATH as it was.
 void write_output_file(const std::string& path, const std::string& text);
 
+// Where a write that failed keeps what it had, so that nothing is lost: TEXT in a new file of
+// the temporary folder ($TMPDIR, else /tmp) named STEM-XXXXXX.json. Returns its path; throws
+// std::runtime_error "cannot write PATH: why" when that fails too.
+std::string keep_aside(const std::string& text, const std::string& stem);
+
 // The atomic step alone, for a regular file or a new path (the history's own temporary file).
 void write_file_atomically(const std::string& path, const std::string& text);
 

@@ -417,7 +417,7 @@ json to_json(const Results& r) {
   return doc;
 }
 
-Results results_from_json(const json& doc) {
+std::string readable_results_schema(const json& doc) {
   if (!doc.is_object() || !doc.contains("schema") || !doc.at("schema").is_string()) {
     throw std::runtime_error("not a commsweep results document: no \"schema\" string");
   }
@@ -426,6 +426,11 @@ Results results_from_json(const json& doc) {
     throw std::runtime_error("results schema \"" + schema + "\" is not the one this commsweep reads (\"" +
                              kResultsSchema + "\")");
   }
+  return schema;
+}
+
+Results results_from_json(const json& doc) {
+  readable_results_schema(doc);
   Results r;
   try {
     r.provenance = provenance_from(doc.at("provenance"));

@@ -18,6 +18,10 @@ Provenance provenance_from_json(const nlohmann::json& j);
 // Throws std::runtime_error naming the field when the document is not a commsweep result
 // of this schema version.
 Results results_from_json(const nlohmann::json& doc);
+// The schema of a results document this commsweep reads (kResultsSchema, or kResultsSchemaV1,
+// written before the "health" member), as results_from_json checks it for compare and health
+// --judge; throws std::runtime_error naming any other (or none).
+std::string readable_results_schema(const nlohmann::json& doc);
 
 // The largest results or baseline file read: a long -N soak writes tens of megabytes; a bound
 // keeps /dev/zero or a wrong file from growing a string until the process is killed.

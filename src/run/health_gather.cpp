@@ -3,11 +3,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <thread>
 
 #include "health/health_json.hpp"
 #include "health/nvml_loader.hpp"
 #include "health/snapshot.hpp"
+#include "health/tree.hpp"
 #include "health/thresholds.hpp"
 #include "core/error.hpp"
 #include "runtime/world.hpp"
@@ -24,12 +26,16 @@ std::string health_sysfs_root() {
   return v && *v ? v : "/";
 }
 
-void require_sysfs_root(World& world, const std::string& root, const std::string& named, double timeout_s) {
+void require_sysfs_root(World& world, const std::string& root, const std::string& named, double timeout_s,
+                        bool health) {
   std::string why;
   if (world.node_rank() == 0) {
     std::error_code ec;
     if (!std::filesystem::exists(root, ec)) why = named + ": no such folder";
     else if (!std::filesystem::is_directory(root, ec)) why = named + ": not a folder";
+    else if (health && health::root_kind(root) == health::RootKind::Snapshots)
+      why = named + ": holds before/ and after/, the trees of two snapshots, not one tree: give one of them (" +
+            root + "/before or " + root + "/after)";
   }
   const auto all = world.gather(why, Phase{"checking the sysfs root", Deadline::after(timeout_s)});
   std::string first;
@@ -38,6 +44,8 @@ void require_sysfs_root(World& world, const std::string& root, const std::string
   int bad = first.empty() ? 0 : 1;
   world.broadcast(&bad, sizeof bad, 0, Phase{"checking the sysfs root", Deadline::after(timeout_s)});
   if (bad) throw_usage(world.rank() == 0 ? first : named + ": not a folder on every node");
+  if (health && world.rank() == 0 && health::root_kind(root) == health::RootKind::Sysfs)
+    std::cout << "# " << named << ": a sysfs itself (it holds class/, not sys/): read as /sys\n" << std::flush;
 }
 
 ThresholdsFile thresholds_file(const std::string& flag) {

@@ -54,7 +54,11 @@ std::string health_sysfs_root();
 // ROOT, as NAMED ("--sysfs-root /x" or "COMMSWEEP_SYSFS_ROOT=/x"), must be a folder on every
 // node's reader rank (the node's first): an explicit root that is not there would read nothing
 // and pass. Collective; a usage Error on every rank naming the rank and host of the first.
-void require_sysfs_root(World& world, const std::string& root, const std::string& named, double timeout_s);
+// HEALTH: the root the health snapshots read (health/tree.hpp), which is also refused where it
+// holds the trees of two snapshots (before/ and after/), and read as /sys where it is a sysfs
+// itself (/sys: rank 0 says so on stdout).
+void require_sysfs_root(World& world, const std::string& root, const std::string& named, double timeout_s,
+                        bool health = false);
 // The thresholds file: --health-thresholds FLAG, else COMMSWEEP_HEALTH_THRESHOLDS (what the
 // Volcano Job's ConfigMap sets in every pod, volcano/components/health-thresholds), and how it
 // was given; an empty path: the built-in table.

@@ -24,8 +24,9 @@ void check_sweep(World& world, const RunSweep& sweep) {
   try {
     sweep.measurement->check(world);
   } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Usage || sweep.where.empty()) throw;
-    throw_usage(sweep.where + ": " + e.what());
+    // A usage error, or buffers too large for the memory (out of memory): the suite's sweep named.
+    if ((e.kind() != ErrorKind::Usage && e.kind() != ErrorKind::OutOfMemory) || sweep.where.empty()) throw;
+    throw Error(e.kind(), sweep.where + ": " + e.what());
   }
 }
 

@@ -19,7 +19,7 @@ namespace commsweep {
 // One sweep of a measuring run (its measurement owned by the caller).
 struct RunSweep {
   std::string name;   // a suite's name of it ("" for a command alone: no banner)
-  std::string where;  // "FILE:LINE: sweep 2 \"big\"", before its usage errors ("" alone)
+  std::string where;  // "FILE:LINE: sweep 2 \"big\"", before its usage and out-of-memory errors ("" alone)
   Measurement* measurement = nullptr;
 };
 
@@ -29,7 +29,8 @@ struct RunSweep {
 int run_sweeps(World& world, const RunRequest& request, const std::function<std::vector<RunSweep>()>& read, char** envp,
                RankContext& context);
 
-// Usage errors of `check` prefixed with WHERE ("" leaves them as they are).
+// Usage and out-of-memory errors of `check` (buffers too large) prefixed with WHERE ("" leaves them as
+// they are).
 void check_sweep(World& world, const RunSweep& sweep);
 
 }  // namespace commsweep

@@ -34,7 +34,8 @@ RunLifecycle::RunLifecycle(World& world, RunRequest request, char** envp, RankCo
   health_rules_ = health_rules(world_, thresholds_file(request_.fabric.health_thresholds), request_.timeout_s);
   // Every rank takes part (a root set on some nodes only must not leave the others waiting).
   if (health_around_runs())
-    require_sysfs_root(world_, health_sysfs_root(), "COMMSWEEP_SYSFS_ROOT=" + health_sysfs_root(), request_.timeout_s);
+    require_sysfs_root(world_, health_sysfs_root(), "COMMSWEEP_SYSFS_ROOT=" + health_sysfs_root(), request_.timeout_s,
+                       /*health=*/true);
 }
 
 bool RunLifecycle::start(const std::function<void(RunSetup&)>& before_preamble, const BackendOptions& options) {

@@ -24,11 +24,21 @@ void Keeper::write(const nlohmann::json& doc) {
   nlohmann::json full = doc;
   for (const auto& [key, value] : attached_.items())
     if (full.is_object() && !full.contains(key)) full[key] = value;
+  const std::string text = full.dump(2) + "\n";
   try {
-    output::write_output_file(path_, full.dump(2) + "\n");
+    output::write_output_file(path_, text);
     std::cout << "# Results written to " << path_ << "\n";
   } catch (const std::runtime_error& e) {
-    throw Error(ErrorKind::Output, std::string("--json: ") + e.what());
+    // --json was writable at the start (require_writable_results) and is not now (a full disk,
+    // a FIFO nobody reads): the measurements are kept aside, and the message says where.
+    std::string kept;
+    try {
+      kept = "; the results are kept in " + output::keep_aside(text, "commsweep-results") +
+             " instead, so nothing is lost: move that file where it belongs";
+    } catch (const std::runtime_error& aside) {
+      kept = std::string("; keeping them aside failed too: ") + aside.what();
+    }
+    throw Error(ErrorKind::Output, std::string("--json: ") + e.what() + kept);
   }
 }
 

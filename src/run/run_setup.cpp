@@ -145,7 +145,9 @@ std::string nccl_policy_line(const RunSetup& run, const nccl_policy::Decision& d
 
 void print_preamble(const World& world, const RunSetup& run) {
   if (world.rank() != 0) return;
-  std::cout << "# " << world_summary(world) << "\n# " << run.backend.note << "\n";
+  std::cout << "# " << world_summary(world) << "\n";
+  if (const std::string note = single_rank_note(world.size()); !note.empty()) std::cout << "# " << note << "\n";
+  std::cout << "# " << run.backend.note << "\n";
   if (!run.backend.transport_note.empty()) std::cout << "# " << run.backend.transport_note << "\n";
   for (const auto& d : run.nccl_policy) std::cout << nccl_policy_line(run, d) << "\n";
   if (!run.topology_note.empty()) std::cout << "# " << run.topology_note << "\n";
@@ -160,6 +162,13 @@ std::string world_summary(const World& world) {
       << count_of(hosts.size(), "host") << ":";
   for (const auto& [host, n] : hosts) out << " " << host << " (" << n << (n == 1 ? " rank)" : " ranks)");
   return out.str();
+}
+
+std::string single_rank_note(int ranks) {
+  if (ranks != 1) return "";
+  // busbw = algbw x 2(n-1)/n, (n-1)/n, ...: 0 for n = 1 (nccl-tests' PERFORMANCE.md).
+  return "1 rank: no byte leaves it, so no link is measured (busbw 0.00); run one rank per GPU, or per "
+         "host with --backend mpi: mpirun -np N commsweep (N of 2 or more)";
 }
 
 RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, double timeout_s,

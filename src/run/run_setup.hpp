@@ -81,5 +81,8 @@ std::string interrupted_note();
 
 // "World: 4 ranks on 1 host: vm (4 ranks)"
 std::string world_summary(const World& world);
+// A job of RANKS ranks: for one, the line saying that it measures no fabric (its busbw is 0) and
+// what to run instead; "" for more.
+std::string single_rank_note(int ranks);
 
 }  // namespace commsweep

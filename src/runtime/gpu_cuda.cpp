@@ -52,6 +52,14 @@ int visible_gpu_count(std::string* why_none) {
   return count;
 }
 
+std::string planned_gpu_bus_id(int local_rank) {
+  int count = 0;
+  CS_CUDA(cudaGetDeviceCount(&count));
+  std::array<char, 32> bus{};
+  CS_CUDA(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), local_rank % count));
+  return bus.data();
+}
+
 GpuChoice choose_gpu(int local_rank) {
   int count = 0;
   CS_CUDA(cudaGetDeviceCount(&count));

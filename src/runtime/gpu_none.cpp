@@ -14,6 +14,10 @@ GpuChoice choose_gpu(int) {
   throw Error(ErrorKind::Runtime, "this commsweep was built without CUDA: no GPU can be chosen");
 }
 
+std::string planned_gpu_bus_id(int) {
+  throw Error(ErrorKind::Runtime, "this commsweep was built without CUDA: no GPU can be chosen");
+}
+
 std::string gpu_driver_version() { return "none"; }
 std::string cuda_runtime_version() { return "none"; }
 

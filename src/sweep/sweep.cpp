@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "runtime/termination.hpp"
 #include "core/sizes.hpp"
+#include "sweep/size_notes.hpp"
 #include "sweep/slices.hpp"
 
 namespace commsweep {
@@ -100,6 +101,10 @@ void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,
     if (config_.fault.kind == Fault::Kind::Alloc && config_.fault.rank == rank) {
       throw std::runtime_error("fault injection (--fault alloc:" + std::to_string(rank) + ")");
     }
+    // The last type's buffers go first: kept while the next are allocated, they would count
+    // against the memory the backend checks the new ones against (the host's MemAvailable).
+    send_.reset();
+    recv_.reset();
     send_ = backend_.allocate(send_bytes);
     recv_ = backend_.allocate(recv_bytes);
   } catch (const std::bad_alloc&) {
@@ -121,8 +126,8 @@ void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,
              world_.hosts_by_rank().at(r) + "): " + failures[r];
   }
   throw Error(ErrorKind::OutOfMemory,
-              "cannot allocate the buffers for " + what + " (send " + compact_size(send_bytes) +
-                  "B, receive " + compact_size(recv_bytes) + "B per rank): " + named +
+              "cannot allocate the buffers for " + what + " (send " + binary_size_text(send_bytes) +
+                  ", receive " + binary_size_text(recv_bytes) + " per rank): " + named +
                   ". Lower -e/--maxbytes or run fewer ranks per host; nothing was written");
 }
 
@@ -343,24 +348,8 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
       // Buffers for the largest size, reused across the sweep like nccl-tests does (cold: both
       // as large as its larger side, so that every slice moves both pointers alike).
       const BufferBytes bytes = sweep_buffer_bytes(planned, type, config_.buffers);
-      int rounded = 0, into_blocks = 0, skipped = 0;
-      const std::size_t elem = element_size(type);
-      for (const auto& p : planned) {
-        if (p.bytes != p.requested_bytes) ++rounded;
-        if (p.bytes != p.requested_bytes / elem * elem) ++into_blocks;
-        if (p.counts.param_count == 0) ++skipped;
-      }
-      if (rounded > 0 && sink.on_note) {
-        sink.on_note(std::to_string(rounded) + " of " + count_of(planned.size(), "size") +
-                     " rounded down (as nccl-tests does) to whole " +
-                     std::string(name_of(type)) + " elements" +
-                     (into_blocks > 0 ? ", divisible among " + std::to_string(nranks) + " ranks" : "") +
-                     "; the size column shows the bytes moved");
-      }
-      if (skipped > 0 && sink.on_note) {
-        sink.on_note(count_of(skipped, "size") + " skipped: smaller than one " +
-                     std::string(name_of(type)) + " element per rank");
-      }
+      if (sink.on_note)
+        for (const std::string& note : size_notes(test, sizes, type, nranks)) sink.on_note(note);
       bool caveat_said = false;  // once per type, not per operator
       for (RedOp op : ops) {
         if (const std::string caveat = backend_.caveat(type, op); !caveat.empty() && !caveat_said && sink.on_note) {
@@ -373,7 +362,7 @@ std::vector<report::ResultRow> Sweep::run(const CollectiveTest& test, const Swee
         }
         allocate_buffers(bytes.send, bytes.recv,
                          std::string(test.name) + " " + std::string(name_of(type)) + " up to " +
-                             compact_size(planned.empty() ? 0 : planned.back().bytes) + "B");
+                             binary_size_text(planned.empty() ? 0 : planned.back().bytes));
         for (const auto& p : planned) {
           if (p.counts.param_count == 0) continue;
           report::ResultRow row;

@@ -73,8 +73,9 @@ def check_with_commsweep(args, stage, configmap, failures):
     path = stage.path("thresholds-from-configmap.yaml")
     with open(path, "w") as f:
         f.write(configmap["data"]["thresholds.yaml"])
-    os.makedirs(stage.path("empty-sysfs"), exist_ok=True)
-    proc = subprocess.run([binary, "health", "--no-gpus", "--sysfs-root", stage.path("empty-sysfs"),
+    # A healthy tree (a health check that reads nothing fails, exit 6): the file's rules judge it.
+    tree = os.path.join(args.repo, "tests", "fixtures", "health", "ib_flapped", "before")
+    proc = subprocess.run([binary, "health", "--no-gpus", "--sysfs-root", tree,
                            "--health-thresholds", path], capture_output=True, text=True, timeout=60)
     if proc.returncode != 0:
         failures.append("commsweep health --health-thresholds (the ConfigMap's file): exit %d: %s"

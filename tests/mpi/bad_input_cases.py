@@ -5,7 +5,9 @@ code, the texts the one message must name, the files that must not be written or
 """
 import json
 import os
+import re
 import shutil
+import socket
 
 # docs/failures.md: an output that could not be written (a full device, standard output
 # included), whichever command; before issue 43 it was 3 (compare: 2).
@@ -13,7 +15,9 @@ OUTPUT_NOT_WRITTEN = 11
 
 
 class Case:
-    """One bad input. argv: the whole command. names: texts the message must hold. outputs:
+    """One bad input. argv: the whole command. names: texts the message must hold (or compiled
+    patterns, for text that differs between machines: the memory a host has). rc: the exit code,
+    or a tuple of those allowed where it depends on the machine. outputs:
     files that must be left as they were (absent, or byte for byte the same). stdout_empty:
     nothing on stdout (what an entrypoint would eval). prefix: how a message line starts.
     names_in: "message" (the stderr line) or "stdout" (a '#' note, for inputs that are
@@ -22,7 +26,7 @@ class Case:
 
     def __init__(self, group, label, argv, names, env=None, rc=2, outputs=(), stdout_empty=False,
                  prefix="commsweep", one_message=True, names_in="message", secret=None,
-                 stdout_to=None, before=None, after=None):
+                 stdout_to=None, before=None, after=None, np=None):
         self.group, self.label, self.argv, self.names = group, label, argv, list(names)
         self.env, self.rc, self.outputs = dict(env or {}), rc, list(outputs)
         self.stdout_empty, self.prefix, self.one_message = stdout_empty, prefix, one_message
@@ -30,6 +34,7 @@ class Case:
         # stdout_to: a path the command's stdout is opened on (a device node); before(): called
         # just before the command (starts a FIFO's reader); after(): problems found afterwards.
         self.stdout_to, self.before, self.after = stdout_to, before, after
+        self.np = np  # run under mpiexec -n NP (None: one process, an MPI singleton)
 
 
 # A run that is not refused must stay short: tiny sweeps, the mpi backend.
@@ -373,9 +378,10 @@ def newcomer_cases(opts, w):
         out.append(Case("outputs", "--json a device like /dev/null: written through, kept",
                         [opts.commsweep] + quick + ["--json", null], ["# Results written to " + null], rc=0,
                         names_in="stdout", after=stays(null, "char")))
-        out.append(Case("outputs", "--json a device like /dev/full", [opts.commsweep] + quick + ["--json", full],
-                        ["--json: cannot write", "full.dev", "No space left on device"], rc=OUTPUT_NOT_WRITTEN,
-                        after=stays(full, "char")))
+        out.append(Case("outputs", "--json a device like /dev/full: refused before measuring",
+                        [opts.commsweep] + quick + ["--json", full],
+                        ["--json %s: cannot write the results there: No space left on device" % full],
+                        stdout_empty=True, after=stays(full, "char")))
         for label, argv, rc in [("a sweep's table", [opts.commsweep] + quick, OUTPUT_NOT_WRITTEN),
                                 ("list", [opts.commsweep, "list"], OUTPUT_NOT_WRITTEN),
                                 ("--help", [opts.commsweep, "--help"], OUTPUT_NOT_WRITTEN),
@@ -773,8 +779,11 @@ def health_file_cases(opts, w):
         json.dump(doc, f)
     empty = put("health_no_nodes.json", json.dumps({"seconds": 0, "nodes": [], "findings": [], "unread": [],
                                                     "verdict": []}))
-    broken = put("health_broken.json", json.dumps({"schema": "commsweep.results/2",
-                                                   "health": {"nodes": [{"host": "x"}], "findings": []}}))
+    doc["health"] = {"nodes": [{"host": "x"}], "findings": []}
+    broken = put("health_broken.json", json.dumps(doc))
+    doc.pop("health")
+    doc["schema"] = "commsweep.results/1"
+    version_1 = put("results_v1.json", json.dumps(doc))  # as the shipped results/samples are
 
     def judge(label, path, *names):
         return case("health", "health --judge: " + label, [opts.commsweep, "health", "--judge", path], *names)
@@ -817,12 +826,148 @@ def health_file_cases(opts, w):
         judge("a file that is not there", os.path.join(w, "absent.json"), "health: --judge: ", "absent.json"),
         judge("a results file cut short", os.path.join(w, "cut.json"), "health: --judge %s/cut.json: not JSON" % w),
         judge("a baseline", os.path.join(w, "good_baseline.json"),
-              "schema \"commsweep.baseline/1\" is not commsweep.results/2 or commsweep.pairs/2"),
+              "schema \"commsweep.baseline/1\" is not a results file (commsweep.results/1 or commsweep.results/2), a "
+              "pairs file (commsweep.pairs/2) or a commsweep health --json file"),
+        judge("a results file of schema 1, as compare reads it", version_1,
+              "health: --judge %s: a commsweep.results/1 file, written before runs kept health snapshots "
+              "(commsweep.results/2 keeps them): nothing to judge here (`commsweep compare %s --baseline "
+              "BASELINE.json` reads its rows)" % (version_1, version_1)),
+        judge("a results file of schema 9", os.path.join(w, "v9.json"),
+              "results schema \"commsweep.results/9\" is not the one this commsweep reads"),
         judge("results without a health member", no_health, "%s: no \"health\" member" % no_health),
         judge("a health file without snapshots", empty, "%s: its \"health\" holds no snapshots to judge" % empty),
         judge("a malformed health member", broken, "%s: malformed \"health\"" % broken),
         judge("/dev/zero", "/dev/zero", "health: --judge: /dev/zero", "larger than"),
     ]
+
+
+def first_walk_cases(opts, w):
+    """Inputs that surprised a new user walking the docs (issue 42), each with its exact
+    message and exit code."""
+    out = []
+
+    def case(group, label, argv, message, rc=2, **kw):
+        out.append(Case(group, label, argv, [message], rc=rc, **kw))
+
+    # Every command's unknown flag gets the did-you-mean its test names and suite keys get.
+    typos = [("sweep", [], "--maxbyte", "--maxbytes", "", "see --help"),
+             ("ep", ["ep"], "--tokns", "--tokens", "ep: ", "see commsweep ep --help"),
+             ("pairs", ["pairs"], "--sise", "--size", "pairs: ", "see commsweep pairs --help"),
+             ("nvlink", ["nvlink"], "--judg", "--judge", "nvlink: ", "see commsweep nvlink --help"),
+             ("suite", ["suite", opts.suites + "/ci.yaml"], "--jsn", "--json", "suite: ", "see commsweep suite --help"),
+             ("health", ["health"], "--duraton", "--duration", "health: ", "commsweep health --help"),
+             ("preflight", ["preflight"], "--sysfs-rot", "--sysfs-root", "preflight: ", "commsweep preflight --help"),
+             ("compare", ["compare", w + "/good.json"], "--baselin", "--baseline", "", "commsweep compare --help"),
+             ("baseline", ["baseline", w + "/good.json"], "--flor", "--floor", "", "commsweep baseline --help"),
+             ("topo", ["topo", "validate", w + "/absent.xml"], "--no-nod", "--no-node", "", "see commsweep topo --help"),
+             ("transport", ["transport"], "--require-transprt", "--require-transport", "commsweep transport: ",
+              "commsweep transport --help"),
+             ("env", ["env"], "--annotatons", "--annotations", "commsweep env: ", "commsweep env --help")]
+    for name, words, typo, meant, prefix, see in typos:
+        case("did you mean", "%s: %s" % (name, typo), [opts.commsweep] + words + [typo, "1"],
+             "%sunrecognised option '%s': did you mean '%s'? (%s)" % (prefix, typo, meant, see), stdout_empty=True)
+    quick = ["-n", "1", "-w", "0", "--no-preflight", "--backend", "mpi"]
+    # Three sizes round onto one empty message; the note counts them and names the 16-byte block.
+    out.append(Case("sizes", "3 ranks: all_gather -e 256", [opts.commsweep, "all_gather", "-e", "256"] + quick,
+                    ["# 3 sizes skipped (8, 16 and 32 B): below 48 B, the smallest all_gather of float on 3 ranks: "
+                     "each rank's block is a multiple of 16 B (nccl-tests' split of a buffer among ranks)"],
+                    rc=0, names_in="stdout", np=3))
+    # health --judge reads the results files compare reads: the shipped samples are of schema 1.
+    sample = os.path.join(os.path.dirname(opts.scripts), "results", "samples", "h200x4-ep-4096.json")
+    case("health", "health --judge a shipped sample (schema 1)", [opts.commsweep, "health", "--judge", sample],
+         "health: --judge %s: a commsweep.results/1 file, written before runs kept health snapshots "
+         "(commsweep.results/2 keeps them): nothing to judge here (`commsweep compare %s --baseline "
+         "BASELINE.json` reads its rows)" % (sample, sample), stdout_empty=True)
+    # health --sysfs-root: a sysfs itself (as /sys is) read as /sys; a fixture of two snapshots
+    # refused naming them; a root where nothing can be read fails (exit 6), never passes.
+    flapped = os.path.join(opts.fixtures, "health", "ib_flapped")
+    out.append(Case("health", "health --sysfs-root a sysfs itself (as /sys)",
+                    [opts.commsweep, "health", "--no-gpus", "--sysfs-root", flapped + "/before/sys"],
+                    ["# health: --sysfs-root %s/before/sys: a sysfs itself (it holds class/, not sys/): read as /sys\n"
+                     "# Health: " % flapped, "2 RDMA ports active; 4 PCIe links at full width: OK"], rc=0, names_in="stdout"))
+    case("health", "health --sysfs-root a fixture of before/ and after/",
+         [opts.commsweep, "health", "--no-gpus", "--sysfs-root", flapped],
+         "health: --sysfs-root %s: holds before/ and after/, the trees of two snapshots, not one tree: give one of "
+         "them (%s/before or %s/after) (rank 0 on " % (flapped, flapped, flapped), stdout_empty=True)
+    empty = os.path.join(w, "empty-sysfs")
+    os.makedirs(empty, exist_ok=True)
+    case("health", "health --sysfs-root where nothing can be read", [opts.commsweep, "health", "--no-gpus", "--sysfs-root", empty],
+         "health: nothing could be read on %s (0 RDMA ports, 0 PCIe links of GPUs or NICs, GPUs not read) under "
+         "--sysfs-root %s, which holds neither sys/ nor class/: give the folder that holds sys/, or a sysfs itself such "
+         "as /sys: a check that read nothing is no pass (exit 6, as for a FAIL)" % (socket.gethostname(), empty), rc=6)
+    # --json: a device that refuses every write is refused before anything is measured; an output
+    # that fails at the end (a FIFO nobody reads) keeps the results aside, naming the file.
+    case("outputs", "--json /dev/full: refused before measuring", [opts.commsweep, "-e", "1K", "--json", "/dev/full"] +
+         quick, "--json /dev/full: cannot write the results there: No space left on device", stdout_empty=True)
+    unread = os.path.join(w, "unread.fifo")
+    os.mkfifo(unread)
+    kept_aside = re.compile(r"the results are kept in (\S+commsweep-results-\w+\.json) instead")
+
+    def kept(out_, err_):
+        found = kept_aside.search(err_)
+        if not found:
+            return ["no file named where the results are kept"]
+        with open(found.group(1)) as f:
+            doc = json.load(f)
+        os.remove(found.group(1))
+        sizes = [r["size_bytes"] for r in doc.get("rows", [])]
+        return [] if sizes == [8 << i for i in range(8)] else ["the kept file holds rows of %s" % sizes]
+    case("outputs", "--json a FIFO nobody reads: the results kept aside",
+         [opts.commsweep, "-e", "1K", "--json", unread] + quick,
+         "commsweep: rank 0 (host %s): error: --json: cannot write %s: a FIFO that nobody opened for reading within "
+         "10 s; the results are kept in %s/commsweep-results-" % (socket.gethostname(), unread, w), rc=3,
+         env={"TMPDIR": w}, after=kept)
+    # One rank (no mpirun): exit 0 as before, and a line saying that it measured no fabric.
+    one_rank = ("# 1 rank: no byte leaves it, so no link is measured (busbw 0.00); run one rank per GPU, or per "
+                "host with --backend mpi: mpirun -np N commsweep (N of 2 or more)")
+    out.append(Case("ranks", "1 rank: busbw 0.00 everywhere", [opts.commsweep, "-e", "64"] + quick,
+                    [one_rank], rc=0, names_in="stdout"))
+    out.append(Case("ranks", "mpiexec -n 1: busbw 0.00 everywhere", [opts.commsweep, "-e", "64"] + quick,
+                    [one_rank], rc=0, names_in="stdout", np=1))
+    # health --sysfs-root /sys, as a user types it: read as /sys (not /sys/sys). What it finds is
+    # the machine's: here (no RDMA port, no GPU) nothing, exit 6; on a GPU node 0.
+    out.append(Case("health", "health --sysfs-root /sys", [opts.commsweep, "health", "--no-gpus", "--sysfs-root", "/sys"],
+                    ["# health: --sysfs-root /sys: a sysfs itself (it holds class/, not sys/): read as /sys\n"
+                     "# Health: "], rc=(0, 6), names_in="stdout", one_message=False))
+    out += buffer_room_cases(opts, w)
+    return out
+
+
+def buffer_room_cases(opts, w):
+    """-e larger than the memory (issue 42): refused before anything is printed (no preflight, no
+    table header), out of memory (exit 7), in TiB/GiB, naming -e and the largest -e that fits. The
+    host's available memory differs between machines: a pattern stands for its figures."""
+    host = re.escape(socket.gethostname())
+
+    def too_large(label, flag_value, sizes, np, argv_tail, prefix=r"-e/--maxbytes "):
+        ranks = np or 1  # None: one process, no mpiexec
+        message = re.compile(
+            "^commsweep: out of memory: " + prefix + re.escape(flag_value + ": " + sizes + " of buffers per rank ") +
+            r"\(send [\d.]+ [GT]iB, receive [\d.]+ [GT]iB\); rank \d+ \(host " + host + r"\) has [\d.]+ [GT]iB, its "
+            r"share of the host's available memory \([\d.]+ [GT]iB over %d ranks?\)" % ranks +
+            (r", and %d other ranks? too little" % (ranks - 1) if ranks > 1 else "") +
+            r"\. Lower " + (r"-e/--maxbytes \(-e" if prefix.startswith("-e") else r"max_bytes \(max_bytes") +
+            r" \d+[KMG]? fits\) or run fewer ranks per host; nothing was measured$")
+        return Case("memory", label, argv_tail, [message], rc=7, stdout_empty=True, np=np)
+
+    quick = ["-n", "1", "-w", "0", "--backend", "mpi"]  # the preflight on: it too must not print
+    out = [too_large("-e 10T on 2 ranks", "10T", "all_reduce float up to 8 TiB needs 16 TiB", 2,
+                     [opts.commsweep, "-e", "10T"] + quick),
+           too_large("-e 10T alone", "10T", "all_reduce float up to 8 TiB needs 16 TiB", None,
+                     [opts.commsweep, "-e", "10T"] + quick)]
+    with open("/proc/meminfo") as f:
+        available = next(int(l.split()[1]) * 1024 for l in f if l.startswith("MemAvailable:"))
+    # -e 48G (up to 32 GiB, 64 GiB of buffers a rank): refused where 2 ranks' shares are smaller.
+    if available < 2 * (64 << 30):
+        out.append(too_large("-e 48G on 2 ranks", "48G", "all_reduce float up to 32 GiB needs 64 GiB", 2,
+                             [opts.commsweep, "-e", "48G"] + quick))
+    suite = os.path.join(w, "too_large.yaml")
+    with open(suite, "w") as f:
+        f.write("sweeps:\n  - name: huge\n    kind: collective\n    tests: all_reduce\n    max_bytes: 10T\n")
+    out.append(too_large("suite: max_bytes 10T", "10T", "all_reduce float up to 8 TiB needs 16 TiB", 2,
+                         [opts.commsweep, "suite", suite] + quick[-2:],
+                         prefix=re.escape(suite) + r':\d+: sweep 1 "huge": max_bytes '))
+    return out
 
 
 def make_files(w, good_results, good_baseline, listener_url):

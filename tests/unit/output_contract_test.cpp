@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -150,6 +151,30 @@ TEST_F(OutputContract, ADeviceLikeDevFullFailsNamingThePathAndTheReason) {
   struct stat st {};
   ASSERT_EQ(lstat(path("full").c_str(), &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+// Issue 42: `--json /dev/full` ran the whole sweep, then lost it. The probe (a write of no
+// bytes) refuses it before anything is measured, and leaves /dev/null's kind accepted.
+TEST_F(OutputContract, ADeviceLikeDevFullIsRefusedBeforeAnythingIsMeasured) {
+  EXPECT_EQ(cannot_write_reason("/dev/full"), std::strerror(ENOSPC));  // read-only use of /dev
+  EXPECT_EQ(cannot_write_reason("/dev/null"), "");
+  if (geteuid() != 0) GTEST_SKIP() << "making a device node needs root (mknod)";
+  ASSERT_TRUE(make_device("full", 7));
+  EXPECT_EQ(cannot_write_reason(path("full")), std::strerror(ENOSPC));
+}
+
+// Where a final write that failed keeps the results: a new file in $TMPDIR, named.
+TEST_F(OutputContract, KeptAsideInTheTemporaryFolder) {
+  const char* before = std::getenv("TMPDIR");
+  const std::string saved = before ? before : "";
+  setenv("TMPDIR", dir_.c_str(), 1);
+  const std::string kept = keep_aside("{\"rows\": []}\n", "commsweep-results");
+  before ? setenv("TMPDIR", saved.c_str(), 1) : unsetenv("TMPDIR");
+  EXPECT_EQ(fs::path(kept).parent_path(), dir_);
+  EXPECT_EQ(fs::path(kept).filename().string().rfind("commsweep-results-", 0), 0u) << kept;
+  EXPECT_EQ(fs::path(kept).extension(), ".json");
+  EXPECT_EQ(read(kept), "{\"rows\": []}\n");
+  EXPECT_EQ(entries().size(), 1u);  // no temporary file left beside it
 }
 
 TEST_F(OutputContract, ADirectoryIsRefusedBeforeAnythingIsWritten) {

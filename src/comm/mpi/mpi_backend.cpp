@@ -9,6 +9,8 @@
 
 #include "comm/collective_call.hpp"
 #include "core/error.hpp"
+#include "core/sizes.hpp"
+#include "core/strings.hpp"
 #include "runtime/mpi_check.hpp"
 
 namespace commsweep {
@@ -85,7 +87,18 @@ MPI_User_function* small_float_function(DataType t, RedOp op) {
 
 }  // namespace
 
+MemoryRoom host_memory_room(int local_ranks) {
+  const std::uint64_t available = host_memory_available();
+  if (available == 0) return {};
+  const int ranks = std::max(1, local_ranks);
+  return {available / static_cast<std::uint64_t>(ranks),
+          "its share of the host's available memory (" + binary_size_text(available) + " over " +
+              count_of(static_cast<std::size_t>(ranks), "rank") + ")"};
+}
+
 MpiBackend::MpiBackend(World& world) : world_(world) {}
+
+MemoryRoom MpiBackend::memory_room() const { return host_memory_room(world_.local_size()); }
 
 MpiBackend::~MpiBackend() {
   for (auto& entry : user_ops_) MPI_Op_free(&entry.second);
@@ -111,13 +124,10 @@ std::unique_ptr<Buffer> MpiBackend::allocate(std::size_t bytes) {
   // Linux overcommits: a buffer larger than the memory left is granted and then zero-filled,
   // and the OOM killer ends a rank (SIGKILL, no message). Refused here instead, with the
   // figures, when it is more than this rank's share of what the host has available now.
-  const std::uint64_t available = host_memory_available();
-  const std::uint64_t share = available / static_cast<std::uint64_t>(std::max(1, world_.local_size()));
-  if (available > 0 && bytes > share) {
-    throw Error(ErrorKind::OutOfMemory,
-                std::to_string(bytes) + " bytes is more than this rank's share of the host's "
-                "available memory (" + std::to_string(available) + " bytes over " +
-                std::to_string(world_.local_size()) + " ranks on the host)");
+  const MemoryRoom room = memory_room();
+  if (room.bytes > 0 && bytes > room.bytes) {
+    throw Error(ErrorKind::OutOfMemory, binary_size_text(bytes) + " is more than " + binary_size_text(room.bytes) +
+                                            ", " + room.what);
   }
   return std::make_unique<HostBuffer>(bytes);
 }

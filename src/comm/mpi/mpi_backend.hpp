@@ -13,6 +13,10 @@
 
 namespace commsweep {
 
+// The host memory one of LOCAL_RANKS ranks of this host may take: its share of MemAvailable
+// (/proc/meminfo), which Linux would overcommit and the OOM killer end without a word.
+MemoryRoom host_memory_room(int local_ranks);
+
 class MpiBackend final : public Backend {
  public:
   explicit MpiBackend(World& world);
@@ -22,6 +26,7 @@ class MpiBackend final : public Backend {
   std::string unsupported(DataType type, RedOp op) const override;
   std::string caveat(DataType type, RedOp op) const override;
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
+  MemoryRoom memory_room() const override;
   void fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) override;
   void poison(void* buffer, std::size_t count, const pattern::Expect& expect) override;
   Mismatch verify(const void* buffer, std::size_t count, const pattern::Expect& expect) override;

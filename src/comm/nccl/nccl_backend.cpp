@@ -12,6 +12,7 @@
 #include "nccl_device_api.hpp"
 #include "runtime/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/sizes.hpp"
 
 // The nccl.h included must be the one CMake found (cmake/FindNCCL.cmake, NCCL_ROOT): the CUDA
 // toolkit's include folder holds another NCCL's, which may come first on the include path.
@@ -343,6 +344,16 @@ std::string NcclBackend::unsupported(DataType type, RedOp) const {
 
 std::unique_ptr<Buffer> NcclBackend::allocate(std::size_t bytes) {
   return std::make_unique<DeviceBuffer>(bytes);
+}
+
+MemoryRoom NcclBackend::memory_room() const {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    cudaGetLastError();  // unknown: nothing is refused, and the allocation says what it finds
+    return {};
+  }
+  return {free_bytes, "free on GPU " + std::to_string(device_) + " (of its " + binary_size_text(total_bytes) +
+                          ", after NCCL's set-up: cudaMemGetInfo)"};
 }
 
 void NcclBackend::fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) {

@@ -50,6 +50,7 @@ class NcclBackend final : public Backend {
   std::string_view name() const override { return "nccl"; }
   std::string unsupported(DataType type, RedOp op) const override;
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
+  MemoryRoom memory_room() const override;
   void fill(void* buffer, std::size_t count, const pattern::Spec& spec, int rank) override;
   void poison(void* buffer, std::size_t count, const pattern::Expect& expect) override;
   Mismatch verify(const void* buffer, std::size_t count, const pattern::Expect& expect) override;

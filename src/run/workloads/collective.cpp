@@ -4,20 +4,33 @@
 
 #include "collectives/collective_test.hpp"
 #include "collectives/settings.hpp"
+#include "comm/make_backend.hpp"
 #include "core/exit_codes.hpp"
 #include "core/types.hpp"
 #include "run/sweeps.hpp"
 #include "run/workload.hpp"
+#include "sweep/buffer_room.hpp"
 
 namespace commsweep {
 namespace {
 
 class CollectiveMeasurement final : public MeasurementOf<CollectiveSettings> {
  public:
-  CollectiveMeasurement(CollectiveSettings c, BackendChoice backend, std::string root_named)
-      : MeasurementOf(std::move(c)), backend_(backend), root_named_(std::move(root_named)) {}
+  CollectiveMeasurement(CollectiveSettings c, BackendChoice backend, std::string root_named, std::string max_named)
+      : MeasurementOf(std::move(c)), backend_(backend), root_named_(std::move(root_named)),
+        max_named_(std::move(max_named)) {}
   void check(World& world) override {
     check_collective_sweep(world, config.tests, config.sweep, backend_, root_named_);
+    // Host buffers (the mpi backend) are known before anything runs: a sweep too large is refused
+    // before the preflight prints a word. The nccl backend's GPU memory is known once set up.
+    require_buffers_fit(world, buffers(world), memory_room_before_backend(world, backend_, config.sweep.timeout_s),
+                        config.sweep, max_named_);
+  }
+  std::string prepare(World& world, RunSetup& setup) override {
+    // The nccl backend's GPU memory, before the preamble and the first table.
+    if (setup.backend.backend->name() == "nccl")
+      require_buffers_fit(world, buffers(world), setup.backend.backend->memory_room(), config.sweep, max_named_);
+    return "";
   }
   bool records_nccl_choice() const override { return config.sweep.show_algo; }
   void annotate(report::Results& results, const Backend& backend) const override {
@@ -46,8 +59,15 @@ class CollectiveMeasurement final : public MeasurementOf<CollectiveSettings> {
   }
 
  private:
+  SweepBuffers buffers(const World& world) const {
+    std::vector<const CollectiveTest*> tests;
+    for (const auto& name : config.tests) tests.push_back(find_collective_test(name));
+    return largest_buffers(tests, config.sweep, world.size());
+  }
+
   BackendChoice backend_;
   std::string root_named_;  // "-r/--root", or a suite's key "root"
+  std::string max_named_;   // "-e/--maxbytes", or a suite's key "max_bytes"
 };
 
 std::unique_ptr<Measurement> read(const settings::Flags& flags, const settings::DocumentEntry* document,
@@ -56,7 +76,8 @@ std::unique_ptr<Measurement> read(const settings::Flags& flags, const settings::
   const settings::Origins origins = settings::apply(collective_settings(), c, flags, document);
   check_collective_backend(c.sweep, origins, run.backend == BackendChoice::Mpi);
   c.sweep.timeout_s = run.timeout_s;
-  return std::make_unique<CollectiveMeasurement>(std::move(c), run.backend, document ? "root" : "-r/--root");
+  return std::make_unique<CollectiveMeasurement>(std::move(c), run.backend, document ? "root" : "-r/--root",
+                                                 document ? "max_bytes" : "-e/--maxbytes");
 }
 
 std::vector<const settings::Spec*> specs() { return collective_settings().specs(); }
