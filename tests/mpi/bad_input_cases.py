@@ -914,8 +914,9 @@ def first_walk_cases(opts, w):
         return [] if sizes == [8 << i for i in range(8)] else ["the kept file holds rows of %s" % sizes]
     case("outputs", "--json a FIFO nobody reads: the results kept aside",
          [opts.commsweep, "-e", "1K", "--json", unread] + quick,
-         "commsweep: rank 0 (host %s): error: --json: cannot write %s: a FIFO that nobody opened for reading within "
-         "10 s; the results are kept in %s/commsweep-results-" % (socket.gethostname(), unread, w), rc=3,
+         "commsweep: rank 0 (host %s): output not written: --json: cannot write %s: a FIFO that nobody opened for "
+         "reading within 10 s; the results are kept in %s/commsweep-results-" % (socket.gethostname(), unread, w),
+         rc=OUTPUT_NOT_WRITTEN,
          env={"TMPDIR": w}, after=kept)
     # One rank (no mpirun): exit 0 as before, and a line saying that it measured no fabric.
     one_rank = ("# 1 rank: no byte leaves it, so no link is measured (busbw 0.00); run one rank per GPU, or per "
