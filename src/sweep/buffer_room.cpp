@@ -38,6 +38,8 @@ std::uint64_t largest_fitting_size(const SweepBuffers& need, std::uint64_t room)
 
 namespace {
 
+constexpr std::size_t kBufferRoomRanksNamed = 8;  // the short ranks named besides the shortest
+
 // How the message names the setting when it says what fits: "-e 4G" for "-e/--maxbytes", "max_bytes
 // 4G" for a suite's key.
 std::string buffer_room_setting_value(const std::string& named, std::uint64_t bytes) {
@@ -54,14 +56,21 @@ std::string buffers_do_not_fit(const SweepBuffers& need, const SweepConfig& conf
                      " of buffers per rank (send " + binary_size_text(need.send) + ", receive " +
                      binary_size_text(need.recv) + ")";
   if (!ranks.empty()) {
-    // The rank with the least room decides what fits; the others short are counted, not listed
-    // (a job of 64 ranks would say the same thing 64 times).
+    // The rank with the least room decides what fits and is said in full; every other rank short
+    // is named with its host alone, the first kBufferRoomRanksNamed of them (a job of 64 ranks
+    // would otherwise say the same figures 64 times).
     const auto least = std::min_element(ranks.begin(), ranks.end(), [](const ShortRank& a, const ShortRank& b) {
       return a.room.bytes < b.room.bytes;
     });
     text += "; rank " + std::to_string(least->rank) + " (host " + least->host + ") has " +
             binary_size_text(least->room.bytes) + ", " + least->room.what;
-    if (ranks.size() > 1) text += ", and " + count_of(ranks.size() - 1, "other rank") + " too little";
+    std::size_t named_others = 0;
+    for (const ShortRank& r : ranks) {
+      if (&r == &*least || named_others == kBufferRoomRanksNamed) continue;
+      text += (named_others++ == 0 ? "; too little also on rank " : ", rank ") + std::to_string(r.rank) + " (host " +
+              r.host + ")";
+    }
+    if (ranks.size() - 1 > named_others) text += " and " + std::to_string(ranks.size() - 1 - named_others) + " more";
     const std::uint64_t fits = largest_fitting_size(need, least->room.bytes);
     text += ". Lower " + named;
     if (fits >= config.min_bytes && fits > 0) text += " (" + buffer_room_setting_value(named, fits) + " fits)";

@@ -37,10 +37,11 @@ struct ShortRank {
   MemoryRoom room;
 };
 // The one message: "-e/--maxbytes 10T: all_reduce float up to 8 TiB needs 16 TiB of buffers per
-// rank (send 8 TiB, receive 8 TiB); rank 0 (host vm) has 11.5 GiB, its share of ..., and 1 other
-// rank too little. Lower -e/--maxbytes (-e 4G fits) or run fewer ranks per host; ...": the rank
-// with the least room named (it decides what fits), the others counted. NAMED: the setting -e is
-// ("-e/--maxbytes", or a suite's key "max_bytes", which then says "max_bytes 4G fits").
+// rank (send 8 TiB, receive 8 TiB); rank 0 (host vm) has 11.5 GiB, its share of ...; too little
+// also on rank 1 (host vm). Lower -e/--maxbytes (-e 4G fits) or run fewer ranks per host; ...":
+// the rank with the least room in full (it decides what fits), every other short rank by its host
+// (8 of them, then a count). NAMED: the setting -e is ("-e/--maxbytes", or a suite's key
+// "max_bytes", which then says "max_bytes 4G fits").
 std::string buffers_do_not_fit(const SweepBuffers& need, const SweepConfig& config, const std::vector<ShortRank>& ranks,
                                const std::string& named);
 

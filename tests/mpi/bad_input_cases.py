@@ -946,7 +946,7 @@ def buffer_room_cases(opts, w):
             "^commsweep: out of memory: " + prefix + re.escape(flag_value + ": " + sizes + " of buffers per rank ") +
             r"\(send [\d.]+ [GT]iB, receive [\d.]+ [GT]iB\); rank \d+ \(host " + host + r"\) has [\d.]+ [GT]iB, its "
             r"share of the host's available memory \([\d.]+ [GT]iB over %d ranks?\)" % ranks +
-            (r", and %d other ranks? too little" % (ranks - 1) if ranks > 1 else "") +
+            (r"; too little also on rank \d+ \(host " + host + r"\)" if ranks > 1 else "") +
             r"\. Lower " + (r"-e/--maxbytes \(-e" if prefix.startswith("-e") else r"max_bytes \(max_bytes") +
             r" \d+[KMG]? fits\) or run fewer ranks per host; nothing was measured$")
         return Case("memory", label, argv_tail, [message], rc=7, stdout_empty=True, np=np)

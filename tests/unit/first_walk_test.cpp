@@ -102,9 +102,17 @@ TEST(BufferRoom, TheMessageNamesTheFlagTheRankAndWhatFits) {
   const MemoryRoom room{share, "its share of the host's available memory (23 GiB over 2 ranks)"};
   EXPECT_EQ(buffers_do_not_fit(need, config, {{1, "vm", {share + 4096, room.what}}, {0, "vm", room}}, "-e/--maxbytes"),
             "-e/--maxbytes 10T: all_reduce float up to 8 TiB needs 16 TiB of buffers per rank (send 8 TiB, receive "
-            "8 TiB); rank 0 (host vm) has 11.5 GiB, its share of the host's available memory (23 GiB over 2 ranks), "
-            "and 1 other rank too little. Lower -e/--maxbytes (-e 4G fits) or run fewer ranks per host; nothing was "
-            "measured");
+            "8 TiB); rank 0 (host vm) has 11.5 GiB, its share of the host's available memory (23 GiB over 2 ranks); "
+            "too little also on rank 1 (host vm). Lower -e/--maxbytes (-e 4G fits) or run fewer ranks per host; "
+            "nothing was measured");
+  // Every short rank is named with its host, 8 besides the shortest, then counted.
+  std::vector<ShortRank> many;
+  for (int r = 0; r < 12; ++r) many.push_back({r, r < 6 ? "a" : "b", room});
+  const std::string said = buffers_do_not_fit(need, config, many, "-e/--maxbytes");
+  EXPECT_NE(said.find("; too little also on rank 1 (host a), rank 2 (host a), rank 3 (host a), rank 4 (host a), rank 5 "
+                      "(host a), rank 6 (host b), rank 7 (host b), rank 8 (host b) and 3 more. Lower"),
+            std::string::npos)
+      << said;
   // A suite's key is named as the file names it.
   EXPECT_EQ(buffers_do_not_fit(need, config, {{0, "vm", room}}, "max_bytes"),
             "max_bytes 10T: all_reduce float up to 8 TiB needs 16 TiB of buffers per rank (send 8 TiB, receive 8 TiB); "
