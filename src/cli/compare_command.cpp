@@ -11,6 +11,7 @@
 #include "cli/flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/compare_options.hpp"
+#include "core/error.hpp"
 #include "core/text_file.hpp"
 #include "health/report.hpp"
 #include "output/output_file.hpp"
