@@ -72,9 +72,7 @@ std::string suite_help_text(const boost::program_options::options_description& s
          "SIGTERM / SIGINT end the running sweep at its next step and skip the rest: the rows\n"
          "measured are printed and written, marked incomplete (exit code 5). The brief\n"
          "preflight, the transport report and the binding happen once, before the first sweep.\n"
-      << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
-                          exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
-                          exit_code::kWrongData, exit_code::kOutputFailed, exit_code::kSlow})
+      << measuring_exit_codes_help(/*slow=*/true)
       << "As `commsweep --help` says for a sweep (2: also a bad suite file; 6: also a transport that\n"
          "--require-transport / --require-gdr refused, no sweep run); 10: a pairs sweep's slow pair.\n\n"
          "Example (suites/ci.yaml is one; suites/default.yaml is the full GPU suite):\n"

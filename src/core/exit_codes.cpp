@@ -55,4 +55,14 @@ std::string exit_codes_help(std::initializer_list<int> codes) {
   return text + line + "\n";
 }
 
+std::string measuring_exit_codes_help(bool slow) {
+  if (slow)
+    return exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
+                            exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
+                            exit_code::kWrongData, exit_code::kOutputFailed, exit_code::kSlow});
+  return exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
+                          exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
+                          exit_code::kWrongData, exit_code::kOutputFailed});
+}
+
 }  // namespace commsweep

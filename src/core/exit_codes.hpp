@@ -70,5 +70,8 @@ std::string_view exit_code_name(int code);
 // ok." for CODES, in the order of kExitPrecedence (0 last), wrapped at 100 columns: how each
 // command's --help lists the codes it can end with.
 std::string exit_codes_help(std::initializer_list<int> codes);
+// exit_codes_help of the codes every measuring command (a sweep, ep, suite, pairs, nvlink) can
+// end with; SLOW: with kSlow too (pairs, nvlink, a suite that holds pairs).
+std::string measuring_exit_codes_help(bool slow);
 
 }  // namespace commsweep

@@ -124,9 +124,7 @@ std::string help_end() {
          "Hangs: every phase (communicator set-up, warm-up, timed iterations, check) must finish\n"
          "within -T seconds; otherwise rank 0 names the ranks that did not arrive, the communicator\n"
          "is aborted and the job ends with exit code 4.\n\n" +
-         exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
-                          exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
-                          exit_code::kWrongData, exit_code::kOutputFailed}) +
+         measuring_exit_codes_help(/*slow=*/false) +
          "2: also ranks started with different arguments, refused at start. 5: SIGTERM or SIGINT;\n"
          "the rows measured so far are printed and written, marked incomplete (mpirun, when it is\n"
          "the process signalled, itself exits 1). 6: a FAIL in the health snapshots before and after\n"

@@ -129,9 +129,7 @@ std::string help_end() {
          "  - kind: ep\n"
          "    tokens: [128, 512]\n"
          "    dtype: [bf16, fp8]\n\n"
-      << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
-                          exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
-                          exit_code::kWrongData, exit_code::kOutputFailed})
+      << measuring_exit_codes_help(/*slow=*/false)
       << "As the collectives (commsweep --help): 5 the rows measured so far, marked incomplete; 6 a\n"
          "health FAIL around the run, or NCCL did not use the --require-transport / --require-gdr\n"
          "transport (stopped before measuring); 8 a dispatched or combined element wrong.\n"

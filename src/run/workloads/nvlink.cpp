@@ -76,9 +76,7 @@ std::string help_intro() {
 std::string help_end() {
   return "--json FILE: every node, GPU, pair and test, the matrices and verdicts (schema commsweep.nvlink/1,\n"
          "`commsweep schema nvlink`).\n\n"
-         + exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
-                            exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
-                            exit_code::kWrongData, exit_code::kOutputFailed, exit_code::kSlow}) +
+         + measuring_exit_codes_help(/*slow=*/true) +
          "2: also no GPU to measure (a build without CUDA, --backend mpi, a rank without a GPU, two ranks on\n"
          "one GPU). 6: a FAIL in the health snapshots around the run (summary.health_fail). 8: wrong bytes.\n"
          "10: a slow pair or GPU, or a GPU with NVLinks missing (as commsweep pairs' slow pair).\n";

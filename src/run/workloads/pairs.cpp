@@ -99,9 +99,7 @@ std::string help_end() {
   out << "--json FILE: every pair and rail, the matrix and the findings (schema commsweep.pairs/2;\n"
          "above 64 nodes the slow pairs and per-node/per-leaf summaries only). In a suite (kind: pairs)\n"
          "the same document goes into the suite's results file, under \"pairs\".\n\n"
-      << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kTimeout,
-                          exit_code::kInterrupted, exit_code::kHealthFail, exit_code::kOutOfMemory,
-                          exit_code::kWrongData, exit_code::kOutputFailed, exit_code::kSlow})
+      << measuring_exit_codes_help(/*slow=*/true)
       << "2: also fewer than 2 nodes. 3, 4: the rounds measured so far are written to --json, marked\n"
          "incomplete; 5 (SIGTERM, SIGINT): they are printed and written too. 6: a FAIL in the health\n"
          "snapshots around the run (named in the JSON's summary.health_fail), before 10: a slow pair.\n";
