@@ -39,8 +39,9 @@ RunLifecycle::RunLifecycle(World& world, RunRequest request, char** envp, RankCo
 }
 
 bool RunLifecycle::start(const std::function<void(RunSetup&)>& before_preamble, const BackendOptions& options) {
-  // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged.
-  if (request_.fabric.preflight) run_brief_preflight(world_, envp_, request_.timeout_s);
+  // A summary line and any FAIL rows, all '#' lines: the tables below are unchanged. Its FAILs
+  // are the run's health FAILs at its end (rank 0's).
+  if (request_.fabric.preflight) preflight_fails_ = run_brief_preflight(world_, envp_, request_.timeout_s);
   // Before the backend's set-up and its transport check.
   health_.emplace(world_, request_.timeout_s, health_rules_, request_.fabric.health_verbose);
   setup_ = start_run(world_, control_.watchdog(), request_.backend, request_.timeout_s, request_.arguments, envp_,
@@ -60,8 +61,15 @@ int RunLifecycle::end(const Ending& ending) {
   const nlohmann::json health = ending.health_block_last ? health_->finish_quietly(ending.evidence)
                                                          : health_->finish(std::cout, ending.evidence);
   // Rank 0: the FAIL findings, persistent ones included (health/report.hpp, fail_lines says why).
-  std::vector<std::string> fails;
-  if (root) fails = health::fail_lines(health_->report());
+  std::vector<std::string> fails = preflight_fails_;
+  if (root) {
+    const auto found = health::fail_lines(health_->report());
+    fails.insert(fails.end(), found.begin(), found.end());
+  }
+  if (root && !preflight_fails_.empty())  // printed at the start; said again where the verdict is read
+    std::cout << "# preflight: " << preflight_fails_.size() << " FAIL above (" << preflight_fails_.front()
+              << (preflight_fails_.size() > 1 ? ", ..." : "") << "): the run is no pass (exit 6, a health FAIL)\n"
+              << std::flush;
   int code = root ? ending.report(health, std::move(fails)) : exit_code::kOk;
   if (root && ending.health_block_last) std::cout << health_->block() << std::flush;
   // The others wait while rank 0 writes its files: at least 5 minutes whatever -T, so that a

@@ -107,6 +107,8 @@ class RunLifecycle {
   RunControl control_;
   health::RuleBook health_rules_;  // --health-thresholds (rank 0's), read before the preflight
   std::optional<RunHealth> health_;
+  // Rank 0: the brief preflight's FAIL checks, one line each (preflight_fail_lines).
+  std::vector<std::string> preflight_fails_;
   RunSetup setup_;
 };
 

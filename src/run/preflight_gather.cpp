@@ -31,16 +31,21 @@ int broadcast_preflight_verdict(World& world, int code, double timeout_s) {
   return code;
 }
 
-bool run_brief_preflight(World& world, char** envp, double timeout_s) {
+std::vector<std::string> preflight_fail_lines(const std::vector<fabric::NodeReport>& nodes) {
+  std::vector<std::string> lines;
+  for (const auto& n : nodes)
+    for (const auto& c : n.checks)
+      if (c.status == fabric::Status::Fail) lines.push_back(n.host + " preflight " + c.name + ": " + c.reason);
+  return lines;
+}
+
+std::vector<std::string> run_brief_preflight(World& world, char** envp, double timeout_s) {
   fabric::PreflightOptions options;
   options.brief = true;
   const auto nodes = gather_preflight(world, options, envp, timeout_s, "");
-  int failed = 0;
-  if (world.rank() == 0) {
-    std::cout << fabric::render_preflight_brief(nodes) << std::flush;
-    failed = fabric::tally(nodes).fail > 0;
-  }
-  return broadcast_preflight_verdict(world, failed, timeout_s) != 0;
+  if (world.rank() != 0) return {};
+  std::cout << fabric::render_preflight_brief(nodes) << std::flush;
+  return preflight_fail_lines(nodes);
 }
 
 }  // namespace commsweep

@@ -20,7 +20,11 @@ std::vector<fabric::NodeReport> gather_preflight(World& world, const fabric::Pre
 int broadcast_preflight_verdict(World& world, int code, double timeout_s);
 
 // Before a measuring run (unless --no-preflight): the node checks, brief, on every rank; rank 0
-// prints one summary line and the FAIL rows. Returns whether any check FAILed (the run goes on).
-bool run_brief_preflight(World& world, char** envp, double timeout_s);
+// prints one summary line and the FAIL rows. The run goes on; rank 0 gets its FAIL checks, one
+// line each ("vm preflight host.shm: /dev/shm is 64 MiB, ..."), which the run's ending counts
+// as health FAILs (exit 6, summary.ok false, summary.health_fail); the other ranks get none.
+std::vector<std::string> run_brief_preflight(World& world, char** envp, double timeout_s);
+// "HOST preflight CHECK: REASON" for every FAIL check of NODES, in order.
+std::vector<std::string> preflight_fail_lines(const std::vector<fabric::NodeReport>& nodes);
 
 }  // namespace commsweep

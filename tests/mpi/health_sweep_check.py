@@ -15,12 +15,17 @@ for before its after snapshot (COMMSWEEP_HEALTH_AFTER_WAITS_FOR):
         port 1's link_downed and state; every row there, #wrong 0.
   warn  only the two counters that are WARNs rise (symbol_error, link_error_recovery): exit 0,
         summary.ok true, no health_fail.
+  preflight  a FAIL of the brief preflight before a sweep is one too: the same sweep (live /sys,
+        the preflight on) in a mount namespace whose /dev/shm is a 64 MiB tmpfs (Docker's
+        default; host.shm FAILs): exit 6, summary.ok false, health_fail naming host.shm. Needs
+        root and unshare(1); said and skipped otherwise.
 Standard library only.
 """
 import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 
@@ -74,6 +79,42 @@ def run_case(opts, fail, name, change):
     return rc, out, err, doc
 
 
+def check_preflight_fail(opts, fail):
+    """A brief preflight FAIL (host.shm: /dev/shm of 64 MiB) exits 6 and is named in the JSON."""
+    unshare = shutil.which("unshare")
+    if os.geteuid() != 0 or unshare is None:
+        print("preflight: skipped: needs root and unshare(1) to mount a 64 MiB /dev/shm of its own")
+        return
+    work = os.path.join(opts.workdir, "preflight")
+    os.makedirs(work)
+    results = os.path.join(work, "r.json")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMMSWEEP_")}
+    job = " ".join(launcher(opts.mpiexec, 2) + [opts.commsweep, "all_reduce", "-b", "8", "-e", "1K", "-n", "2", "-w", "1",
+                                                  "--backend", "mpi", "--json", results])
+    cmd = [unshare, "-m", "sh", "-c", "mount -t tmpfs -o size=64m tmpfs /dev/shm && exec " + job]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=BOUND_S, env=env, cwd=work)
+    except subprocess.TimeoutExpired:
+        fail.check(False, "preflight: the job outlived %d s" % BOUND_S)
+        return
+    if p.returncode != 0 and "mount" in p.stderr and not os.path.exists(results):
+        print("preflight: skipped: no tmpfs could be mounted here: %s" % p.stderr.strip()[-200:])
+        return
+    fail.check(p.returncode == HEALTH_FAIL_EXIT, "preflight: exit %s, expected %d: %s" % (p.returncode, HEALTH_FAIL_EXIT, p.stderr[-300:]))
+    fail.check(any(l.startswith("# ") and " host.shm " in l and " FAIL " in l for l in p.stdout.splitlines()),
+               "preflight: no brief FAIL row for host.shm")
+    fail.check("FAIL above" in p.stdout and "(exit 6, a health FAIL)" in p.stdout, "preflight: the ending does not say why it exits 6")
+    try:
+        with open(results) as f:
+            summary = json.load(f).get("summary", {})
+    except (OSError, ValueError) as e:
+        fail.check(False, "preflight: %s: %s" % (results, e))
+        return
+    named = summary.get("health_fail", [])
+    fail.check(summary.get("ok") is False and any(" preflight host.shm: /dev/shm is 64 MiB" in l for l in named),
+               "preflight: summary %s" % summary)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     for flag in ("--commsweep", "--mpiexec", "--fixtures", "--results-schema", "--workdir"):
@@ -111,7 +152,9 @@ def main():
     fail.check(any(l.startswith("# Health: ") and ": 0 FAIL, 2 WARN on " in l for l in out.splitlines()),
                "warn: no summary line with its 2 WARN")
     fail.check(summary.get("ok") is True and "health_fail" not in summary, "warn: summary %s" % summary)
-    return verdict(fail, "a health FAIL during a sweep exits 6, named in the JSON; a WARN exits 0", out, err)
+    check_preflight_fail(opts, fail)
+    return verdict(fail, "a health FAIL during a sweep, or its brief preflight's, exits 6, named in the JSON; a WARN exits 0",
+                   out, err)
 
 
 if __name__ == "__main__":
