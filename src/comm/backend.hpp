@@ -126,11 +126,12 @@ class Backend {
   // seen by its proxy thread), empty while there is none. Called from the watchdog thread
   // while the main thread may be blocked in a call, so it must be safe from another thread.
   virtual std::string asynchronous_error() { return {}; }
-  // Fault injection for the tests (--fault async-error:R): this rank's transport fails so that
-  // an asynchronous error is seen: on nccl the communicator is aborted under the peers (their
-  // NCCL calls fail, where a transport notices: sockets do, NVLink polling does not); on mpi
-  // asynchronous_error() reports it from then on (MPI has no communicator to break in place).
-  virtual void inject_asynchronous_error() = 0;
+  // Ends this rank's transport in place, as a lost network or a dead NIC would, without ending the
+  // job: on nccl the communicator is aborted under the peers (their NCCL calls fail where a
+  // transport notices: sockets do, NVLink polling does not); on mpi, which has no communicator to
+  // break in place, asynchronous_error() says WHY (a string that outlives the backend) from then
+  // on. The testing-only fault async-error (faults/sweep_faults.hpp) is its one caller.
+  virtual void abort_transport(const char* why) = 0;
 };
 
 // The calls of the collective `name` ("all_reduce"); throws std::logic_error where

@@ -135,7 +135,7 @@ settings::Table<Config> make_table() {
             [](Config& o, const Value& v, const Given&) { o.leaves_per_block = to_int(v); }),
       entry("gpus-per-node", 0, "", settings::whole(1, 1024), "8", "--plan: rails per node (one GPU and NIC each)", shown,
             [](Config& o, const Value& v, const Given&) { o.gpus_per_node = to_int(v); }),
-      // Testing only: slow-rank:R sleeps after each exchange (comm/slowed_backend.hpp), a planted
+      // Testing only: slow-rank:R sleeps after each exchange (faults/slowed_backend.hpp), a planted
       // slow rail; hang:R@ROUND stays silent from that round on.
       entry("fault", 0, "", settings::text(), std::nullopt,
             "testing only: slow-rank:RANK, slow-leaf:LEAF or hang:RANK@ROUND", hidden, apply_fault),

@@ -17,6 +17,7 @@
 #include "report/table.hpp"
 #include "core/error.hpp"
 #include "core/sizes.hpp"
+#include "faults/sweep_faults.hpp"
 #include "sweep/sweep.hpp"
 
 namespace commsweep {
@@ -104,7 +105,8 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
                          if (root) printer.note(text);
                        }};
   CollectiveOutcome outcome;
-  Sweep sweep(world, backend, control, config);
+  faults::SweepFaults faults(config.fault, world.rank(), backend, control);  // --fault, testing only
+  Sweep sweep(world, backend, control, config, &faults);
   for (int cycle = 0; (config.cycles == 0 || cycle < config.cycles) && !control.interrupted(); ++cycle) {
     for (const auto& name : tests) {
       if (control.interrupted()) break;

@@ -12,7 +12,8 @@
 #include "core/error.hpp"
 #include "output/output_file.hpp"
 #include "pairs/exchange.hpp"
-#include "pairs/faults.hpp"
+#include "faults/pairs_faults.hpp"
+#include "pairs/fault_checks.hpp"
 #include "pairs/heatmap_html.hpp"
 #include "pairs/job.hpp"
 #include "pairs/job_plan.hpp"
@@ -72,7 +73,7 @@ pairs::Analysis report_run(pairs::PairsRun& run, const pairs::PairsSettings& s, 
 // The rounds of RUN on BACKEND (or the planted slow one), rank 0 printing them to OUT.
 void measure(World& world, Backend& backend, RunControl& control, const pairs::PairsSettings& s,
              pairs::PairsRun& run, PairsKeeper* keeper, std::ostream& out) {
-  const std::unique_ptr<Backend> slowed = pairs::planted_slow_backend(world, backend, s, run.topology);
+  const std::unique_ptr<Backend> slowed = faults::planted_slow_backend(world, backend, s.slow_rank, s.slow_leaf, s.fault_slowdown, run.topology);
   pairs::PairExchange exchange(world, slowed ? *slowed : backend, control, pairs::exchange_config(s));
   RoundPrinter printer(world.rank() == 0, keeper, out);
   pairs::measure_rounds(world, control, exchange, s, run, 0, printer);

@@ -1,7 +1,5 @@
 #include "sweep/sweep.hpp"
 
-#include "comm/slowed_backend.hpp"
-
 #include <algorithm>
 #include <cstdio>
 #include <new>
@@ -66,41 +64,14 @@ report::Timing combine_timing(const std::vector<double>& rank_time_us, Average a
   return t;
 }
 
-Sweep::Sweep(World& world, Backend& backend, RunControl& control, const SweepConfig& config)
-    : world_(world), backend_(backend), control_(control), config_(config) {}
-
-void Sweep::announce_fault(const char* what, const Phase& phase) const {
-  std::fprintf(stderr, "commsweep: rank %d: fault injection: %s %s\n", world_.rank(), what,
-               phase.label.c_str());
-  std::fflush(stderr);
-}
-
-void Sweep::inject_never_join(const Phase& phase) {
-  announce_fault("not joining", phase);
-  const auto guard = control_.watch(phase);
-  stay_until_the_end();
-}
-
-void Sweep::inject_hang(const Phase& phase) {
-  announce_fault("hanging in", phase);
-  stay_until_the_end();
-}
-
-void Sweep::inject_async_error(const Phase& phase) {
-  announce_fault("breaking the transport in", phase);
-  backend_.inject_asynchronous_error();
-  // Stays, as a rank whose network failed would: the job must end through an error report.
-  stay_until_the_end();
-}
+Sweep::Sweep(World& world, Backend& backend, RunControl& control, const SweepConfig& config, FaultPoints* faults)
+    : world_(world), backend_(backend), control_(control), config_(config), faults_(faults ? *faults : no_faults_) {}
 
 void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,
                              const std::string& what) {
-  const int rank = world_.rank();
   std::string failure;
   try {
-    if (config_.fault.kind == Fault::Kind::Alloc && config_.fault.rank == rank) {
-      throw std::runtime_error("fault injection (--fault alloc:" + std::to_string(rank) + ")");
-    }
+    faults_.before_allocation();
     // The last type's buffers go first: kept while the next are allocated, they would count
     // against the memory the backend checks the new ones against (the host's MemAvailable).
     send_.reset();
@@ -178,11 +149,7 @@ std::uint64_t Sweep::check(const CollectiveArgs& args, const Counts& c, const Sl
     // After the poison: in place they overlap.
     backend_.fill(const_cast<void*>(a.send), c.send_count, s.spec, rank);
     backend_.run(args, one, p);
-    if (config_.fault.kind == Fault::Kind::WrongElement && config_.fault.rank == rank &&
-        !fault_fired_ && s.output_checked && c.recv_count > 0) {
-      backend_.corrupt(a.recv, c.recv_count / 2, elem);
-      fault_fired_ = true;
-    }
+    if (s.output_checked) faults_.checked_output(a.recv, c.recv_count, elem);
     if (!s.output_checked) continue;
     const Mismatch m = backend_.verify(a.recv, c.recv_count, s.expect);
     if (m.wrong > 0) {
@@ -223,12 +190,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
             spec, test.expect(spec, c, rank, nranks, config_.root),
             test.output_checked(rank, config_.root)};
 
-  const auto fault_due = [&](Fault::Kind kind) {
-    return config_.fault.kind == kind && config_.fault.rank == rank && size.bytes >= config_.fault.from_bytes;
-  };
-  if (fault_due(Fault::Kind::NeverJoin)) {
-    inject_never_join(phase("timed iterations"));
-  }
+  faults_.before_arrival(size.bytes, phase("timed iterations"));
   // Every rank arrives before any collective is issued: a rank that never comes is named
   // here. Inside a collective it could not be: NCCL may block in the call itself (its lazy
   // connection set-up waits for the absent peer), out of reach of any polling wait. The ranks
@@ -261,14 +223,10 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     // As nccl-tests: the ranks start the clock together, after a barrier.
     backend_.synchronize(p);
     world_.barrier(p);
-    if (fault_due(Fault::Kind::Hang)) inject_hang(p);
-    if (fault_due(Fault::Kind::AsyncError)) inject_async_error(p);
+    faults_.timed_iterations(size.bytes, p);
     BufferSlices timed = s.slices;
     timed.first = static_cast<std::size_t>(config_.warmup);
-    // --fault slow (testing only): this rank doubles every timed iteration; its peers wait
-    // for it in the next one, so the whole job is at least twice as slow at this size.
-    SlowedBackend slowed(backend_, 2, /*spin=*/true);
-    Backend& timing = fault_due(Fault::Kind::Slow) ? static_cast<Backend&>(slowed) : backend_;
+    Backend& timing = faults_.timing_backend(size.bytes, backend_);
     // The table's pass, as nccl-tests times it: the -n iterations back to back, one clock around
     // their issue and completion, nothing per iteration inside (no event, no kernel timestamp).
     TimingOptions table{config_.iters, config_.blocking, config_.graph_launches, config_.device_timer, timed};

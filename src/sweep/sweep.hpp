@@ -10,6 +10,7 @@
 #include "report/result.hpp"
 #include "runtime/world.hpp"
 #include "core/sweep_config.hpp"
+#include "sweep/fault_points.hpp"
 #include "sweep/run_control.hpp"
 #include "sweep/slices.hpp"
 #include "sweep/sweep_test.hpp"
@@ -56,7 +57,11 @@ void require_root_in_job(const CollectiveTest& test, int root, int nranks, const
 class Sweep {
  public:
   // CONTROL watches its phases and stops it where the ranks agree to (sweep/run_control.hpp).
-  Sweep(World& world, Backend& backend, RunControl& control, const SweepConfig& config);
+  // FAULTS, where given, are asked at the sweep's named points (sweep/fault_points.hpp: the
+  // planted faults of the tests); they must outlive the sweep.
+  Sweep(World& world, Backend& backend, RunControl& control, const SweepConfig& config, FaultPoints* faults = nullptr);
+  Sweep(const Sweep&) = delete;  // faults_ may refer to its own no_faults_
+  Sweep& operator=(const Sweep&) = delete;
 
   // One test over every type, operator and size of the configuration. Returns the rows
   // (complete on rank 0; other ranks get rows without per-rank detail). Stopped on SIGTERM /
@@ -79,11 +84,6 @@ class Sweep {
                       const std::string& label);
   report::Timing measure(const CollectiveTest& test, const PlannedSize& size, DataType type,
                          RedOp op, bool in_place);
-  // --fault: the line the tests read ("commsweep: rank R: fault injection: WHAT PHASE").
-  void announce_fault(const char* what, const Phase& phase) const;
-  [[noreturn]] void inject_never_join(const Phase& phase);
-  [[noreturn]] void inject_hang(const Phase& phase);
-  [[noreturn]] void inject_async_error(const Phase& phase);  // --fault async-error
   // Both buffers for the largest size, on every rank or on none: a rank whose allocation
   // fails says so, every rank learns it, and all throw an OutOfMemory Error naming the ranks
   // (no rank is left waiting in a collective for one that gave up).
@@ -95,7 +95,8 @@ class Sweep {
   SweepConfig config_;
   std::unique_ptr<Buffer> send_;
   std::unique_ptr<Buffer> recv_;
-  bool fault_fired_ = false;
+  FaultPoints no_faults_;  // the points' defaults: nothing happens
+  FaultPoints& faults_;
   bool per_iteration_ = false;  // --per-iteration on, and no more iterations than are kept
 };
 

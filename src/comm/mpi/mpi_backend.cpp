@@ -117,7 +117,8 @@ std::string MpiBackend::caveat(DataType type, RedOp op) const {
 }
 
 std::string MpiBackend::asynchronous_error() {
-  return injected_failure_ ? "asynchronous error injected by --fault async-error (mpi backend)" : "";
+  const char* why = aborted_why_.load();
+  return why != nullptr ? std::string(why) + " (mpi backend)" : "";
 }
 
 std::unique_ptr<Buffer> MpiBackend::allocate(std::size_t bytes) {

@@ -35,7 +35,7 @@ class MpiBackend final : public Backend {
   // Always a host clock (MPI_Wtime); timing.device_timer does not apply.
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
   std::string asynchronous_error() override;
-  void inject_asynchronous_error() override { injected_failure_ = true; }
+  void abort_transport(const char* why) override { aborted_why_ = why; }
 
  private:
   MPI_Datatype datatype_of(DataType type) const;
@@ -44,7 +44,7 @@ class MpiBackend final : public Backend {
 
   World& world_;
   std::map<std::pair<DataType, RedOp>, MPI_Op> user_ops_;  // reductions MPI lacks (half, bf16, fp8)
-  std::atomic<bool> injected_failure_{false};  // read by the watchdog thread
+  std::atomic<const char*> aborted_why_{nullptr};  // abort_transport's; read by the watchdog thread
 };
 
 }  // namespace commsweep

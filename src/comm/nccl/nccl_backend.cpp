@@ -294,7 +294,8 @@ std::string NcclBackend::asynchronous_error() {
          (last != nullptr && *last != '\0' ? std::string(" (") + last + ")" : std::string());
 }
 
-void NcclBackend::inject_asynchronous_error() {
+void NcclBackend::abort_transport(const char* why) {
+  (void)why;  // NCCL's own asynchronous error says what the peers see
   const std::lock_guard<std::mutex> lock(probe_mutex_);
   if (comm_ == nullptr) return;
   // The World's abort hook holds the communicator too: cleared first, so that a later abort

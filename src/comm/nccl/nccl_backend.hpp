@@ -64,7 +64,7 @@ class NcclBackend final : public Backend {
   // aborting a communicator that a blocked thread is using).
   std::string asynchronous_error() override;
   // Aborts this rank's communicator (ncclCommAbort) and leaves the peers to find out.
-  void inject_asynchronous_error() override;
+  void abort_transport(const char* why) override;
 
   // For other exchanges on the same communicator (the EP sweep).
   ncclComm_t comm() const { return comm_; }

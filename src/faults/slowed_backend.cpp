@@ -1,9 +1,9 @@
-#include "comm/slowed_backend.hpp"
+#include "faults/slowed_backend.hpp"
 
 #include <chrono>
 #include <thread>
 
-namespace commsweep {
+namespace commsweep::faults {
 
 double SlowedBackend::run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) {
   if (!slow_with_(args.send_peer)) return inner_.run(args, timing, phase);
@@ -31,4 +31,4 @@ double SlowedBackend::run(const CollectiveArgs& args, const TimingOptions& timin
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / timing.iters;
 }
 
-}  // namespace commsweep
+}  // namespace commsweep::faults

@@ -10,7 +10,7 @@
 
 #include "comm/backend.hpp"
 
-namespace commsweep {
+namespace commsweep::faults {
 
 class SlowedBackend final : public Backend {
  public:
@@ -43,7 +43,7 @@ class SlowedBackend final : public Backend {
   }
   void synchronize(const Phase& phase) override { inner_.synchronize(phase); }
   std::string asynchronous_error() override { return inner_.asynchronous_error(); }
-  void inject_asynchronous_error() override { inner_.inject_asynchronous_error(); }
+  void abort_transport(const char* why) override { inner_.abort_transport(why); }
   double run(const CollectiveArgs& args, const TimingOptions& timing, const Phase& phase) override;
   report::NcclChoice last_choice() const override { return inner_.last_choice(); }
   std::string choice_note() const override { return inner_.choice_note(); }
@@ -56,4 +56,4 @@ class SlowedBackend final : public Backend {
   std::function<bool(int)> slow_with_;
 };
 
-}  // namespace commsweep
+}  // namespace commsweep::faults

@@ -1,0 +1,43 @@
+// The named points of a collective sweep where a planted fault may act. The sweep calls them
+// and knows no fault: the faults themselves live behind this seam, in faults/ (testing only,
+// --fault); a sweep without one calls the defaults, which do nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "comm/backend.hpp"
+#include "runtime/world.hpp"
+
+namespace commsweep {
+
+class FaultPoints {
+ public:
+  virtual ~FaultPoints() = default;
+  // Before the buffers are allocated (a failed allocation throws from here as the backend's would).
+  virtual void before_allocation() {}
+  // Before the ranks' arrival at a size of BYTES (a rank that never comes stays here).
+  virtual void before_arrival(std::uint64_t bytes, const Phase& phase) {
+    (void)bytes;
+    (void)phase;
+  }
+  // At the start of the timed iterations of a size of BYTES, every rank arrived (a hang, a
+  // transport that breaks under the peers).
+  virtual void timed_iterations(std::uint64_t bytes, const Phase& phase) {
+    (void)bytes;
+    (void)phase;
+  }
+  // The backend the timed iterations of a size of BYTES run on: BACKEND, or one that is slower.
+  virtual Backend& timing_backend(std::uint64_t bytes, Backend& backend) {
+    (void)bytes;
+    return backend;
+  }
+  // After a check iteration wrote RECV (COUNT elements of ELEMENT_BYTES), before it is verified.
+  virtual void checked_output(void* recv, std::size_t count, std::size_t element_bytes) {
+    (void)recv;
+    (void)count;
+    (void)element_bytes;
+  }
+};
+
+}  // namespace commsweep
