@@ -7,6 +7,7 @@
 #include "core/strings.hpp"
 #include "core/error.hpp"
 #include "core/sizes.hpp"
+#include "faults/catalog.hpp"
 
 namespace commsweep {
 namespace {
@@ -17,57 +18,16 @@ using settings::Type;
 using settings::Value;
 using Config = CollectiveSettings;
 
-// --fault's choices (test hooks, core/sweep_config.hpp), each given as NAME:RANK.
-struct FaultName {
-  const char* name;
-  Fault::Kind kind;
-};
-constexpr FaultName kFaults[] = {{"wrong-element", Fault::Kind::WrongElement},
-                                 {"never-join", Fault::Kind::NeverJoin},
-                                 {"hang", Fault::Kind::Hang},
-                                 {"alloc", Fault::Kind::Alloc},
-                                 {"async-error", Fault::Kind::AsyncError},
-                                 {"slow", Fault::Kind::Slow}};
-
-// "wrong-element:RANK, never-join:RANK, ... or async-error:RANK"
-std::string fault_choices() {
-  std::string out;
-  const std::size_t n = std::size(kFaults);
-  for (std::size_t i = 0; i < n; ++i) {
-    out += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + kFaults[i].name + ":RANK";
-  }
-  return out;
-}
-
-Fault parse_fault(const std::string& text) {
-  const auto colon = text.find(':');
-  const std::string kind = text.substr(0, colon);
-  const auto* known = std::find_if(std::begin(kFaults), std::end(kFaults),
-                                   [&](const FaultName& f) { return kind == f.name; });
-  if (known == std::end(kFaults)) {
-    throw_usage("--fault: unknown fault '" + kind + "' (" + fault_choices() + ")");
-  }
-  Fault f;
-  f.kind = known->kind;
-  if (colon == std::string::npos) throw_usage("--fault: give the rank, e.g. " + kind + ":1");
-  const std::string rest = text.substr(colon + 1);
-  const auto at = rest.find('@');
-  const std::string rank = rest.substr(0, at);
-  std::size_t used = 0;
-  try {
-    f.rank = std::stoi(rank, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != rank.size()) throw_usage("--fault: '" + rank + "' is not a rank");
-  if (at != std::string::npos) {
-    if (f.kind != Fault::Kind::NeverJoin && f.kind != Fault::Kind::Hang && f.kind != Fault::Kind::AsyncError &&
-        f.kind != Fault::Kind::Slow) {
-      throw_usage("--fault " + text + ": @SIZE is for never-join, hang, async-error and slow");
-    }
-    f.from_bytes = parse_size(rest.substr(at + 1), "--fault " + kind + ":RANK@SIZE");
-  }
-  return f;
+// --fault (faults/catalog.hpp: the one table and parser of every workload's faults) as the
+// sweep's Fault (core/sweep_config.hpp), read by faults/sweep_faults.hpp.
+void apply_fault(Config& c, const Value& v, const Given& g) {
+  const faults::Planted p = faults::parse_fault("collective", v.text, g.where);
+  static constexpr std::pair<const char*, Fault::Kind> kinds[] = {
+      {"wrong-element", Fault::Kind::WrongElement}, {"never-join", Fault::Kind::NeverJoin},
+      {"hang", Fault::Kind::Hang},                  {"alloc", Fault::Kind::Alloc},
+      {"async-error", Fault::Kind::AsyncError},     {"slow", Fault::Kind::Slow}};
+  for (const auto& [name, kind] : kinds)
+    if (p.name == name) c.sweep.fault = Fault{kind, p.rank, p.from_bytes};
 }
 
 std::vector<std::string> type_names() {
@@ -186,9 +146,9 @@ settings::Table<Config> make_table() {
   const char* sweep = kSweepSection;
   const char* run = kRunSection;
   const std::string fault_help =
-      "testing only: " + fault_choices() +
-      "; never-join, hang, async-error and slow take @SIZE: from the first size of at least SIZE on"
-      " (slow: that rank takes twice as long per timed iteration, so the job does)";
+      "testing only: " + faults::fault_forms("collective") +
+      "; @SIZE: from the first size of at least SIZE on (slow: that rank takes twice as long per timed "
+      "iteration, so the job does)";
   return {"collective", {
       entry("", 0, "tests", settings::list_of(settings::text(), false), "all_reduce",
             "the tests: " + spaced(test_names()) + ", or all (on the command line, the words before the flags)",
@@ -258,7 +218,7 @@ settings::Table<Config> make_table() {
       entry("seed", 0, "seed", settings::whole(0, INT64_MAX), std::nullopt, "seed of the data pattern", run,
             [](Config& c, const Value& v, const Given&) { c.sweep.seed = static_cast<std::uint64_t>(v.whole); }),
       entry("fault", 0, "", settings::text(), std::nullopt, fault_help, run,
-            [](Config& c, const Value& v, const Given&) { c.sweep.fault = parse_fault(v.text); }),
+            apply_fault),
   }, finish};
 }
 

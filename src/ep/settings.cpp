@@ -8,6 +8,7 @@
 #include "pattern/ep_pattern.hpp"  // kFp8BlockElements
 #include "core/error.hpp"
 #include "ep/implementation.hpp"
+#include "faults/catalog.hpp"
 
 namespace commsweep::ep {
 namespace {
@@ -64,13 +65,7 @@ void apply_routing_file(EpConfig& c, const Value& v, const Given& g) {
 }
 
 void apply_fault(EpConfig& c, const Value& v, const Given& g) {
-  const std::string kind = "wrong-element:";
-  if (v.text.compare(0, kind.size(), kind) != 0) {
-    throw_usage(g.where + ": unknown fault '" + v.text + "' (wrong-element:RANK)");
-  }
-  Given rank = g;
-  rank.value = v.text.substr(kind.size());
-  c.fault_wrong_rank = static_cast<int>(settings::read(settings::whole(0, 1 << 30), rank).whole);
+  c.fault_wrong_rank = faults::parse_fault("ep", v.text, g.where).rank;  // wrong-element, its one fault
 }
 
 // The routing file goes with --routing file; fp8 needs whole 128-element blocks; no token can
@@ -165,7 +160,7 @@ settings::Table<EpConfig> make_table() {
             "the combine on 2 blocks per SM, the dispatch on 1 per SM up to 1024 tokens and 2 above",
             run, [](EpConfig& c, const Value& v, const Given&) { c.lsa_blocks = static_cast<int>(v.whole); }),
       entry("fault", 0, "", settings::text(), std::nullopt,
-            "testing only: wrong-element:RANK flips one dispatched and one combined element on RANK", run,
+            "testing only: " + faults::fault_forms("ep") + " flips one dispatched and one combined element on RANK", run,
             apply_fault),
   }, finish};
 }

@@ -1,6 +1,7 @@
 #include "nvlink/settings.hpp"
 
 #include "core/error.hpp"
+#include "faults/catalog.hpp"
 
 namespace commsweep::nvlink {
 namespace {
@@ -13,24 +14,11 @@ constexpr auto entry = &settings::entry<Config>;
 
 int to_int(const Value& v) { return static_cast<int>(v.whole); }
 
-// slow-pair:A,B with A and B two different ranks.
 void apply_fault(Config& o, const Value& v, const Given& g) {
-  const std::string prefix = "slow-pair:";
-  const std::string& text = v.text;
-  const std::size_t comma = text.find(',');
-  auto whole = [&](std::size_t from, std::size_t to) {
-    const std::string digits = text.substr(from, to - from);
-    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
-    return std::stoi(digits);
-  };
-  if (text.rfind(prefix, 0) == 0 && comma != std::string::npos) {
-    o.slow_pair_a = whole(prefix.size(), comma);
-    o.slow_pair_b = whole(comma + 1, text.size());
-  }
-  if (o.slow_pair_a < 0 || o.slow_pair_b < 0 || o.slow_pair_a == o.slow_pair_b) {
-    throw_usage(g.where + ": '" + text + "' is not slow-pair:RANK,RANK (two different ranks of one node)");
-  }
-  o.fault = text;
+  const faults::Planted p = faults::parse_fault("nvlink", v.text, g.where);  // slow-pair, its one fault
+  o.slow_pair_a = p.rank;
+  o.slow_pair_b = p.other_rank;
+  o.fault = p.text;
 }
 
 settings::Table<Config> make_table() {
@@ -82,7 +70,7 @@ settings::Table<Config> make_table() {
               if (v.text.empty()) throw_usage(g.where + ": give a file name");
               o.judge_path = v.text;
             }),
-      entry("fault", 0, "", settings::text(), std::nullopt, "testing only: slow-pair:RANK,RANK", hidden, apply_fault),
+      entry("fault", 0, "", settings::text(), std::nullopt, "testing only: " + faults::fault_forms("nvlink"), hidden, apply_fault),
       entry("fault-slowdown", 0, "", settings::whole(2, 1000), std::nullopt,
             "testing only: how many copies a planted slow pair makes per timed copy", hidden,
             [](Config& o, const Value& v, const Given&) { o.fault_slowdown = to_int(v); }),

@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "faults/catalog.hpp"
 #include "plan/planners.hpp"
 #include "core/error.hpp"
 
@@ -17,32 +18,13 @@ using settings::Type;
 using settings::Value;
 using Config = PairsSettings;
 
-// A whole number of TEXT from FROM to its end (or to STOP), or -1.
-int whole_number(const std::string& text, std::size_t from, std::size_t stop = std::string::npos) {
-  const std::string digits = text.substr(from, stop == std::string::npos ? stop : stop - from);
-  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stoi(digits);
-}
-
 void apply_fault(Config& o, const Value& v, const Given& g) {
-  const std::string& text = v.text;
-  const std::string slow = "slow-rank:", hang = "hang:", leaf = "slow-leaf:";
-  if (text.rfind(leaf, 0) == 0 && text.size() > leaf.size()) {
-    o.slow_leaf = text.substr(leaf.size());
-    return;
-  }
-  if (text.rfind(slow, 0) == 0) o.slow_rank = whole_number(text, slow.size());
-  if (text.rfind(hang, 0) == 0) {
-    const std::size_t at = text.find('@');
-    if (at != std::string::npos) {
-      o.hang_rank = whole_number(text, hang.size(), at);
-      o.hang_round = whole_number(text, at + 1);
-    }
-  }
-  const bool slow_ok = o.slow_rank >= 0;
-  const bool hang_ok = o.hang_rank >= 0 && o.hang_round >= 1;
-  if (!slow_ok && !hang_ok) {
-    throw_usage(g.where + ": '" + text + "' is not slow-rank:RANK, slow-leaf:LEAF or hang:RANK@ROUND (ROUND counted from 1)");
+  const faults::Planted p = faults::parse_fault("pairs", v.text, g.where);
+  if (p.name == "slow-rank") o.slow_rank = p.rank;
+  if (p.name == "slow-leaf") o.slow_leaf = p.leaf;
+  if (p.name == "hang") {
+    o.hang_rank = p.rank;
+    o.hang_round = p.round;
   }
 }
 
@@ -138,7 +120,7 @@ settings::Table<Config> make_table() {
       // Testing only: slow-rank:R sleeps after each exchange (faults/slowed_backend.hpp), a planted
       // slow rail; hang:R@ROUND stays silent from that round on.
       entry("fault", 0, "", settings::text(), std::nullopt,
-            "testing only: slow-rank:RANK, slow-leaf:LEAF or hang:RANK@ROUND", hidden, apply_fault),
+            "testing only: " + faults::fault_forms("pairs"), hidden, apply_fault),
       entry("fault-slowdown", 0, "", settings::number(2, 1000), std::nullopt,
             "testing only: how many times slower a planted slow exchange is", hidden,
             [](Config& o, const Value& v, const Given&) { o.fault_slowdown = v.number; }),

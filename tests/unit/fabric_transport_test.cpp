@@ -26,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kLogs = COMMSWEEP_NCCL_LOG_FIXTURES;
 
-std::vector<RankTransport> load(const std::vector<std::string>& paths) {
+std::vector<RankTransport> transport_load(const std::vector<std::string>& paths) {
   std::vector<RankTransport> ranks;
   for (const auto& p : paths) {
     std::ifstream in(kLogs + "/" + p);
@@ -40,7 +40,7 @@ std::vector<RankTransport> load(const std::vector<std::string>& paths) {
 std::vector<RankTransport> load_folder(const std::string& folder) {
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(kLogs + "/" + folder)) files.push_back(folder + "/" + e.path().filename().string());
-  return load(files);
+  return transport_load(files);
 }
 
 bool mentions(const std::vector<std::string>& lines, const std::string& text) {
@@ -96,7 +96,7 @@ TEST(FabricTransport, TwoEmulatedNodesUseSocketsBetweenThem) {
 }
 
 TEST(FabricTransport, InfinibandWithGdrAndPxn) {
-  const auto ranks = load({"ib8_gdr_pxn.log"});
+  const auto ranks = transport_load({"ib8_gdr_pxn.log"});
   ASSERT_EQ(ranks.size(), 1u);
   const auto& r = ranks[0];
   EXPECT_EQ(r.rank, 3);
@@ -118,7 +118,7 @@ TEST(FabricTransport, InfinibandWithGdrAndPxn) {
 }
 
 TEST(FabricTransport, RoceWithShmAndNoGdr) {
-  const auto ranks = load({"roce_shm_nogdr.log"});
+  const auto ranks = transport_load({"roce_shm_nogdr.log"});
   ASSERT_EQ(ranks.size(), 1u);
   EXPECT_EQ(link_of(ranks[0]), "RoCE");
   EXPECT_EQ(ranks[0].gdr, false);
@@ -132,7 +132,7 @@ TEST(FabricTransport, RoceWithShmAndNoGdr) {
 }
 
 TEST(FabricTransport, RanksThatDifferGetALineEach) {
-  const auto ranks = load({"ib8_gdr_pxn.log", "roce_shm_nogdr.log"});
+  const auto ranks = transport_load({"ib8_gdr_pxn.log", "roce_shm_nogdr.log"});
   const auto lines = render_transport_summary(ranks);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].rfind("rank 1 (host l40s-3, GPU 1): network IB [mlx5_2:1/RoCE mlx5_3:1/RoCE] RoCE, GDR off", 0), 0u)
@@ -145,7 +145,7 @@ TEST(FabricTransport, SocketAddressesAreNotPartOfTheDeviceName) {
   EXPECT_EQ(device_name("eth0:10.244.1.7<0>"), "eth0");
   EXPECT_EQ(device_name("mlx5_0:1/IB"), "mlx5_0:1/IB");
   // Two nodes whose sockets differ only in their addresses still agree.
-  auto ranks = load({"socket_fallback.log"});
+  auto ranks = transport_load({"socket_fallback.log"});
   ranks.push_back(ranks[0]);
   ranks[1].rank = 1;
   ranks[1].hcas = {"eth0:10.244.2.9<0>"};
@@ -153,7 +153,7 @@ TEST(FabricTransport, SocketAddressesAreNotPartOfTheDeviceName) {
 }
 
 TEST(FabricTransport, JsonForTheGatherRoundTrips) {
-  const auto ranks = load({"ib8_gdr_pxn.log", "roce_shm_nogdr.log"});
+  const auto ranks = transport_load({"ib8_gdr_pxn.log", "roce_shm_nogdr.log"});
   for (const auto& r : ranks) {
     const RankTransport back = rank_transport_from_json(nlohmann::json::parse(to_json(r).dump()));
     EXPECT_EQ(back.rank, r.rank);
@@ -221,7 +221,7 @@ TEST(FabricTransportRun, IbRequiredOnSocketsFailsWithTheReason) {
 }
 
 TEST(FabricTransportRun, GdrRequiredWithoutGdrFails) {
-  const auto out = judge_gathered(messages_of(load({"ib8_gdr_pxn.log", "roce_shm_nogdr.log"})),
+  const auto out = judge_gathered(messages_of(transport_load({"ib8_gdr_pxn.log", "roce_shm_nogdr.log"})),
                                   requiring(RequiredTransport::Any, true));
   EXPECT_TRUE(out.failed);
   ASSERT_EQ(out.record->problems.size(), 1u);

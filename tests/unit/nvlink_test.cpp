@@ -220,7 +220,7 @@ TEST(NvlinkSettings, FaultAndSizeAreChecked) {
   for (const char* bad : {"slow-pair:1", "slow-pair:1,1", "slow-pair:a,2", "slow-rank:1"}) {
     NvlinkSettings t;
     flags["fault"].value = bad;
-    EXPECT_TRUE(commsweep::testing::throws_usage([&] { settings::apply(nvlink_settings(), t, flags); }, {"is not slow-pair:RANK,RANK"}));
+    EXPECT_TRUE(commsweep::testing::throws_usage([&] { settings::apply(nvlink_settings(), t, flags); }, {"--fault", "slow-pair:RANK,RANK"}));
   }
   NvlinkSettings t;
   settings::Flags size{{"size", settings::Given{"-s/--size", settings::Given::From::CommandLine, "100", ""}}};
