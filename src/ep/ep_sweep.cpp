@@ -49,9 +49,9 @@ report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
 }
 
 EpSweep::EpSweep(World& world, std::vector<NamedExchange> exchanges, RunControl& control,
-                 const EpConfig& config, int ranks_per_node)
+                 const EpConfig& config, int ranks_per_node, FaultPoints* faults)
     : world_(world), exchanges_(std::move(exchanges)), control_(control), config_(config),
-      ranks_per_node_(ranks_per_node) {}
+      ranks_per_node_(ranks_per_node), faults_(faults) {}
 
 void validate_cases(const EpConfig& config, int nranks) {
   for (const EpCase& c : expand(config)) {
@@ -144,9 +144,9 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
     world_.barrier(p);
     exchange.combine(p);
     result = exchange.result();
-    if (config_.fault_wrong_rank == rank) {
-      if (!result.expert_payload.empty()) result.expert_payload[0] ^= 0x01;
-      if (!result.combined.empty()) result.combined[0] ^= 0x0001;
+    if (faults_ != nullptr) {
+      faults_->host_output(result.expert_payload.data(), result.expert_payload.size());
+      faults_->host_output(result.combined.data(), result.combined.size() * sizeof(result.combined[0]));
     }
     if (config_.check) {
       wrong = verify(result, c, all, config_.seed, rank, n);

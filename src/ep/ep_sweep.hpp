@@ -11,6 +11,7 @@
 #include "ep/exchange.hpp"
 #include "report/result.hpp"
 #include "runtime/world.hpp"
+#include "sweep/fault_points.hpp"
 #include "sweep/run_control.hpp"
 
 namespace commsweep::ep {
@@ -37,8 +38,10 @@ class EpSweep {
  public:
   // One exchange per implementation of config.impls, in that order. CONTROL watches its
   // phases and stops it where the ranks agree to (sweep/run_control.hpp).
+  // FAULTS, where given, see each case's outputs before they are verified (sweep/fault_points.hpp:
+  // the tests' planted faults); they must outlive the sweep.
   EpSweep(World& world, std::vector<NamedExchange> exchanges, RunControl& control,
-          const EpConfig& config, int ranks_per_node);
+          const EpConfig& config, int ranks_per_node, FaultPoints* faults = nullptr);
   // Every case, on every exchange; the caller has refused bad cases (validate_cases) first.
   // Stopped on SIGTERM / SIGINT before a case (the control is then interrupted()), it returns
   // the rows so far.
@@ -53,6 +56,7 @@ class EpSweep {
   RunControl& control_;
   EpConfig config_;
   int ranks_per_node_;
+  FaultPoints* faults_;
 };
 
 }  // namespace commsweep::ep

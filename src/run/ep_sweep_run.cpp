@@ -7,6 +7,7 @@
 #include "ep/ep_sweep.hpp"
 #include "ep/make_exchange.hpp"
 #include "ep/nccl_policy.hpp"
+#include "faults/ep_faults.hpp"
 #include "report/ep_table.hpp"
 #include "report/json.hpp"
 
@@ -40,7 +41,8 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, cons
   const bool root = world.rank() == 0;
   ep::Exchanges exchanges(world, backend, config);
   // Nodes for --topk-groups: World's nodes (hosts, or NCCL_HOSTID groups).
-  ep::EpSweep sweep(world, exchanges.named(), control, config, world.node_size());
+  faults::EpFaults faults(config.fault_wrong_rank, world.rank());  // --fault, testing only
+  ep::EpSweep sweep(world, exchanges.named(), control, config, world.node_size(), &faults);
 
   report::EpTablePrinter printer(out);
   if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});

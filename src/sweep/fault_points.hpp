@@ -1,5 +1,5 @@
-// The named points of a collective sweep where a planted fault may act. The sweep calls them
-// and knows no fault: the faults themselves live behind this seam, in faults/ (testing only,
+// The named points of a collective sweep (and an EP sweep's check) where a planted fault may act.
+// The sweeps call them and know no fault: the faults themselves live behind this seam, in faults/ (testing only,
 // --fault); a sweep without one calls the defaults, which do nothing.
 #pragma once
 
@@ -37,6 +37,12 @@ class FaultPoints {
     (void)recv;
     (void)count;
     (void)element_bytes;
+  }
+  // An output copied to the host (BYTES of DATA: an EP case's dispatched payload, its combined
+  // tokens), before it is verified.
+  virtual void host_output(void* data, std::size_t bytes) {
+    (void)data;
+    (void)bytes;
   }
 };
 
