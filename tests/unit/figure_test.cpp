@@ -1,14 +1,16 @@
 // The one result model (report/figure.hpp, issue 43): the collectives' and EP rows, the nvlink
 // capture (tests/fixtures/nvlink) and the pairs capture (tests/fixtures/pairs) as figures, a
-// results file read with its documents' sheets.
+// results file read with its documents' sheets, and the CSV printed over them (report/csv.hpp).
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "nvlink/figures.hpp"
 #include "nvlink/nvlink_json.hpp"
 #include "pairs/figures.hpp"
 #include "pairs/pairs_json.hpp"
+#include "report/csv.hpp"
 #include "report/figure.hpp"
 
 namespace commsweep::report {
@@ -143,6 +145,32 @@ TEST(Figure, ADocumentReadAloneCarriesItsEndingAndOneSheet) {
   std::size_t n = 0;
   for_each_figure(r, [&](const Figure&) { ++n; });
   EXPECT_EQ(n, 92u);
+}
+
+TEST(FigureCsv, FieldsAreQuotedAsRfc4180Says) {
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+}
+
+TEST(FigureCsv, OneRowPerFigureUnderOneHeader) {
+  Results r;
+  r.rows = {figure_test_row(8, 3, 4), figure_test_row(16, 5, 6)};
+  r.sheets.push_back(std::make_shared<Sheet>(pairs::sheet_from_json(read_figure_fixture(COMMSWEEP_PAIRS_FIXTURE))));
+  std::ostringstream out;
+  write_csv(out, {{"run,1.json", &r}});
+  const std::string text = out.str();
+  std::size_t lines = 0;
+  for (std::size_t at = 0; (at = text.find("\r\n", at)) != std::string::npos; at += 2) ++lines;
+  EXPECT_EQ(lines, 1u + 2 * 6 + 6);
+  EXPECT_EQ(text.substr(0, text.find("\r\n")),
+            "file,workload,case,test,type,redop,root,size,place,node_a,node_b,metric,value,unit,better,wrong,ranks,"
+            "nodes,gpus,link,iterations,cv_pct,p50_us,p95_us,p99_us,min_us,max_us,rank_spread_pct");
+  EXPECT_NE(text.find("\r\n\"run,1.json\",collective,test=all_reduce type=float redop=sum root=-1 size=8 "
+                      "place=out_of_place,all_reduce,float,sum,-1,8,out_of_place,,,time,3.0,us,lower,0,2,,,,,,,,,,,50.0\r\n"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace
