@@ -230,13 +230,8 @@ struct Results {
   // Its FAIL findings, one line each (health/report.hpp, fail_lines): the run is not ok and
   // exits 6 (core/exit_codes.hpp) when any; the summary's health_fail.
   std::vector<std::string> health_fail;
-  // A suite's pairs sweeps: each a commsweep.pairs document (pairs/pairs_json.hpp), in order;
-  // or, read by `commsweep baseline` and `compare`, the one of a `pairs --json` file
-  // (regress/run_file.hpp).
+  // A suite's pairs sweeps: each a commsweep.pairs document (pairs/pairs_json.hpp), in order.
   std::vector<nlohmann::json> pairs;
-  // The commsweep.nvlink document of an `nvlink --json` file, read by `commsweep baseline` and
-  // `compare` (regress/run_file.hpp). Never written in a results file: a suite runs no nvlink.
-  std::vector<nlohmann::json> nvlink;
   // Every other workload's document this file holds as figures (report/figure.hpp): a `pairs` or
   // `nvlink --json` file's own, a suite's pairs sweeps; made by report::results_with_figures for
   // csv, baseline and compare, never written (the documents are). Shared: a copy of the results

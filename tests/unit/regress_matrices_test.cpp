@@ -1,15 +1,17 @@
-// The matrices a baseline judges (regress/matrices.hpp, issue 43): commsweep nvlink's GPU pairs on
+// The matrices a baseline judges (issue 43), read through the one result model (report/figure.hpp,
+// the readers of nvlink/figures.hpp and pairs/figures.hpp): commsweep nvlink's GPU pairs on
 // its 4 x H100 capture (tests/fixtures/nvlink) and commsweep pairs' node pairs on a capture of 3
 // emulated nodes (tests/fixtures/pairs), each doctored in memory where a change is needed.
 #include <gtest/gtest.h>
 
 #include <fstream>
 
+#include "nvlink/figures.hpp"
 #include "nvlink/nvlink_json.hpp"
+#include "pairs/figures.hpp"
 #include "pairs/pairs_json.hpp"
 #include "regress/baseline_json.hpp"
 #include "regress/compare.hpp"
-#include "regress/matrices.hpp"
 #include "regress/measured_setup.hpp"
 #include "regress/render.hpp"
 #include "regress/run_file.hpp"
@@ -19,6 +21,12 @@ namespace commsweep::regress {
 namespace {
 
 using nlohmann::json;
+
+// What run/workload.hpp's sheet_readers gives the commands (the unit tests link no registry).
+report::Results run_from_json(const json& doc) {
+  return regress::run_from_json(doc, {{"pairs", pairs::kPairsSchema, pairs::sheet_from_json},
+                                      {"nvlink", nvlink::kSchema, nvlink::sheet_from_json}});
+}
 
 json read_matrix_fixture(const char* path) {
   std::ifstream in(path);
@@ -78,14 +86,10 @@ std::vector<const Judgement*> failures_of(const Comparison& c) {
 
 constexpr const char* kPair12CeWrite = "nvlink vm GPU 1 (0000:00:07.0) -> GPU 2 (0000:00:08.0) 256M ce_write";
 
-TEST(RegressMatrices, TheSchemasAreTheCommandsOwn) {
-  EXPECT_STREQ(kNvlinkSchema, nvlink::kSchema);
-  EXPECT_STREQ(kPairsSchema, pairs::kPairsSchema);
-}
-
 TEST(RegressMatrices, NvlinkKeysNameTheHostTheGpuPairAndTheTest) {
   const report::Results run = run_from_json(nvlink_capture());
-  ASSERT_EQ(run.nvlink.size(), 1u);
+  ASSERT_EQ(run.sheets.size(), 1u);
+  EXPECT_EQ(run.sheets[0]->workload, "nvlink");
   EXPECT_EQ(run.provenance.hosts.size(), 4u);
   EXPECT_TRUE(run.complete);
   const auto observed = observe(run);
@@ -96,7 +100,7 @@ TEST(RegressMatrices, NvlinkKeysNameTheHostTheGpuPairAndTheTest) {
   EXPECT_TRUE(names.count(kPair12CeWrite));
   EXPECT_TRUE(names.count("nvlink vm GPU 2 (0000:00:08.0) -> GPU 1 (0000:00:07.0) 256M latency"));
   EXPECT_TRUE(names.count("nvlink vm GPU 3 (0000:00:09.0) 256M all_to_one"));
-  const Key ce_write{kNvlinkTest, "-", "none", -1, "vm GPU 1 (0000:00:07.0) -> GPU 2 (0000:00:08.0)", 256 << 20, "ce_write"};
+  const Key ce_write{"nvlink", "-", "none", -1, "vm GPU 1 (0000:00:07.0) -> GPU 2 (0000:00:08.0)", 256 << 20, "ce_write"};
   ASSERT_TRUE(observed.count(ce_write));
   EXPECT_NEAR(observed.at(ce_write).bandwidth_gbps.at(0), 395.43, 0.01);  // the capture's matrix
   EXPECT_TRUE(ce_write.judged_alone());
@@ -223,13 +227,14 @@ TEST(RegressMatrices, MergedWithACollectivesRunOfOtherHosts) {
   report::Results collectives = testing::run_at(400);  // node-a and node-b
   const report::Results merged = merge_runs({run_from_json(nvlink_capture()), collectives}, {"nvlink.json", "all.json"});
   EXPECT_EQ(merged.provenance.hosts, collectives.provenance.hosts);  // the per-rank times' hosts
-  EXPECT_EQ(merged.nvlink.size(), 1u);
+  EXPECT_EQ(merged.sheets.size(), 1u);
   EXPECT_EQ(observe(merged).size(), 92u + 8);  // 4 sizes x 2 halves beside the pairs
 }
 
 TEST(RegressMatrices, PairsKeysNameTheNodePair) {
   const report::Results run = run_from_json(pairs_capture());
-  ASSERT_EQ(run.pairs.size(), 1u);
+  ASSERT_EQ(run.sheets.size(), 1u);
+  EXPECT_EQ(run.sheets[0]->workload, "pairs");
   std::vector<std::string> names;
   for (const auto& [key, o] : observe(run)) {
     names.push_back(describe(key));
