@@ -280,5 +280,38 @@ TEST(RegressMatrices, ASparsePairsDocumentIsJudgedPerNode) {
   EXPECT_EQ(names[1], "pairs vm/node0 1M node_min");
 }
 
+// Another workload's matrix (a sheet of figures, as tests/workloads/grid.cpp's reader makes):
+// observed, judged alone, and kept by a baseline with no line of it in regress/.
+TEST(RegressMatrices, AnyWorkloadsMatrixIsObservedAndKept) {
+  report::Sheet sheet;
+  sheet.workload = "grid";
+  sheet.bytes = 1 << 20;
+  sheet.nodes = {"vm"};
+  report::Figure f;
+  f.workload = "grid";
+  f.metric = "bandwidth";
+  f.value = 10;
+  f.unit = "GB/s";
+  f.role = report::Role::Bandwidth;
+  f.bytes = 1 << 20;
+  f.series = {"grid", "-", "none", -1, "rank 0 -> rank 1", 1 << 20, "exchange"};
+  sheet.figures = {f, f};  // the same key twice in a row: two samples (two cycles)
+  report::Results run;
+  run.sheets.push_back(std::make_shared<report::Sheet>(sheet));
+  const auto observed = observe(run);
+  ASSERT_EQ(observed.size(), 1u);
+  const Observation& o = observed.begin()->second;
+  EXPECT_TRUE(o.key.is_matrix() && o.key.judged_alone());
+  EXPECT_EQ(describe(o.key), "grid rank 0 -> rank 1 1M exchange");
+  ASSERT_EQ(o.time_us.size(), 2u);
+  EXPECT_DOUBLE_EQ(o.time_us[0], (1 << 20) / (10 * 1e3));  // its bytes at its GB/s
+  EXPECT_TRUE(o.rank_time_us[0].empty());
+  EXPECT_EQ(measured_setup(run).matrix_bytes, "grid:1M");
+  const Baseline b = testing::baseline_of({run});
+  const Baseline back = baseline_from_json(to_json(b));
+  ASSERT_EQ(back.entries.size(), 1u);
+  EXPECT_EQ(back.entries[0].key, b.entries[0].key);
+}
+
 }  // namespace
 }  // namespace commsweep::regress
