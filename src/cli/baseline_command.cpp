@@ -15,6 +15,7 @@
 #include "regress/compare.hpp"
 #include "regress/run_file.hpp"
 #include "run/provenance.hpp"
+#include "run/workload.hpp"
 #include "version.hpp"
 
 namespace commsweep {
@@ -122,7 +123,8 @@ int run_baseline_command(int argc, char** argv, char**) {
   std::string command_line = "commsweep";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   try {
-    for (const auto& r : o.runs) runs.push_back(regress::read_run_file(r));
+    const report::SheetReaders readers = sheet_readers();
+    for (const auto& r : o.runs) runs.push_back(regress::read_run_file(r, readers));
     regress::require_comparable_runs(o.runs, runs, o.allow_incomplete, o.allow_mixed);
     const regress::Baseline b = make_baseline(o, runs, command_line);
     output::write_output_file(o.output, regress::to_json(b).dump(2) + "\n");

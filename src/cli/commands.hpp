@@ -47,6 +47,7 @@ std::vector<std::string> command_names();
 // The commands' entry points (cli/<name>_command.cpp).
 int run_baseline_command(int argc, char** argv, char** envp);
 int run_compare_command(int argc, char** argv, char** envp);
+int run_csv_command(int argc, char** argv, char** envp);
 int run_env_command(int argc, char** argv, char** envp);
 int run_schema_command(int argc, char** argv, char** envp);
 int run_topo_command(int argc, char** argv, char** envp);

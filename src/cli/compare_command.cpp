@@ -16,6 +16,7 @@
 #include "health/report.hpp"
 #include "output/output_file.hpp"
 #include "run/health_gather.hpp"
+#include "run/workload.hpp"
 #include "regress/baseline_json.hpp"
 #include "regress/compare.hpp"
 #include "regress/history.hpp"
@@ -134,9 +135,10 @@ int run_compare_command(int argc, char** argv, char**) {
   }
   try {
     const health::RuleBook rules = health_rules(thresholds_file(o.health_thresholds));
+    const report::SheetReaders readers = sheet_readers();
     std::vector<report::Results> inputs;
     for (const auto& path : o.results) {
-      inputs.push_back(regress::read_run_file(path));
+      inputs.push_back(regress::read_run_file(path, readers));
       rejudge_health(inputs.back(), path, rules);
     }
     const report::Results results = regress::merge_runs(inputs, o.results);
@@ -151,7 +153,7 @@ int run_compare_command(int argc, char** argv, char**) {
         return bad_input("--record: " + o.history + "/" + own_name + " exists: this run is already recorded");
       }
       if (o.history.empty()) continue;
-      for (auto& h : regress::read_history(o.history, regress::test_id(input, collectives), own_name, o.history_runs)) {
+      for (auto& h : regress::read_history(o.history, regress::test_id(input, collectives), own_name, o.history_runs, readers)) {
         history.push_back({h.name, regress::observe(h.results)});
       }
     }

@@ -99,7 +99,7 @@ Key key_from(const Field& f) {
   if (k.is_ep()) {
     k.config = f.at("config").get<std::string>();
     k.size = f.at("tokens").count();
-  } else if (k.is_matrix()) {
+  } else if (f.has("config")) {  // a matrix's key (Key::is_matrix), whichever workload's
     k.config = f.at("config").get<std::string>();
     k.size = f.at("size_bytes").count();
   } else {

@@ -18,8 +18,12 @@ namespace fs = std::filesystem;
 
 std::string test_id(const report::Results& r, std::size_t collectives) {
   if (!r.ep_rows.empty() && r.rows.empty()) return "ep";
-  if (r.rows.empty() && (!r.nvlink.empty() || !r.pairs.empty())) {  // an nvlink or pairs file
-    return !r.pairs.empty() && !r.nvlink.empty() ? "nvlink+pairs" : !r.pairs.empty() ? "pairs" : "nvlink";
+  if (r.rows.empty() && !r.sheets.empty()) {  // a workload's own document(s): "nvlink", "nvlink+pairs"
+    std::set<std::string> workloads;
+    for (const auto& sheet : r.sheets) workloads.insert(sheet->workload);
+    std::string id;
+    for (const auto& w : workloads) id += (id.empty() ? "" : "+") + w;
+    return id;
   }
   std::vector<std::string> tests;
   for (const auto& row : r.rows) {
@@ -63,7 +67,8 @@ std::string record_in_history(const std::string& dir, const report::Results& res
 }
 
 std::vector<HistoryFile> read_history(const std::string& dir, const std::string& id,
-                                      const std::string& except, std::size_t limit) {
+                                      const std::string& except, std::size_t limit,
+                                      const report::SheetReaders& readers) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw std::runtime_error("--history " + dir + ": not a folder");
   std::set<std::string> names;
@@ -78,7 +83,7 @@ std::vector<HistoryFile> read_history(const std::string& dir, const std::string&
   std::vector<std::string> chosen(names.begin(), names.end());
   if (chosen.size() > limit) chosen.erase(chosen.begin(), chosen.end() - static_cast<long>(limit));
   std::vector<HistoryFile> out;
-  for (const auto& name : chosen) out.push_back({name, read_run_file((fs::path(dir) / name).string())});
+  for (const auto& name : chosen) out.push_back({name, read_run_file((fs::path(dir) / name).string(), readers)});
   return out;
 }
 

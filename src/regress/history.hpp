@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "report/figure.hpp"
 #include "report/result.hpp"
 
 namespace commsweep::regress {
@@ -30,7 +31,9 @@ struct HistoryFile {
 
 // The newest `limit` runs of `dir` (by name) with the given test id, oldest first, without
 // the file named `except`. Throws naming the file on one that cannot be read.
+// READERS: the workloads' document readers (run/workload.hpp, sheet_readers).
 std::vector<HistoryFile> read_history(const std::string& dir, const std::string& id,
-                                      const std::string& except, std::size_t limit);
+                                      const std::string& except, std::size_t limit,
+                                      const report::SheetReaders& readers);
 
 }  // namespace commsweep::regress

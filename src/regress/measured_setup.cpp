@@ -7,7 +7,6 @@
 #include <set>
 
 #include "regress/baseline.hpp"
-#include "regress/matrices.hpp"
 
 namespace commsweep::regress {
 namespace {
@@ -111,8 +110,15 @@ MeasuredSetup measured_setup(const report::Results& run) {
     s.buffers = p.buffers.empty() ? "warm" : p.buffers;
     s.timer = timer_of(run);
   }
-  s.matrix_hosts = blank_joined(matrix_nodes(run));
-  s.matrix_bytes = blank_joined(matrix_bytes(run));
+  // The documents' (a workload's own --json, a suite's pairs sweep): the nodes their keys name,
+  // and per document "<workload>:<bytes>" ("nvlink:256M", "pairs:1M").
+  std::set<std::string> nodes, bytes;
+  for (const auto& sheet : run.sheets) {
+    nodes.insert(sheet->nodes.begin(), sheet->nodes.end());
+    bytes.insert(sheet->workload + ":" + size_text(sheet->bytes));
+  }
+  s.matrix_hosts = blank_joined(std::vector<std::string>(nodes.begin(), nodes.end()));
+  s.matrix_bytes = blank_joined(std::vector<std::string>(bytes.begin(), bytes.end()));
   return s;
 }
 

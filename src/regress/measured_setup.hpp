@@ -22,7 +22,7 @@ struct MeasuredSetup {
   std::string shape;          // shape_of(): "h200x4", "cpux2"
   std::string buffers;        // "cold", "warm"
   std::string timer;          // "host", "device"
-  // The matrices (nvlink, pairs: regress/matrices.hpp), whose keys name their nodes: the nodes,
+  // The matrices (the workloads' own documents: report::Sheet), whose keys name their nodes: the nodes,
   // and per document "<test>:<bytes>", each a list joined by blanks ("vm/node0 vm/node1",
   // "nvlink:256M pairs:1M"); "" for a run without them.
   std::string matrix_hosts;

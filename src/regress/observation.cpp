@@ -5,52 +5,64 @@
 #include <stdexcept>
 
 #include "core/sizes.hpp"
-#include "regress/matrices.hpp"
 
 namespace commsweep::regress {
 namespace {
 
-void add_sample(Observation& o, double bandwidth, double time, const std::vector<double>& ranks,
-                std::optional<std::uint64_t> wrong, double other_half_time = 0) {
-  o.bandwidth_gbps.push_back(bandwidth);
+Key key_of(const report::Series& s) { return {s.test, s.type, s.redop, s.root, s.config, s.size, s.place}; }
+
+// One sample of a key, gathered from the figures next to each other in the file: its time
+// figure's, its bandwidth figure's (copied: a row's figures live while its row is read).
+struct ObservedSample {
+  bool open = false;
+  Key key;
+  std::optional<double> time_us, gbps;
+  double bytes = 0;  // the bandwidth's bytes moved
+  std::vector<double> rank_time_us;
+  double within = 0;
+  std::optional<std::uint64_t> wrong;  // the first of its figures that was checked
+  std::optional<report::IterationStats> per_iter;
+};
+
+void close_sample(ObservedSample& s, std::map<Key, Observation>& out) {
+  if (!s.open) return;
+  auto& o = out[s.key];
+  o.key = s.key;
+  const double gbps = s.gbps.value_or(0);
+  // A bandwidth alone: the time that moves its bytes at it (GB/s = 1e9 bytes/s).
+  const double time = s.time_us ? *s.time_us : (gbps > 0 ? s.bytes / (gbps * 1e3) : 0);
+  o.bandwidth_gbps.push_back(gbps);
   o.time_us.push_back(time);
-  o.rank_time_us.push_back(ranks);
-  o.within_spread_pct.push_back(within_row_spread_pct(time, other_half_time));
-  if (wrong) o.wrong = o.wrong.value_or(0) + *wrong;
+  o.rank_time_us.push_back(std::move(s.rank_time_us));
+  o.within_spread_pct.push_back(s.within);
+  if (s.wrong) o.wrong = o.wrong.value_or(0) + *s.wrong;
+  if (s.per_iter) {
+    o.p99_us.push_back(s.per_iter->p99_us);
+    o.per_iter.push_back(std::move(*s.per_iter));
+  }
+  s = ObservedSample{};
 }
 
-void observe_collectives(const report::Results& results, std::map<Key, Observation>& out) {
-  for (const auto& row : results.rows) {
-    const std::tuple<const char*, const report::Timing*, const report::Timing*> halves[] = {
-        {"out_of_place", &row.out_of_place, &row.in_place}, {"in_place", &row.in_place, &row.out_of_place}};
-    for (const auto& [place, t, other] : halves) {
-      Key key{row.test, row.type, row.redop, row.root, "", row.size_bytes, place};
-      auto& o = out[key];
-      o.key = key;
-      add_sample(o, t->busbw_gbps, t->time_us, t->rank_time_us, t->wrong, other->time_us);
-      if (t->per_iter) {
-        o.p99_us.push_back(t->per_iter->p99_us);
-        o.per_iter.push_back(*t->per_iter);
-      }
-    }
+void observe_figure(const report::Figure& f, ObservedSample& s, std::map<Key, Observation>& out) {
+  if (f.role == report::Role::Shown) return;
+  const bool time = f.role == report::Role::Time;
+  Key key = key_of(f.series);
+  // A new sample: another key, or a figure of a role this one has already (a second cycle).
+  if (!s.open || !(s.key == key) || (time ? s.time_us.has_value() : s.gbps.has_value())) {
+    close_sample(s, out);
+    s.open = true;
+    s.key = std::move(key);
   }
-}
-
-void observe_ep(const report::Results& results, std::map<Key, Observation>& out) {
-  for (const auto& row : results.ep_rows) {
-    // The reference implementation keeps the key it had before --ep-impl existed.
-    const std::string impl = row.impl == "alltoallv" ? "" : row.impl + " ";
-    const std::string config = impl + row.routing + " h" + std::to_string(row.hidden) + " k" +
-                               std::to_string(row.topk) + " e" + std::to_string(row.experts);
-    const std::pair<const char*, const report::EpPhase*> phases[] = {
-        {"dispatch", &row.dispatch}, {"combine", &row.combine}};
-    for (const auto& [place, p] : phases) {
-      Key key{"ep", row.dtype, "none", -1, config, static_cast<std::uint64_t>(row.tokens), place};
-      auto& o = out[key];
-      o.key = key;
-      add_sample(o, p->bandwidth_gbps, p->time_us, p->rank_time_us, p->wrong);
-    }
+  if (time) {
+    s.time_us = f.value;
+    s.rank_time_us = f.spread.rank_values;
+    s.within = f.spread.halves_pct;
+    s.per_iter = f.spread.iterations;
+  } else {
+    s.gbps = f.value;
+    s.bytes = f.bytes;
   }
+  if (!s.wrong) s.wrong = f.wrong;
 }
 
 }  // namespace
@@ -70,10 +82,9 @@ std::string describe(const Key& k) {
 
 std::map<Key, Observation> observe(const report::Results& results) {
   std::map<Key, Observation> out;
-  observe_collectives(results, out);
-  observe_ep(results, out);
-  for (const auto& doc : results.nvlink) observe_nvlink(doc, out);
-  for (const auto& doc : results.pairs) observe_pairs(doc, out);
+  ObservedSample sample;
+  report::for_each_figure(results, [&](const report::Figure& f) { observe_figure(f, sample, out); });
+  close_sample(sample, out);
   return out;
 }
 
@@ -94,7 +105,7 @@ report::Results merge_runs(const std::vector<report::Results>& runs, const std::
     merged.rows.insert(merged.rows.end(), r.rows.begin(), r.rows.end());
     merged.ep_rows.insert(merged.ep_rows.end(), r.ep_rows.begin(), r.ep_rows.end());
     merged.pairs.insert(merged.pairs.end(), r.pairs.begin(), r.pairs.end());
-    merged.nvlink.insert(merged.nvlink.end(), r.nvlink.begin(), r.nvlink.end());
+    merged.sheets.insert(merged.sheets.end(), r.sheets.begin(), r.sheets.end());
     merged.wrong_total += r.wrong_total;
     if (merged.complete && !r.complete) {  // the first incomplete run says why
       merged.interrupted_by = r.interrupted_by;
@@ -123,8 +134,7 @@ double median(std::vector<double> v) {
 }
 
 double within_row_spread_pct(double time_us, double other_half_time_us) {
-  const double lo = std::min(time_us, other_half_time_us);
-  return lo > 0 ? std::fabs(time_us - other_half_time_us) / lo * 100.0 : 0.0;
+  return report::halves_apart_pct(time_us, other_half_time_us);
 }
 
 double spread_pct(const std::vector<double>& v) {

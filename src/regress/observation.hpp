@@ -1,7 +1,8 @@
-// What a results file measured, grouped by what a baseline compares: one Observation per
-// test, type, operator, root, size and half (out-of-place / in-place), per EP configuration
-// and phase, or per GPU pair and test of nvlink and node pair of pairs. A file with several
-// cycles (-N) holds several samples of one key.
+// What a results file measured, grouped by what a baseline compares: one Observation per key,
+// read from the file's figures (report/figure.hpp), whatever workload took them: per test, type,
+// operator, root, size and half (out-of-place / in-place) of the collectives, per EP
+// configuration and phase, per pair and test of a workload's matrix. A file with several cycles
+// (-N) holds several samples of one key.
 #pragma once
 
 #include <cstdint>
@@ -11,29 +12,20 @@
 #include <tuple>
 #include <vector>
 
+#include "report/figure.hpp"
 #include "report/result.hpp"
 
 namespace commsweep::regress {
 
-// The tests of the matrices, as a Key names them: `commsweep nvlink`'s GPU pairs and targets,
-// `commsweep pairs`' node pairs (regress/matrices.hpp reads their documents).
-inline constexpr const char* kNvlinkTest = "nvlink";
-inline constexpr const char* kPairsTest = "pairs";
-// The place of an nvlink pair's latency: a time (lower is better), its other places bandwidths.
+// The place of a matrix pair's latency: a time (lower is better), its other places bandwidths.
 inline constexpr const char* kLatencyPlace = "latency";
 
 // For collectives: test, type, redop, root, size (bytes) and place (out_of_place | in_place).
 // For EP rows: test "ep", type = dtype, redop = "none", config = "<routing> h<hidden> k<topk>
 // e<experts>", size = tokens per rank, place = dispatch | combine.
-// For nvlink: test "nvlink", type "-", config = "<host> GPU <src> (<PCI bus id>) -> GPU <dst>
-// (<PCI bus id>)" for an ordered pair (the bus id left out where the file has none) or "<host>
-// GPU <i> (<PCI bus id>)" for a target, size = the run's bytes per copy, place = the copy test
-// (ce_write, ce_read, ce_bidir, sm_write, sm_read, sm_bidir), "latency", or all_to_one |
-// one_to_all for a target.
-// For pairs: test "pairs", type = the run's type ("float"), config = "<node> <-> <node>" (the
-// names in order), size = bytes each way, place "sendrecv"; a document of more than 64 nodes
-// (detail "sparse": its slow pairs only) is judged per node instead: config = the node,
-// place node_median | node_min (the median and the slowest of its pairs).
+// For a workload's matrix (any key with a config that is not EP's): as its figures' series say
+// (report::Series, set by the workload's reader: nvlink/figures.hpp, pairs/figures.hpp): test =
+// the workload, config = the pair (or the node, the GPU), size = its bytes, place = its test.
 struct Key {
   std::string test;
   std::string type;
@@ -44,7 +36,9 @@ struct Key {
   std::string place;
 
   bool is_ep() const { return test == "ep"; }
-  bool is_matrix() const { return test == kNvlinkTest || test == kPairsTest; }
+  // A matrix's pair (or node, GPU): a config that is not an EP configuration (the collectives'
+  // keys have none), whichever workload measured it.
+  bool is_matrix() const { return !is_ep() && !config.empty(); }
   // No out-of-place / in-place halves that must agree (EP phases, a matrix's tests): each
   // measurement is judged alone, and the tail rule (per-iteration p99) does not apply.
   bool judged_alone() const { return is_ep() || is_matrix(); }
@@ -73,10 +67,14 @@ struct Observation {
   std::vector<report::IterationStats> per_iter;  // those samples' statistics (the HTML's spread)
 };
 
+// From the figures of RESULTS (report::for_each_figure): a sample of a key is one time figure
+// and one bandwidth figure of its series, next to each other (report::Role); a bandwidth alone
+// gives its time from its bytes, a time alone (a latency) bandwidth 0.
 std::map<Key, Observation> observe(const report::Results& results);
 
 // Several results files of one night on one job (e.g. the collectives' and the EP sweep, the
-// nvlink and pairs files) as one run: rows and documents appended, totals summed. Throws naming
+// files of the workloads with documents of their own) as one run: rows, documents and sheets
+// appended, totals summed. Throws naming
 // the file whose ranks' hosts differ from those of the first file with per-rank times (rows or
 // EP rows: the per-rank times would not line up); the matrices keep no per-rank times.
 report::Results merge_runs(const std::vector<report::Results>& runs, const std::vector<std::string>& names);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 namespace commsweep::report {
+
+struct Sheet;  // report/figure.hpp
 
 // 2: the "health" member (issue 15: the hardware's counters before and after the run). Files
 // of schema 1 are still read (they have no health).
@@ -227,13 +230,13 @@ struct Results {
   // Its FAIL findings, one line each (health/report.hpp, fail_lines): the run is not ok and
   // exits 6 (core/exit_codes.hpp) when any; the summary's health_fail.
   std::vector<std::string> health_fail;
-  // A suite's pairs sweeps: each a commsweep.pairs document (pairs/pairs_json.hpp), in order;
-  // or, read by `commsweep baseline` and `compare`, the one of a `pairs --json` file
-  // (regress/run_file.hpp).
+  // A suite's pairs sweeps: each a commsweep.pairs document (pairs/pairs_json.hpp), in order.
   std::vector<nlohmann::json> pairs;
-  // The commsweep.nvlink document of an `nvlink --json` file, read by `commsweep baseline` and
-  // `compare` (regress/run_file.hpp). Never written in a results file: a suite runs no nvlink.
-  std::vector<nlohmann::json> nvlink;
+  // Every other workload's document this file holds as figures (report/figure.hpp): a `pairs` or
+  // `nvlink --json` file's own, a suite's pairs sweeps; made by report::results_with_figures for
+  // csv, baseline and compare, never written (the documents are). Shared: a copy of the results
+  // (merge_runs) copies no pairs sheet of a million figures.
+  std::vector<std::shared_ptr<const Sheet>> sheets;
 };
 
 // nccl-tests' "Avg bus bandwidth": the mean busbw over every measured half of every row.

@@ -34,4 +34,12 @@ std::vector<const settings::Spec*> entry_specs(const Workload& w) {
   return all;
 }
 
+report::SheetReaders sheet_readers() {
+  report::SheetReaders readers;
+  for (const Workload* w : workloads()) {
+    if (w->figures && !w->schema.empty()) readers.push_back({std::string(w->name), std::string(w->schema), w->figures});
+  }
+  return readers;
+}
+
 }  // namespace commsweep

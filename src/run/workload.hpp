@@ -20,6 +20,7 @@
 
 #include "comm/backend.hpp"
 #include "health/join.hpp"
+#include "report/figure.hpp"
 #include "report/result.hpp"
 #include "run/run_settings.hpp"
 #include "run/run_setup.hpp"
@@ -133,6 +134,12 @@ struct Workload {
   std::string_view usage_prefix = {};
   // A suite's -c N as this workload's key "check" (ep: N > 0 turns its check on).
   std::string (*suite_check)(int n) = nullptr;
+  // Its own --json document, where its results are not a results file's rows (pairs, nvlink):
+  // the document's schema ("commsweep.nvlink/1") and how one becomes figures, the one result model
+  // (report/figure.hpp) through which csv, baseline and compare read it (sheet_readers). "" and
+  // null for the collectives and ep, whose rows report/figure.hpp converts.
+  std::string_view schema = {};
+  report::Sheet (*figures)(const nlohmann::json& doc) = nullptr;
 };
 
 // Every workload, in `order`; by suite kind, and by command word (nullptr when there is none).
@@ -144,5 +151,9 @@ const Workload& default_workload();
 // The keys one entry of W takes (a suite's sweep, `ep --suite FILE`): its table's, then the
 // run's ("timeout").
 std::vector<const settings::Spec*> entry_specs(const Workload& w);
+// The figure readers of every workload with a document of its own (`schema` and `figures`), for
+// the commands that read results files (csv, baseline, compare) to pass down to report/ and
+// regress/, which know no workload.
+report::SheetReaders sheet_readers();
 
 }  // namespace commsweep

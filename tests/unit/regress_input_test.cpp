@@ -122,7 +122,7 @@ TEST_F(RegressHistory, ReadsTheNewestRunsOfOneTestOldestFirst) {
     record_in_history(dir_, run, report::to_json(run).dump(), 8);
   }
   std::ofstream(dir_ + "/20261120T040000Z-ep.json") << "not read: another test id";
-  const auto runs = read_history(dir_, "all_reduce", "20261120T031500Z-all_reduce.json", 1);
+  const auto runs = read_history(dir_, "all_reduce", "20261120T031500Z-all_reduce.json", 1, {});
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].name, "20261119T031500Z-all_reduce.json");
 }
@@ -131,7 +131,7 @@ TEST_F(RegressHistory, ACorruptHistoryFileIsNamed) {
   fs::create_directories(dir_);
   std::ofstream(dir_ + "/20261120T031500Z-all_reduce.json") << "{ not json";
   try {
-    read_history(dir_, "all_reduce", "", 10);
+    read_history(dir_, "all_reduce", "", 10, {});
     FAIL() << "no error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("20261120T031500Z-all_reduce.json: not valid JSON"), std::string::npos) << e.what();

@@ -1,15 +1,17 @@
-// The matrices a baseline judges (regress/matrices.hpp, issue 43): commsweep nvlink's GPU pairs on
+// The matrices a baseline judges (issue 43), read through the one result model (report/figure.hpp,
+// the readers of nvlink/figures.hpp and pairs/figures.hpp): commsweep nvlink's GPU pairs on
 // its 4 x H100 capture (tests/fixtures/nvlink) and commsweep pairs' node pairs on a capture of 3
 // emulated nodes (tests/fixtures/pairs), each doctored in memory where a change is needed.
 #include <gtest/gtest.h>
 
 #include <fstream>
 
+#include "nvlink/figures.hpp"
 #include "nvlink/nvlink_json.hpp"
+#include "pairs/figures.hpp"
 #include "pairs/pairs_json.hpp"
 #include "regress/baseline_json.hpp"
 #include "regress/compare.hpp"
-#include "regress/matrices.hpp"
 #include "regress/measured_setup.hpp"
 #include "regress/render.hpp"
 #include "regress/run_file.hpp"
@@ -19,6 +21,12 @@ namespace commsweep::regress {
 namespace {
 
 using nlohmann::json;
+
+// What run/workload.hpp's sheet_readers gives the commands (the unit tests link no registry).
+report::Results run_from_json(const json& doc) {
+  return regress::run_from_json(doc, {{"pairs", pairs::kPairsSchema, pairs::sheet_from_json},
+                                      {"nvlink", nvlink::kSchema, nvlink::sheet_from_json}});
+}
 
 json read_matrix_fixture(const char* path) {
   std::ifstream in(path);
@@ -78,14 +86,10 @@ std::vector<const Judgement*> failures_of(const Comparison& c) {
 
 constexpr const char* kPair12CeWrite = "nvlink vm GPU 1 (0000:00:07.0) -> GPU 2 (0000:00:08.0) 256M ce_write";
 
-TEST(RegressMatrices, TheSchemasAreTheCommandsOwn) {
-  EXPECT_STREQ(kNvlinkSchema, nvlink::kSchema);
-  EXPECT_STREQ(kPairsSchema, pairs::kPairsSchema);
-}
-
 TEST(RegressMatrices, NvlinkKeysNameTheHostTheGpuPairAndTheTest) {
   const report::Results run = run_from_json(nvlink_capture());
-  ASSERT_EQ(run.nvlink.size(), 1u);
+  ASSERT_EQ(run.sheets.size(), 1u);
+  EXPECT_EQ(run.sheets[0]->workload, "nvlink");
   EXPECT_EQ(run.provenance.hosts.size(), 4u);
   EXPECT_TRUE(run.complete);
   const auto observed = observe(run);
@@ -96,7 +100,7 @@ TEST(RegressMatrices, NvlinkKeysNameTheHostTheGpuPairAndTheTest) {
   EXPECT_TRUE(names.count(kPair12CeWrite));
   EXPECT_TRUE(names.count("nvlink vm GPU 2 (0000:00:08.0) -> GPU 1 (0000:00:07.0) 256M latency"));
   EXPECT_TRUE(names.count("nvlink vm GPU 3 (0000:00:09.0) 256M all_to_one"));
-  const Key ce_write{kNvlinkTest, "-", "none", -1, "vm GPU 1 (0000:00:07.0) -> GPU 2 (0000:00:08.0)", 256 << 20, "ce_write"};
+  const Key ce_write{"nvlink", "-", "none", -1, "vm GPU 1 (0000:00:07.0) -> GPU 2 (0000:00:08.0)", 256 << 20, "ce_write"};
   ASSERT_TRUE(observed.count(ce_write));
   EXPECT_NEAR(observed.at(ce_write).bandwidth_gbps.at(0), 395.43, 0.01);  // the capture's matrix
   EXPECT_TRUE(ce_write.judged_alone());
@@ -223,13 +227,14 @@ TEST(RegressMatrices, MergedWithACollectivesRunOfOtherHosts) {
   report::Results collectives = testing::run_at(400);  // node-a and node-b
   const report::Results merged = merge_runs({run_from_json(nvlink_capture()), collectives}, {"nvlink.json", "all.json"});
   EXPECT_EQ(merged.provenance.hosts, collectives.provenance.hosts);  // the per-rank times' hosts
-  EXPECT_EQ(merged.nvlink.size(), 1u);
+  EXPECT_EQ(merged.sheets.size(), 1u);
   EXPECT_EQ(observe(merged).size(), 92u + 8);  // 4 sizes x 2 halves beside the pairs
 }
 
 TEST(RegressMatrices, PairsKeysNameTheNodePair) {
   const report::Results run = run_from_json(pairs_capture());
-  ASSERT_EQ(run.pairs.size(), 1u);
+  ASSERT_EQ(run.sheets.size(), 1u);
+  EXPECT_EQ(run.sheets[0]->workload, "pairs");
   std::vector<std::string> names;
   for (const auto& [key, o] : observe(run)) {
     names.push_back(describe(key));
@@ -273,6 +278,39 @@ TEST(RegressMatrices, ASparsePairsDocumentIsJudgedPerNode) {
   ASSERT_EQ(names.size(), 6u);
   EXPECT_EQ(names[0], "pairs vm/node0 1M node_median");
   EXPECT_EQ(names[1], "pairs vm/node0 1M node_min");
+}
+
+// Another workload's matrix (a sheet of figures, as tests/workloads/grid.cpp's reader makes):
+// observed, judged alone, and kept by a baseline with no line of it in regress/.
+TEST(RegressMatrices, AnyWorkloadsMatrixIsObservedAndKept) {
+  report::Sheet sheet;
+  sheet.workload = "grid";
+  sheet.bytes = 1 << 20;
+  sheet.nodes = {"vm"};
+  report::Figure f;
+  f.workload = "grid";
+  f.metric = "bandwidth";
+  f.value = 10;
+  f.unit = "GB/s";
+  f.role = report::Role::Bandwidth;
+  f.bytes = 1 << 20;
+  f.series = {"grid", "-", "none", -1, "rank 0 -> rank 1", 1 << 20, "exchange"};
+  sheet.figures = {f, f};  // the same key twice in a row: two samples (two cycles)
+  report::Results run;
+  run.sheets.push_back(std::make_shared<report::Sheet>(sheet));
+  const auto observed = observe(run);
+  ASSERT_EQ(observed.size(), 1u);
+  const Observation& o = observed.begin()->second;
+  EXPECT_TRUE(o.key.is_matrix() && o.key.judged_alone());
+  EXPECT_EQ(describe(o.key), "grid rank 0 -> rank 1 1M exchange");
+  ASSERT_EQ(o.time_us.size(), 2u);
+  EXPECT_DOUBLE_EQ(o.time_us[0], (1 << 20) / (10 * 1e3));  // its bytes at its GB/s
+  EXPECT_TRUE(o.rank_time_us[0].empty());
+  EXPECT_EQ(measured_setup(run).matrix_bytes, "grid:1M");
+  const Baseline b = testing::baseline_of({run});
+  const Baseline back = baseline_from_json(to_json(b));
+  ASSERT_EQ(back.entries.size(), 1u);
+  EXPECT_EQ(back.entries[0].key, b.entries[0].key);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "nvlink/figures.hpp"
+#include "nvlink/nvlink_json.hpp"
 #include "nvlink/settings.hpp"
 #include "run/nvlink_run.hpp"
 #include "run/workload.hpp"
@@ -82,8 +84,7 @@ std::string help_end() {
          "10: a slow pair or GPU, or a GPU with NVLinks missing (as commsweep pairs' slow pair).\n";
 }
 
-// A baseline judges its --json file's pairs under this test name (regress::kNvlinkTest,
-// regress/observation.hpp).
+// A baseline judges its --json file's pairs under this test name (nvlink/figures.hpp).
 std::vector<std::string> baseline_tests() { return {"nvlink"}; }
 
 }  // namespace
@@ -102,7 +103,10 @@ const Workload& nvlink_workload() {
                           baseline_tests,
                           "judge",
                           "",
-                          "nvlink: "};
+                          "nvlink: ",
+                          nullptr,
+                          nvlink::kSchema,
+                          nvlink::sheet_from_json};
   return w;
 }
 

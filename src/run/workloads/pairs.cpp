@@ -3,6 +3,8 @@
 #include <sstream>
 
 #include "core/exit_codes.hpp"
+#include "pairs/figures.hpp"
+#include "pairs/pairs_json.hpp"
 #include "pairs/settings.hpp"
 #include "run/pairs_run.hpp"
 #include "run/workload.hpp"
@@ -106,8 +108,7 @@ std::string help_end() {
   return out.str();
 }
 
-// A baseline judges its --json file's pairs under this test name (regress::kPairsTest,
-// regress/observation.hpp).
+// A baseline judges its --json file's pairs under this test name (pairs/figures.hpp).
 std::vector<std::string> baseline_tests() { return {"pairs"}; }
 
 }  // namespace
@@ -126,7 +127,10 @@ const Workload& pairs_workload() {
                           baseline_tests,
                           "plan",
                           "",
-                          "pairs: "};
+                          "pairs: ",
+                          nullptr,
+                          pairs::kPairsSchema,
+                          pairs::sheet_from_json};
   return w;
 }
 

@@ -1,0 +1,281 @@
+// A test-only workload with matrix results, compiled only into commsweep_probe (never into the
+// product): for every ordered pair of ranks (src, dst) one value, as nvlink has one per GPU pair.
+// It proves that such a workload is one file (issue 43): its results are printed, kept in its
+// --json file (a document of its own, commsweep.grid/1, through a Keeper of its own and the one
+// measuring lifecycle: atomic file, partial results on a signal, complete: false), baselined,
+// compared and written as CSV through the one result model (report/figure.hpp), which its
+// registry entry (`schema`, `figures`) makes known to csv, baseline and compare: no line of it
+// is in src/report/, src/regress/ or the keepers.
+//
+// Its values are synthetic so that two runs compare identical: rank dst computes the pair's
+// GB/s (10 + src + dst / 2) and rank 0 gathers each row (the gather is the measured exchange);
+// --drop SRC:DST:PCT plants a drop of one pair, --pause-ms slows each row (for a signal to land
+// mid-run). tests/workloads/grid_check.py runs it.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/exit_codes.hpp"
+#include "report/json.hpp"
+#include "report/json_fields.hpp"
+#include "run/measuring_run.hpp"
+#include "run/results_keeper.hpp"
+#include "run/workload.hpp"
+
+namespace commsweep {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kGridSchema = "commsweep.grid/1";
+
+struct GridSettings {
+  std::uint64_t bytes = 1 << 20;
+  std::string drop;  // "SRC:DST:PCT"
+  int pause_ms = 0;
+  double timeout_s = 300;
+};
+
+const settings::Table<GridSettings>& grid_settings() {
+  static const settings::Table<GridSettings> table = [] {
+    settings::Table<GridSettings> t;
+    t.name = "grid";
+    t.settings = {
+        settings::entry<GridSettings>("bytes", 0, "bytes", settings::size(), "1M", "the bytes of each pair", "grid",
+                                      [](GridSettings& s, const settings::Value& v, const settings::Given&) {
+                                        s.bytes = v.count;
+                                      }),
+        settings::entry<GridSettings>("drop", 0, "drop", settings::text(), std::nullopt,
+                                      "SRC:DST:PCT: the pair SRC -> DST PCT percent lower (a planted drop)", "grid",
+                                      [](GridSettings& s, const settings::Value& v, const settings::Given&) { s.drop = v.text; }),
+        settings::entry<GridSettings>("pause-ms", 0, "pause_ms", settings::whole(0, 60000), "0",
+                                      "milliseconds of pause after each row", "grid",
+                                      [](GridSettings& s, const settings::Value& v, const settings::Given&) {
+                                        s.pause_ms = static_cast<int>(v.whole);
+                                      })};
+    return t;
+  }();
+  return table;
+}
+
+// The record: every ordered pair's GB/s, -1 where not measured yet.
+struct GridRun {
+  report::Provenance provenance;
+  std::uint64_t bytes = 0;
+  std::vector<std::vector<double>> gbps;  // [src][dst]
+  bool complete = true;
+  std::string interrupted_by, failure;
+};
+
+std::size_t grid_measured(const GridRun& run) {
+  std::size_t n = 0;
+  for (const auto& row : run.gbps)
+    for (double v : row) n += v >= 0 ? 1 : 0;
+  return n;
+}
+
+json grid_json(const GridRun& run) {
+  json pairs = json::array();
+  for (std::size_t src = 0; src < run.gbps.size(); ++src)
+    for (std::size_t dst = 0; dst < run.gbps[src].size(); ++dst)
+      if (run.gbps[src][dst] >= 0) pairs.push_back({{"src", src}, {"dst", dst}, {"gbps", run.gbps[src][dst]}});
+  const auto text_or_null = [](const std::string& s) { return s.empty() ? json() : json(s); };
+  return {{"schema", kGridSchema},
+          {"provenance", report::provenance_json(run.provenance)},
+          {"settings", {{"bytes", run.bytes}}},
+          {"ranks", run.gbps.size()},
+          {"pairs", pairs},
+          {"complete", run.complete},
+          {"interrupted_by", text_or_null(run.interrupted_by)},
+          {"failure", text_or_null(run.failure)},
+          {"summary", {{"pairs", grid_measured(run)}}}};
+}
+
+// Its document as figures: per ordered pair (case src, dst) its bandwidth, judged as test
+// "grid", config "rank SRC -> rank DST", size its bytes, place "exchange".
+report::Sheet grid_sheet(const json& doc) {
+  using namespace report::fields;
+  report::Sheet sheet;
+  sheet.workload = "grid";
+  sheet.schema = text_of(doc, "schema", "");
+  sheet.provenance = report::provenance_from_json(member(doc, "provenance", ""));
+  sheet.complete = member(doc, "complete", "").get<bool>();
+  sheet.interrupted_by = text_or_empty(doc, "interrupted_by");
+  sheet.failure = text_or_empty(doc, "failure");
+  sheet.bytes = count_of(member(doc, "settings", ""), "bytes", "settings");
+  if (doc.contains("health") && doc.at("health").is_object()) sheet.health = doc.at("health");
+  const auto& hosts = sheet.provenance.hosts;
+  const auto host = [&](std::uint64_t rank) { return rank < hosts.size() ? hosts[rank] : std::string(); };
+  const json& pairs = array_member(doc, "pairs", "");
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const std::string at = "pairs[" + std::to_string(i) + "]";
+    const std::uint64_t src = count_of(pairs[i], "src", at), dst = count_of(pairs[i], "dst", at);
+    const json& gbps = member(pairs[i], "gbps", at);
+    if (!gbps.is_number()) malformed(at, "gbps", "is not a number");
+    report::Figure f;
+    f.workload = "grid";
+    f.parts = {{"src", std::to_string(src)}, {"dst", std::to_string(dst)}};
+    f.metric = "bandwidth";
+    f.value = gbps.get<double>();
+    f.unit = "GB/s";
+    f.better = report::Better::Higher;
+    f.where.ranks = 2;
+    f.where.nodes = {host(src), host(dst)};
+    f.series = {"grid", "-", "none", -1, "rank " + std::to_string(src) + " -> rank " + std::to_string(dst), sheet.bytes,
+                "exchange"};
+    f.role = report::Role::Bandwidth;
+    f.bytes = static_cast<double>(sheet.bytes);
+    sheet.figures.push_back(std::move(f));
+  }
+  const std::set<std::string> nodes(hosts.begin(), hosts.end());
+  sheet.nodes.assign(nodes.begin(), nodes.end());
+  return sheet;
+}
+
+class GridKeeper final : public Keeper {
+ public:
+  using Record = GridRun;
+  GridKeeper(std::string path, GridRun early) : Keeper(std::move(path)), kept_(std::move(early)) {}
+  void keep(const GridRun& run) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    kept_ = run;
+    rewrite_if_interrupted();
+  }
+  void write_final(const GridRun& run) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    write(grid_json(run));
+  }
+
+ private:
+  std::size_t measured() const override { return grid_measured(kept_); }
+  const char* unit() const override { return "pair"; }
+  json incomplete(const std::string& cause, const std::string& message) const override {
+    GridRun r = kept_;
+    r.complete = false;
+    r.interrupted_by = cause;
+    r.failure = message;
+    return grid_json(r);
+  }
+  GridRun kept_;
+};
+
+// The planted drop: SRC, DST and the factor, or none.
+struct GridDrop {
+  int src = -1, dst = -1;
+  double factor = 1;
+};
+
+GridDrop grid_drop(const std::string& text) {
+  GridDrop d;
+  if (text.empty()) return d;
+  double pct = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%d:%d:%lf%c", &d.src, &d.dst, &pct, &tail) != 3 || pct < 0 || pct > 100) {
+    throw_usage("grid: --drop '" + text + "': expected SRC:DST:PCT, e.g. 0:1:12");
+  }
+  d.factor = 1 - pct / 100;
+  return d;
+}
+
+class GridMeasurement final : public MeasurementOf<GridSettings> {
+ public:
+  using MeasurementOf::MeasurementOf;
+  void check(World& world) override {
+    if (!alone_) throw_usage("grid: a suite's sweep of kind grid is not supported: run `commsweep grid` alone");
+    const GridDrop d = grid_drop(config.drop);
+    if (d.src >= static_cast<int>(world.size()) || d.dst >= static_cast<int>(world.size())) {
+      throw_usage("grid: --drop '" + config.drop + "' names a rank outside the job");
+    }
+    if (world.size() < 2) throw_usage("grid: needs 2 ranks or more");
+  }
+  std::string what() const override { return "grid"; }
+  double timeout_s() const override { return config.timeout_s; }
+  Outcome run(Stage&, report::Results&) override { return {}; }  // refused in check() within a suite
+  int run_alone(World& world, const RunSettings& settings, const std::vector<std::string>& arguments, char** envp,
+                RankContext& context) override {
+    alone_ = true;
+    check(world);
+    const GridDrop drop = grid_drop(config.drop);
+    const int n = static_cast<int>(world.size());
+    GridRun grid;
+    grid.bytes = config.bytes;
+    grid.gbps.assign(n, std::vector<double>(n, -1));
+    MeasuringRun<GridKeeper> lifecycle(world, RunRequest{settings, arguments}, envp, context, grid);
+    if (!lifecycle.start()) return lifecycle.end_failed_transport();
+    grid.provenance = lifecycle.setup().provenance;
+    GridKeeper* keeper = lifecycle.keeper();
+    RunControl& control = lifecycle.control();
+    const bool root = world.rank() == 0;
+    if (root) std::cout << "# " << lifecycle.setup().version_line << "\n# grid: GB/s per ordered rank pair (rows src)\n";
+    control.until_stopped([&] {
+      for (int src = 0; src < n; ++src) {
+        const Phase phase{"grid row " + std::to_string(src), Deadline::after(config.timeout_s)};
+        control.arrive(phase);
+        const int dst = static_cast<int>(world.rank());
+        double mine = dst == src ? -1 : 10 + src + dst / 2.0;
+        if (src == drop.src && dst == drop.dst) mine *= drop.factor;
+        const std::vector<double> row = world.gather(mine, phase);
+        if (root) {
+          grid.gbps[src] = row;
+          if (keeper) keeper->keep(grid);
+          std::ostringstream line;
+          line << "  " << src << ":";
+          for (double v : row) line << (v < 0 ? std::string("      -") : " " + std::to_string(v).substr(0, 6));
+          std::cout << line.str() << "\n" << std::flush;
+        }
+        if (config.pause_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(config.pause_ms));
+      }
+    });
+    RunLifecycle::Ending ending;
+    ending.report = [&](json health, std::vector<std::string> health_fail) {
+      if (keeper) keeper->attach("health", std::move(health));
+      if (keeper) keeper->write_final(grid);
+      std::cout << "# grid: " << grid_measured(grid) << " pairs\n";
+      return combined_exit({grid.complete ? exit_code::kOk : exit_code::kInterrupted,
+                            health_fail.empty() ? exit_code::kOk : exit_code::kHealthFail});
+    };
+    return lifecycle.finish(grid, ending);
+  }
+
+ private:
+  bool alone_ = false;
+};
+
+std::unique_ptr<Measurement> read(const settings::Flags& flags, const settings::DocumentEntry* document,
+                                  const RunSettings& run) {
+  GridSettings s;
+  settings::apply(grid_settings(), s, flags, document);
+  s.timeout_s = run.timeout_s;
+  return std::make_unique<GridMeasurement>(s);
+}
+
+std::vector<const settings::Spec*> specs() { return grid_settings().specs(); }
+std::string help_intro() {
+  return "Usage: mpirun -np N commsweep_probe grid [options]\n\n"
+         "A test-only workload with matrix results (tests/workloads/grid.cpp): every ordered rank pair's\n"
+         "GB/s, synthetic and deterministic (10 + src + dst / 2), gathered on rank 0 row by row.\n\n";
+}
+std::string help_end() {
+  return "--json FILE: its document (schema commsweep.grid/1), read by csv, baseline and compare.\n\n" +
+         exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kInterrupted, exit_code::kHealthFail,
+                          exit_code::kOutputFailed});
+}
+std::vector<std::string> tests() { return {"grid"}; }
+
+}  // namespace
+
+const Workload& grid_workload() {
+  static const Workload w{"grid",     "grid",  "a test-only workload with matrix results: a value per rank pair (--help)",
+                          91,         specs,   {{"grid", "Grid"}},
+                          read,       help_intro, help_end,
+                          nullptr,    tests,   "",
+                          "",         "grid: ", nullptr,
+                          kGridSchema, grid_sheet};
+  return w;
+}
+
+}  // namespace commsweep

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""A workload with matrix results is one file (issue 43): commsweep_probe's test-only `grid`
+(tests/workloads/grid.cpp), a value per ordered rank pair, goes through the one result model with
+no line of its own in src/report/, src/regress/ or the keepers. On 2 ranks of the mpi backend:
+printed; kept in its --json file (commsweep.grid/1); a SIGTERM mid-run leaves the rows so far,
+complete: false; two identical runs baselined and compared exit 0; a planted drop of one pair
+(--drop 0:1:12) exits 9 (regression) naming the pair; its CSV has one row per pair. The product's
+commsweep does not know the schema (exit 2).
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+from commsweep_check import launcher  # noqa: E402
+
+
+def run(cmd, timeout=90):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def grid(opts, name, *extra):
+    path = os.path.join(opts.workdir, name)
+    job = run(launcher(opts.mpiexec, 2) + [opts.probe, "grid", "--backend", "mpi", "--no-preflight", "--json", path]
+              + list(extra))
+    return job, path
+
+
+def interrupted(opts, found):
+    """SIGTERM to mpirun once the first row is printed: the file keeps it, complete: false."""
+    path = os.path.join(opts.workdir, "grid-term.json")
+    out = open(os.path.join(opts.workdir, "grid-term.out"), "w+")
+    proc = subprocess.Popen(launcher(opts.mpiexec, 2) + [opts.probe, "grid", "--backend", "mpi", "--no-preflight",
+                                                         "--pause-ms", "3000", "--json", path],
+                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        out.seek(0)
+        if "  0:" in out.read():
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        found.append("grid did not stop within 60 s of SIGTERM")
+        return
+    out.seek(0)
+    text = out.read()
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        found.append("SIGTERM mid-run left no readable %s (%s): %s" % (path, e, text[-600:]))
+        return
+    if doc.get("complete") is not False or not doc.get("interrupted_by") or len(doc.get("pairs", [])) < 1 \
+            or len(doc["pairs"]) >= 2:
+        found.append("SIGTERM mid-run: complete %s, interrupted_by %s, %d pairs (1 expected)"
+                     % (doc.get("complete"), doc.get("interrupted_by"), len(doc.get("pairs", []))))
+    print("grid_check: SIGTERM after the first row: exit %d, %d pair kept, complete: false"
+          % (proc.returncode, len(doc.get("pairs", []))))
+
+
+def problems(opts):
+    found = []
+    os.makedirs(opts.workdir, exist_ok=True)
+    runs = []
+    for name in ("grid-a.json", "grid-b.json"):
+        job, path = grid(opts, name)
+        if job.returncode != 0 or "  0:" not in job.stdout or "# grid: 2 pairs" not in job.stdout:
+            found.append("grid %s: exit %d\n%s\n%s" % (name, job.returncode, job.stdout, job.stderr))
+            return found
+        runs.append(path)
+    with open(runs[0]) as f:
+        doc = json.load(f)
+    if doc.get("schema") != "commsweep.grid/1" or doc.get("complete") is not True or len(doc.get("pairs", [])) != 2:
+        found.append("the kept file: %s" % json.dumps(doc)[:400])
+    base = os.path.join(opts.workdir, "grid-baseline.json")
+    job = run([opts.probe, "baseline", runs[0], "-o", base])
+    if job.returncode != 0 or "2 measurements" not in job.stdout:
+        found.append("baseline: exit %d: %s %s" % (job.returncode, job.stdout, job.stderr))
+        return found
+    job = run([opts.probe, "compare", runs[1], "--baseline", base])
+    if job.returncode != 0:
+        found.append("identical runs compared: exit %d (0 expected)\n%s" % (job.returncode, job.stdout[-800:]))
+    job, dropped = grid(opts, "grid-drop.json", "--drop", "0:1:12")
+    job = run([opts.probe, "compare", dropped, "--baseline", base])
+    failed = [line for line in job.stdout.splitlines() if "FAIL" in line and "rank 0 -> rank 1" in line]
+    if job.returncode != 9 or not failed or "rank 1 -> rank 0" in "".join(failed):
+        found.append("the planted drop of rank 0 -> rank 1: exit %d (9 expected)\n%s" % (job.returncode, job.stdout[-800:]))
+    else:
+        print("grid_check: the planted drop: exit 9, " + failed[0].strip())
+    job = run([opts.probe, "csv", runs[0], dropped])
+    rows = list(csv.DictReader(io.StringIO(job.stdout, newline="")))
+    if job.returncode != 0 or len(rows) != 4 or {r["workload"] for r in rows} != {"grid"} \
+            or {(r["src"], r["dst"]) for r in rows} != {("0", "1"), ("1", "0")}:
+        found.append("csv: exit %d, %d rows: %s" % (job.returncode, len(rows), rows[:2]))
+    product = run([opts.commsweep, "csv", runs[0]])
+    if product.returncode != 2 or "commsweep.grid/1" not in product.stderr:
+        found.append("the product's csv of a grid file: exit %d (2 expected): %s" % (product.returncode, product.stderr))
+    interrupted(opts, found)
+    return found
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--probe", required=True, help="commsweep_probe")
+    p.add_argument("--commsweep", required=True, help="the product's commsweep")
+    p.add_argument("--mpiexec", default="mpiexec")
+    p.add_argument("--workdir", required=True)
+    opts = p.parse_args()
+    found = problems(opts)
+    for line in found:
+        print("grid_check: " + line)
+    if not found:
+        print("grid_check: grid printed, kept, baselined, compared and written as CSV through the one model")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
