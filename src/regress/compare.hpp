@@ -56,7 +56,7 @@ struct Judgement {
     double shift() const;  // the larger of cycles and halves: what moves a whole half
     double own() const;    // the largest of the run's own parts
   } noise;
-  double noisy_band_pct = 0;  // (1 + baseline)(1 + own) - 1, as a drop for a bandwidth
+  double noisy_band_pct = 0;  // the larger of baseline and own, as a drop for a bandwidth
   double busbw_gbps = 0;         // the run's busbw (bandwidth for EP), for tables and plots
   std::uint64_t wrong = 0;
   std::string reason;
@@ -73,8 +73,8 @@ struct Judgement {
   double tail_baseline_us = 0;
   double tail_us = 0;
   double tail_change_pct = 0;  // + is slower
-  // The p99's own noise: the baseline's p99 run-to-run spread (p99_spread_pct, uncapped) and
-  // this run's over its cycles, compounded; a tail FAIL inside tail_fail_pct plus it is NOISY.
+  // The p99's own noise: the baseline's p99 run-to-run spread (p99_spread_pct, uncapped) or
+  // this run's over its cycles, the larger; a tail FAIL inside tail_fail_pct plus it is NOISY.
   double tail_noise_pct = 0;
   // The run's spread over its iterations at this key (the median over its samples of each
   // statistic; spikes summed), for the HTML report; iterations 0 where none were kept.
