@@ -38,8 +38,9 @@ The entrypoint of a commsweep Volcano Job's mpimaster pod, or of an MPIJob's lau
      HISTORY (COMMSWEEP_HISTORY_DIR, else COMMSWEEP_RESULTS_DIR/history) as
      <UTC start>-<tests>.json, never overwritten, with the reports beside it: .md (markdown
      summary), .html (plots), .prom (Prometheus text), .verdicts.json; and the exit code is the
-     run's and compare's combined, the first of 2 8 11 6 9 (docs/failures.md): 0 pass (warnings
-     allowed), 9 regression, 2 bad input (e.g. no baseline file yet, or one that measured
+     run's and compare's combined, the first of 2 8 11 6 9 12 (docs/failures.md): 0 pass (warnings
+     allowed), 9 regression, 12 noisy (a change the run's own noise could explain: not judged;
+     rerun, or raise -n), 2 bad input (e.g. no baseline file yet, or one that measured
      something else: the run is then kept in COMMSWEEP_RESULTS_DIR as in 5; make the baseline
      from good nights' files with \`commsweep baseline RUN... -o FILE\`), 8 wrong data, 6 the
      run's health FAIL. A run that failed, hung or was interrupted is not judged and exits with

@@ -17,7 +17,7 @@ readonly EXIT_INTERRUPTED=5  # SIGTERM (Kubernetes at activeDeadlineSeconds), or
 readonly EXIT_HEALTH_FAIL=6  # the run's health snapshots found a FAIL (it is still judged)
 readonly EXIT_WRONG_DATA=8   # the run found wrong elements (it is still judged)
 # Where several happen, the first of these is the exit code (kExitPrecedence).
-readonly EXIT_PRECEDENCE="2 3 4 7 8 5 11 6 9 10"
+readonly EXIT_PRECEDENCE="2 3 4 7 8 5 11 6 9 10 12"
 
 # The exit code of two outcomes of one run, as commsweep combines them (combined_exit): the one
 # first in EXIT_PRECEDENCE; 0 yields to any other; a code outside the order (mpirun's own 1,

@@ -18,7 +18,7 @@ po::options_description compare_flags(CompareOptions& o) {
       ("markdown", po::value(&o.markdown), "write a markdown summary here")
       ("html", po::value(&o.html), "write a self-contained HTML report with plots here")
       ("prometheus", po::value(&o.prometheus), "write Prometheus text exposition here (node-exporter textfile collector: *.prom)")
-      ("json", po::value(&o.json), "write the verdicts as JSON (schema commsweep.compare/2) here")
+      ("json", po::value(&o.json), "write the verdicts as JSON (schema commsweep.compare/3) here")
       ("mode", po::value(&o.mode), "the fabric mode RESULTS were taken in (as baseline --mode: nvlink, ib, roce-sriov, ...): checked against the baseline's")
       ("allow-mismatch", po::bool_switch(&o.allow_mismatch), "judge RESULTS against a baseline that measured something else (backend, ranks, nodes, GPUs per node, shape, mode, buffers, timer): the differences are said before the verdicts")
       ("quiet", po::bool_switch(&o.quiet), "print only the verdict (the counts and the exit line), not the table")
@@ -36,7 +36,9 @@ std::string compare_help(const po::options_description& d) {
          "Judges every test, type, operator, root and size of RESULTS (a commsweep --json file) against\n"
          "the baseline's median, with the baseline's rules: busbw (time below rules.small_message_bytes)\n"
          "worse by rules.warn_pct is WARN, by rules.fail_pct FAIL; a change inside the run-to-run spread\n"
-         "(the baseline's, or the cycles' of RESULTS) is SAME; busbw below a floor, a size or test missing\n"
+         "(the baseline's, or the cycles' of RESULTS) is SAME; a FAIL by change whose change is inside\n"
+         "the noise the run showed of itself (cv, p95 over p50, its halves or cycles apart) or the\n"
+         "baseline's runs' spread, uncapped, is NOISY, not judged; busbw below a floor, a size or test missing\n"
          "from RESULTS, and any wrong element FAIL; a measurement the baseline lacks is NOT_JUDGED, counted\n"
          "apart (never a PASS, never a regression by itself). Ranks whose time is an outlier among the\n"
          "ranks' are named as stragglers with their host. nvlink files: per host, ordered GPU pair (index\n"
@@ -51,11 +53,12 @@ std::string compare_help(const po::options_description& d) {
          "or --health-thresholds): a new WARN or FAIL finding is a regression, INFO never is; each is\n"
          "printed with the rule and limit that made it.\n\n"
       << exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kWrongData, exit_code::kOutputFailed,
-                          exit_code::kRegression})
+                          exit_code::kRegression, exit_code::kNoisy})
       << "0: pass (warnings allowed). 2: an unreadable or corrupt file, another schema version, a\n"
          "baseline that measured something else, bad flags: nothing is written. 8: RESULTS hold wrong\n"
          "elements (#wrong > 0). 9: a FAIL, or a new health WARN or FAIL. 11: a report or the\n"
-         "history's copy could not be written.\n";
+         "history's copy could not be written. 12: a NOISY and no FAIL: a change the run's own noise\n"
+         "could explain, not judged (rerun, or raise -n).\n";
   return out.str();
 }
 

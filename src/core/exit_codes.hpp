@@ -25,6 +25,7 @@ constexpr int kWrongData = 8;     // wrong elements (or bytes) in a run, or in t
 constexpr int kRegression = 9;    // compare: worse than the baseline
 constexpr int kSlow = 10;         // pairs, nvlink: a slow pair of nodes, a slow link or GPU
 constexpr int kOutputFailed = 11;  // an output could not be written; the rows kept elsewhere
+constexpr int kNoisy = 12;        // compare: a change the run's own noise could explain, not judged
 }  // namespace exit_code
 
 struct ExitCodeRow {
@@ -34,7 +35,7 @@ struct ExitCodeRow {
 };
 
 // Every code, in numerical order.
-inline constexpr std::array<ExitCodeRow, 12> kExitCodes{{
+inline constexpr std::array<ExitCodeRow, 13> kExitCodes{{
     {exit_code::kOk, "ok", "every check passed"},
     {exit_code::kMpirun, "mpirun", "never commsweep's own: mpirun's, signalled or after a rank died without a word"},
     {exit_code::kUsage, "bad input", "bad flags or input: nothing measured"},
@@ -47,16 +48,18 @@ inline constexpr std::array<ExitCodeRow, 12> kExitCodes{{
     {exit_code::kRegression, "regression", "worse than the baseline (compare)"},
     {exit_code::kSlow, "slow", "a slow pair of nodes, or a slow link or GPU (pairs, nvlink)"},
     {exit_code::kOutputFailed, "output not written", "an output could not be written; the message names where the rows are"},
+    {exit_code::kNoisy, "noisy", "a change the run's own noise could explain: not judged (rerun, or raise -n)"},
 }};
 
 // Where several happen in one run, the first of this order is the exit code: what makes the
 // others meaningless first (nothing was measured, the run broke, its data is wrong), then what
 // cut it short or lost its file, then the verdicts on a run that did finish, the hardware's
-// before the baseline's before the fabric's speed. 0 and 1 are never combined (1 is mpirun's).
-inline constexpr std::array<int, 10> kExitPrecedence{
+// before the baseline's before the fabric's speed; last, a change too noisy to judge (no verdict
+// at all, so anything else said outranks it). 0 and 1 are never combined (1 is mpirun's).
+inline constexpr std::array<int, 11> kExitPrecedence{
     exit_code::kUsage,      exit_code::kRuntime,      exit_code::kTimeout,    exit_code::kOutOfMemory,
     exit_code::kWrongData,  exit_code::kInterrupted,  exit_code::kOutputFailed, exit_code::kHealthFail,
-    exit_code::kRegression, exit_code::kSlow};
+    exit_code::kRegression, exit_code::kSlow,         exit_code::kNoisy};
 
 // The code of two outcomes of one run: the one first in kExitPrecedence; 0 yields to any
 // other; a code outside the order (mpirun's 1, a shell's 127) to any in it.

@@ -25,7 +25,7 @@ std::vector<BaselineEntry> baseline_entries(const std::vector<report::Results>& 
     const double within = median(o.within_spread_pct);
     entries.push_back({key, static_cast<int>(o.time_us.size()), median(o.bandwidth_gbps),
                        std::max(spread_pct(o.bandwidth_gbps), within), median(o.time_us),
-                       std::max(spread_pct(o.time_us), within), median(o.p99_us)});
+                       std::max(spread_pct(o.time_us), within), median(o.p99_us), spread_pct(o.p99_us)});
   }
   return entries;
 }

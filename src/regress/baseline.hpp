@@ -93,6 +93,9 @@ struct BaselineEntry {
   // The median over the samples of each half's per-iteration p99 (report::IterationStats); 0
   // where the runs kept no iterations (--per-iteration off, files from before issue 26).
   double p99_us = 0;
+  // The run-to-run spread of those p99s ((max - min) / median, uncapped), for compare's NOISY
+  // band of the tail rule; 0 with one sample, and in files written before issue 43 (absent there).
+  double p99_spread_pct = 0;
 };
 
 // Runs a baseline should be made of: fewer, and its spreads are the rows' own noise rather

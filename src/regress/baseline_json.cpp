@@ -230,6 +230,7 @@ BaselineEntry entry_from(const Field& f) {
   e.time_us = f.at("time_us").non_negative();
   e.time_spread_pct = f.at("time_spread_pct").non_negative();
   if (f.has("p99_us")) e.p99_us = f.at("p99_us").non_negative();  // since issue 26
+  if (f.has("p99_spread_pct")) e.p99_spread_pct = f.at("p99_spread_pct").non_negative();  // since issue 43
   return e;
 }
 
@@ -245,7 +246,10 @@ json to_json(const Baseline& b) {
     j[bus ? "busbw_spread_pct" : "bandwidth_spread_pct"] = e.bandwidth_spread_pct;
     j["time_us"] = e.time_us;
     j["time_spread_pct"] = e.time_spread_pct;
-    if (e.p99_us > 0) j["p99_us"] = e.p99_us;
+    if (e.p99_us > 0) {
+      j["p99_us"] = e.p99_us;
+      j["p99_spread_pct"] = e.p99_spread_pct;
+    }
     entries.push_back(j);
   }
   return json{{"schema", kBaselineSchema}, {"shape", b.shape}, {"mode", b.mode},

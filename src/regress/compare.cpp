@@ -33,6 +33,52 @@ const Floor* floor_for(const Key& key, const Rules& rules) {
   return found;
 }
 
+// A spread of times, in percent slower, as the metric's worse: a time's own, a bandwidth's drop
+// (1 - 1 / (1 + spread)), below 100% however large the spread: no noise excuses a drop to zero.
+double compare_worse_of_slower(Metric m, double slower_pct) {
+  return m == Metric::Time ? slower_pct : (1.0 - 1.0 / (1.0 + slower_pct / 100.0)) * 100.0;
+}
+
+// Two noises together, as SAME takes them: the larger. (Compounded, (1 + a)(1 + b) - 1, the
+// worst case of both, measured on this machine's tries: 23 of 120 identical compares with a
+// FAIL against 32 with the larger, but 12 of 15 slowed tries exit 9 against 14; quadrature of
+// their logarithms 29 and 13: docs/regression-rules.md, "NOISY".)
+double compare_combined_pct(double a_pct, double b_pct) { return std::max(a_pct, b_pct); }
+
+// The noise the run and the baseline showed of themselves at O (Judgement::NoiseParts), and the
+// band a change beyond the fail band must leave to FAIL rather than be NOISY: the baseline's
+// spread uncapped (one wild baseline run may make a change NOISY, never SAME), or the largest
+// of the run's own, whichever is larger.
+void compare_noise_band(Judgement& j, const Observation& o, const BaselineEntry& base) {
+  auto& n = j.noise;
+  n.baseline = base.time_spread_pct;
+  n.cycles = spread_pct(o.time_us);
+  n.halves = median(o.within_spread_pct);
+  std::vector<double> cv, p95;
+  for (const auto& s : o.per_iter) {
+    cv.push_back(s.cv_pct);
+    if (s.p50_us > 0) p95.push_back((s.p95_us / s.p50_us - 1.0) * 100.0);
+  }
+  n.cv = median(cv);
+  n.p95 = std::max(0.0, median(p95));
+  j.noisy_band_pct = compare_worse_of_slower(j.metric, compare_combined_pct(n.baseline, n.own()));
+}
+
+// "(this run's own: p95 41.0% over p50, cv 15.0%, halves 53.0% apart; the baseline's runs 12.0%
+// apart)": the parts of the band that are there.
+std::string compare_noise_text(const Judgement::NoiseParts& n) {
+  std::string own;
+  const auto add = [&own](double v, const std::string& text) {
+    if (v >= 0.05) own += (own.empty() ? "" : ", ") + text;
+  };
+  add(n.p95, "p95 " + pct(n.p95) + " over p50");
+  add(n.cv, "cv " + pct(n.cv));
+  add(n.halves, "halves " + pct(n.halves) + " apart");
+  add(n.cycles, "cycles " + pct(n.cycles) + " apart");
+  return "this run's own: " + (own.empty() ? std::string("none measured") : own) + "; the baseline's runs " +
+         pct(n.baseline) + " apart";
+}
+
 // How much worse the run is, in percent of the baseline (negative: better).
 double worse_pct(Metric m, double baseline, double value) {
   if (baseline <= 0) return 0;
@@ -52,6 +98,12 @@ void judge_change(Judgement& j, const Rules& rules) {
   } else if (std::fabs(worse) <= j.noise_pct) {
     j.verdict = Verdict::Same;
     j.reason = change + ", inside the noise of " + pct(j.noise_pct);
+  } else if (worse >= rules.fail_pct && worse <= j.noisy_band_pct) {
+    // Beyond the fail band, but a run this noisy (or a baseline this spread) could show it.
+    j.verdict = Verdict::Noisy;
+    j.change_fail = true;
+    j.reason = change + ", inside the noise band of " + pct(j.noisy_band_pct) + " (" + compare_noise_text(j.noise) +
+               "): not judged";
   } else if (worse >= rules.fail_pct) {
     j.verdict = Verdict::Fail;
     j.change_fail = true;
@@ -79,9 +131,28 @@ void judge_tail(Judgement& j, const Observation& o, const BaselineEntry& base, c
   j.tail_change_pct = (j.tail_us / base.p99_us - 1) * 100;
   const double limit = rules.tail_fail_pct + j.noise_pct;
   if (j.tail_change_pct <= limit) return;
-  const std::string tail = "p99 " + pct(j.tail_change_pct) + " slower (" + printed("%.1f", j.tail_us) + " us against " +
-                           printed("%.1f", base.p99_us) + " us; tail rule " + pct(rules.tail_fail_pct) +
-                           " + the noise of " + pct(j.noise_pct) + ")";
+  // The p99's own noise: the baseline's p99s run to run (uncapped) or this run's over its
+  // cycles; and at least what may have shifted the whole half, as a time (the baseline's spread,
+  // this run's cycles and halves apart): a p99 moves with its median, so a half
+  // shifted by noise takes its p99 along (the limit above adds the median's noise for the same
+  // reason). Not the iterations' own spread (cv, p95): that is the tail this rule judges.
+  const double own_p99 = spread_pct(o.p99_us);
+  const double shift = compare_combined_pct(j.noise.baseline, j.noise.shift());
+  j.tail_noise_pct = std::max({j.noise_pct, compare_combined_pct(base.p99_spread_pct, own_p99), shift});
+  const std::string figures = printed("%.1f", j.tail_us) + " us against " + printed("%.1f", base.p99_us) + " us";
+  if (j.tail_change_pct <= rules.tail_fail_pct + j.tail_noise_pct) {
+    if (j.verdict == Verdict::Fail) return;  // the median's FAIL stands on its own
+    const std::string tail = "p99 " + pct(j.tail_change_pct) + " slower (" + figures + "), inside the tail rule's " +
+                             pct(rules.tail_fail_pct) + " + its noise of " + pct(j.tail_noise_pct) +
+                             " (the baseline's p99s " + pct(base.p99_spread_pct) + " apart, this run's " +
+                             pct(own_p99) + "; the whole half's shift " + pct(shift) + "): not judged";
+    j.reason = j.verdict == Verdict::Noisy ? j.reason + "; " + tail : tail + "; the median: " + j.reason;
+    j.verdict = Verdict::Noisy;
+    j.change_fail = true;
+    return;
+  }
+  const std::string tail = "p99 " + pct(j.tail_change_pct) + " slower (" + figures + "; tail rule " +
+                           pct(rules.tail_fail_pct) + " + the noise of " + pct(j.tail_noise_pct) + ")";
   if (j.verdict == Verdict::Fail) {
     j.reason += "; " + tail;
     return;
@@ -136,6 +207,7 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
     }
     j.noise_pct = std::max(std::min(base_spread, rules.max_noise_pct), own);
     if (j.metric == Metric::Time) j.noise_pct = std::max(j.noise_pct, rules.latency_noise_floor_pct);
+    compare_noise_band(j, o, *base);
     j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;
     judge_change(j, rules);
     judge_tail(j, o, *base, rules);
@@ -147,11 +219,13 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
   }
   if (const Floor* f = floor_for(o.key, rules); f && j.busbw_gbps < f->min_busbw_gbps) {
     j.verdict = Verdict::Fail;
+    j.hard_fail = true;
     j.reason = "busbw " + gbps(j.busbw_gbps) + " below the floor of " + gbps(f->min_busbw_gbps) +
                " from " + size_text(f->from_size_bytes);
   }
   if (j.wrong > 0) {
     j.verdict = Verdict::Fail;
+    j.hard_fail = true;
     j.reason = std::to_string(j.wrong) + " wrong elements";
   }
   return j;
@@ -161,25 +235,36 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
 // (a slower link, a slower rank) slows both; a preempted or throttled moment slows one. So a
 // FAIL by change alone stands only where the other half of the row also FAILs by change; else
 // it is a WARN that says why. (The price: a regression of one half alone, an in-place path
-// only, is a WARN; it is named, and a nightly job that wants it fatal reads the WARNs.)
+// only, is a WARN; it is named, and a nightly job that wants it fatal reads the WARNs.) Where
+// both halves are worse than the fail band but one is NOISY, the row rests on one half alone
+// again: the FAIL half is NOISY too. Floors, wrong elements and missing rows FAIL on their own.
 void require_both_halves(std::vector<Judgement>& judgements) {
   std::map<Key, const Judgement*> by_key;
   for (const auto& j : judgements) by_key[j.key] = &j;
-  std::vector<std::pair<Judgement*, std::string>> lone;
+  std::vector<std::pair<Judgement*, std::string>> lone, noisy;
   for (auto& j : judgements) {
-    if (!j.change_fail || j.key.judged_alone()) continue;  // no halves: EP phases, a matrix's tests
+    if (!j.change_fail || j.hard_fail || j.key.judged_alone()) continue;  // no halves: EP phases, a matrix's tests
     Key other = j.key;
     other.place = j.key.place == "in_place" ? "out_of_place" : "in_place";
     const auto it = by_key.find(other);
-    if (it == by_key.end() || it->second->change_fail) continue;
-    lone.emplace_back(&j, other.place + " half " + (it->second->has_baseline
-                                                         ? name_of(it->second->verdict) + std::string(" (") + it->second->reason + ")"
-                                                         : std::string("not judged")));
+    if (it == by_key.end()) continue;
+    const Judgement& o = *it->second;
+    const std::string said = other.place + " half " + (o.has_baseline ? name_of(o.verdict) + std::string(" (") + o.reason + ")"
+                                                                      : std::string("not judged"));
+    if (!o.change_fail) {
+      lone.emplace_back(&j, said);
+    } else if (j.verdict == Verdict::Fail && o.verdict == Verdict::Noisy) {
+      noisy.emplace_back(&j, said);
+    }
   }
   for (auto& [j, other] : lone) {  // after the scan: every verdict above is the half's own
     j->verdict = Verdict::Warn;
     j->change_fail = false;
     j->reason += "; only this half: the " + other + ", so a moment's noise, not a regression";
+  }
+  for (auto& [j, other] : noisy) {
+    j->verdict = Verdict::Noisy;
+    j->reason += "; the " + other + ": the row rests on this half alone, not judged";
   }
 }
 
@@ -187,6 +272,7 @@ Judgement missing(const BaselineEntry& e) {
   Judgement j;
   j.key = e.key;
   j.verdict = Verdict::Fail;
+  j.hard_fail = true;
   j.has_baseline = true;
   j.missing = true;
   j.reason = "missing from the results (in the baseline)";
@@ -195,8 +281,10 @@ Judgement missing(const BaselineEntry& e) {
 
 int exit_code_of(const Comparison& c) {
   const bool regression = c.counts[static_cast<int>(Verdict::Fail)] > 0 || !c.health.empty();
-  return combined_exit(c.wrong_total > 0 ? exit_code::kWrongData : exit_code::kOk,
-                       regression ? exit_code::kRegression : exit_code::kOk);
+  const bool noisy = c.counts[static_cast<int>(Verdict::Noisy)] > 0;
+  return combined_exit({c.wrong_total > 0 ? exit_code::kWrongData : exit_code::kOk,
+                        regression ? exit_code::kRegression : exit_code::kOk,
+                        noisy ? exit_code::kNoisy : exit_code::kOk});
 }
 
 // The WARN and FAIL findings of the run's "health" member; a malformed member is bad input.
@@ -245,12 +333,26 @@ const char* name_of(Verdict v) {
     case Verdict::Same: return "SAME";
     case Verdict::Pass: return "PASS";
     case Verdict::Warn: return "WARN";
+    case Verdict::Noisy: return "NOISY";
     case Verdict::Fail: return "FAIL";
   }
   return "?";
 }
 
-int level_of(Verdict v) { return v == Verdict::NotJudged ? -1 : static_cast<int>(v) - 1; }
+int level_of(Verdict v) {
+  switch (v) {
+    case Verdict::NotJudged: return -1;
+    case Verdict::Same: return 0;
+    case Verdict::Pass: return 1;
+    case Verdict::Warn: return 2;
+    case Verdict::Noisy: return -2;  // not judged: no level on the SAME-to-FAIL scale
+    case Verdict::Fail: return 3;
+  }
+  return -1;
+}
+
+double Judgement::NoiseParts::shift() const { return std::max(cycles, halves); }
+double Judgement::NoiseParts::own() const { return std::max({shift(), cv, p95}); }
 
 const char* name_of(Metric m) {
   switch (m) {

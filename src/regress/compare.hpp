@@ -16,14 +16,19 @@ namespace commsweep::regress {
 
 // Ordered by severity: a group's verdict is its worst member's. NotJudged: in the run, not in
 // the baseline (nothing to judge it against): never a PASS, never a regression by itself.
-enum class Verdict { NotJudged, Same, Pass, Warn, Fail };
-inline constexpr int kVerdicts = 5;
+// Noisy ("NOISY: not judged"): worse than the fail band by its change alone, but by less than
+// the noise the run and the baseline showed of themselves (Judgement::noisy_band_pct): a run
+// noisier than the change it shows, said so (exit 12) rather than judged a regression.
+enum class Verdict { NotJudged, Same, Pass, Warn, Noisy, Fail };
+inline constexpr int kVerdicts = 6;
 const char* name_of(Verdict v);
-// The Prometheus level (commsweep_verdict_level): 0 SAME, 1 PASS, 2 WARN, 3 FAIL, -1 not judged.
+// The Prometheus level (commsweep_verdict_level): 0 SAME, 1 PASS, 2 WARN, 3 FAIL, -1 not judged,
+// -2 NOISY (not judged: the run too noisy for its change).
 int level_of(Verdict v);
 
 // 2: the verdict NOT_JUDGED (rows the baseline lacks, PASS in 1), counts.NOT_JUDGED, "setup".
-inline constexpr const char* kCompareSchema = "commsweep.compare/2";
+// 3: the verdict NOISY, counts.NOISY, each judgement's "noise" (the band that excused it).
+inline constexpr const char* kCompareSchema = "commsweep.compare/3";
 
 // Bandwidth: DeepEP's of an EP phase, or a matrix's GB/s (an nvlink pair or target, a node pair).
 enum class Metric { Busbw, Time, Bandwidth, None };
@@ -39,19 +44,38 @@ struct Judgement {
   double value = 0;              // the run's median of the metric
   double change_pct = 0;         // value / baseline - 1, in percent (time: + is slower)
   double noise_pct = 0;          // the run-to-run spread the change is measured against
+  // The noise a change beyond the fail band is checked against before it FAILs (NOISY inside
+  // it), in the metric's direction: time slower, or a bandwidth's drop (below 100%: no spread
+  // excuses a drop to zero). Each part in percent of time, slower (NoiseParts).
+  struct NoiseParts {
+    double baseline = 0;  // the baseline's run-to-run spread of the metric's time, uncapped
+    double cycles = 0;    // this run's own spread over its cycles (-N)
+    double halves = 0;    // its row's two halves apart (within_row_spread_pct; 0 judged alone)
+    double cv = 0;        // the per-iteration cv (the median over its samples)
+    double p95 = 0;       // p95 over p50, minus 1 (the median over its samples)
+    double shift() const;  // the larger of cycles and halves: what moves a whole half
+    double own() const;    // the largest of the run's own parts
+  } noise;
+  double noisy_band_pct = 0;  // the larger of baseline and own, as a drop for a bandwidth
   double busbw_gbps = 0;         // the run's busbw (bandwidth for EP), for tables and plots
   std::uint64_t wrong = 0;
   std::string reason;
   int samples = 0;  // of the run, at this key (-N cycles, several results files)
-  // Worse than the fail band by its change alone (not missing, wrong, or below a floor): such a
-  // FAIL stands only where the row's other half agrees (one half alone is a moment's noise, a WARN).
+  // Worse than the fail band by its change alone (not missing, wrong, or below a floor), FAIL
+  // or NOISY: such a FAIL stands only where the row's other half agrees (one half alone is a
+  // moment's noise, a WARN), and where neither half is NOISY (require_both_halves).
   bool change_fail = false;
+  // FAIL whatever the noise and the other half: below a floor, wrong elements, missing.
+  bool hard_fail = false;
   // The tail rule (Rules::tail_fail_pct): the run's p99 (median over its samples) against the
   // baseline's; judged only where both have one, from small_message_bytes up.
   bool tail_judged = false;
   double tail_baseline_us = 0;
   double tail_us = 0;
   double tail_change_pct = 0;  // + is slower
+  // The p99's own noise: the baseline's p99 run-to-run spread (p99_spread_pct, uncapped) or
+  // this run's over its cycles, the larger; a tail FAIL inside tail_fail_pct plus it is NOISY.
+  double tail_noise_pct = 0;
   // The run's spread over its iterations at this key (the median over its samples of each
   // statistic; spikes summed), for the HTML report; iterations 0 where none were kept.
   struct Spread {
@@ -112,7 +136,7 @@ struct Comparison {
   std::vector<std::string> health_evidence;  // the run's joined verdict lines, and compare's own
   // core/exit_codes.hpp's: 0 pass (WARN allowed), 8 wrong elements in the run (before the
   // rest), 9 a regression (a FAIL: worse than the fail band, below a floor, missing; or a new
-  // health WARN or FAIL); bad input (2) never gets this far.
+  // health WARN or FAIL), 12 noisy (a NOISY and nothing above); bad input (2) never gets this far.
   int exit_code = exit_code::kOk;
 };
 

@@ -42,7 +42,7 @@ nlohmann::json comparison_json(const Comparison& c);
 std::string signed_pct(double v);
 std::string value_text(const Judgement& j, double v);
 std::string exit_meaning(int exit_code);
-// "0 FAIL, 2 WARN, 10 PASS, 40 SAME; 6 not judged (not in the baseline)": every printer's count.
+// "0 FAIL, 2 WARN, 3 NOISY, 10 PASS, 40 SAME; 6 not judged (not in the baseline)": every printer's count.
 std::string counts_text(const Comparison& c);
 // Said before the verdicts: "setup differs, judged anyway (--allow-mismatch): backend: run mpi,
 // baseline nccl; ..." and "setup not checked: ..."; "" when there is nothing to say.

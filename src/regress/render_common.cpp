@@ -45,7 +45,8 @@ std::string value_text(const Judgement& j, double v) {
 
 std::string counts_text(const Comparison& c) {
   return std::to_string(verdict_count(c, Verdict::Fail)) + " FAIL, " + std::to_string(verdict_count(c, Verdict::Warn)) +
-         " WARN, " + std::to_string(verdict_count(c, Verdict::Pass)) + " PASS, " +
+         " WARN, " + std::to_string(verdict_count(c, Verdict::Noisy)) + " NOISY, " +
+         std::to_string(verdict_count(c, Verdict::Pass)) + " PASS, " +
          std::to_string(verdict_count(c, Verdict::Same)) + " SAME; " +
          std::to_string(verdict_count(c, Verdict::NotJudged)) + " not judged (not in the baseline)";
 }

@@ -1,6 +1,6 @@
 // A self-contained HTML report: inline CSS and SVG, no script, nothing fetched. Plots: busbw
 // against message size (out-of-place) per test, type and operator; EP bandwidth against tokens
-// (the matrices, one size per pair, in the verdict table only). This run in blue (FAIL points red, WARN amber), the baseline orange dashed, history grey.
+// (the matrices, one size per pair, in the verdict table only). This run in blue (FAIL points red, WARN amber, NOISY purple), the baseline orange dashed, history grey.
 #include <set>
 #include <sstream>
 
@@ -18,6 +18,7 @@ constexpr const char* kBaselineCombineColour = "#8c564b";
 constexpr const char* kHistoryColour = "#b0b0b0";
 constexpr const char* kFailColour = "#d62728";
 constexpr const char* kWarnColour = "#e6b000";
+constexpr const char* kNoisyColour = "#9467bd";
 
 // The plot a key belongs to (collectives: out-of-place only), or "" for none.
 std::string plot_id(const Key& k) {
@@ -30,6 +31,7 @@ std::string plot_id(const Key& k) {
 std::string mark_of(Verdict v) {
   if (v == Verdict::Fail) return kFailColour;
   if (v == Verdict::Warn) return kWarnColour;
+  if (v == Verdict::Noisy) return kNoisyColour;
   return "";
 }
 
@@ -73,7 +75,7 @@ Plot plot_for(const std::string& id, const Comparison& c, const Baseline& b,
 const char* kStyle =
     "body{font-family:sans-serif;margin:24px;color:#222}"
     "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
-    "td.n{text-align:right}.FAIL{background:#f8d0d0}.WARN{background:#fff0b0}.PASS{background:#e6f4e6}"
+    "td.n{text-align:right}.FAIL{background:#f8d0d0}.WARN{background:#fff0b0}.NOISY{background:#e8dcf4}.PASS{background:#e6f4e6}"
     ".SAME{background:#ffffff}.NOT_JUDGED{background:#eeeeee;color:#666}.plots{display:flex;flex-wrap:wrap;gap:12px}";
 
 void verdict_table(std::ostringstream& out, const Comparison& c) {

@@ -1,4 +1,4 @@
-// The comparison as JSON (schema commsweep.compare/2, results/schema/README.md).
+// The comparison as JSON (schema commsweep.compare/3, results/schema/README.md).
 #include "regress/render.hpp"
 
 namespace commsweep::regress {
@@ -17,12 +17,22 @@ nlohmann::json comparison_json(const Comparison& c) {
                           {"value", j.missing ? json(nullptr) : json(j.value)},
                           {"change_pct", j.has_baseline && !j.missing ? json(j.change_pct) : json(nullptr)},
                           {"spread_pct", j.noise_pct},
+                          // The NOISY band and its parts (since schema 3), null where not compared.
+                          {"noise", j.has_baseline && !j.missing
+                                        ? json{{"band_pct", j.noisy_band_pct},
+                                               {"baseline_pct", j.noise.baseline},
+                                               {"cycles_pct", j.noise.cycles},
+                                               {"halves_pct", j.noise.halves},
+                                               {"cv_pct", j.noise.cv},
+                                               {"p95_over_p50_pct", j.noise.p95}}
+                                        : json(nullptr)},
                           {"wrong", j.wrong},
                           {"reason", j.reason},
                           // The tail rule's figures (since issue 26), null where it was not judged.
                           {"tail", j.tail_judged ? json{{"baseline_p99_us", j.tail_baseline_us},
                                                         {"p99_us", j.tail_us},
-                                                        {"change_pct", j.tail_change_pct}}
+                                                        {"change_pct", j.tail_change_pct},
+                                                        {"noise_pct", j.tail_noise_pct}}
                                                  : json(nullptr)}});
   }
   json stragglers = json::array();
@@ -39,7 +49,7 @@ nlohmann::json comparison_json(const Comparison& c) {
                       {"rule", h.rule}, {"limit", h.limit}});
   }
   json counts;
-  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail, Verdict::NotJudged}) {
+  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Noisy, Verdict::Fail, Verdict::NotJudged}) {
     counts[name_of(v)] = verdict_count(c, v);
   }
   json differs = json::array();

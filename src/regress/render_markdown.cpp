@@ -7,7 +7,7 @@ namespace commsweep::regress {
 
 std::string render_markdown(const Comparison& c) {
   std::ostringstream out;
-  const char* icon = c.exit_code == exit_code::kOk ? "PASS" : "FAIL";
+  const char* icon = c.exit_code == exit_code::kOk ? "PASS" : c.exit_code == exit_code::kNoisy ? "NOISY" : "FAIL";
   out << "## commsweep compare: " << icon << " (" << c.shape << ", " << c.mode << ")\n\n";
   out << "- results: `" << c.results_file << "` (started " << c.started_at << ")\n";
   out << "- baseline: `" << c.baseline_file << "`\n";
@@ -21,7 +21,7 @@ std::string render_markdown(const Comparison& c) {
   bool header = false;
   for (const auto& line : group_lines(c)) {
     const Judgement& j = *line.worst;
-    if (j.verdict != Verdict::Fail && j.verdict != Verdict::Warn) continue;
+    if (j.verdict != Verdict::Fail && j.verdict != Verdict::Noisy && j.verdict != Verdict::Warn) continue;
     if (!header) {
       out << "| verdict | measurement | baseline | now | change | reason |\n";
       out << "|---|---|---:|---:|---:|---|\n";

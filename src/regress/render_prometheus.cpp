@@ -43,15 +43,15 @@ void measurement_families(Exposition& e, const Comparison& c) {
   for (const auto& j : c.judgements) {
     if (j.has_baseline && !j.missing) e.sample(key_labels(j.key), j.change_pct / 100);
   }
-  e.family("commsweep_verdict_level", "Verdict per measurement: 0 SAME, 1 PASS, 2 WARN, 3 FAIL; -1 not judged (not in the baseline).");
+  e.family("commsweep_verdict_level", "Verdict per measurement: 0 SAME, 1 PASS, 2 WARN, 3 FAIL; -1 not judged (not in the baseline), -2 NOISY (not judged: inside the run's own noise).");
   for (const auto& j : c.judgements) e.sample(key_labels(j.key), level_of(j.verdict));
 }
 
 void summary_families(Exposition& e, const Comparison& c) {
-  e.family("commsweep_compare_exit_code", "Exit code of commsweep compare: 0 pass, 8 wrong data, 9 regression (docs/failures.md).");
+  e.family("commsweep_compare_exit_code", "Exit code of commsweep compare: 0 pass, 8 wrong data, 9 regression, 12 noisy (docs/failures.md).");
   e.sample({}, c.exit_code);
-  e.family("commsweep_compare_verdicts", "Measurements by verdict; NOT_JUDGED: not in the baseline.");
-  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Fail, Verdict::NotJudged}) {
+  e.family("commsweep_compare_verdicts", "Measurements by verdict; NOT_JUDGED: not in the baseline; NOISY: inside the run's own noise, not judged.");
+  for (Verdict v : {Verdict::Same, Verdict::Pass, Verdict::Warn, Verdict::Noisy, Verdict::Fail, Verdict::NotJudged}) {
     e.sample({{"verdict", name_of(v)}}, verdict_count(c, v));
   }
   // Only when judged against a baseline of another setup (--allow-mismatch).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Doctors a commsweep results file for the nightly end-to-end case (tests/e2e/e2e_case.sh).
 
-    doctor_results.py --baseline BASE [--cut-size BYTES --pct 20] [--wrong-size BYTES --count 5] IN OUT
+    doctor_results.py --baseline BASE [--cut-size BYTES --pct 20] [--wrong-size BYTES --count 5] [--quiet-iterations] IN OUT
 
 Every row (each cycle, both halves) is first put on the baseline's median busbw (time, algbw
 and per-rank times scaled to match), and its iterations (per_iter) on the baseline's p99 (every
@@ -12,6 +12,9 @@ their iterations slowed as much (a regression slows the row: compare takes one h
 moment's noise);
 at --wrong-size, the first out-of-place row gets --count wrong elements (counted in the
 summary). So a verdict on the copy is caused by what was planted, and by nothing else.
+--quiet-iterations puts every iteration of a half at the half's time instead (cv 0, p95 and p99
+its p50; the cut slows them as much): the night without this machine's per-iteration noise
+either, which compare's NOISY band reads (docs/regression-rules.md, "NOISY: not judged").
 Standard library only.
 """
 import argparse
@@ -48,6 +51,20 @@ def set_p99(per_iter, target):
                                                 for times in per_iter["per_process_max_times_us"]]
 
 
+def set_quiet(per_iter, time_us):
+    """Every iteration at TIME_US: no spread, no spike (a quiet machine's half)."""
+    for k in PER_ITER_TIMES:
+        if isinstance(per_iter.get(k), (int, float)):
+            per_iter[k] = 0.0 if k == "stdev_us" else time_us
+    for k in PER_ITER_LISTS:
+        if isinstance(per_iter.get(k), list):
+            per_iter[k] = [time_us for _ in per_iter[k]]
+    if isinstance(per_iter.get("per_process_max_times_us"), list):
+        per_iter["per_process_max_times_us"] = [[time_us for _ in times] for times in per_iter["per_process_max_times_us"]]
+    per_iter["cv_pct"] = 0.0
+    per_iter["spikes"] = 0
+
+
 def set_busbw(timing, target):
     factor = timing["busbw_gbps"] / target  # > 1: slower
     timing["busbw_gbps"] = target
@@ -72,7 +89,9 @@ def doctor(doc, base, a):
                 cut += 1
             set_busbw(row[place], target)
             per_iter = row[place].get("per_iter")
-            if key in p99s and isinstance(per_iter, dict) and per_iter.get("p99_us"):
+            if a.quiet_iterations and isinstance(per_iter, dict):
+                set_quiet(per_iter, row[place]["time_us"])
+            elif key in p99s and isinstance(per_iter, dict) and per_iter.get("p99_us"):
                 set_p99(per_iter, p99s[key] * slower)
         if row["size_bytes"] == a.wrong_size and not wrong:
             row["out_of_place"]["wrong"] = a.count
@@ -92,6 +111,7 @@ def main():
     p.add_argument("--pct", type=float, default=20)
     p.add_argument("--wrong-size", type=int, default=0)
     p.add_argument("--count", type=int, default=5)
+    p.add_argument("--quiet-iterations", action="store_true")
     p.add_argument("input")
     p.add_argument("output")
     a = p.parse_args()

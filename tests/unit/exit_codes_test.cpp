@@ -20,7 +20,7 @@ namespace {
 
 namespace x = exit_code;
 
-TEST(ExitCodes, OneRowPerCodeFromZeroToElevenEachNamedOnce) {
+TEST(ExitCodes, OneRowPerCodeFromZeroToTwelveEachNamedOnce) {
   std::set<std::string_view> names;
   for (std::size_t i = 0; i < kExitCodes.size(); ++i) {
     EXPECT_EQ(kExitCodes[i].code, static_cast<int>(i));
@@ -29,16 +29,17 @@ TEST(ExitCodes, OneRowPerCodeFromZeroToElevenEachNamedOnce) {
     EXPECT_TRUE(names.insert(kExitCodes[i].name).second) << kExitCodes[i].name;
   }
   EXPECT_EQ(exit_code_name(x::kWrongData), "wrong data");
-  EXPECT_EQ(exit_code_name(12), "?");
+  EXPECT_EQ(exit_code_name(x::kNoisy), "noisy");
+  EXPECT_EQ(exit_code_name(13), "?");
 }
 
 TEST(ExitCodes, ThePrecedenceOrdersEveryCodeButOkAndMpirunOnce) {
   std::vector<int> ordered(kExitPrecedence.begin(), kExitPrecedence.end());
   std::sort(ordered.begin(), ordered.end());
-  EXPECT_EQ(ordered, (std::vector<int>{2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
-  // issue 43's order, first wins.
+  EXPECT_EQ(ordered, (std::vector<int>{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  // issue 43's order, first wins; 12 (noisy: no verdict) last.
   EXPECT_EQ(std::vector<int>(kExitPrecedence.begin(), kExitPrecedence.end()),
-            (std::vector<int>{2, 3, 4, 7, 8, 5, 11, 6, 9, 10}));
+            (std::vector<int>{2, 3, 4, 7, 8, 5, 11, 6, 9, 10, 12}));
 }
 
 TEST(ExitCodes, CombinedTakesTheFirstInTheOrderWhicheverComesFirst) {
@@ -69,7 +70,7 @@ TEST(ExitCodes, HelpListsTheCodesFirstThatAppliesFirstAndOkLast) {
   EXPECT_EQ(exit_codes_help({x::kOk, x::kUsage, x::kWrongData, x::kRegression}),
             "Exit codes (docs/failures.md), the first that applies: 2 bad input, 8 wrong data, 9 regression;\n"
             "else 0 ok.\n");
-  const std::string all = exit_codes_help({0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  const std::string all = exit_codes_help({0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
   std::size_t start = 0;
   for (std::size_t end; (end = all.find('\n', start)) != std::string::npos; start = end + 1)
     EXPECT_LE(end - start, 100u) << all;

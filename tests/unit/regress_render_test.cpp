@@ -99,10 +99,12 @@ TEST_F(RegressRender, HtmlIsSelfContained) {
 TEST_F(RegressRender, JsonCarriesTheVerdicts) {
   const auto j = comparison_json(c_);
   EXPECT_EQ(j.at("exit_code"), exit_code::kRegression);
-  EXPECT_EQ(j.at("schema"), "commsweep.compare/2");
+  EXPECT_EQ(j.at("schema"), "commsweep.compare/3");
   EXPECT_EQ(j.at("counts").at("FAIL"), 4);  // 4M both halves, 8M both halves (missing)
   EXPECT_EQ(j.at("counts").at("PASS"), 0);
   EXPECT_EQ(j.at("counts").at("NOT_JUDGED"), 2);  // 16M both halves
+  EXPECT_EQ(j.at("counts").at("NOISY"), 0);
+  EXPECT_TRUE(j.at("judgements").at(0).at("noise").contains("band_pct"));  // since schema 3
   EXPECT_EQ(j.at("setup").at("differs").at(0).at("property"), "timer");
   EXPECT_EQ(j.at("setup").at("allowed"), true);
   EXPECT_EQ(j.at("stragglers").at(0).at("host"), "node-b");
@@ -111,7 +113,7 @@ TEST_F(RegressRender, JsonCarriesTheVerdicts) {
 // Rows the baseline lacks are counted apart from PASS in every printer, and the setup that
 // differs (judged anyway) is said before the verdicts.
 TEST_F(RegressRender, NotJudgedAndTheSetupInEveryPrinter) {
-  const std::string counts = "4 FAIL, 2 WARN, 0 PASS, 2 SAME; 2 not judged (not in the baseline)";
+  const std::string counts = "4 FAIL, 2 WARN, 0 NOISY, 0 PASS, 2 SAME; 2 not judged (not in the baseline)";
   const std::string differs = "setup differs, judged anyway (--allow-mismatch): timer: run device, baseline host";
   for (const std::string& text : {render_table(c_), render_markdown(c_), render_html(c_, b_, history_)}) {
     EXPECT_NE(text.find(counts), std::string::npos) << text;
