@@ -133,12 +133,12 @@ int run_baseline_command(int argc, char** argv, char**) {
     if (runs.size() < regress::kRecommendedBaselineRuns) {
       std::size_t matrices = 0;
       for (const auto& e : b.entries) matrices += e.key.is_matrix() ? 1 : 0;
-      // A matrix has no halves whose difference would show its noise: its spread is 0.
-      const std::string spread = matrices == 0 ? "the noise the rows show of themselves (their two halves)"
+      // A matrix has no halves whose relation would show its noise: its spread is 0.
+      const std::string spread = matrices == 0 ? "how much these runs and their rows' two halves moved apart (0 from one run)"
                                  : matrices == b.entries.size()
                                      ? "0 (an nvlink or pairs file has no halves to show its noise)"
-                                     : "the noise the rows show of themselves (their two halves; 0 for the "
-                                       "nvlink and pairs entries, which have none)";
+                                     : "how much these runs and their rows' two halves moved apart (0 from one run, "
+                                       "and for the nvlink and pairs entries, which have none)";
       std::cout << "note: " << regress::kRecommendedBaselineRuns << " runs or more are recommended: with "
                 << runs.size() << ", each spread is " << spread << ", not yet how much one run differs from the next\n";
     }

@@ -20,9 +20,13 @@ std::vector<BaselineEntry> baseline_entries(const std::vector<report::Results>& 
   }
   std::vector<BaselineEntry> entries;
   for (const auto& [key, o] : all) {
-    // The run-to-run spread over the samples, and at least the noise the rows show of
-    // themselves (their median): a baseline from one run knows its noise too.
-    const double within = median(o.within_spread_pct);
+    // The run-to-run spread over the samples, and at least how far the relation of the row's two
+    // halves moved between them: the spread of their ratio (1 + halves apart), not its size, which
+    // a systematic difference sets (one rank: in-place moves nothing, out-of-place copies; a
+    // 10x ratio every run is no noise).
+    std::vector<double> ratios;
+    for (double w : o.within_spread_pct) ratios.push_back(1.0 + w / 100.0);
+    const double within = spread_pct(ratios);
     entries.push_back({key, static_cast<int>(o.time_us.size()), median(o.bandwidth_gbps),
                        std::max(spread_pct(o.bandwidth_gbps), within), median(o.time_us),
                        std::max(spread_pct(o.time_us), within), median(o.p99_us), spread_pct(o.p99_us)});

@@ -49,11 +49,17 @@ double compare_combined_pct(double a_pct, double b_pct) { return std::max(a_pct,
 // band a change beyond the fail band must leave to FAIL rather than be NOISY: the baseline's
 // spread uncapped (one wild baseline run may make a change NOISY, never SAME), or the largest
 // of the run's own, whichever is larger.
-void compare_noise_band(Judgement& j, const Observation& o, const BaselineEntry& base) {
+void compare_noise_band(Judgement& j, const Observation& o, const BaselineEntry& base, const BaselineEntry* other_half) {
   auto& n = j.noise;
   n.baseline = base.time_spread_pct;
   n.cycles = spread_pct(o.time_us);
-  n.halves = median(o.within_spread_pct);
+  // The halves' relation against the baseline's: how far the ratio of the two halves' times moved
+  // (a difference they always have, as on one rank, is no noise). Without the other half's entry,
+  // the halves' disagreement itself.
+  const double run_ratio = 1.0 + median(o.within_spread_pct) / 100.0;
+  const double base_ratio =
+      other_half != nullptr ? 1.0 + within_row_spread_pct(base.time_us, other_half->time_us) / 100.0 : 1.0;
+  n.halves = base_ratio > 0 ? std::fabs(run_ratio / base_ratio - 1.0) * 100.0 : 0.0;
   std::vector<double> cv, p95;
   for (const auto& s : o.per_iter) {
     cv.push_back(s.cv_pct);
@@ -181,11 +187,14 @@ Judgement::Spread spread_of(const std::vector<report::IterationStats>& samples) 
   return s;
 }
 
-Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& rules) {
+Judgement judge(const Observation& o, const BaselineEntry* base, const BaselineEntry* other_half, const Rules& rules) {
   Judgement j;
   j.spread = spread_of(o.per_iter);
   j.key = o.key;
   j.metric = metric_for(o.key, rules);
+  // One rank: busbw is 0 by definition (nccl-tests' factor 2(n-1)/n for all_reduce), so its time
+  // is judged, whatever the size.
+  if (j.metric == Metric::Busbw && base != nullptr && base->bandwidth_gbps <= 0 && base->time_us > 0) j.metric = Metric::Time;
   const auto& values = j.metric == Metric::Time ? o.time_us : o.bandwidth_gbps;
   j.samples = static_cast<int>(values.size());
   j.value = median(values);
@@ -207,7 +216,7 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const Rules& ru
     }
     j.noise_pct = std::max(std::min(base_spread, rules.max_noise_pct), own);
     if (j.metric == Metric::Time) j.noise_pct = std::max(j.noise_pct, rules.latency_noise_floor_pct);
-    compare_noise_band(j, o, *base);
+    compare_noise_band(j, o, *base, other_half);
     j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;
     judge_change(j, rules);
     judge_tail(j, o, *base, rules);
@@ -386,7 +395,11 @@ Comparison compare(const report::Results& results, const Baseline& baseline) {
   for (const auto& e : baseline.entries) expected[e.key] = &e;
   for (const auto& [key, o] : observed) {
     const auto it = expected.find(key);
-    c.judgements.push_back(judge(o, it == expected.end() ? nullptr : it->second, baseline.rules));
+    Key other = key;  // the row's other half (collectives), whose relation to this one is known
+    other.place = key.place == "in_place" ? "out_of_place" : "in_place";
+    const auto half = key.judged_alone() ? expected.end() : expected.find(other);
+    c.judgements.push_back(judge(o, it == expected.end() ? nullptr : it->second,
+                                 half == expected.end() ? nullptr : half->second, baseline.rules));
   }
   for (const auto& [key, e] : expected) {
     if (!observed.count(key)) c.judgements.push_back(missing(*e));

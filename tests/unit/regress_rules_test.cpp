@@ -148,16 +148,26 @@ TEST(RegressRules, LatenciesHaveANoiseFloorThatA2xSlowdownClears) {
 }
 
 // One run carries a spread: its two halves (out-of-place, in-place) timed moments apart.
-TEST(RegressRules, ABaselineOfOneRunCarriesTheSpreadItsRowsShow) {
+// A baseline's halves noise is how far their relation moved between its samples, not its size: a
+// difference the halves always have (one rank: in-place moves nothing) is no noise. One run knows
+// neither; the judged run's halves moved from the baseline's relation are its own noise.
+TEST(RegressRules, ABaselineKeepsHowTheHalvesRelationMovedNotItsSize) {
   report::Results one = run_at(400, 1.0, {1 << 20});
   one.rows[0].in_place.time_us = one.rows[0].out_of_place.time_us * 1.2;  // 20% apart
   const Baseline b = baseline_of({one});
   ASSERT_EQ(b.entries.size(), 2u);
-  EXPECT_NEAR(b.entries[0].bandwidth_spread_pct, 20.0, 1e-6);
-  EXPECT_NEAR(b.entries[0].time_spread_pct, 20.0, 1e-6);
-  // A rerun 15% lower is inside it; 2x lower is not.
-  EXPECT_EQ(at(compare(run_at(400, 0.85, {1 << 20}), b), 1 << 20).verdict, Verdict::Same);
+  EXPECT_NEAR(b.entries[0].bandwidth_spread_pct, 0.0, 1e-6);
+  EXPECT_NEAR(b.entries[0].time_spread_pct, 0.0, 1e-6);
+  // A rerun whose halves agree moved their relation by 1 - 1/1.2 = 16.7%: 15% lower is inside it
+  // (NOISY, not judged); 2x lower is a regression.
+  EXPECT_EQ(at(compare(run_at(400, 0.85, {1 << 20}), b), 1 << 20).verdict, Verdict::Noisy);
   EXPECT_EQ(at(compare(run_at(400, 0.5, {1 << 20}), b), 1 << 20).verdict, Verdict::Fail);
+  // Ten times apart in every run (one rank's halves) is no noise at all.
+  report::Results r1 = run_at(400, 1.0, {1 << 20}), r2 = run_at(400, 1.0, {1 << 20});
+  r1.rows[0].in_place.time_us = r1.rows[0].out_of_place.time_us * 10;
+  r2.rows[0].in_place.time_us = r2.rows[0].out_of_place.time_us * 10;
+  const Baseline tenfold = baseline_of({r1, r2});
+  EXPECT_NEAR(tenfold.entries[0].time_spread_pct, 0.0, 1e-6);
 }
 
 // A row is timed twice (out-of-place, in-place) moments apart: one half alone 60% slower is a
