@@ -70,8 +70,8 @@ void compare_noise_band(Judgement& j, const Observation& o, const BaselineEntry&
   j.noisy_band_pct = compare_worse_of_slower(j.metric, compare_combined_pct(n.baseline, n.own()));
 }
 
-// "(this run's own: p95 41.0% over p50, cv 15.0%, halves 53.0% apart; the baseline's runs 12.0%
-// apart)": the parts of the band that are there.
+// "(this run's own: p95 41.0% over p50, cv 15.0%, halves' ratio 53.0% off the baseline's; the
+// baseline's runs 12.0% apart)": the parts of the band that are there.
 std::string compare_noise_text(const Judgement::NoiseParts& n) {
   std::string own;
   const auto add = [&own](double v, const std::string& text) {
@@ -79,7 +79,7 @@ std::string compare_noise_text(const Judgement::NoiseParts& n) {
   };
   add(n.p95, "p95 " + pct(n.p95) + " over p50");
   add(n.cv, "cv " + pct(n.cv));
-  add(n.halves, "halves " + pct(n.halves) + " apart");
+  add(n.halves, "halves' ratio " + pct(n.halves) + " off the baseline's");
   add(n.cycles, "cycles " + pct(n.cycles) + " apart");
   return "this run's own: " + (own.empty() ? std::string("none measured") : own) + "; the baseline's runs " +
          pct(n.baseline) + " apart";
