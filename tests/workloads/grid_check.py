@@ -7,7 +7,6 @@ complete: false; two identical runs baselined and compared exit 0; a planted dro
 (--drop 0:1:12) exits 9 (regression) naming the pair; its CSV has one row per pair. The product's
 commsweep does not know the schema (exit 2).
 """
-import argparse
 import csv
 import io
 import json
@@ -18,6 +17,8 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from probe_check import check_main  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
 from commsweep_check import launcher  # noqa: E402
 
@@ -111,18 +112,8 @@ def problems(opts):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--probe", required=True, help="commsweep_probe")
-    p.add_argument("--commsweep", required=True, help="the product's commsweep")
-    p.add_argument("--mpiexec", default="mpiexec")
-    p.add_argument("--workdir", required=True)
-    opts = p.parse_args()
-    found = problems(opts)
-    for line in found:
-        print("grid_check: " + line)
-    if not found:
-        print("grid_check: grid printed, kept, baselined, compared and written as CSV through the one model")
-    return 1 if found else 0
+    return check_main("grid_check", __doc__, problems,
+                      "grid printed, kept, baselined, compared and written as CSV through the one model")
 
 
 if __name__ == "__main__":

@@ -62,19 +62,26 @@ def problems(opts):
     return found
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__)
+def check_main(name, description, find_problems, passed):
+    """A test-only workload's check: --probe, --commsweep, --mpiexec, --workdir; each problem
+    FIND_PROBLEMS(opts) finds on a line of its own (exit 1), else PASSED (exit 0)."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--probe", required=True, help="commsweep_probe")
     p.add_argument("--commsweep", required=True, help="the product's commsweep")
     p.add_argument("--mpiexec", default="mpiexec")
     p.add_argument("--workdir", required=True)
     opts = p.parse_args()
-    found = problems(opts)
+    found = find_problems(opts)
     for line in found:
-        print("probe_check: " + line)
+        print("%s: %s" % (name, line))
     if not found:
-        print("probe_check: probe found by list, --help, a suite's kind: and the schema; run, its rows valid")
+        print("%s: %s" % (name, passed))
     return 1 if found else 0
+
+
+def main():
+    return check_main("probe_check", __doc__, problems,
+                      "probe found by list, --help, a suite's kind: and the schema; run, its rows valid")
 
 
 if __name__ == "__main__":
