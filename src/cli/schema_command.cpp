@@ -1,8 +1,9 @@
-// `commsweep schema results|baseline|pairs|nvlink`: the newest schema of results/schema (built in at
-// configure time), with each `"x-commsweep-enum": "<list>"` marker replaced by the enum of
+// `commsweep schema NAME`: the newest schema of results/schema (built in at configure time; the
+// names are those files' own, commsweep.NAME.vN.schema.json, with no list kept here), with each `"x-commsweep-enum": "<list>"` marker replaced by the enum of
 // that list, read from the registries: so that a collective, a workload (or a type, an EP
 // routing, an EP implementation) added to the code is in the schema with no hand-kept list to
 // update.
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <string>
@@ -24,13 +25,34 @@ const std::vector<std::pair<std::string, std::string>>& builtin_schemas();
 
 namespace {
 
-constexpr const char* kHelp =
-    "commsweep schema results|baseline|pairs|nvlink (offline, no MPI)\n"
+constexpr const char* kHelpBody =
     "  prints the newest JSON Schema of that document (results/schema/commsweep.NAME.vN.schema.json)\n"
     "  with its enums filled from the registries: the workloads' tests (`commsweep list`), data\n"
     "  types, reductions, EP routings, types and implementations. The files in results/schema keep\n"
     "  a marker instead (\"x-commsweep-enum\": \"row_tests\"); the build writes the filled ones to\n"
     "  <build>/results/schema/, which the tests validate against.\n";
+
+// NAME of each built-in commsweep.NAME.vN.schema.json, once, in file order.
+std::vector<std::string> schema_names() {
+  std::vector<std::string> out;
+  for (const auto& [file, body] : builtin_schemas()) {
+    const auto v = file.find(".v");
+    if (file.rfind("commsweep.", 0) != 0 || v == std::string::npos) continue;
+    std::string name = file.substr(10, v - 10);
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+  }
+  return out;
+}
+
+// "baseline|nvlink|pairs|results" (SEP "|"), or "baseline, nvlink, pairs or results".
+std::string listed(const std::vector<std::string>& names, bool words) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += !words ? "|" : i + 1 == names.size() ? " or " : ", ";
+    out += names[i];
+  }
+  return out;
+}
 
 template <typename Values>
 nlohmann::ordered_json names(const Values& values) {
@@ -90,11 +112,12 @@ void fill(nlohmann::ordered_json& node) {
 
 int run_schema_command(int argc, char** argv, char**) {
   const std::string name = argc > 2 ? argv[2] : "";
+  const std::vector<std::string> known = schema_names();
   if (name.empty() || name == "--help" || name == "-h" || name == "help") {
-    std::cout << kHelp;
+    std::cout << "commsweep schema " << listed(known, false) << " (offline, no MPI)\n" << kHelpBody;
     return name.empty() ? exit_code::kUsage : exit_code::kOk;
   }
-  if (argc > 3) throw_usage("one name only: results, baseline, pairs or nvlink (see --help)");
+  if (argc > 3) throw_usage("one name only: " + listed(known, true) + " (see --help)");
   // The newest version of commsweep.NAME.vN.schema.json.
   const std::string prefix = "commsweep." + name + ".v";
   const std::string* text = nullptr;
@@ -105,7 +128,7 @@ int run_schema_command(int argc, char** argv, char**) {
     if (version > newest) newest = version, text = &body;
   }
   if (text == nullptr) {
-    throw_usage("unknown schema '" + name + "' (results, baseline, pairs or nvlink; see --help)");
+    throw_usage("unknown schema '" + name + "' (" + listed(known, true) + "; see --help)");
   }
   nlohmann::ordered_json schema = nlohmann::ordered_json::parse(*text);
   fill(schema);
