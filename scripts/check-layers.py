@@ -3,6 +3,9 @@
 
 Two rules: a layer includes only itself and the layers its row names (so report/ never reaches
 cli/, the engine never reaches a workload); a pure layer includes no MPI, NCCL or CUDA header.
+And the table says no more than the tree does: a row names only layers its files include, and
+each of its paths owns a file (an arrow or a path nobody uses is one to remove, so that the
+table is the architecture as it is).
 Exit status 0 when every include is allowed, 1 with one line per offence otherwise (file:line,
 the layer, what it included and from which layer), 2 on a bad table.
 
@@ -78,7 +81,10 @@ def layer_path(root, path):
 
 
 def check(root, layers):
+    """The offences, and per layer the layers its files include and the paths that own a file."""
     offences = []
+    used = {layer.name: set() for layer in layers}
+    owning = set()
     for top in SOURCE_DIRS:
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for name in sorted(files):
@@ -91,11 +97,25 @@ def check(root, layers):
                     offences.append(f"{os.path.relpath(path, root)}: in no layer: add its folder "
                                     f"to src/layers.txt")
                     continue
-                offences += check_file(root, path, layer, layers)
+                owning.add(owning_path(layer, rel))
+                offences += check_file(root, path, layer, layers, used[layer.name])
+    for layer in layers:
+        unused = [u for u in layer.uses if u not in used[layer.name]]
+        if unused:
+            offences.append(f"src/layers.txt: {layer.name} may include {', '.join(unused)} and no file of it "
+                            f"does: remove {'them' if len(unused) > 1 else 'it'} from its row")
+        for p in layer.paths:
+            if (layer.name, p) not in owning:
+                offences.append(f"src/layers.txt: {layer.name}'s path {p} owns no file: remove it from its row")
     return offences
 
 
-def check_file(root, path, layer, layers):
+def owning_path(layer, relpath):
+    """(layer, the longest of its paths that relpath starts with)."""
+    return layer.name, max((p for p in layer.paths if relpath.startswith(p)), key=len)
+
+
+def check_file(root, path, layer, layers, used):
     offences = []
     where = os.path.relpath(path, root)
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -113,6 +133,8 @@ def check_file(root, path, layer, layers):
                                     f"pure layer")
                 continue
             other = owner(layers, resolved)
+            if other is not None and other is not layer:
+                used.add(other.name)
             if other is None or other is layer or other.name in layer.uses:
                 continue
             allowed = ", ".join(layer.uses) or "no other layer"
@@ -132,7 +154,7 @@ def main():
     for offence in offences:
         print(offence)
     if offences:
-        print(f"check-layers: {len(offences)} include(s) against src/layers.txt")
+        print(f"check-layers: {len(offences)} offence(s) against src/layers.txt")
         return 1
     print(f"check-layers: every include of src/ and kernels/ follows src/layers.txt "
           f"({len(layers)} layers)")

@@ -59,6 +59,29 @@ def check_table(root, workdir):
         if not any(l.startswith(path + ":") and expected in l for l in out.splitlines()):
             fail(f"no line for {path} saying {expected!r}")
     print(f"planted copy: each of the {len(PLANTS)} planted includes reported, exit 1")
+    # The table says no more than the tree: an arrow no file takes and a path owning no file.
+    table = os.path.join(copy, "src", "layers.txt")
+    with open(table, encoding="utf-8") as f:
+        rows = f.read().splitlines()
+    planted = []
+    for i, row in enumerate(rows):
+        fields = row.split()
+        if fields[:1] == ["plan"]:
+            fields[2] = "model" if fields[2] == "-" else fields[2] + ",model"
+            rows[i] = " ".join(fields)
+            planted.append("src/layers.txt: plan may include model and no file of it does")
+        elif fields[:1] == ["output"]:
+            rows[i] = row + " nosuch/"
+            planted.append("src/layers.txt: output's path nosuch/ owns no file")
+    with open(table, "w", encoding="utf-8") as f:
+        f.write("\n".join(rows) + "\n")
+    rc, out = run_checker(root, copy)
+    if rc != 1 or len(planted) != 2:
+        fail(f"check-layers exited {rc} on a table saying more than the tree, want 1 ({len(planted)} rows planted)")
+    for expected in planted:
+        if expected not in out:
+            fail(f"no line saying {expected!r}:\n{out}")
+    print("planted table: the arrow no file takes and the path owning no file reported, exit 1")
 
 
 def batch_holds(batch, source):
