@@ -114,6 +114,15 @@ std::string impl_help() {
 
 constexpr auto entry = &settings::entry<EpConfig>;
 
+// An axis's default as the table shows and reads it ("128,256,512"), from EpConfig's own
+// initializer: the one place a default is written.
+std::string default_of(std::vector<int> EpConfig::*axis) {
+  const EpConfig defaults;  // named: a range over a temporary's member through .* would dangle
+  std::string out;
+  for (const int v : defaults.*axis) out += (out.empty() ? "" : ",") + std::to_string(v);
+  return out;
+}
+
 settings::Table<EpConfig> make_table() {
   const char* axes = kAxesSection;
   const char* run = kSettingsSection;
@@ -121,13 +130,13 @@ settings::Table<EpConfig> make_table() {
   std::string routing_help;
   for (const auto& r : routings) routing_help += (routing_help.empty() ? "" : " ") + r;
   return {"ep", {
-      entry("tokens", 0, "tokens", ints(0, kMaxTokens), "128,256,512,1024,2048,4096", "tokens per rank", axes,
+      entry("tokens", 0, "tokens", ints(0, kMaxTokens), default_of(&EpConfig::tokens), "tokens per rank", axes,
             [](EpConfig& c, const Value& v, const Given&) { c.tokens = int_items(v); }),
-      entry("hidden", 0, "hidden", ints(1, kMaxHidden), "7168", "elements per token (a multiple of 8: 16-byte vectors)",
+      entry("hidden", 0, "hidden", ints(1, kMaxHidden), default_of(&EpConfig::hidden), "elements per token (a multiple of 8: 16-byte vectors)",
             axes, [](EpConfig& c, const Value& v, const Given&) { c.hidden = int_items(v); }),
-      entry("topk", 0, "topk", ints(1, kMaxTopk), "8", "experts per token", axes,
+      entry("topk", 0, "topk", ints(1, kMaxTopk), default_of(&EpConfig::topk), "experts per token", axes,
             [](EpConfig& c, const Value& v, const Given&) { c.topk = int_items(v); }),
-      entry("experts", 0, "experts", ints(1, kMaxExperts), "256",
+      entry("experts", 0, "experts", ints(1, kMaxExperts), default_of(&EpConfig::experts),
             "experts in all; experts / ranks on each rank (must divide)", axes,
             [](EpConfig& c, const Value& v, const Given&) { c.experts = int_items(v); }),
       entry("dtype", 0, "dtype", names_type(names(all_ep_dtypes())), "bf16",
