@@ -6,7 +6,7 @@
 //   MeasuringRun<K> run(world, request, envp, context)
 //        --json writable, --health-thresholds read, COMMSWEEP_SYSFS_ROOT a folder (else a
 //        usage Error on every rank), then the keeper K at once
-//        (ResultsKeeper, PairsKeeper: run/results_keeper.hpp): a SIGTERM / SIGINT from here on
+//        (ResultsKeeper, a DocumentKeeper: run/results_keeper.hpp): a SIGTERM / SIGINT from here on
 //        leaves an incomplete file (no rows, complete: false, interrupted_by, the early
 //        provenance) however far the set-up got;
 //   run.start(hook)
@@ -112,7 +112,8 @@ class RunLifecycle {
   RunSetup setup_;
 };
 
-// K: ResultsKeeper (record report::Results) or PairsKeeper (record pairs::PairsRun).
+// K: ResultsKeeper (record report::Results) or a DocumentKeeper (record pairs::PairsRun,
+// nvlink::NvlinkRun, ...: run/document_keeper.hpp).
 template <typename K>
 class MeasuringRun : public RunLifecycle {
  public:

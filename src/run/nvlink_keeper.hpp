@@ -1,29 +1,24 @@
-// What rank 0 of `commsweep nvlink --json` keeps for a job that ends early (the Keeper of
-// run/results_keeper.hpp): the nodes' results once gathered, else nothing (every node measures
+// What rank 0 of `commsweep nvlink --json` keeps for a job that ends early
+// (run/document_keeper.hpp): the nodes' results once gathered, else nothing (every node measures
 // at once and reports at the end: a job ended before that leaves no file, and says so).
 #pragma once
 
-#include <string>
+#include <cstddef>
 
-#include "nvlink/judge.hpp"
+#include <nlohmann/json.hpp>
+
 #include "nvlink/record.hpp"
-#include "run/results_keeper.hpp"
+#include "run/document_keeper.hpp"
 
 namespace commsweep {
 
-class NvlinkKeeper final : public Keeper {
- public:
+struct NvlinkDocument {
   using Record = nvlink::NvlinkRun;
-  NvlinkKeeper(std::string path, nvlink::NvlinkRun early);
-  // The nodes' results, gathered.
-  void keep(const nvlink::NvlinkRun& run);
-  void write_final(const nvlink::NvlinkRun& run, const nvlink::Analysis& analysis);
-
- private:
-  std::size_t measured() const override { return kept_.nodes.size(); }
-  const char* unit() const override { return "node"; }
-  nlohmann::json incomplete(const std::string& cause, const std::string& message) const override;
-  nvlink::NvlinkRun kept_;
+  static constexpr const char* kUnit = "node";
+  static std::size_t measured(const Record& r) { return r.nodes.size(); }
+  static nlohmann::json document(const Record& r);
+  static void update(Record& kept, const Record& now) { kept = now; }
 };
+using NvlinkKeeper = DocumentKeeper<NvlinkDocument>;
 
 }  // namespace commsweep

@@ -135,7 +135,7 @@ int report_nvlink_run(nvlink::NvlinkRun& run, const nvlink::NvlinkSettings& s, N
   print_nvlink_reports(run, analysis, s);
   if (keeper) {
     keeper->attach("health", std::move(health));
-    keeper->write_final(run, analysis);
+    keeper->write_final(nvlink::to_json(run, analysis));
   }
   std::cout << std::flush;
   return nvlink::exit_code_of(run, analysis);

@@ -118,7 +118,7 @@ int run_pairs_alone(World& world, const RunRequest& request, const pairs::PairsS
     run.health_fail = std::move(health_fail);
     if (keeper) keeper->attach("health", std::move(health));
     const pairs::Analysis analysis = report_run(run, s, std::cout);
-    if (keeper) keeper->write_final(run, analysis);
+    if (keeper) keeper->write_final(pairs::to_json(run, analysis));
     return pairs::exit_code_of(run, analysis);
   };
   return lifecycle.finish(run, ending);

@@ -5,9 +5,9 @@
 // (complete: false, interrupted_by "timeout" / "error" / "out of memory", summary.failure
 // saying what happened and on which rank). Nothing is written when nothing was measured. The
 // final file goes through the keeper too, after which its last words say nothing.
-//   Keeper         the mechanism: the lock, the once-only write, the last words
-//   ResultsKeeper  the sweeps, ep and suite (commsweep.results/1 rows)
-//   PairsKeeper    commsweep pairs (run/pairs_keeper.hpp)
+//   Keeper          the mechanism: the lock, the once-only write, the last words
+//   ResultsKeeper   the sweeps, ep and suite (commsweep.results/1 rows)
+//   DocumentKeeper  a workload's own document: pairs, nvlink (run/document_keeper.hpp)
 #pragma once
 
 #include <cstddef>
@@ -77,7 +77,7 @@ bool keeps_results(const World& world, const std::string& path);
 // action on a termination signal (main's guard clears both when the command returns).
 void register_last_words(World& world, const std::shared_ptr<Keeper>& keeper);
 
-// Rank 0 with --json: a K (ResultsKeeper, PairsKeeper) for this run, made of PATH and ARGS and
+// Rank 0 with --json: a K (ResultsKeeper, a DocumentKeeper) for this run, made of PATH and ARGS and
 // registered as the World's last words. Null on other ranks and without --json.
 // Rank 0 without --json: a termination signal is answered with a line saying the rows are
 // only in the table (there is no file to keep them in).

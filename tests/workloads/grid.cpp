@@ -1,8 +1,9 @@
 // A test-only workload with matrix results, compiled only into commsweep_probe (never into the
 // product): for every ordered pair of ranks (src, dst) one value, as nvlink has one per GPU pair.
 // It proves that such a workload is one file (issue 43): its results are printed, kept in its
-// --json file (a document of its own, commsweep.grid/1, through a Keeper of its own and the one
-// measuring lifecycle: atomic file, partial results on a signal, complete: false), baselined,
+// --json file (a document of its own, commsweep.grid/1, through the one keeper of such
+// documents, run/document_keeper.hpp, and the one measuring lifecycle: atomic file, partial
+// results on a signal, complete: false), baselined,
 // compared and written as CSV through the one result model (report/figure.hpp), which its
 // registry entry (`schema`, `figures`) makes known to csv, baseline and compare: no line of it
 // is in src/report/, src/regress/ or the keepers.
@@ -23,7 +24,7 @@
 #include "report/json.hpp"
 #include "report/json_fields.hpp"
 #include "run/measuring_run.hpp"
-#include "run/results_keeper.hpp"
+#include "run/document_keeper.hpp"
 #include "run/workload.hpp"
 
 namespace commsweep {
@@ -136,32 +137,15 @@ report::Sheet grid_sheet(const json& doc) {
   return sheet;
 }
 
-class GridKeeper final : public Keeper {
- public:
+// Its document, to the one keeper of a workload's own --json file (run/document_keeper.hpp).
+struct GridDocument {
   using Record = GridRun;
-  GridKeeper(std::string path, GridRun early) : Keeper(std::move(path)), kept_(std::move(early)) {}
-  void keep(const GridRun& run) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    kept_ = run;
-    rewrite_if_interrupted();
-  }
-  void write_final(const GridRun& run) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    write(grid_json(run));
-  }
-
- private:
-  std::size_t measured() const override { return grid_measured(kept_); }
-  const char* unit() const override { return "pair"; }
-  json incomplete(const std::string& cause, const std::string& message) const override {
-    GridRun r = kept_;
-    r.complete = false;
-    r.interrupted_by = cause;
-    r.failure = message;
-    return grid_json(r);
-  }
-  GridRun kept_;
+  static constexpr const char* kUnit = "pair";
+  static std::size_t measured(const GridRun& r) { return grid_measured(r); }
+  static json document(const GridRun& r) { return grid_json(r); }
+  static void update(GridRun& kept, const GridRun& now) { kept = now; }
 };
+using GridKeeper = DocumentKeeper<GridDocument>;
 
 // The planted drop: SRC, DST and the factor, or none.
 struct GridDrop {
@@ -233,7 +217,7 @@ class GridMeasurement final : public MeasurementOf<GridSettings> {
     RunLifecycle::Ending ending;
     ending.report = [&](json health, std::vector<std::string> health_fail) {
       if (keeper) keeper->attach("health", std::move(health));
-      if (keeper) keeper->write_final(grid);
+      if (keeper) keeper->write_final(grid_json(grid));
       std::cout << "# grid: " << grid_measured(grid) << " pairs\n";
       return combined_exit({grid.complete ? exit_code::kOk : exit_code::kInterrupted,
                             health_fail.empty() ? exit_code::kOk : exit_code::kHealthFail});
