@@ -36,9 +36,10 @@ struct Rules {
   double fail_pct = 10;  // worse by this much: FAIL
   // Below this size the time is judged (latency-bound: busbw is tiny and noisy), from it up busbw.
   std::uint64_t small_message_bytes = 65536;
-  // The baseline's spread excuses a change (SAME) up to this much: one wild sample in a
-  // baseline must not hide every regression of that size. (The judged run's own noise, seen
-  // in its rows, is not capped: a run too noisy to judge is said to be so, not failed.)
+  // The baseline's spread, and the judged run's over its cycles, excuse a change (SAME) up to
+  // this much: one wild sample must not hide every regression of that size. (Beyond it, a change
+  // inside the noise the run or the baseline showed is NOISY: said to be too noisy to judge,
+  // neither passed nor failed.)
   double max_noise_pct = 25;
   // Below small_message_bytes a time is never judged finer than this: a latency of a few
   // microseconds moves by tens of percent with the scheduler, whatever the rows showed.

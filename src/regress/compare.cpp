@@ -203,8 +203,10 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const BaselineE
   if (base) {
     j.has_baseline = true;
     j.baseline_value = j.metric == Metric::Time ? base->time_us : base->bandwidth_gbps;
-    // The noise: the baseline's spread (capped: one wild sample must not hide a regression),
-    // this run's own over its cycles, and for latencies a floor.
+    // The noise a change may lie in and be SAME: the baseline's spread and this run's own over
+    // its cycles, each capped (one wild sample, of the baseline or of this run, must not pass a
+    // regression: beyond the cap, inside what the run showed of itself, the change is NOISY,
+    // compare_noise_band), and for latencies a floor.
     const double base_spread = j.metric == Metric::Time ? base->time_spread_pct : base->bandwidth_spread_pct;
     // The run's own spread, over its cycles. For a bandwidth it is the drop its cycles span,
     // (max - min) / max of their times: a spread over the median exceeds 100% once cycles differ
@@ -214,7 +216,7 @@ Judgement judge(const Observation& o, const BaselineEntry* base, const BaselineE
       const auto [lo, hi] = std::minmax_element(o.time_us.begin(), o.time_us.end());
       own = *hi > 0 ? (*hi - *lo) / *hi * 100.0 : 0.0;
     }
-    j.noise_pct = std::max(std::min(base_spread, rules.max_noise_pct), own);
+    j.noise_pct = std::min(std::max(base_spread, own), rules.max_noise_pct);
     if (j.metric == Metric::Time) j.noise_pct = std::max(j.noise_pct, rules.latency_noise_floor_pct);
     compare_noise_band(j, o, *base, other_half);
     j.change_pct = j.baseline_value > 0 ? (j.value / j.baseline_value - 1) * 100 : 0;

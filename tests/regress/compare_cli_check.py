@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`commsweep baseline` and `commsweep compare` as a nightly job runs them: verdicts, exit codes
-(0 pass, 1 regression, 2 bad input, 3 wrong results), bad inputs named with file and field,
+(0 pass, 9 regression, 2 bad input, 8 wrong data, 12 noisy), bad inputs named with file and field,
 report files written only after success, the history never overwritten.
 
     compare_cli_check.py --commsweep BIN --samples DIR --workdir DIR
@@ -52,6 +52,24 @@ def main():
     c.expect(rc == 9, f"--quiet on a regression: exit 9 (got {rc})")
     c.expect(quiet.rstrip("\n").split("\n") == table[-2:] and table[-1] == "exit 9: regression",
              f"--quiet prints the verdict and exit lines of the table alone: {quiet!r}")
+
+    # A 60% drop at 256M (below the floor's 1G) in a run one of whose three cycles was 4x slower
+    # there: the run's own noise (its cycles 299% apart) is larger than the change, which is then
+    # not judged: NOISY, exit 12. With its cycles quiet, the same drop FAILs. The cap on the noise
+    # a change may lie in and be SAME holds for the run's cycles as for the baseline's runs (the
+    # noisy copy passed, SAME, exit 0, before).
+    noisy = slower(doc, ONE_GIB // 4, 1 / 0.4)
+    save(noisy, p("drop60.json"))
+    rc, out, err = run([bin_, "compare", p("drop60.json"), "--baseline", p("base.json")])
+    c.expect(rc == 9 and table_line(out, "FAIL", "256M", "out_of_place") is not None,
+             f"busbw 60% lower at 256M, its cycles quiet: exit 9, 256M FAILs (got {rc})")
+    noisy = slower(noisy, ONE_GIB // 4, 4, rows=[1])
+    save(noisy, p("drop60-noisy.json"))
+    rc, out, err = run([bin_, "compare", p("drop60-noisy.json"), "--baseline", p("base.json")])
+    line = table_line(out, "NOISY", "256M", "out_of_place")
+    c.expect(rc == 12, f"the same drop, one cycle of 256M 4x slower: exit 12, noisy (got {rc})")
+    c.expect(line is not None and "inside the noise band" in line and "cycles" in line,
+             f"the 256M line says the run's cycles are the noise: {line!r}")
 
     wrong = copy.deepcopy(doc)
     wrong["rows"][5]["in_place"]["wrong"] = 7

@@ -90,9 +90,11 @@ def check_slowed(check, judgements, base_path):
     caught = [j for j in slow if j["verdict"] == "FAIL"]
     check.expect(len(slow) > 0 and len(caught) >= 0.9 * len(slow),
                  "the slowed run: %d of %d slowed measurements FAIL" % (len(caught), len(slow)))
-    # The noise measured at a size: the judgement's (baseline spread, capped, and the run's own)
-    # and the baseline's uncapped spread there, for both halves of the row.
-    noise = {(j["key"]["size"], j["key"]["place"]): j["spread_pct"] for j in judgements}
+    # The noise measured at a size: the judgement's (the baseline's spread and the run's own over
+    # its cycles, capped, and the cycles' uncapped, which the NOISY band takes) and the
+    # baseline's uncapped spread there, for both halves of the row.
+    noise = {(j["key"]["size"], j["key"]["place"]): max(j["spread_pct"], (j.get("noise") or {}).get("cycles_pct", 0))
+             for j in judgements}
     for e in load(base_path)["entries"]:
         key = (e["size_bytes"], e["place"])
         noise[key] = max(noise.get(key, 0), e["busbw_spread_pct"], e["time_spread_pct"])

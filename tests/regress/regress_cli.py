@@ -41,13 +41,18 @@ def save(doc, path):
         json.dump(doc, f, indent=1)
 
 
-def slower(doc, size, factor, halves=("out_of_place", "in_place")):
+def slower(doc, size, factor, halves=("out_of_place", "in_place"), rows=None):
     """A copy of a results document with every row of `size` `factor` times slower, both halves
-    (a regression slows the row; one half alone is a disturbed moment, docs/regressions.md)."""
+    (a regression slows the row; one half alone is a disturbed moment, docs/regressions.md);
+    with `rows`, only those of its rows (0: the first cycle's)."""
     out = copy.deepcopy(doc)
     hits = 0
+    seen = -1
     for row in out["rows"]:
         if row["size_bytes"] != size:
+            continue
+        seen += 1
+        if rows is not None and seen not in rows:
             continue
         for half in halves:
             t = row[half]
