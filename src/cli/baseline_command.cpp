@@ -2,6 +2,8 @@
 // measurement over N runs, with the default rules (and floors given here), written atomically.
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -16,6 +18,8 @@
 #include "regress/run_file.hpp"
 #include "run/provenance.hpp"
 #include "run/workload.hpp"
+#include "settings/program_options.hpp"
+#include "settings/shared_flags.hpp"
 #include "version.hpp"
 
 namespace commsweep {
@@ -27,26 +31,85 @@ struct BaselineOptions {
   std::string output, shape, mode = "default", note;
   double warn_pct = 5, fail_pct = 10, max_noise_pct = 25, latency_floor_pct = 30;
   std::string small_bytes = "64K";
-  bool allow_incomplete = false, allow_mixed = false;
+  bool allow_incomplete = false, allow_mixed = false, help = false;
 };
 
-po::options_description baseline_flags(BaselineOptions& o) {
-  po::options_description d("commsweep baseline RUN... -o FILE [options]");
-  d.add_options()
-      ("output,o", po::value(&o.output), "write the baseline here (atomically)")
-      ("shape", po::value(&o.shape), "shape name, e.g. h200x4 (default: from the runs' GPUs and ranks)")
-      ("mode", po::value(&o.mode)->default_value("default"), "fabric mode, e.g. nvlink, ib, roce, roce-sriov")
-      ("warn-pct", po::value(&o.warn_pct)->default_value(5), "rules.warn_pct: worse by this much is WARN")
-      ("fail-pct", po::value(&o.fail_pct)->default_value(10), "rules.fail_pct: worse by this much is FAIL")
-      ("max-noise-pct", po::value(&o.max_noise_pct)->default_value(25), "rules.max_noise_pct: the run-to-run spread excuses a change (SAME) up to this much")
-      ("latency-noise-floor-pct", po::value(&o.latency_floor_pct)->default_value(30), "rules.latency_noise_floor_pct: below --small-bytes a time is never judged finer than this")
-      ("small-bytes", po::value(&o.small_bytes)->default_value("64K"), "rules.small_message_bytes: below it the time is judged, from it busbw")
-      ("allow-incomplete", po::bool_switch(&o.allow_incomplete), "use runs that ended early (complete: false): their missing sizes are simply absent")
-      ("allow-mixed", po::bool_switch(&o.allow_mixed), "use runs taken with different settings (backend, ranks, buffers, arguments) together")
-      ("floor", po::value(&o.floors)->composing(), "an absolute floor TEST[:TYPE]:FROM_SIZE:GBPS, e.g. all_reduce:1G:330 (repeatable)")
-      ("note", po::value(&o.note), "a sentence for provenance.note: where and how the runs were taken")
-      ("help,h", "show this help");
-  return d;
+using settings::Given;
+using settings::Value;
+
+settings::Spec baseline_flag(const char* flag, settings::Type type, std::optional<std::string> default_text,
+                             std::string help) {
+  return settings::Spec{flag, 0, "", std::move(type), std::move(default_text), std::move(help)};
+}
+
+// A text flag's value into FIELD.
+settings::Setting<BaselineOptions> baseline_text(settings::Spec spec, std::string BaselineOptions::*field) {
+  return settings::entry_of<BaselineOptions>(std::move(spec), [field](BaselineOptions& o, const Value& v, const Given&) {
+    o.*field = v.text;
+  });
+}
+
+// A percentage (any number; make_baseline checks them against each other) into FIELD.
+settings::Setting<BaselineOptions> baseline_pct(const char* flag, const char* default_text, std::string help,
+                                                double BaselineOptions::*field) {
+  return settings::entry_of<BaselineOptions>(
+      baseline_flag(flag, settings::number(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()),
+                    default_text, std::move(help)),
+      [field](BaselineOptions& o, const Value& v, const Given&) { o.*field = v.number; });
+}
+
+// A presence flag into FIELD.
+settings::Setting<BaselineOptions> baseline_switch(const char* flag, std::string help, bool BaselineOptions::*field) {
+  return settings::entry_of<BaselineOptions>(baseline_flag(flag, settings::presence(), std::nullopt, std::move(help)),
+                                             [field](BaselineOptions& o, const Value& v, const Given&) { o.*field = v.present; });
+}
+
+// A list of texts (a repeatable flag, the words) into FIELD.
+settings::Setting<BaselineOptions> baseline_list(settings::Spec spec, std::vector<std::string> BaselineOptions::*field) {
+  return settings::entry_of<BaselineOptions>(std::move(spec), [field](BaselineOptions& o, const Value& v, const Given&) {
+    for (const auto& item : v.items) (o.*field).push_back(item.text);
+  });
+}
+
+settings::Table<BaselineOptions> make_baseline_table() {
+  using O = BaselineOptions;
+  settings::Spec floor = baseline_flag("floor", settings::list_of(settings::text(), false), std::nullopt,
+                                       "an absolute floor TEST[:TYPE]:FROM_SIZE:GBPS, e.g. all_reduce:1G:330 (repeatable)");
+  floor.repeatable = true;
+  settings::Spec run = baseline_flag("run", settings::list_of(settings::text(), false), std::nullopt, "");
+  run.words = -1;
+  return {"baseline", {
+      baseline_text(settings::shared::output("write the baseline here (atomically)"), &O::output),
+      baseline_text(settings::shared::shape("shape name, e.g. h200x4 (default: from the runs' GPUs and ranks)"), &O::shape),
+      baseline_text(settings::shared::mode("default", "fabric mode, e.g. nvlink, ib, roce, roce-sriov"), &O::mode),
+      baseline_pct("warn-pct", "5", "rules.warn_pct: worse by this much is WARN", &O::warn_pct),
+      baseline_pct("fail-pct", "10", "rules.fail_pct: worse by this much is FAIL", &O::fail_pct),
+      baseline_pct("max-noise-pct", "25",
+                   "rules.max_noise_pct: the run-to-run spread excuses a change (SAME) up to this much", &O::max_noise_pct),
+      baseline_pct("latency-noise-floor-pct", "30",
+                   "rules.latency_noise_floor_pct: below --small-bytes a time is never judged finer than this",
+                   &O::latency_floor_pct),
+      baseline_text(baseline_flag("small-bytes", settings::text(), "64K",
+                                  "rules.small_message_bytes: below it the time is judged, from it busbw"),
+                    &O::small_bytes),
+      baseline_switch("allow-incomplete",
+                      "use runs that ended early (complete: false): their missing sizes are simply absent",
+                      &O::allow_incomplete),
+      baseline_switch("allow-mixed",
+                      "use runs taken with different settings (backend, ranks, buffers, arguments) together",
+                      &O::allow_mixed),
+      baseline_list(floor, &O::floors),
+      baseline_text(baseline_flag("note", settings::text(), std::nullopt,
+                                  "a sentence for provenance.note: where and how the runs were taken"),
+                    &O::note),
+      settings::entry_of<O>(settings::shared::help(), [](O& o, const Value& v, const Given&) { o.help = v.present; }),
+      baseline_list(run, &O::runs),
+  }, nullptr};
+}
+
+const settings::Table<BaselineOptions>& baseline_settings() {
+  static const settings::Table<BaselineOptions> table = make_baseline_table();
+  return table;
 }
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -102,8 +165,10 @@ regress::Baseline make_baseline(const BaselineOptions& o, const std::vector<repo
 
 int run_baseline_command(int argc, char** argv, char**) {
   BaselineOptions o;
-  const auto flags = baseline_flags(o);
-  if (parse_command_words(argc, argv, flags, "run", &o.runs).count("help") > 0) {
+  const auto flags = settings::options_of(baseline_settings(), "commsweep baseline RUN... -o FILE [options]");
+  apply_command_flags(baseline_settings(), o, parse_command_words(argc, argv, flags, *baseline_settings().specs().back()),
+                      "", "baseline");
+  if (o.help) {
     std::cout << flags << "\nMakes a baseline (schema commsweep.baseline/1, results/schema/baseline.md) from one or\n"
                  "more results files, and the --json files of commsweep nvlink and commsweep pairs (per GPU pair\n"
                  "and copy test, per node pair): per measurement the median and the spread ((max - min) /\n"

@@ -11,6 +11,7 @@
 #include "cli/flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/compare_options.hpp"
+#include "settings/program_options.hpp"
 #include "core/error.hpp"
 #include "core/text_file.hpp"
 #include "health/report.hpp"
@@ -112,10 +113,11 @@ std::string setup_refusal(const CompareOptions& o, const regress::SetupCheck& ch
 
 int run_compare_command(int argc, char** argv, char**) {
   CompareOptions o;
-  auto flags = compare_flags(o);
-  const po::variables_map vm = parse_command_words(argc, argv, flags, "results", &o.results);
-  if (vm.count("help")) {
-    std::cout << compare_help(flags);
+  const settings::Table<CompareOptions>& table = compare_settings();
+  const settings::Spec* results = table.specs().back();
+  apply_command_flags(table, o, parse_command_words(argc, argv, compare_flags(), *results), "", "compare");
+  if (o.help) {
+    std::cout << compare_help();
     return 0;
   }
   if (o.results.empty()) return bad_input("no RESULTS file given (commsweep compare --help)");

@@ -1,35 +1,98 @@
 #include "cli/compare_options.hpp"
 
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "core/exit_codes.hpp"
+#include "settings/program_options.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep {
 
 namespace po = boost::program_options;
 
-po::options_description compare_flags(CompareOptions& o) {
-  po::options_description d("commsweep compare RESULTS... --baseline FILE [options]");
-  d.add_options()
-      ("baseline", po::value(&o.baseline), "baseline file (schema commsweep.baseline/1; make one with commsweep baseline)")
-      ("history", po::value(&o.history), "results history folder: earlier runs drawn in the HTML plots")
-      ("history-runs", po::value(&o.history_runs)->default_value(10), "at most this many earlier runs in the plots")
-      ("record", po::bool_switch(&o.record), "after judging, add RESULTS to --history as <UTC start>-<test id>.json (never overwrites)")
-      ("markdown", po::value(&o.markdown), "write a markdown summary here")
-      ("html", po::value(&o.html), "write a self-contained HTML report with plots here")
-      ("prometheus", po::value(&o.prometheus), "write Prometheus text exposition here (node-exporter textfile collector: *.prom)")
-      ("json", po::value(&o.json), "write the verdicts as JSON (schema commsweep.compare/3) here")
-      ("mode", po::value(&o.mode), "the fabric mode RESULTS were taken in (as baseline --mode: nvlink, ib, roce-sriov, ...): checked against the baseline's")
-      ("allow-mismatch", po::bool_switch(&o.allow_mismatch), "judge RESULTS against a baseline that measured something else (backend, ranks, nodes, GPUs per node, shape, mode, buffers, timer): the differences are said before the verdicts")
-      ("quiet", po::bool_switch(&o.quiet), "print only the verdict (the counts and the exit line), not the table")
-      ("health-thresholds", po::value(&o.health_thresholds), "judge the runs' stored health snapshots with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table; docs/health.md)")
-      ("help,h", "show this help");
-  return d;
+namespace {
+
+using settings::Given;
+using settings::Value;
+
+// A text flag's value into FIELD.
+settings::Setting<CompareOptions> compare_text(settings::Spec spec, std::string CompareOptions::*field) {
+  return settings::entry_of<CompareOptions>(std::move(spec), [field](CompareOptions& o, const Value& v, const Given&) {
+    o.*field = v.text;
+  });
 }
 
-std::string compare_help(const po::options_description& d) {
+settings::Spec compare_flag(const char* flag, settings::Type type, std::optional<std::string> default_text,
+                            std::string help) {
+  return settings::Spec{flag, 0, "", std::move(type), std::move(default_text), std::move(help)};
+}
+
+// A presence flag into FIELD.
+settings::Setting<CompareOptions> compare_switch(const char* flag, std::string help, bool CompareOptions::*field) {
+  return settings::entry_of<CompareOptions>(compare_flag(flag, settings::presence(), std::nullopt, std::move(help)),
+                                            [field](CompareOptions& o, const Value& v, const Given&) { o.*field = v.present; });
+}
+
+settings::Table<CompareOptions> make_compare_table() {
+  using O = CompareOptions;
+  settings::Spec results = compare_flag("results", settings::list_of(settings::text(), false), std::nullopt, "");
+  results.words = -1;
+  return {"compare", {
+      compare_text(compare_flag("baseline", settings::text(), std::nullopt,
+                                "baseline file (schema commsweep.baseline/1; make one with commsweep baseline)"),
+                   &O::baseline),
+      compare_text(compare_flag("history", settings::text(), std::nullopt,
+                                "results history folder: earlier runs drawn in the HTML plots"),
+                   &O::history),
+      settings::entry_of<O>(compare_flag("history-runs", settings::whole(0, 1000000), "10",
+                                         "at most this many earlier runs in the plots"),
+                            [](O& o, const Value& v, const Given&) { o.history_runs = static_cast<std::size_t>(v.whole); }),
+      compare_switch("record",
+                     "after judging, add RESULTS to --history as <UTC start>-<test id>.json (never overwrites)",
+                     &O::record),
+      compare_text(compare_flag("markdown", settings::text(), std::nullopt, "write a markdown summary here"),
+                   &O::markdown),
+      compare_text(compare_flag("html", settings::text(), std::nullopt,
+                                "write a self-contained HTML report with plots here"),
+                   &O::html),
+      compare_text(settings::shared::prometheus(), &O::prometheus),
+      compare_text(settings::shared::json("write the verdicts as JSON (schema commsweep.compare/3) here"), &O::json),
+      compare_text(settings::shared::mode(std::nullopt, "the fabric mode RESULTS were taken in (as baseline --mode: "
+                                                        "nvlink, ib, roce-sriov, ...): checked against the baseline's"),
+                   &O::mode),
+      compare_switch("allow-mismatch",
+                     "judge RESULTS against a baseline that measured something else (backend, ranks, nodes, GPUs per "
+                     "node, shape, mode, buffers, timer): the differences are said before the verdicts",
+                     &O::allow_mismatch),
+      compare_switch("quiet", "print only the verdict (the counts and the exit line), not the table", &O::quiet),
+      compare_text(settings::shared::health_thresholds(
+                       "judge the runs' stored health snapshots with the limits of this YAML file (default: "
+                       "COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table; docs/health.md)"),
+                   &O::health_thresholds),
+      settings::entry_of<O>(settings::shared::help(),
+                            [](O& o, const Value& v, const Given&) { o.help = v.present; }),
+      settings::entry_of<O>(results, [](O& o, const Value& v, const Given&) {
+        for (const auto& item : v.items) o.results.push_back(item.text);
+      }),
+  }, nullptr};
+}
+
+}  // namespace
+
+const settings::Table<CompareOptions>& compare_settings() {
+  static const settings::Table<CompareOptions> table = make_compare_table();
+  return table;
+}
+
+po::options_description compare_flags() {
+  return settings::options_of(compare_settings(), "commsweep compare RESULTS... --baseline FILE [options]");
+}
+
+std::string compare_help() {
   std::ostringstream out;
-  out << d << "\n"
+  out << compare_flags() << "\n"
       << "RESULTS: one or more commsweep --json files of one night on one job (e.g. the collectives'\n"
          "sweep and the EP sweep, the files of commsweep nvlink and commsweep pairs); they are judged\n"
          "together, as one run, against one baseline.\n"

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "settings/setting.hpp"
+
 namespace commsweep {
 
 struct CompareOptions {
@@ -14,12 +16,15 @@ struct CompareOptions {
   bool record = false;
   bool allow_mismatch = false;
   bool quiet = false;
+  bool help = false;
   std::size_t history_runs = 10;
 };
 
-// The flags, bound to O's fields.
-boost::program_options::options_description compare_flags(CompareOptions& o);
-// --help: the flags D and what compare judges, and its exit codes.
-std::string compare_help(const boost::program_options::options_description& d);
+// The flags (and the words, RESULTS), each applied to its field.
+const settings::Table<CompareOptions>& compare_settings();
+// The flags as --help lists them.
+boost::program_options::options_description compare_flags();
+// --help: the flags and what compare judges, and its exit codes.
+std::string compare_help();
 
 }  // namespace commsweep

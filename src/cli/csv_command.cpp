@@ -13,6 +13,8 @@
 #include "output/output_file.hpp"
 #include "report/csv.hpp"
 #include "run/workload.hpp"
+#include "settings/program_options.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep {
 namespace po = boost::program_options;
@@ -21,14 +23,30 @@ namespace {
 struct CsvOptions {
   std::vector<std::string> files;
   std::string output;
+  bool help = false;
 };
 
-po::options_description csv_flags(CsvOptions& o) {
-  po::options_description d("commsweep csv FILE... [-o OUT]");
-  d.add_options()
-      ("output,o", po::value(&o.output), "write the CSV here (atomically: a reader sees the old file or the whole new one); default: standard output")
-      ("help,h", "show this help");
-  return d;
+settings::Table<CsvOptions> make_csv_table() {
+  using settings::Given;
+  using settings::Value;
+  settings::Spec files{"files", 0, "", settings::list_of(settings::text(), false), std::nullopt, ""};
+  files.words = -1;
+  return {"csv", {
+      settings::entry_of<CsvOptions>(
+          settings::shared::output("write the CSV here (atomically: a reader sees the old file or the whole new one); "
+                                   "default: standard output"),
+          [](CsvOptions& o, const Value& v, const Given&) { o.output = v.text; }),
+      settings::entry_of<CsvOptions>(settings::shared::help(),
+                                     [](CsvOptions& o, const Value& v, const Given&) { o.help = v.present; }),
+      settings::entry_of<CsvOptions>(files, [](CsvOptions& o, const Value& v, const Given&) {
+        for (const auto& item : v.items) o.files.push_back(item.text);
+      }),
+  }, nullptr};
+}
+
+const settings::Table<CsvOptions>& csv_settings() {
+  static const settings::Table<CsvOptions> table = make_csv_table();
+  return table;
 }
 
 std::string csv_help(const po::options_description& d) {
@@ -64,9 +82,10 @@ std::string csv_help(const po::options_description& d) {
 
 int run_csv_command(int argc, char** argv, char**) {
   CsvOptions o;
-  const auto flags = csv_flags(o);
-  const po::variables_map vm = parse_command_words(argc, argv, flags, "files", &o.files);
-  if (vm.count("help")) {
+  const auto flags = settings::options_of(csv_settings(), "commsweep csv FILE... [-o OUT]");
+  apply_command_flags(csv_settings(), o, parse_command_words(argc, argv, flags, *csv_settings().specs().back()), "",
+                      "csv");
+  if (o.help) {
     std::cout << csv_help(flags);
     return exit_code::kOk;
   }

@@ -13,20 +13,39 @@
 #include "fabric/preflight.hpp"
 #include "fabric/rdma_inventory.hpp"
 #include "fabric/sysfs.hpp"
+#include "settings/program_options.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep {
 
 namespace po = boost::program_options;
 
 namespace {
-po::options_description env_flags() {
-  po::options_description d("commsweep env flags");
-  d.add_options()
-      ("sysfs-root", po::value<std::string>()->default_value("/"), "read /sys and /proc under this folder")
-      ("annotations", po::value<std::string>(), "the downward-API annotations file (default <root>/etc/podinfo/annotations)")
-      ("help,h", "show this help");
-  return d;
+struct EnvOptions {
+  std::string sysfs_root, annotations;  // annotations: empty when not given
+  bool help = false;
+};
+
+settings::Table<EnvOptions> make_env_table() {
+  using settings::Given;
+  using settings::Value;
+  return {"env", {
+      settings::entry_of<EnvOptions>(settings::shared::sysfs_root("/", "read /sys and /proc under this folder"),
+                                     [](EnvOptions& o, const Value& v, const Given&) { o.sysfs_root = v.text; }),
+      settings::entry_of<EnvOptions>(
+          settings::shared::annotations("the downward-API annotations file (default <root>/etc/podinfo/annotations)"),
+          [](EnvOptions& o, const Value& v, const Given&) { o.annotations = v.text; }),
+      settings::entry_of<EnvOptions>(settings::shared::help(),
+                                     [](EnvOptions& o, const Value& v, const Given&) { o.help = v.present; }),
+  }, nullptr};
 }
+
+const settings::Table<EnvOptions>& env_settings() {
+  static const settings::Table<EnvOptions> table = make_env_table();
+  return table;
+}
+
+po::options_description env_flags() { return settings::options_of(env_settings(), "commsweep env flags"); }
 
 std::string env_help_text() {
   std::ostringstream out;
@@ -52,21 +71,23 @@ std::string env_help_text() {
 }  // namespace
 
 int run_env_command(int argc, char** argv, char** envp) {
-  const auto vm = parse_offline_command_flags(argc, argv, env_flags());
-  if (vm.count("help")) {
+  EnvOptions o;
+  const settings::Origins given =
+      apply_command_flags(env_settings(), o, parse_offline_command_flags(argc, argv, env_flags()), "", "env");
+  if (o.help) {
     std::cout << env_help_text();
     return exit_code::kOk;
   }
-  const fabric::SysfsRoot root(vm["sysfs-root"].as<std::string>());
+  const fabric::SysfsRoot root(o.sysfs_root);
   const auto inventory = fabric::read_rdma_inventory(root);
   std::vector<fabric::PodPci> pcis;
   std::string default_iface;
   try {
-    const bool given = vm.count("annotations") > 0;
-    const std::string path = given ? vm["annotations"].as<std::string>() : root.path("/etc/podinfo/annotations");
+    const bool given_file = given.given("annotations");
+    const std::string path = given_file ? o.annotations : root.path("/etc/podinfo/annotations");
     std::optional<std::string> text;
     try {
-      text = given ? read_bounded_file(path) : read_text_file(path);  // absent by default: fine
+      text = given_file ? read_bounded_file(path) : read_text_file(path);  // absent by default: fine
     } catch (const std::runtime_error& e) {
       throw_usage(std::string("--annotations ") + e.what());
     }

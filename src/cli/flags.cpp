@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/strings.hpp"
+#include "settings/program_options.hpp"
 
 namespace commsweep {
 
@@ -90,12 +91,20 @@ po::variables_map parse_offline_command_flags(int argc, char** argv, const po::o
 }
 
 po::variables_map parse_command_words(int argc, char** argv, const po::options_description& flags,
-                                     const char* words_name, std::vector<std::string>* words) {
+                                     const settings::Spec& words) {
   po::options_description all;
-  all.add(flags).add_options()(words_name, po::value(words)->composing());
+  all.add(flags);
   po::positional_options_description positional;
-  positional.add(words_name, -1);
+  settings::describe_words(all, positional, {&words});
   return parse_flags(argc, argv, 2, all, positional, "", " (commsweep " + std::string(argv[1]) + " --help)");
+}
+
+std::vector<std::string> given_list(const settings::Flags& given, const settings::Spec& spec) {
+  std::vector<std::string> out;
+  const auto it = given.find(spec.flag);
+  if (it == given.end()) return out;
+  for (const auto& item : settings::read(spec.type, it->second).items) out.push_back(item.text);
+  return out;
 }
 
 }  // namespace commsweep

@@ -3,6 +3,8 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -16,6 +18,8 @@
 #include "report/json.hpp"
 #include "core/error.hpp"
 #include "runtime/world.hpp"
+#include "settings/program_options.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep {
 
@@ -29,32 +33,77 @@ struct HealthOptions {
   std::string json, prometheus, thresholds, judge;
   bool gpus = true;
   bool verbose = false;
+  bool help = false;
   double timeout_s = 60;
+  settings::Origins given;  // which flags were given (--judge refuses those that read hardware)
 };
 
-po::options_description health_flags(HealthOptions& o) {
-  po::options_description d("commsweep health [options]");
-  d.add_options()
-      ("duration", po::value(&o.duration_s)->default_value(0), "seconds between a before and an after snapshot (0: one snapshot, its state judged)")
-      ("sysfs-root", po::value(&o.sysfs_root), "read /sys under this folder (default: COMMSWEEP_SYSFS_ROOT, else /); one that is not a folder is a usage error")
-      ("no-gpus", "do not load NVML (RDMA and PCIe only)")
-      ("health-thresholds", po::value(&o.thresholds), "judge with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table, which results/health-thresholds.yaml holds; docs/health.md)")
-      ("judge", po::value(&o.judge), "read no hardware: judge again the snapshots stored in this file (a results or pairs file's \"health\" member, or a --json file of commsweep health) with the rules in force; runs without mpirun")
-      ("verbose", "print what each node has (a line per port, PCIe link and GPU) and every finding, INFO included")
-      ("json", po::value(&o.json), "write the snapshots and findings here (the \"health\" member of a results file)")
-      ("prometheus", po::value(&o.prometheus), "write Prometheus text exposition here (node-exporter textfile collector: *.prom)")
-      ("timeout,T", po::value(&o.timeout_s)->default_value(60), "seconds the gathering of the snapshots may take beyond --duration")
-      ("help,h", "show this help");
-  return d;
+// Any number: check() bounds the seconds with its own messages.
+settings::Type health_seconds() {
+  return settings::number(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
 }
 
-po::variables_map parse(int argc, char** argv, HealthOptions& o) {
-  const auto flags = health_flags(o);
-  const po::variables_map vm =
-      parse_flags(argc, argv, 2, flags, po::positional_options_description(), "health: ", " (commsweep health --help)");
-  o.gpus = !vm.count("no-gpus");
-  o.verbose = vm.count("verbose") > 0;
-  return vm;
+settings::Spec health_flag(const char* flag, settings::Type type, std::optional<std::string> default_text,
+                           std::string help) {
+  return settings::Spec{flag, 0, "", std::move(type), std::move(default_text), std::move(help)};
+}
+
+settings::Table<HealthOptions> make_health_table() {
+  using settings::Given;
+  using settings::Value;
+  using O = HealthOptions;
+  return {"health", {
+      settings::entry_of<O>(health_flag("duration", health_seconds(), "0",
+                                        "seconds between a before and an after snapshot (0: one snapshot, its state "
+                                        "judged)"),
+                            [](O& o, const Value& v, const Given&) { o.duration_s = v.number; }),
+      settings::entry_of<O>(settings::shared::sysfs_root(std::nullopt,
+                                                         "read /sys under this folder (default: COMMSWEEP_SYSFS_ROOT, "
+                                                         "else /); one that is not a folder is a usage error"),
+                            [](O& o, const Value& v, const Given&) { o.sysfs_root = v.text; }),
+      settings::entry_of<O>(health_flag("no-gpus", settings::presence(), std::nullopt,
+                                        "do not load NVML (RDMA and PCIe only)"),
+                            [](O& o, const Value& v, const Given&) { o.gpus = !v.present; }),
+      settings::entry_of<O>(settings::shared::health_thresholds(
+                                "judge with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, else "
+                                "the built-in table, which results/health-thresholds.yaml holds; docs/health.md)"),
+                            [](O& o, const Value& v, const Given&) { o.thresholds = v.text; }),
+      settings::entry_of<O>(health_flag("judge", settings::text(), std::nullopt,
+                                        "read no hardware: judge again the snapshots stored in this file (a results or "
+                                        "pairs file's \"health\" member, or a --json file of commsweep health) with "
+                                        "the rules in force; runs without mpirun"),
+                            [](O& o, const Value& v, const Given&) { o.judge = v.text; }),
+      settings::entry_of<O>(health_flag("verbose", settings::presence(), std::nullopt,
+                                        "print what each node has (a line per port, PCIe link and GPU) and every "
+                                        "finding, INFO included"),
+                            [](O& o, const Value& v, const Given&) { o.verbose = v.present; }),
+      settings::entry_of<O>(settings::shared::json("write the snapshots and findings here (the \"health\" member of a "
+                                                   "results file)"),
+                            [](O& o, const Value& v, const Given&) { o.json = v.text; }),
+      settings::entry_of<O>(settings::shared::prometheus(),
+                            [](O& o, const Value& v, const Given&) { o.prometheus = v.text; }),
+      settings::entry_of<O>(settings::shared::timeout("60", "seconds the gathering of the snapshots may take beyond "
+                                                            "--duration"),
+                            [](O& o, const Value& v, const Given&) { o.timeout_s = static_cast<double>(v.whole); }),
+      settings::entry_of<O>(settings::shared::help(), [](O& o, const Value& v, const Given&) { o.help = v.present; }),
+  }, nullptr};
+}
+
+const settings::Table<HealthOptions>& health_settings() {
+  static const settings::Table<HealthOptions> table = make_health_table();
+  return table;
+}
+
+po::options_description health_flags() {
+  return settings::options_of(health_settings(), "commsweep health [options]");
+}
+
+HealthOptions parse(int argc, char** argv) {
+  const po::variables_map vm = parse_flags(argc, argv, 2, health_flags(), po::positional_options_description(),
+                                           "health: ", " (commsweep health --help)");
+  HealthOptions o;
+  o.given = apply_command_flags(health_settings(), o, vm, "health: ", "health");
+  return o;
 }
 
 // A usage Error for the flag that is wrong; bounded so a typo cannot park a job for a day.
@@ -81,9 +130,8 @@ int broadcast(World& world, int code, double timeout_s) {
 }  // namespace
 
 std::string health_help_text() {
-  HealthOptions o;
   std::ostringstream out;
-  out << health_flags(o) << "\n"
+  out << health_flags() << "\n"
       << "Reads, on one rank per node, the hardware's own health state: every RDMA port (state, rate,\n"
          "/sys/class/infiniband/*/ports/*/counters and hw_counters), the PCIe link of every GPU and NIC\n"
          "(trained speed and width against the maximum, AER counts), and every GPU through NVML (XID\n"
@@ -108,24 +156,22 @@ std::string health_help_text() {
 }
 
 int run_health_judge(int argc, char** argv) {
-  HealthOptions o;
-  const po::variables_map vm = parse(argc, argv, o);
-  if (vm.count("help")) {
+  const HealthOptions o = parse(argc, argv);
+  if (o.help) {
     std::cout << health_help_text();
     return exit_code::kOk;
   }
   // What reads the hardware has nothing to do with a file's snapshots.
   for (const char* flag : {"duration", "sysfs-root", "no-gpus", "timeout"})
-    if (vm.count(flag) && !vm[flag].defaulted())
+    if (o.given.given(flag))
       throw_usage(std::string("health: --judge judges stored snapshots and reads no hardware: drop --") + flag);
   JudgeRequest request{o.judge, o.thresholds, o.json, o.prometheus, o.verbose};
   return judge_stored_health(request, std::cout);
 }
 
 int run_health_command(World& world, int argc, char** argv, char** /*envp*/) {
-  HealthOptions o;
-  const po::variables_map vm = parse(argc, argv, o);
-  if (vm.count("help")) {
+  const HealthOptions o = parse(argc, argv);
+  if (o.help) {
     if (world.rank() == 0) std::cout << health_help_text();
     return exit_code::kOk;
   }

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "settings/document_file.hpp"
 #include "settings/program_options.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep {
 namespace po = boost::program_options;
@@ -16,8 +17,32 @@ namespace {
 
 std::string command_of(const Workload& w) { return w.command.empty() ? "commsweep" : "commsweep " + std::string(w.command); }
 
+// The command line's own flags around the workload's and the run's settings: the suite file
+// flag (where the workload takes one), --help, --version (the collectives' command line), and
+// the words (the collectives' tests; refused by the other commands).
+struct CommandLineSpecs {
+  settings::Spec settings_file, help = settings::shared::help(), version, words;
+  explicit CommandLineSpecs(const Workload& w) {
+    settings_file = settings::Spec{std::string(w.settings_file_flag), 0, "", settings::text(), std::nullopt,
+                                   "read axes and settings from a suite file of one sweep (below); flags given "
+                                   "override it"};
+    version = settings::Spec{"version", 0, "", settings::presence(), std::nullopt, "print the version"};
+    words = settings::Spec{"words", 0, "", settings::list_of(settings::text(), false), std::nullopt, ""};
+    words.words = -1;  // named so that they can be refused (or read as tests) by name
+  }
+  // Those --help lists after the run's settings.
+  std::vector<const settings::Spec*> after_run(const Workload& w) const {
+    std::vector<const settings::Spec*> out;
+    if (!w.settings_file_flag.empty()) out.push_back(&settings_file);
+    out.push_back(&help);
+    if (w.command.empty()) out.push_back(&version);
+    return out;
+  }
+};
+
 // The option sections --help shows: the workload's, then the run's, then the fabric's.
 std::vector<po::options_description> sections(const Workload& w) {
+  const CommandLineSpecs own(w);
   std::vector<po::options_description> out;
   for (const auto& [section, title] : w.sections) {
     out.emplace_back(std::string(title));
@@ -25,13 +50,7 @@ std::vector<po::options_description> sections(const Workload& w) {
   }
   out.emplace_back("Run (every measuring command)");
   settings::describe(out.back(), run_settings().specs(), kRunSettingsSection);
-  if (!w.settings_file_flag.empty()) {
-    const std::string flag(w.settings_file_flag);
-    out.back().add_options()(flag.c_str(), po::value<std::string>(),
-                             "read axes and settings from a suite file of one sweep (below); flags given override it");
-  }
-  out.back().add_options()("help,h", "show this help");
-  if (w.command.empty()) out.back().add_options()("version", "print the version");
+  settings::describe(out.back(), own.after_run(w));
   out.emplace_back("Fabric (commsweep preflight --help, commsweep transport --help)");
   settings::describe(out.back(), run_settings().specs(), kFabricSection);
   return out;
@@ -60,14 +79,18 @@ MeasureOptions parse_measure_options(const Workload& w, int argc, const char* co
   for (const auto& d : sections(w)) all.add(d);
   po::options_description hidden;  // the test hooks, not in --help
   settings::describe(hidden, w.specs(), "hidden");
-  all.add(hidden).add_options()("words", po::value<std::vector<std::string>>(), "");
+  const CommandLineSpecs own(w);
   po::positional_options_description positional;
-  positional.add("words", -1);  // named so that they can be refused (or read as tests) by name
+  settings::describe_words(hidden, positional, {&own.words});
+  all.add(hidden);
   const po::variables_map vm = parse_flags(argc, argv, root ? 1 : 2, all, positional, root ? "" : command + ": ",
                                            root ? " (see --help)" : " (see " + command_of(w) + " --help)");
   MeasureOptions o;
   for (int i = 1; i < argc; ++i) o.arguments.emplace_back(argv[i]);
-  const auto words = vm.count("words") ? vm["words"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  const settings::Flags own_flags = settings::given_flags(vm, {&own.words, &own.help, &own.version});
+  std::vector<std::string> words;
+  if (const auto it = own_flags.find("words"); it != own_flags.end())
+    for (const auto& item : settings::read(own.words.type, it->second).items) words.push_back(item.text);
   if (!words.empty() && !root) {
     throw_usage(command + ": unexpected argument '" + words.front() + "' (" + command_of(w) + " takes flags only; see " +
                 command_of(w) + " --help)");
@@ -75,16 +98,18 @@ MeasureOptions parse_measure_options(const Workload& w, int argc, const char* co
   o.list = root && !words.empty() && words.front() == "list";
   // `commsweep prefligt --help`: the help of a word that names nothing would hide the typo.
   if (root && !o.list) check_test_words(words);
-  o.help = vm.count("help") > 0;
-  o.version = root && vm.count("version") > 0;
+  o.help = own_flags.count("help") > 0;
+  o.version = root && own_flags.count("version") > 0;
   if (o.help || o.version || o.list) return o;
   o.run = read_run_settings(settings::given_flags(vm, run_settings().specs()));
   settings::Flags flags = settings::given_flags(vm, w.specs());
   if (root) flags.merge(test_words(words));
   std::unique_ptr<settings::DocumentFile> file;
   const std::string file_flag(w.settings_file_flag);
-  if (!file_flag.empty() && vm.count(file_flag)) {
-    file = settings::read_document_file(file_flag, vm[file_flag].as<std::string>(), entry_specs(w), std::string(w.name),
+  const settings::Flags file_given = file_flag.empty() ? settings::Flags{} : settings::given_flags(vm, {&own.settings_file});
+  if (const auto it = file_given.find(file_flag); it != file_given.end()) {
+    file = settings::read_document_file(file_flag, settings::read(own.settings_file.type, it->second).text,
+                                        entry_specs(w), std::string(w.name),
                                         command_of(w));
     o.run.timeout_s = read_run_settings(settings::given_flags(vm, run_settings().specs()), &file->entry).timeout_s;
   }
@@ -94,7 +119,7 @@ MeasureOptions parse_measure_options(const Workload& w, int argc, const char* co
     if (e.kind() != ErrorKind::Usage || w.usage_prefix.empty()) throw;
     throw_usage(std::string(w.usage_prefix) + e.what());  // every refusal of the command says whose
   }
-  o.offline = !w.offline_flag.empty() && vm.count(std::string(w.offline_flag)) > 0;
+  o.offline = !w.offline_flag.empty() && flags.count(std::string(w.offline_flag)) > 0;
   return o;
 }
 

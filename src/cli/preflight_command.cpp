@@ -16,6 +16,8 @@
 #include "run/rank_binding.hpp"
 #include "run/run_setup.hpp"
 #include "runtime/world.hpp"
+#include "settings/program_options.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep {
 
@@ -23,16 +25,43 @@ namespace po = boost::program_options;
 
 namespace {
 
+struct PreflightFlags {
+  std::string sysfs_root, annotations, json, bind;  // annotations, json: empty when not given
+  double timeout_s = 60;
+  bool help = false;
+};
+
+settings::Table<PreflightFlags> make_preflight_table() {
+  using settings::Given;
+  using settings::Value;
+  using O = PreflightFlags;
+  return {"preflight", {
+      settings::entry_of<O>(settings::shared::sysfs_root("/", "read /sys, /proc and /dev/shm under this folder (tests "
+                                                             "point it at fixture trees)"),
+                            [](O& o, const Value& v, const Given&) { o.sysfs_root = v.text; }),
+      settings::entry_of<O>(settings::shared::annotations("the pod's downward-API annotations file (default "
+                                                          "<root>/etc/podinfo/annotations, where Multus's "
+                                                          "network-status is)"),
+                            [](O& o, const Value& v, const Given&) { o.annotations = v.text; }),
+      settings::entry_of<O>(
+          settings::shared::json("also write every host's checks and RDMA devices to this file (atomically)"),
+          [](O& o, const Value& v, const Given&) { o.json = v.text; }),
+      settings::entry_of<O>(settings::shared::bind("auto: bind each rank to the NUMA node of its GPU (local rank "
+                                                   "modulo the GPUs); none"),
+                            [](O& o, const Value& v, const Given&) { o.bind = v.text; }),
+      settings::entry_of<O>(settings::shared::timeout("60", "seconds the gathers may take"),
+                            [](O& o, const Value& v, const Given&) { o.timeout_s = static_cast<double>(v.whole); }),
+      settings::entry_of<O>(settings::shared::help(), [](O& o, const Value& v, const Given&) { o.help = v.present; }),
+  }, nullptr};
+}
+
+const settings::Table<PreflightFlags>& preflight_settings() {
+  static const settings::Table<PreflightFlags> table = make_preflight_table();
+  return table;
+}
+
 po::options_description preflight_flags() {
-  po::options_description d("commsweep preflight flags");
-  d.add_options()
-      ("sysfs-root", po::value<std::string>()->default_value("/"), "read /sys, /proc and /dev/shm under this folder (tests point it at fixture trees)")
-      ("annotations", po::value<std::string>(), "the pod's downward-API annotations file (default <root>/etc/podinfo/annotations, where Multus's network-status is)")
-      ("json", po::value<std::string>(), "also write every host's checks and RDMA devices to this file (atomically)")
-      ("bind", po::value<std::string>()->default_value("none"), "auto: bind each rank to the NUMA node of its GPU (local rank modulo the GPUs); none")
-      ("timeout,T", po::value<double>()->default_value(60), "seconds the gathers may take")
-      ("help,h", "show this help");
-  return d;
+  return settings::options_of(preflight_settings(), "commsweep preflight flags");
 }
 
 // --bind as the measuring commands take it (run/rank_binding.hpp); local rank 0's result is
@@ -67,26 +96,30 @@ std::string preflight_help_text() {
 }  // namespace
 
 int run_preflight_command(World& world, int argc, char** argv, char** envp) {
-  const auto vm = parse_command_flags(argc, argv, preflight_flags());
-  if (vm.count("help")) {
+  PreflightFlags o;
+  const settings::Origins given =
+      apply_command_flags(preflight_settings(), o, parse_command_flags(argc, argv, preflight_flags()), "preflight: ",
+                          "preflight");
+  if (o.help) {
     if (world.rank() == 0) std::cout << preflight_help_text();
     return exit_code::kOk;
   }
   fabric::PreflightOptions options;
-  options.sysfs_root = vm["sysfs-root"].as<std::string>();
-  if (vm.count("annotations")) options.annotations = vm["annotations"].as<std::string>();
-  const double timeout = vm["timeout"].as<double>();
+  options.sysfs_root = o.sysfs_root;
+  if (given.given("annotations")) options.annotations = o.annotations;
+  const double timeout = o.timeout_s;
+  const bool json = given.given("json");
   // A root that is not there reads nothing, and nothing read would pass.
   require_sysfs_root(world, options.sysfs_root, "preflight: --sysfs-root " + options.sysfs_root, timeout);
-  if (vm.count("json")) require_writable_results(world, vm["json"].as<std::string>(), timeout);
-  const auto nodes = gather_preflight(world, options, envp, timeout, bind_note(vm["bind"].as<std::string>(), world.local_rank()));
+  if (json) require_writable_results(world, o.json, timeout);
+  const auto nodes = gather_preflight(world, options, envp, timeout, bind_note(o.bind, world.local_rank()));
   int code = exit_code::kOk;
   if (world.rank() == 0) {
     std::cout << fabric::render_preflight_table(nodes) << std::flush;
     if (fabric::tally(nodes).fail) code = exit_code::kHealthFail;
-    if (vm.count("json")) {
+    if (json) {
       try {
-        output::write_output_file(vm["json"].as<std::string>(), fabric::preflight_json(nodes).dump(2) + "\n");
+        output::write_output_file(o.json, fabric::preflight_json(nodes).dump(2) + "\n");
       } catch (const std::exception& e) {
         std::fprintf(stderr, "commsweep preflight: --json: %s\n", e.what());
         code = combined_exit(code, exit_code::kOutputFailed);

@@ -14,6 +14,7 @@
 #include "run/suite_file.hpp"
 #include "runtime/world.hpp"
 #include "settings/program_options.hpp"
+#include "settings/shared_flags.hpp"
 #include "suite/document.hpp"
 
 namespace commsweep {
@@ -23,40 +24,55 @@ std::string suite_help_text(const boost::program_options::options_description& s
 namespace {
 namespace po = boost::program_options;
 
-po::options_description suite_flags() {
+// The suite's own flags: -c (the collectives' setting, with what it does to a suite), --help, and
+// the suite file (the word).
+struct SuiteSpecs {
+  settings::Spec check, help = settings::shared::help(), file;
+  SuiteSpecs() {
+    check = collective_check_spec();
+    check.default_text.reset();  // absent: each sweep's key, or its kind's default
+    check.help = "collectives and pairs: verify N times (0: off); EP: verify when N > 0; given, it overrides every "
+                 "sweep's key \"check\"";
+    file = settings::Spec{"file", 0, "", settings::list_of(settings::text(), false), std::nullopt, ""};
+    file.words = -1;
+  }
+  std::vector<const settings::Spec*> flags() const { return {&check, &help}; }
+
+ private:
+  // -c as `commsweep TEST...` reads it: the collectives' setting, its messages.
+  static settings::Spec collective_check_spec() {
+    for (const settings::Spec* spec : collective_settings().specs())
+      if (spec->flag == "check") return *spec;
+    throw Error(ErrorKind::Runtime, "the collectives' settings have no -c/--check");
+  }
+};
+
+po::options_description suite_flags(const SuiteSpecs& specs) {
   po::options_description d("For the whole suite");
   settings::describe(d, run_settings().specs(), kRunSettingsSection);
-  d.add_options()("check,c", po::value<std::string>(),
-                  "collectives and pairs: verify N times (0: off); EP: verify when N > 0; given, it overrides every "
-                  "sweep's key \"check\"")("help,h", "show this help");
+  settings::describe(d, specs.flags());
   po::options_description fabric("Fabric (commsweep preflight --help, commsweep transport --help)");
   settings::describe(fabric, run_settings().specs(), kFabricSection);
   d.add(fabric);
   return d;
 }
 
-// -c as `commsweep TEST...` reads it: the collectives' setting, its messages.
-int check_flag(const po::variables_map& vm) {
-  for (const settings::Spec* spec : collective_settings().specs()) {
-    if (spec->flag != "check") continue;
-    return static_cast<int>(settings::read(spec->type, settings::given_flags(vm, {spec}).at("check")).whole);
-  }
-  throw Error(ErrorKind::Runtime, "the collectives' settings have no -c/--check");
-}
-
 }  // namespace
 
 SuiteCommandLine parse_suite_command_line(int argc, const char* const* argv) {
-  po::options_description all = suite_flags();
-  all.add_options()("file", po::value<std::vector<std::string>>(), "");
+  const SuiteSpecs specs;
+  po::options_description all = suite_flags(specs);
   po::positional_options_description positional;
-  positional.add("file", -1);
+  settings::describe_words(all, positional, {&specs.file});
   const po::variables_map vm = parse_flags(argc, argv, 2, all, positional, "suite: ", " (see commsweep suite --help)");
   SuiteCommandLine o;
   for (int i = 1; i < argc; ++i) o.arguments.emplace_back(argv[i]);
-  o.help = vm.count("help") > 0;
+  const settings::Flags given = settings::given_flags(vm, {&specs.check, &specs.help, &specs.file});
+  o.help = given.count("help") > 0;
   if (o.help) return o;
-  const auto files = vm.count("file") ? vm["file"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  std::vector<std::string> files;
+  if (const auto it = given.find("file"); it != given.end())
+    for (const auto& item : settings::read(specs.file.type, it->second).items) files.push_back(item.text);
   if (files.size() != 1) {
     throw_usage("suite: give one suite file (" + std::to_string(files.size()) + " given; see commsweep suite --help)");
   }
@@ -64,11 +80,12 @@ SuiteCommandLine parse_suite_command_line(int argc, const char* const* argv) {
   if (o.path.empty()) throw_usage("suite: the suite file's name is empty");
   o.overrides.run_flags = settings::given_flags(vm, run_settings().specs());
   o.overrides.run = read_run_settings(o.overrides.run_flags);
-  if (vm.count("check")) o.overrides.check = check_flag(vm);
+  if (const auto it = given.find("check"); it != given.end())
+    o.overrides.check = static_cast<int>(settings::read(specs.check.type, it->second).whole);
   return o;
 }
 
-std::string suite_help_text() { return suite_help_text(suite_flags()); }
+std::string suite_help_text() { return suite_help_text(suite_flags(SuiteSpecs())); }
 
 namespace {
 

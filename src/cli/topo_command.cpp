@@ -10,6 +10,8 @@
 #include "comm/nccl_dump.hpp"
 #include "core/error.hpp"
 #include "core/text_file.hpp"
+#include "settings/program_options.hpp"
+#include "settings/shared_flags.hpp"
 #include "topology/shape_detect.hpp"
 #include "topology/validate.hpp"
 
@@ -56,9 +58,9 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v != nullptr && *v != '\0' ? v : fallback;
 }
 
-std::string shape_for(const po::variables_map& vm, std::string* reason) {
+std::string shape_for(const settings::Flags& given, std::string* reason) {
   ShapeEvidence e;
-  e.flag = flag_or(vm, "shape");
+  e.flag = flag_or(given, "shape");
   e.env = env_or("COMMSWEEP_SHAPE", "");
   e.labels_file = env_or("COMMSWEEP_LABELS_FILE", kDefaultLabelsFile);
   const auto d = detect_shape(e, {});
@@ -67,15 +69,15 @@ std::string shape_for(const po::variables_map& vm, std::string* reason) {
 }
 
 int validate(int argc, char** argv) {
-  po::options_description flags;
-  flags.add_options()("file", po::value<std::string>())("shape", po::value<std::string>())
-      ("descriptions", po::value<std::string>())("sysfs-root", po::value<std::string>())("no-node", "");
-  po::positional_options_description positional;
-  positional.add("file", 1);
-  const auto vm = parse_topo_verb(argc, argv, flags, positional);
+  settings::Spec file_word{"file", 0, "", settings::text(), std::nullopt, ""};
+  file_word.words = 1;
+  const settings::Spec shape_flag = settings::shared::shape(), descriptions = settings::shared::descriptions(),
+                       sysfs_root = settings::shared::sysfs_root(std::nullopt);
+  const settings::Spec no_node{"no-node", 0, "", settings::presence(), std::nullopt, ""};
+  const settings::Flags vm = parse_topo_verb(argc, argv, {&file_word, &shape_flag, &descriptions, &sysfs_root, &no_node});
   if (!vm.count("file")) throw Error(ErrorKind::Usage, "validate: give the topology file (commsweep topo validate FILE)");
   if (vm.count("no-node") && vm.count("sysfs-root")) throw Error(ErrorKind::Usage, "--no-node and --sysfs-root exclude each other");
-  const std::string file = vm["file"].as<std::string>();
+  const std::string file = flag_or(vm, "file");
   std::string reason;
   const std::string shape = shape_for(vm, &reason);
   std::optional<ShapeDescription> description;
@@ -95,9 +97,8 @@ int validate(int argc, char** argv) {
 }
 
 int dump(int argc, char** argv) {
-  po::options_description flags;
-  flags.add_options()("out", po::value<std::string>());
-  const auto vm = parse_topo_verb(argc, argv, flags);
+  const settings::Spec out_flag = settings::shared::out();
+  const settings::Flags vm = parse_topo_verb(argc, argv, {&out_flag});
   const std::string out = flag_or(vm, "out", "nccl-topology-dump.xml");
   dump_nccl_topology(out);
   ValidateOptions options;
@@ -107,9 +108,8 @@ int dump(int argc, char** argv) {
 }
 
 int detect(int argc, char** argv) {
-  po::options_description flags;
-  flags.add_options()("shape", po::value<std::string>());
-  const auto vm = parse_topo_verb(argc, argv, flags);
+  const settings::Spec shape_flag = settings::shared::shape();
+  const settings::Flags vm = parse_topo_verb(argc, argv, {&shape_flag});
   std::string reason;
   const std::string shape = shape_for(vm, &reason);
   if (shape.empty()) {
@@ -122,14 +122,18 @@ int detect(int argc, char** argv) {
 
 }  // namespace
 
-po::variables_map parse_topo_verb(int argc, char** argv, const po::options_description& flags,
-                                  const po::positional_options_description& positional) {
+settings::Flags parse_topo_verb(int argc, char** argv, const std::vector<const settings::Spec*>& specs) {
+  po::options_description flags;
+  settings::describe(flags, specs);
+  po::positional_options_description positional;
+  settings::describe_words(flags, positional, specs);
   // argv[0] program, argv[1] "topo", argv[2] the verb.
-  return parse_flags(argc, argv, 3, flags, positional, "", " (see commsweep topo --help)");
+  return settings::given_flags(parse_flags(argc, argv, 3, flags, positional, "", " (see commsweep topo --help)"), specs);
 }
 
-std::string flag_or(const po::variables_map& vm, const char* name, const std::string& fallback) {
-  return vm.count(name) ? vm[name].as<std::string>() : fallback;
+std::string flag_or(const settings::Flags& given, const char* name, const std::string& fallback) {
+  const auto it = given.find(name);
+  return it == given.end() ? fallback : settings::read(settings::text(), it->second).text;
 }
 
 int run_topo_command(int argc, char** argv, char**) {

@@ -1,6 +1,5 @@
 // `commsweep topo generate` and `commsweep topo shapes` (cli/topo_command.hpp): the shapes'
 // descriptions listed, and OUT/S.xml and OUT/S.conf written from them (or --check'ed).
-#include <boost/program_options.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -8,25 +7,27 @@
 
 #include "cli/topo_command.hpp"
 #include "core/error.hpp"
+#include "settings/shared_flags.hpp"
 #include "output/output_file.hpp"
 #include "topology/generate.hpp"
 
 namespace commsweep {
 
-namespace po = boost::program_options;
 namespace fs = std::filesystem;
 using namespace topology;
 
 int run_topo_generate(int argc, char** argv) {
-  po::options_description flags;
-  flags.add_options()("shape", po::value<std::vector<std::string>>())("descriptions", po::value<std::string>())
-      ("out", po::value<std::string>())("check", "");
-  const auto vm = parse_topo_verb(argc, argv, flags);
+  settings::Spec shapes_flag = settings::shared::shape();  // here a list: --shape S1 --shape S2
+  shapes_flag.type = settings::list_of(shapes_flag.type, false);
+  shapes_flag.repeatable = true;
+  const settings::Spec descriptions = settings::shared::descriptions(), out_flag = settings::shared::out();
+  const settings::Spec check{"check", 0, "", settings::presence(), std::nullopt, ""};
+  const settings::Flags vm = parse_topo_verb(argc, argv, {&shapes_flag, &descriptions, &out_flag, &check});
   const std::string dir = flag_or(vm, "descriptions");
   const std::string out = flag_or(vm, "out", "topology");
   std::vector<ShapeDescription> shapes;
   if (vm.count("shape")) {
-    for (const auto& s : vm["shape"].as<std::vector<std::string>>()) shapes.push_back(load_shape(s, dir));
+    for (const auto& s : settings::read(shapes_flag.type, vm.at("shape")).items) shapes.push_back(load_shape(s.text, dir));
   } else {
     shapes = load_all_shapes(dir);
   }
@@ -69,9 +70,8 @@ int run_topo_generate(int argc, char** argv) {
 }
 
 int run_topo_shapes(int argc, char** argv) {
-  po::options_description flags;
-  flags.add_options()("descriptions", po::value<std::string>());
-  const auto vm = parse_topo_verb(argc, argv, flags);
+  const settings::Spec descriptions = settings::shared::descriptions();
+  const auto vm = parse_topo_verb(argc, argv, {&descriptions});
   for (const auto& s : load_all_shapes(flag_or(vm, "descriptions"))) {
     std::string nics;
     for (const auto& n : s.nic_names()) nics += (nics.empty() ? "" : ",") + n;

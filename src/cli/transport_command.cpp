@@ -10,20 +10,49 @@
 #include "core/text_file.hpp"
 #include "fabric/nccl_log.hpp"
 #include "fabric/transport_report.hpp"
+#include "settings/program_options.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep {
 
 namespace po = boost::program_options;
 
 namespace {
+struct TransportOptions {
+  std::vector<std::string> logs;
+  std::string require_transport;
+  bool require_gdr = false, help = false;
+};
+
+settings::Table<TransportOptions> make_transport_table() {
+  using settings::Given;
+  using settings::Value;
+  using O = TransportOptions;
+  // The log files: after --log, or the words.
+  settings::Spec log{"log", 0, "", settings::list_of(settings::text(), false), std::nullopt,
+                     "NCCL log files (NCCL_DEBUG=INFO NCCL_DEBUG_FILE=DIR/nccl.%h.%p)"};
+  log.multitoken = true;
+  log.words = -1;
+  return {"transport", {
+      settings::entry_of<O>(log, [](O& o, const Value& v, const Given&) {
+        for (const auto& item : v.items) o.logs.push_back(item.text);
+      }),
+      settings::entry_of<O>(settings::shared::require_transport(
+                                "any", "ib, roce, socket, nvlink or any: any other transport is a FAIL"),
+                            [](O& o, const Value& v, const Given&) { o.require_transport = v.text; }),
+      settings::entry_of<O>(settings::shared::require_gdr("a network connection without GPUDirect RDMA is a FAIL"),
+                            [](O& o, const Value& v, const Given&) { o.require_gdr = v.present; }),
+      settings::entry_of<O>(settings::shared::help(), [](O& o, const Value& v, const Given&) { o.help = v.present; }),
+  }, nullptr};
+}
+
+const settings::Table<TransportOptions>& transport_settings() {
+  static const settings::Table<TransportOptions> table = make_transport_table();
+  return table;
+}
+
 po::options_description transport_flags() {
-  po::options_description d("commsweep transport flags");
-  d.add_options()
-      ("log", po::value<std::vector<std::string>>()->multitoken(), "NCCL log files (NCCL_DEBUG=INFO NCCL_DEBUG_FILE=DIR/nccl.%h.%p)")
-      ("require-transport", po::value<std::string>()->default_value("any"), "ib, roce, socket, nvlink or any: any other transport is a FAIL")
-      ("require-gdr", "a network connection without GPUDirect RDMA is a FAIL")
-      ("help,h", "show this help");
-  return d;
+  return settings::options_of(transport_settings(), "commsweep transport flags");
 }
 
 std::string transport_help_text() {
@@ -45,22 +74,25 @@ std::string transport_help_text() {
 }  // namespace
 
 int run_transport_command(int argc, char** argv, char** /*envp*/) {
+  po::options_description flags = transport_flags();
   po::positional_options_description positional;
-  positional.add("log", -1);
-  const auto vm = parse_offline_command_flags(argc, argv, transport_flags(), &positional);
-  if (vm.count("help")) {
+  settings::describe_words(flags, positional, transport_settings().specs());
+  TransportOptions o;
+  apply_command_flags(transport_settings(), o, parse_offline_command_flags(argc, argv, flags, &positional), "",
+                      "transport");
+  if (o.help) {
     std::cout << transport_help_text();
     return exit_code::kOk;
   }
   fabric::RequiredTransport required;
   try {
-    required = fabric::parse_required_transport(vm["require-transport"].as<std::string>());
+    required = fabric::parse_required_transport(o.require_transport);
   } catch (const std::invalid_argument& e) {
     throw_usage(std::string("--require-transport: ") + e.what());
   }
-  if (!vm.count("log")) throw_usage("no log file given (commsweep transport --help)");
+  if (o.logs.empty()) throw_usage("no log file given (commsweep transport --help)");
   std::vector<fabric::RankTransport> ranks;
-  const auto logs = vm["log"].as<std::vector<std::string>>();
+  const auto& logs = o.logs;
   for (const auto& path : logs) {
     std::istringstream in;
     try {
@@ -80,7 +112,7 @@ int run_transport_command(int argc, char** argv, char** /*envp*/) {
   }
   ranks = fabric::merge_ranks(std::move(ranks));
   std::cout << fabric::render_transport(ranks);
-  const auto problems = fabric::judge_transport(ranks, required, vm.count("require-gdr") > 0);
+  const auto problems = fabric::judge_transport(ranks, required, o.require_gdr);
   for (const auto& p : problems) std::fprintf(stderr, "commsweep transport: FAIL: %s\n", p.c_str());
   return problems.empty() ? exit_code::kOk : exit_code::kHealthFail;
 }

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/sizes.hpp"
 #include "faults/catalog.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep {
 namespace {
@@ -217,8 +218,7 @@ settings::Table<Config> make_table() {
             run, [](Config& c, const Value& v, const Given&) { c.sweep.show_algo = v.present; }),
       entry("seed", 0, "seed", settings::whole(0, INT64_MAX), std::nullopt, "seed of the data pattern", run,
             [](Config& c, const Value& v, const Given&) { c.sweep.seed = static_cast<std::uint64_t>(v.whole); }),
-      entry("fault", 0, "", settings::text(), std::nullopt, fault_help, run,
-            apply_fault),
+      settings::entry_of<Config>(settings::shared::fault(fault_help, run), apply_fault),
   }, finish};
 }
 

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "ep/implementation.hpp"
 #include "faults/catalog.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep::ep {
 namespace {
@@ -168,9 +169,10 @@ settings::Table<EpConfig> make_table() {
             "--ep-impl lsa: thread blocks (512 threads) of both kernels, at most what the GPU keeps resident; 0: "
             "the combine on 2 blocks per SM, the dispatch on 1 per SM up to 1024 tokens and 2 above",
             run, [](EpConfig& c, const Value& v, const Given&) { c.lsa_blocks = static_cast<int>(v.whole); }),
-      entry("fault", 0, "", settings::text(), std::nullopt,
-            "testing only: " + faults::fault_forms("ep") + " flips one dispatched and one combined element on RANK", run,
-            apply_fault),
+      settings::entry_of<EpConfig>(
+          settings::shared::fault(
+              "testing only: " + faults::fault_forms("ep") + " flips one dispatched and one combined element on RANK", run),
+          apply_fault),
   }, finish};
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "faults/catalog.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep::nvlink {
 namespace {
@@ -70,7 +71,8 @@ settings::Table<Config> make_table() {
               if (v.text.empty()) throw_usage(g.where + ": give a file name");
               o.judge_path = v.text;
             }),
-      entry("fault", 0, "", settings::text(), std::nullopt, "testing only: " + faults::fault_forms("nvlink"), hidden, apply_fault),
+      settings::entry_of<Config>(settings::shared::fault("testing only: " + faults::fault_forms("nvlink"), hidden),
+                                 apply_fault),
       entry("fault-slowdown", 0, "", settings::whole(2, 1000), std::nullopt,
             "testing only: how many copies a planted slow pair makes per timed copy", hidden,
             [](Config& o, const Value& v, const Given&) { o.fault_slowdown = to_int(v); }),

@@ -7,6 +7,7 @@
 #include "faults/catalog.hpp"
 #include "plan/planners.hpp"
 #include "core/error.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep::pairs {
 namespace {
@@ -119,8 +120,8 @@ settings::Table<Config> make_table() {
             [](Config& o, const Value& v, const Given&) { o.gpus_per_node = to_int(v); }),
       // Testing only: slow-rank:R sleeps after each exchange (faults/slowed_backend.hpp), a planted
       // slow rail; hang:R@ROUND stays silent from that round on.
-      entry("fault", 0, "", settings::text(), std::nullopt,
-            "testing only: " + faults::fault_forms("pairs"), hidden, apply_fault),
+      settings::entry_of<Config>(settings::shared::fault("testing only: " + faults::fault_forms("pairs"), hidden),
+                                 apply_fault),
       entry("fault-slowdown", 0, "", settings::number(2, 1000), std::nullopt,
             "testing only: how many times slower a planted slow exchange is", hidden,
             [](Config& o, const Value& v, const Given&) { o.fault_slowdown = v.number; }),

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "settings/shared_flags.hpp"
 
 namespace commsweep {
 namespace {
@@ -12,9 +13,7 @@ using settings::Value;
 using Config = RunSettings;
 
 constexpr auto entry = &settings::entry<Config>;
-
-// A week: the longest -T a typo cannot turn into a job parked for ever.
-constexpr long long kMaxTimeoutS = 7 * 24 * 3600;
+constexpr auto entry_of = &settings::entry_of<Config>;
 
 // --backend's choices, in BackendChoice's order.
 settings::Type backend_type() { return settings::choice({"auto", "nccl", "mpi"}, "backend", "nccl, mpi or auto"); }
@@ -46,44 +45,50 @@ settings::Table<Config> make_table() {
       entry("backend", 0, "", backend_type(), "auto",
             "nccl (device buffers), mpi (host buffers), or auto: nccl where every rank has a GPU", run,
             [](Config& c, const Value& v, const Given&) { c.backend = static_cast<BackendChoice>(v.whole); }),
-      entry("json", 0, "", settings::text(), std::nullopt, "write the results as JSON to this file (atomically)", run,
+      entry_of(settings::shared::json("write the results as JSON to this file (atomically)", run),
             [](Config& c, const Value& v, const Given&) {
               if (v.text.empty()) throw_usage("--json: give a file name");
               c.json_path = v.text;
             }),
-      entry("shape", 0, "", settings::text(), std::nullopt,
-            "the node shape (e.g. BM.GPU.H100.8; else COMMSWEEP_SHAPE or the node's instance-type label): "
-            "NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node",
-            run,
+      entry_of(settings::shared::shape(
+                   "the node shape (e.g. BM.GPU.H100.8; else COMMSWEEP_SHAPE or the node's instance-type label): "
+                   "NCCL_TOPO_FILE is set to /etc/commsweep/topology/SHAPE.xml after checking it against the node",
+                   run),
             [](Config& c, const Value& v, const Given&) {
               if (v.text.empty()) throw_usage("--shape: give a shape, e.g. BM.GPU.H100.8");
               c.topology.shape = v.text;
             }),
       entry("force", 0, "", settings::presence(), std::nullopt, "run with a topology file that does not match the node",
             run, [](Config& c, const Value& v, const Given&) { c.topology.force = v.present; }),
-      entry("timeout", 'T', "timeout", settings::whole(1, kMaxTimeoutS), "300",
-            "seconds any phase may take (set-up, each step of a sweep) before the job is ended (exit code 4); "
-            "given to a suite, it overrides every sweep's key \"timeout\"",
-            run, [](Config& c, const Value& v, const Given&) { c.timeout_s = static_cast<double>(v.whole); }),
+      entry_of(settings::shared::timeout(
+                   "300",
+                   "seconds any phase may take (set-up, each step of a sweep) before the job is ended (exit code 4); "
+                   "given to a suite, it overrides every sweep's key \"timeout\"",
+                   run),
+            [](Config& c, const Value& v, const Given&) { c.timeout_s = static_cast<double>(v.whole); }),
       entry("no-preflight", 0, "", settings::presence(), std::nullopt,
             "skip the brief fabric preflight before the run (commsweep preflight)", fabric,
             [](Config& c, const Value& v, const Given&) { c.fabric.preflight = !v.present; }),
-      entry("require-transport", 0, "", settings::text(), std::nullopt,
-            "ib, roce, socket or nvlink: NCCL must use it (its own INFO lines say, read after set-up); anything else "
-            "stops the run before measuring, exit code 6 (nccl backend only: with mpi a usage error)",
-            fabric, apply_transport),
-      entry("require-gdr", 0, "", settings::presence(), std::nullopt,
-            "NCCL's network connections must use GPUDirect RDMA, else exit code 6 before measuring (nccl backend "
-            "only: with mpi a usage error)",
-            fabric, [](Config& c, const Value& v, const Given&) { c.fabric.require_gdr = v.present; }),
-      entry("bind", 0, "", settings::text(), "none",
-            "auto: bind each rank to the CPUs of its GPU's NUMA node (hwloc); none: leave the binding to the launcher",
-            fabric, apply_bind),
-      entry("health-thresholds", 0, "", settings::text(), std::nullopt,
-            "judge the health counters with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, "
-            "else the built-in table, which results/health-thresholds.yaml holds; docs/health.md); a bad file stops "
-            "the run before measuring, exit code 2",
-            fabric, [](Config& c, const Value& v, const Given&) { c.fabric.health_thresholds = v.text; }),
+      entry_of(settings::shared::require_transport(
+                   std::nullopt,
+                   "ib, roce, socket or nvlink: NCCL must use it (its own INFO lines say, read after set-up); anything "
+                   "else stops the run before measuring, exit code 6 (nccl backend only: with mpi a usage error)",
+                   fabric),
+               apply_transport),
+      entry_of(settings::shared::require_gdr("NCCL's network connections must use GPUDirect RDMA, else exit code 6 "
+                                             "before measuring (nccl backend only: with mpi a usage error)",
+                                             fabric),
+            [](Config& c, const Value& v, const Given&) { c.fabric.require_gdr = v.present; }),
+      entry_of(settings::shared::bind("auto: bind each rank to the CPUs of its GPU's NUMA node (hwloc); none: leave "
+                                      "the binding to the launcher",
+                                      fabric),
+               apply_bind),
+      entry_of(settings::shared::health_thresholds(
+                   "judge the health counters with the limits of this YAML file (default: "
+                   "COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table, which results/health-thresholds.yaml holds; "
+                   "docs/health.md); a bad file stops the run before measuring, exit code 2",
+                   fabric),
+            [](Config& c, const Value& v, const Given&) { c.fabric.health_thresholds = v.text; }),
       entry("health-verbose", 0, "", settings::presence(), std::nullopt,
             "print every health finding, INFO included, one line each (the block prints one line per node and "
             "component class with a WARN or FAIL)",

@@ -94,6 +94,9 @@ struct Spec {
   std::string help;
   std::string section;       // the --help section it is listed under ("hidden": test hooks)
   bool repeatable = false;   // the flag may be given several times (a list of its values)
+  bool multitoken = false;   // one flag takes the words after it (--log A B C: a list of its values)
+  int words = 0;             // not a flag but the command's words (the arguments no flag takes):
+                             // how many (-1: any number); never in --help
 
   // "-b/--minbytes", "--seed"; "key \"tests\"" for a document-only setting.
   std::string flag_name() const;
@@ -113,6 +116,13 @@ Setting<Config> entry(const char* flag, char letter, const char* key, Type type,
                       std::function<void(Config&, const Value&, const Given&)> apply) {
   return {Spec{flag, letter, key, std::move(type), std::move(default_text), std::move(help), section},
           std::move(apply)};
+}
+
+// One table entry from a spec declared elsewhere (settings/shared_flags.hpp: a flag several
+// commands take), then how the value is applied.
+template <typename Config>
+Setting<Config> entry_of(Spec spec, std::function<void(Config&, const Value&, const Given&)> apply) {
+  return {std::move(spec), std::move(apply)};
 }
 
 // Where each setting's value came from, for the checks that involve several.
