@@ -3,10 +3,12 @@
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace commsweep::fabric {
 
@@ -94,6 +96,17 @@ AcsFacts read_acs(const SysfsRoot& root) {
   return acs;
 }
 
+void gather_gpudirect_facts(const SysfsRoot& root, HostFacts& f) {
+  f.nvidia_driver = module_loaded(root, "nvidia");
+  f.nvidia_peermem = module_loaded(root, "nvidia_peermem") || module_loaded(root, "nv_peer_mem");
+  f.kernel_release = root.read("/proc/sys/kernel/osrelease").value_or("");
+  const std::string version = root.read("/proc/driver/nvidia/version").value_or("");
+  f.nvidia_version_line = version.substr(0, version.find('\n'));
+  f.gdrdrv_module = module_loaded(root, "gdrdrv");
+  f.gdrdrv_major = char_device_major(root.read("/proc/devices").value_or(""), "gdrdrv");
+  f.gdrdrv_node = root.exists("/dev/gdrdrv");
+}
+
 HostFacts gather_host_facts(const SysfsRoot& root) {
   HostFacts f;
   if (root.is_live()) {
@@ -111,9 +124,7 @@ HostFacts gather_host_facts(const SysfsRoot& root) {
     if (const auto t = root.read("/sys/kernel/iommu_groups/" + g + "/type")) types.insert(*t);
   f.group_types.assign(types.begin(), types.end());
   f.cmdline = root.read("/proc/cmdline").value_or("");
-  f.nvidia_driver = module_loaded(root, "nvidia");
-  f.nvidia_peermem = module_loaded(root, "nvidia_peermem") || module_loaded(root, "nv_peer_mem");
-  f.kernel_release = root.read("/proc/sys/kernel/osrelease").value_or("");
+  gather_gpudirect_facts(root, f);
   struct statvfs shm {};
   if (statvfs(root.path("/dev/shm").c_str(), &shm) == 0 && root.is_live())
     f.shm_bytes = static_cast<std::uint64_t>(shm.f_blocks) * shm.f_frsize;
@@ -171,17 +182,120 @@ std::pair<int, int> kernel_version(const std::string& release) {
   return {major, minor};
 }
 
+std::optional<NvidiaModule> parse_nvidia_version(const std::string& line) {
+  if (line.rfind("NVRM version:", 0) != 0) return std::nullopt;
+  const auto module = line.find("Kernel Module");
+  if (module == std::string::npos) return std::nullopt;
+  NvidiaModule m;
+  m.open = line.find("Open Kernel Module") != std::string::npos;
+  // The version is the first word after "Kernel Module" that reads as a number ("for x86_64"
+  // stands between them in the open module's line).
+  std::istringstream words(line.substr(module));
+  for (std::string w; words >> w;) {
+    if (w.empty() || !std::isdigit(static_cast<unsigned char>(w[0])) || w.find('.') == std::string::npos) continue;
+    m.version = w;
+    m.branch = std::atoi(w.c_str());
+    return m;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> char_device_major(const std::string& proc_devices, const std::string& name) {
+  // fs/proc/devices.c: "Character devices:", then "%3d %s" a device, a blank line, "Block devices:".
+  std::istringstream in(proc_devices);
+  bool characters = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line == "Character devices:") { characters = true; continue; }
+    if (line.empty() || line.back() == ':') { characters = false; continue; }
+    if (!characters) continue;
+    std::istringstream fields(line);
+    int major = -1;
+    std::string device;
+    if (fields >> major >> device && device == name) return major;
+  }
+  return std::nullopt;
+}
+
+// NCCL registers GPU memory with the NIC through nvidia_peermem (peer memory), or through dma-buf
+// where the kernel and the driver offer it: NCCL_DMABUF_ENABLE (NCCL's environment variables)
+// "will be automatically disabled if the Linux kernel or the CUDA/NIC driver do not support it".
+// The kernel gained dma-buf memory registration for RDMA in 5.12 (ibv_reg_dmabuf_mr); on the
+// NVIDIA side it is the open kernel module's, from the 515 branch that first shipped it (NVIDIA's
+// driver installation guide, "Kernel Modules"; the GPU Operator's "GPUDirect RDMA and GPUDirect
+// Storage": DMA-BUF needs the open kernel modules and kernel 5.12 or later).
+GdrReadiness gpudirect_readiness(const HostFacts& f) {
+  if (!f.nvidia_driver) return {GdrPath::NoDriver, "no NVIDIA driver loaded"};
+  if (f.nvidia_peermem) return {GdrPath::PeerMem, "nvidia_peermem loaded"};
+  const auto kernel = kernel_version(f.kernel_release);
+  const auto module = parse_nvidia_version(f.nvidia_version_line);
+  const bool kernel_ok = kernel >= kDmaBufKernel;
+  const bool driver_ok = module && module->open && module->branch >= kDmaBufDriverBranch;
+  if (kernel_ok && driver_ok)
+    return {GdrPath::DmaBuf, "dma-buf: kernel " + f.kernel_release + " >= 5.12 and the NVIDIA open kernel module " +
+                                 module->version + " (>= 515)"};
+  std::string missing;
+  auto add = [&](const std::string& part) { missing += (missing.empty() ? "" : "; ") + part; };
+  if (!kernel_ok) add("kernel " + (f.kernel_release.empty() ? std::string("unknown") : f.kernel_release) + " < 5.12");
+  if (!module) add("the driver's flavour unknown (no /proc/driver/nvidia/version)");
+  else if (!module->open) add("the proprietary kernel module " + module->version + ", not the open one");
+  else if (module->branch < kDmaBufDriverBranch) add("the open kernel module " + module->version + " < 515");
+  return {GdrPath::None, "neither nvidia_peermem nor dma-buf (" + missing + ")"};
+}
+
+std::string to_string(GdrPath path) {
+  switch (path) {
+    case GdrPath::NoDriver: return "no_driver";
+    case GdrPath::PeerMem: return "peermem";
+    case GdrPath::DmaBuf: return "dmabuf";
+    case GdrPath::None: return "none";
+  }
+  return "?";
+}
+
+GdrPath gdr_path_from_string(const std::string& text) {
+  for (GdrPath p : {GdrPath::NoDriver, GdrPath::PeerMem, GdrPath::DmaBuf, GdrPath::None})
+    if (to_string(p) == text) return p;
+  throw std::invalid_argument("unknown GPUDirect RDMA path '" + text + "'");
+}
+
 Check check_gpudirect(const HostFacts& f, bool rdma) {
   const std::string name = "host.gpudirect";
+  const GdrReadiness ready = gpudirect_readiness(f);
+  switch (ready.path) {
+    case GdrPath::NoDriver: return pass(name, "not applicable: " + ready.reason);
+    case GdrPath::PeerMem: return pass(name, "nvidia_peermem loaded: GPUDirect RDMA available");
+    case GdrPath::DmaBuf:
+      return pass(name, ready.reason + ": GPUDirect RDMA through dma-buf (NCCL logs 'DMA-BUF is available')");
+    case GdrPath::None: break;
+  }
+  const std::string reason = ready.reason + ": NCCL stages GPU data through host memory";
+  const std::string fix = "modprobe nvidia_peermem (GPU Operator: driver.rdma.enabled=true), or for dma-buf the "
+                          "NVIDIA open kernel module >= 515 on a kernel >= 5.12";
+  return rdma ? warn(name, reason, fix) : pass(name, "not needed: no RDMA devices (" + reason + ")");
+}
+
+// gdrcopy maps GPU memory for the CPU through its kernel module, gdrdrv, and the node /dev/gdrdrv
+// (gdrcopy's insmod.sh makes it from the "gdrdrv" line of /proc/devices). Without it NCCL's network
+// proxy (NCCL_GDRCOPY_ENABLE) and low-latency EP kernels (NVSHMEM, DeepEP) fall back to slower
+// paths: issue 45 saw low-latency EP 20-120 times slower on nodes without /dev/gdrdrv.
+Check check_gdrcopy(const HostFacts& f, bool rdma) {
+  const std::string name = "host.gdrcopy";
   if (!f.nvidia_driver) return pass(name, "not applicable: no NVIDIA driver loaded");
-  if (f.nvidia_peermem) return pass(name, "nvidia_peermem loaded: GPUDirect RDMA available");
-  const auto version = kernel_version(f.kernel_release);
-  if (version >= std::make_pair(5, 12))
-    return pass(name, "dma-buf: kernel " + f.kernel_release +
-                      " >= 5.12 and the NVIDIA driver loaded (NCCL says 'DMA-BUF is available')");
-  const std::string reason = "neither nvidia_peermem nor dma-buf (kernel " + f.kernel_release +
-                             " < 5.12): NCCL stages GPU data through host memory";
-  const std::string fix = "modprobe nvidia_peermem (GPU Operator: driver.rdma.enabled=true), or a kernel >= 5.12";
+  const std::string chrdev = f.gdrdrv_major ? "character device " + std::to_string(*f.gdrdrv_major)
+                                           : std::string("not in /proc/devices");
+  if (f.gdrdrv_module && f.gdrdrv_node)
+    return pass(name, "gdrdrv loaded (" + chrdev + ") and /dev/gdrdrv present: gdrcopy ready");
+  std::string reason, fix;
+  if (f.gdrdrv_module) {
+    reason = "gdrdrv loaded (" + chrdev + ") but no /dev/gdrdrv here: gdrcopy cannot open it";
+    fix = "give the container /dev/gdrdrv (docker --device=/dev/gdrdrv; Kubernetes: the NVIDIA device plugin's "
+          "gdrcopy support, GPU Operator gdrcopy.enabled=true)";
+  } else {
+    reason = "no gdrdrv module (gdrcopy): low-latency EP and NCCL's small-message path lose the CPU's "
+             "mapping of GPU memory";
+    fix = "install gdrcopy's gdrdrv module (its insmod.sh or the gdrdrv-dkms package; GPU Operator "
+          "gdrcopy.enabled=true)";
+  }
   return rdma ? warn(name, reason, fix) : pass(name, "not needed: no RDMA devices (" + reason + ")");
 }
 
@@ -215,7 +329,7 @@ Check check_acs(const HostFacts& f) {
 
 std::vector<Check> judge_host(const HostFacts& f, bool rdma) {
   return {check_memlock(f, rdma), check_ipc_lock(f, rdma), check_iommu(f, rdma),
-          check_gpudirect(f, rdma), check_shm(f), check_acs(f)};
+          check_gpudirect(f, rdma), check_gdrcopy(f, rdma), check_shm(f), check_acs(f)};
 }
 
 }  // namespace commsweep::fabric

@@ -115,4 +115,26 @@ report::TransportRank to_record(const RankTransport& r) {
   return t;
 }
 
+std::vector<std::string> join_gdr_readiness(const std::vector<RankTransport>& ranks,
+                                            const std::map<std::string, GdrReadiness>& readiness) {
+  std::vector<std::string> out;
+  for (const auto& r : ranks) {
+    const auto host = readiness.find(r.host);
+    // GPUDirect RDMA is a question of an RDMA network: sockets never have it, and a rank
+    // without a network connection (one node: P2P, SHM) did not need it.
+    if (host == readiness.end() || !r.gdr || r.network.empty() || r.network == "Socket") continue;
+    const GdrReadiness& ready = host->second;
+    const std::string who = "rank " + std::to_string(r.rank) + " (host " + r.host + ", GPU " + std::to_string(r.cuda_dev) + ")";
+    if (!*r.gdr && ready.possible())
+      out.push_back(who + ": NCCL ran without GPUDirect RDMA although preflight finds it possible (" + ready.reason +
+                    "): NCCL chose against it (the GPU-NIC distance beyond NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_LEVEL or "
+                    "NCCL_DMABUF_ENABLE=0 set, or an NCCL too old for dma-buf); its INFO lines say why");
+    else if (*r.gdr && ready.path == GdrPath::None)
+      out.push_back(who + ": NCCL ran with GPUDirect RDMA although preflight finds no way (" + ready.reason +
+                    "): preflight's view of the node is incomplete (a module or /proc/driver/nvidia hidden from the "
+                    "container?)");
+  }
+  return out;
+}
+
 }  // namespace commsweep::fabric

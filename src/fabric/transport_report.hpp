@@ -3,10 +3,12 @@
 // rank), and turned into the results file's typed record (report/result.hpp).
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "fabric/host_checks.hpp"
 #include "fabric/nccl_log.hpp"
 #include "report/result.hpp"
 
@@ -28,5 +30,12 @@ std::string device_name(const std::string& hca);
 std::vector<std::string> render_transport_summary(const std::vector<RankTransport>& ranks);
 
 report::TransportRank to_record(const RankTransport& rank);
+
+// NCCL's GPUDirect RDMA choice joined with preflight's readiness of each rank's host
+// (gpudirect_readiness, by host name): a line per rank where they disagree, GDR off (or no
+// GDRDMA connection) where the host is ready, or GDR on where preflight found no way. Nothing for
+// ranks without a network connection, over sockets, or on a host not in `readiness`.
+std::vector<std::string> join_gdr_readiness(const std::vector<RankTransport>& ranks,
+                                            const std::map<std::string, GdrReadiness>& readiness);
 
 }  // namespace commsweep::fabric

@@ -1,9 +1,11 @@
 #include "run/run_transport.hpp"
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "comm/backend.hpp"
 #include "comm/make_backend.hpp"
+#include "fabric/host_checks.hpp"
 #include "fabric/transport_report.hpp"
 #include "core/error.hpp"
 #include "runtime/watchdog.hpp"
@@ -52,7 +54,15 @@ std::string own_message(const fabric::NcclLogCapture& capture, const World& worl
   fabric::RankTransport r = *mine;
   r.host = world.host();  // commsweep's name of the node ("host/HOSTID" where emulated)
   if (r.rank < 0) r.rank = world.rank();
-  return json{{"status", "ok"}, {"note", capture.note()}, {"transport", fabric::to_json(r)}}.dump();
+  // The node's GPUDirect RDMA readiness as preflight judges it, for rank 0 to join with NCCL's choice.
+  fabric::HostFacts facts;
+  fabric::gather_gpudirect_facts(fabric::SysfsRoot("/"), facts);
+  const auto ready = fabric::gpudirect_readiness(facts);
+  return json{{"status", "ok"},
+              {"note", capture.note()},
+              {"transport", fabric::to_json(r)},
+              {"gdr_readiness", {{"path", fabric::to_string(ready.path)}, {"reason", ready.reason}}}}
+      .dump();
 }
 
 std::string rank_list(const std::vector<int>& ranks) {
@@ -71,6 +81,7 @@ std::string requirement_text(const FabricRunOptions& o) {
 // What the ranks sent, sorted out: their transports, and those that had none to send.
 struct Gathered {
   std::vector<fabric::RankTransport> ranks;
+  std::map<std::string, fabric::GdrReadiness> readiness;  // by host, where a rank sent it
   std::vector<int> silent;  // ranks whose lines could not be had
   std::string source;       // how the lines were had ("captured", or the user's file)
   std::string silent_note;  // why the silent ranks have none
@@ -84,6 +95,11 @@ Gathered sort_out(const std::vector<std::string>& messages) {
     const std::string note = m.at("note").get<std::string>();
     if (status == "ok") {
       g.ranks.push_back(fabric::rank_transport_from_json(m.at("transport")));
+      if (m.contains("gdr_readiness")) {
+        const json& ready = m.at("gdr_readiness");
+        g.readiness[g.ranks.back().host] = {fabric::gdr_path_from_string(ready.at("path").get<std::string>()),
+                                            ready.at("reason").get<std::string>()};
+      }
       if (g.source.empty()) g.source = note;
       continue;
     }
@@ -105,6 +121,12 @@ std::vector<std::string> report_lines(const Gathered& g) {
     lines.push_back(head + ", per rank:");
     for (const auto& line : summary) lines.push_back("#   " + line);
   }
+  const auto disagreements = fabric::join_gdr_readiness(g.ranks, g.readiness);
+  for (std::size_t i = 0; i < disagreements.size() && i < kMostProblemLines; ++i)
+    lines.push_back("# Transport vs preflight: " + disagreements[i]);
+  if (disagreements.size() > kMostProblemLines)
+    lines.push_back("# Transport vs preflight: ... and " + std::to_string(disagreements.size() - kMostProblemLines) +
+                    " more ranks");
   if (!g.silent.empty())
     lines.push_back("# Transport not reported by rank(s) " + rank_list(g.silent) + ": " + g.silent_note);
   return lines;

@@ -5,7 +5,9 @@
                      rank 0 for one host and 2 ranks, "no RDMA devices" said plainly as a WARN
                      (CI and the GPU machines have none), the JSON file matching the table, the
                      exit code 6 exactly when a row FAILs.
-  preflight-fixture: the same on the RoCE/SR-IOV fixture tree: exit code 6, the FAIL rows.
+  preflight-fixture: the same on the RoCE/SR-IOV fixture tree: exit code 6, the FAIL rows; then
+                     GPUDirect RDMA readiness and gdrcopy on the gdr_* trees (commsweep
+                     preflight --sysfs-root, no mpiexec): peermem present, absent, dma-buf.
   env:               commsweep env on the fixture tree, its output eval'd by bash; a user
                      NCCL_IB_HCA naming a device the pod lacks: exit 2, the device named.
   transport:         commsweep transport on the NCCL log fixtures with --require-transport.
@@ -81,7 +83,8 @@ def check_preflight_live(opts, fail):
     if not (os.path.isdir(ib) and os.listdir(ib)):
         fail.check(len(devices) == 1 and devices[0][2] == "WARN" and devices[0][3].startswith("no RDMA devices"),
                    "no 'rdma.devices WARN no RDMA devices' row on a machine without RDMA devices")
-    for check in ("host.memlock", "host.ipc_lock", "host.iommu", "host.gpudirect", "host.shm", "host.pcie_acs"):
+    for check in ("host.memlock", "host.ipc_lock", "host.iommu", "host.gpudirect", "host.gdrcopy", "host.shm",
+                  "host.pcie_acs"):
         fail.check(any(r[1] == check for r in table), "no %s row" % check)
     fail.check(any(r[1].startswith("locality") for r in table), "no locality row")
     return out, err
@@ -97,7 +100,33 @@ def check_preflight_fixture(opts, fail):
         fail.check(failed == ["host.iommu", "host.ipc_lock", "host.memlock", "host.shm"],
                    "FAIL rows %s" % failed)
         fail.check(doc["hosts"][0]["rdma_devices"][1]["name"] == "mlx5_2", "the JSON lacks the devices")
-    return out, err
+    gdr_out, gdr_err = check_gpudirect_fixtures(opts, fail)
+    return out + gdr_out, err + gdr_err
+
+
+# Per gdr_* tree (tests/fixtures/sysfs): host.gpudirect's and host.gdrcopy's status and a piece
+# of each reason. WARNs leave the exit code 0.
+GPUDIRECT_FIXTURES = [
+    ("gdr_peermem", ("PASS", "nvidia_peermem loaded"), ("PASS", "gdrdrv loaded (character device 235) and /dev/gdrdrv present")),
+    ("gdr_absent", ("WARN", "kernel 5.4.0-150-generic < 5.12; the proprietary kernel module 535.129.03"),
+     ("WARN", "no gdrdrv module")),
+    ("gdr_dmabuf", ("PASS", "dma-buf: kernel 6.8.0-49-generic >= 5.12 and the NVIDIA open kernel module 550.54.15"),
+     ("WARN", "no /dev/gdrdrv here")),
+]
+
+
+def check_gpudirect_fixtures(opts, fail):
+    outs = ""
+    for tree, gpudirect, gdrcopy in GPUDIRECT_FIXTURES:
+        rc, out, err = commsweep(opts, ["preflight", "--sysfs-root", os.path.join(opts.fixtures, tree)], {}, fail)
+        fail.check(rc == 0, "preflight on %s: exit code %s, expected 0 (WARNs only): %s" % (tree, rc, err[-300:]))
+        found = {r[1]: (r[2], r[3]) for r in rows(out)}
+        for check, (status, text) in (("host.gpudirect", gpudirect), ("host.gdrcopy", gdrcopy)):
+            got = found.get(check)
+            fail.check(got is not None and got[0] == status and text in got[1],
+                       "%s: %s is %r, expected %s with %r" % (tree, check, got, status, text))
+        outs += out
+    return outs, ""
 
 
 def commsweep(opts, args, env_extra, fail):

@@ -46,6 +46,7 @@ TEST(FabricHost, FiguresFromFacts) {
   HostFacts f;
   f.nvidia_driver = true;
   f.kernel_release = "6.8.0-49-generic";
+  f.nvidia_version_line = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build";
   EXPECT_EQ(check_gpudirect(f, true).status, Status::Pass);
   EXPECT_NE(check_gpudirect(f, true).reason.find("dma-buf"), std::string::npos);
   f.shm_bytes = 512ull << 20;
@@ -58,6 +59,110 @@ TEST(FabricHost, FiguresFromFacts) {
   EXPECT_EQ(check_iommu(f, true).status, Status::Pass);
   EXPECT_EQ(kernel_version("5.12.0"), std::make_pair(5, 12));
   EXPECT_EQ(kernel_version("garbage"), std::make_pair(0, 0));
+}
+
+// GPUDirect RDMA readiness and gdrcopy on the gdr_* trees (tests/fixtures/sysfs): each holds one
+// active IB HCA, the modules as /sys/module/<name>/initstate and /proc/modules show them, the
+// driver's /proc/driver/nvidia/version and the kernel's /proc/devices.
+TEST(FabricHostGpuDirect, PeermemPresentAndGdrcopyReady) {
+  const auto f = gather_host_facts(host_fixture("gdr_peermem"));
+  EXPECT_TRUE(f.nvidia_peermem);
+  EXPECT_TRUE(f.gdrdrv_module);
+  EXPECT_EQ(f.gdrdrv_major, 235);
+  EXPECT_TRUE(f.gdrdrv_node);
+  EXPECT_EQ(gpudirect_readiness(f).path, GdrPath::PeerMem);
+  EXPECT_EQ(check_gpudirect(f, true).status, Status::Pass);
+  const auto gdrcopy = check_gdrcopy(f, true);
+  EXPECT_EQ(gdrcopy.status, Status::Pass) << gdrcopy.reason;
+  EXPECT_NE(gdrcopy.reason.find("character device 235"), std::string::npos) << gdrcopy.reason;
+}
+
+TEST(FabricHostGpuDirect, PeermemAbsentOnOldKernelAndProprietaryDriver) {
+  const auto f = gather_host_facts(host_fixture("gdr_absent"));
+  EXPECT_TRUE(f.nvidia_driver);
+  EXPECT_FALSE(f.nvidia_peermem);
+  EXPECT_FALSE(f.gdrdrv_module);
+  EXPECT_FALSE(f.gdrdrv_major);
+  EXPECT_FALSE(f.gdrdrv_node);
+  const auto ready = gpudirect_readiness(f);
+  EXPECT_EQ(ready.path, GdrPath::None);
+  EXPECT_NE(ready.reason.find("kernel 5.4.0-150-generic < 5.12"), std::string::npos) << ready.reason;
+  EXPECT_NE(ready.reason.find("proprietary kernel module 535.129.03"), std::string::npos) << ready.reason;
+  const auto gdr = check_gpudirect(f, true);
+  EXPECT_EQ(gdr.status, Status::Warn);
+  EXPECT_NE(gdr.fix.find("modprobe nvidia_peermem"), std::string::npos);
+  EXPECT_NE(gdr.fix.find("driver.rdma.enabled=true"), std::string::npos);
+  EXPECT_NE(gdr.fix.find("open kernel module"), std::string::npos);
+  EXPECT_EQ(check_gpudirect(f, false).status, Status::Pass);  // no RDMA devices: not needed
+  const auto gdrcopy = check_gdrcopy(f, true);
+  EXPECT_EQ(gdrcopy.status, Status::Warn);
+  EXPECT_NE(gdrcopy.reason.find("no gdrdrv module"), std::string::npos);
+  EXPECT_NE(gdrcopy.fix.find("gdrcopy.enabled=true"), std::string::npos);
+  EXPECT_EQ(check_gdrcopy(f, false).status, Status::Pass);
+}
+
+TEST(FabricHostGpuDirect, DmaBufWithTheOpenModuleAndGdrdrvWithoutItsNode) {
+  const auto f = gather_host_facts(host_fixture("gdr_dmabuf"));
+  EXPECT_FALSE(f.nvidia_peermem);
+  const auto ready = gpudirect_readiness(f);
+  EXPECT_EQ(ready.path, GdrPath::DmaBuf);
+  EXPECT_EQ(ready.reason, "dma-buf: kernel 6.8.0-49-generic >= 5.12 and the NVIDIA open kernel module 550.54.15 (>= 515)");
+  EXPECT_EQ(check_gpudirect(f, true).status, Status::Pass);
+  EXPECT_TRUE(f.gdrdrv_module);
+  EXPECT_EQ(f.gdrdrv_major, 235);
+  EXPECT_FALSE(f.gdrdrv_node);  // the host has it, the container was not given /dev/gdrdrv
+  const auto gdrcopy = check_gdrcopy(f, true);
+  EXPECT_EQ(gdrcopy.status, Status::Warn);
+  EXPECT_NE(gdrcopy.reason.find("no /dev/gdrdrv here"), std::string::npos) << gdrcopy.reason;
+}
+
+TEST(FabricHostGpuDirect, DmaBufNeedsTheOpenModuleFrom515AndKernel512) {
+  HostFacts f;
+  f.nvidia_driver = true;
+  f.kernel_release = "6.8.0-49-generic";
+  const std::string open_550 = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build  "
+                               "(dvs-builder@U16-I3-B03-4-3)  Tue Mar  5 22:15:33 UTC 2024";
+  f.nvidia_version_line = open_550;
+  EXPECT_EQ(gpudirect_readiness(f).path, GdrPath::DmaBuf);
+  f.nvidia_version_line = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  510.47.03  Release Build";
+  EXPECT_EQ(gpudirect_readiness(f).path, GdrPath::None);
+  EXPECT_NE(gpudirect_readiness(f).reason.find("open kernel module 510.47.03 < 515"), std::string::npos);
+  f.nvidia_version_line = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024";
+  EXPECT_EQ(gpudirect_readiness(f).path, GdrPath::None);  // proprietary: peer memory only
+  f.nvidia_version_line = "";
+  EXPECT_NE(gpudirect_readiness(f).reason.find("no /proc/driver/nvidia/version"), std::string::npos);
+  f.nvidia_version_line = open_550;
+  f.kernel_release = "5.11.0-27-generic";
+  EXPECT_EQ(gpudirect_readiness(f).path, GdrPath::None);
+  f.nvidia_peermem = true;  // peer memory needs neither
+  EXPECT_EQ(gpudirect_readiness(f).path, GdrPath::PeerMem);
+  f.nvidia_driver = false;
+  EXPECT_EQ(gpudirect_readiness(f).path, GdrPath::NoDriver);
+  EXPECT_EQ(check_gdrcopy(f, true).status, Status::Pass);  // not applicable without the driver
+  for (GdrPath p : {GdrPath::NoDriver, GdrPath::PeerMem, GdrPath::DmaBuf, GdrPath::None})
+    EXPECT_EQ(gdr_path_from_string(to_string(p)), p);
+  EXPECT_THROW(gdr_path_from_string("maybe"), std::invalid_argument);
+}
+
+TEST(FabricHostGpuDirect, KernelAndDriverFormats) {
+  const auto open = parse_nvidia_version(
+      "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  555.58.02  Release Build  (dvs-builder@U16-I3-B03-4-3)");
+  ASSERT_TRUE(open);
+  EXPECT_TRUE(open->open);
+  EXPECT_EQ(open->version, "555.58.02");
+  EXPECT_EQ(open->branch, 555);
+  const auto proprietary = parse_nvidia_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023");
+  ASSERT_TRUE(proprietary);
+  EXPECT_FALSE(proprietary->open);
+  EXPECT_EQ(proprietary->branch, 535);
+  EXPECT_FALSE(parse_nvidia_version("GCC version:  gcc version 11.4.0"));
+  EXPECT_FALSE(parse_nvidia_version(""));
+  // A block device of the name does not count: only the "Character devices:" part.
+  const std::string devices = "Character devices:\n  1 mem\n235 gdrdrv\n510 nvidia-nvlink\n\nBlock devices:\n  7 loop\n259 gdrblk\n";
+  EXPECT_EQ(char_device_major(devices, "gdrdrv"), 235);
+  EXPECT_EQ(char_device_major(devices, "nvidia-nvlink"), 510);
+  EXPECT_FALSE(char_device_major(devices, "loop"));
+  EXPECT_FALSE(char_device_major("", "gdrdrv"));
 }
 
 // A bridge's config space: 4 KiB, an AER capability at 0x100 pointing to ACS at 0x140.

@@ -55,7 +55,7 @@ TEST(FabricPreflight, TableOfFixtureTrees) {
 
 TEST(FabricPreflight, BriefSummaryShowsFailsOnly) {
   const std::string text = render_preflight_brief(two_nodes());
-  EXPECT_EQ(text.rfind("# preflight: 18 PASS, 5 WARN, 5 FAIL on 2 hosts", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("# preflight: 19 PASS, 6 WARN, 5 FAIL on 2 hosts", 0), 0u) << text;
   EXPECT_EQ(text.find("PASS    "), std::string::npos) << text;
   EXPECT_NE(text.find("gpu-roce-2  env"), std::string::npos) << text;
 }

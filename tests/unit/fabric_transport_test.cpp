@@ -17,6 +17,7 @@
 
 #include "run/run_transport.hpp"
 #include "fabric/nccl_log_capture.hpp"
+#include "fabric/host_checks.hpp"
 #include "fabric/transport_report.hpp"
 #include "report/json.hpp"
 
@@ -227,6 +228,64 @@ TEST(FabricTransportRun, GdrRequiredWithoutGdrFails) {
   ASSERT_EQ(out.record->problems.size(), 1u);
   EXPECT_EQ(out.record->problems[0], "rank 1 (host gpunode/node0, GPU 1) has GPUDirect RDMA off");
   EXPECT_TRUE(mentions(out.lines, "# Transport (NCCL's INFO lines, captured), per rank:"));
+}
+
+// ---- NCCL's GDR choice joined with preflight's readiness (tests/fixtures/sysfs/gdr_*) ----
+
+GdrReadiness transport_readiness_of(const std::string& tree) {
+  return gpudirect_readiness(gather_host_facts(SysfsRoot(std::string(COMMSWEEP_SYSFS_FIXTURES) + "/" + tree)));
+}
+
+TEST(FabricTransportGdrJoin, GdrOffWhereTheNodeIsReadyIsNamed) {
+  const auto ranks = transport_load({"ib_nogdr.log"});  // "GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)"
+  ASSERT_EQ(ranks.size(), 1u);
+  const auto lines = join_gdr_readiness(ranks, {{"gpu-7", transport_readiness_of("gdr_peermem")}});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].rfind("rank 8 (host gpu-7, GPU 0): NCCL ran without GPUDirect RDMA although preflight finds it "
+                           "possible (nvidia_peermem loaded)", 0), 0u) << lines[0];
+  EXPECT_EQ(join_gdr_readiness(ranks, {{"gpu-7", transport_readiness_of("gdr_absent")}}).size(), 0u);  // agree
+  EXPECT_TRUE(join_gdr_readiness(ranks, {{"other-host", transport_readiness_of("gdr_peermem")}}).empty());
+}
+
+TEST(FabricTransportGdrJoin, GdrOnWhereNoWayWasFoundIsNamed) {
+  const auto ranks = transport_load({"roce_gdr.node-a.log", "roce_gdr.node-b.log"});  // GDRDMA, DMA-BUF
+  ASSERT_EQ(ranks.size(), 2u);
+  const std::map<std::string, GdrReadiness> ready{{"node-a", transport_readiness_of("gdr_dmabuf")},
+                                                  {"node-b", transport_readiness_of("gdr_absent")}};
+  const auto lines = join_gdr_readiness(ranks, ready);
+  ASSERT_EQ(lines.size(), 1u);  // node-a agrees (dma-buf), node-b does not
+  EXPECT_NE(lines[0].find("(host node-b, GPU 0): NCCL ran with GPUDirect RDMA although preflight finds no way "
+                          "(neither nvidia_peermem nor dma-buf (kernel 5.4.0-150-generic < 5.12; the proprietary "
+                          "kernel module 535.129.03, not the open one))"), std::string::npos) << lines[0];
+}
+
+TEST(FabricTransportGdrJoin, SocketsAndSingleNodeRanksAreNotJudged) {
+  const auto sockets = load_folder("emulated2x2");
+  std::map<std::string, GdrReadiness> ready;
+  for (const auto& r : sockets) ready[r.host] = transport_readiness_of("gdr_peermem");
+  EXPECT_TRUE(join_gdr_readiness(sockets, ready).empty());
+  const auto shm = transport_load({"shm_single_node.log"});
+  for (const auto& r : shm) ready[r.host] = transport_readiness_of("gdr_peermem");
+  EXPECT_TRUE(join_gdr_readiness(shm, ready).empty());
+}
+
+TEST(FabricTransportGdrJoin, RankZeroPrintsTheDisagreementBesideTheReport) {
+  auto messages = messages_of(transport_load({"ib8_gdr_pxn.log", "roce_shm_nogdr.log"}));
+  ASSERT_EQ(messages.size(), 2u);
+  const auto peermem = transport_readiness_of("gdr_peermem");
+  for (auto& m : messages) {  // each rank's host (node0, node1) ready through peer memory
+    auto doc = nlohmann::json::parse(m);
+    doc["gdr_readiness"] = {{"path", to_string(peermem.path)}, {"reason", peermem.reason}};
+    m = doc.dump();
+  }
+  const auto out = judge_gathered(messages, FabricRunOptions{});
+  EXPECT_FALSE(out.failed);  // a note, not a verdict: --require-gdr decides the exit code
+  EXPECT_TRUE(mentions(out.lines, "# Transport vs preflight: rank 1 (host gpunode/node0, GPU 1): NCCL ran without "
+                                  "GPUDirect RDMA although preflight finds it possible (nvidia_peermem loaded)"));
+  EXPECT_FALSE(mentions(out.lines, "Transport vs preflight: rank 3 "));  // GDR on, as readiness says
+  // Without readiness in the messages (an older rank's message), no line.
+  EXPECT_FALSE(mentions(judge_gathered(messages_of(transport_load({"roce_shm_nogdr.log"})), FabricRunOptions{}).lines,
+                        "Transport vs preflight"));
 }
 
 TEST(FabricTransportRun, ARankWithoutLinesCannotBeVerified) {
