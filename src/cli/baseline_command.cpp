@@ -112,13 +112,6 @@ const settings::Table<BaselineOptions>& baseline_settings() {
   return table;
 }
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string p; std::getline(in, p, sep);) parts.push_back(p);
-  return parts;
-}
-
 regress::Floor floor_from(const std::string& text) {
   const auto p = split(text, ':');
   if (p.size() != 3 && p.size() != 4) throw_usage("--floor '" + text + "': expected TEST[:TYPE]:FROM_SIZE:GBPS");

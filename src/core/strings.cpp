@@ -72,6 +72,13 @@ std::string fixed(double value, int digits) {
   return buf;
 }
 
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> fields;
+  std::stringstream in(text);
+  for (std::string field; std::getline(in, field, sep);) fields.push_back(field);
+  return fields;
+}
+
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;
   std::stringstream ss(text);

@@ -27,6 +27,10 @@ std::string printed(const char* format, double value);
 // VALUE with DIGITS decimals: "12.34".
 std::string fixed(double value, int digits = 2);
 
+// "a:b::c" split at ':' -> {a, b, "", c}: each field as written, empty ones kept (a format with
+// a fixed number of fields counts them).
+std::vector<std::string> split(const std::string& text, char sep);
+
 // "a, b,,c " -> {a, b, c}: the comma lists of flags and suite values (spaces and tabs around an
 // item trimmed, empty items dropped).
 std::vector<std::string> split_commas(const std::string& text);

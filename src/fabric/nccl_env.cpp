@@ -5,18 +5,11 @@
 #include <set>
 #include <sstream>
 
+#include "core/strings.hpp"
+
 namespace commsweep::fabric {
 
 namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(s);
-  while (std::getline(in, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 std::string join(const std::vector<std::string>& items, const std::string& sep) {
   std::string out;
@@ -51,6 +44,7 @@ void check_user_ucx(const std::map<std::string, std::string>& user, const std::v
   if (it == user.end() || it->second == "all") return;
   std::vector<std::string> missing;
   for (const auto& item : split(it->second, ',')) {
+    if (item.empty()) continue;
     const auto colon = item.find(':');
     const std::string dev = item.substr(0, colon);
     const int port = colon == std::string::npos ? -1 : std::atoi(item.c_str() + colon + 1);
@@ -72,6 +66,7 @@ void check_user_ifname(const std::map<std::string, std::string>& user,
   const bool exact = it->second[0] == '=';
   std::vector<std::string> missing;
   for (const auto& item : split(exact ? it->second.substr(1) : it->second, ',')) {
+    if (item.empty()) continue;
     const bool found = std::any_of(netdevs.begin(), netdevs.end(), [&](const std::string& n) {
       return exact ? n == item : n.rfind(item, 0) == 0;
     });
@@ -96,6 +91,7 @@ HcaList parse_hca_list(const std::string& value) {
     rest.erase(0, 1);
   }
   for (const auto& item : split(rest, ',')) {
+    if (item.empty()) continue;
     HcaList::Entry e;
     const auto colon = item.find(':');
     e.device = item.substr(0, colon);
