@@ -1,6 +1,9 @@
 #include "faults/pairs_faults.hpp"
 
+#include <cstdio>
+
 #include "faults/slowed_backend.hpp"
+#include "runtime/termination.hpp"
 
 namespace commsweep::faults {
 
@@ -16,6 +19,14 @@ std::unique_ptr<Backend> planted_slow_backend(World& world, Backend& backend, in
     });
   }
   return slowed;
+}
+
+void PairsFaults::before_round(int round) {
+  if (!hangs_ || round + 1 < from_) return;
+  // The line the tests read.
+  std::fprintf(stderr, "commsweep: rank %d: fault injection: hanging in pairs round %d\n", rank_, round + 1);
+  std::fflush(stderr);
+  stay_until_the_end();
 }
 
 }  // namespace commsweep::faults

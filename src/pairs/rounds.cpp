@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <sstream>
 #include <utility>
 
@@ -17,15 +16,6 @@ namespace commsweep::pairs {
 namespace {
 
 constexpr int kMaxFollowUps = 4;  // each re-tests only what is still open; 2 suffice for one fault
-
-// --fault hang:R@ROUND: rank R stays alive and silent from that round on, as a hung process
-// would, until the job is ended by its peers' -T.
-void hang_if_planted(const World& world, const PairsSettings& s, int round) {
-  if (world.rank() != s.hang_rank || round + 1 < s.hang_round) return;
-  std::fprintf(stderr, "commsweep: rank %d: fault injection: hanging in pairs round %d\n", world.rank(), round + 1);
-  std::fflush(stderr);
-  stay_until_the_end();
-}
 
 // rounds_ended() on the way out, an exception's included.
 class Watching {
@@ -80,7 +70,7 @@ void add_round(PairsRun& run, int round, const std::vector<std::string>& reports
 }
 
 void measure_rounds(World& world, RunControl& control, PairExchange& exchange, const PairsSettings& s,
-                    PairsRun& run, std::size_t first, RoundWatcher& watcher) {
+                    PairsRun& run, std::size_t first, RoundWatcher& watcher, FaultPoints& faults) {
   const auto node_of = node_of_every_rank(world);
   const auto by_node = ranks_by_node(node_of);
   const Watching watching(watcher, run.rounds.size() - first);
@@ -88,7 +78,7 @@ void measure_rounds(World& world, RunControl& control, PairExchange& exchange, c
     for (int r = static_cast<int>(first); r < static_cast<int>(run.rounds.size()); ++r) {
       const auto start = std::chrono::steady_clock::now();
       const std::string label = "pairs round " + std::to_string(r + 1);
-      hang_if_planted(world, s, r);
+      faults.before_round(r);
       const int partner = partner_of(world.rank(), run.rounds[r], by_node, node_of);
       const RankRound mine = exchange.run_round(partner, label);
       std::ostringstream report;
@@ -129,7 +119,7 @@ std::vector<Round> decode_rounds(const std::vector<int>& in, const std::string& 
 }
 
 void follow_up(World& world, RunControl& control, PairExchange& exchange, const PairsSettings& s,
-               PairsRun& run, RoundWatcher& watcher) {
+               PairsRun& run, RoundWatcher& watcher, FaultPoints& faults) {
   const Phase phase{"pairs follow-up plan (broadcast)", Deadline::after(s.timeout_s)};
   for (int step = 1; step <= kMaxFollowUps; ++step) {
     std::vector<int> encoded;
@@ -147,7 +137,7 @@ void follow_up(World& world, RunControl& control, PairExchange& exchange, const 
     const std::size_t first = run.rounds.size();
     for (auto& r : decode_rounds(encoded, "follow-up " + std::to_string(step))) run.rounds.push_back(std::move(r));
     if (world.rank() == 0) watcher.follow_up_planned(step, run.rounds.size() - first);
-    measure_rounds(world, control, exchange, s, run, first, watcher);
+    measure_rounds(world, control, exchange, s, run, first, watcher, faults);
     int complete = run.complete ? 1 : 0;
     world.broadcast(&complete, sizeof complete, 0, phase);
     if (!complete) return;

@@ -11,6 +11,7 @@
 #include "pairs/record.hpp"
 #include "pairs/settings.hpp"
 #include "runtime/world.hpp"
+#include "sweep/fault_points.hpp"
 #include "sweep/run_control.hpp"
 
 namespace commsweep::pairs {
@@ -37,13 +38,14 @@ void add_round(PairsRun& run, int round, const std::vector<std::string>& reports
 
 // Rounds [first, run.rounds.size()) on every rank; rank 0 collects the rails. A SIGTERM ends the
 // rounds (run.complete false) with those measured kept; a timeout or an error ends the job.
+// FAULTS: the named point before each round (faults/pairs_faults.hpp plants a hang there).
 void measure_rounds(World& world, RunControl& control, PairExchange& exchange, const PairsSettings& s,
-                    PairsRun& run, std::size_t first, RoundWatcher& watcher);
+                    PairsRun& run, std::size_t first, RoundWatcher& watcher, FaultPoints& faults);
 
 // --adaptive: rank 0 judges every pair measured so far, names what it can, and plans rounds that
 // re-test the nodes of slow pairs; every rank measures them; until nothing is left to re-test.
 void follow_up(World& world, RunControl& control, PairExchange& exchange, const PairsSettings& s,
-               PairsRun& run, RoundWatcher& watcher);
+               PairsRun& run, RoundWatcher& watcher, FaultPoints& faults);
 
 // Rounds as ints for the broadcast: per round its pair count, then a b per pair.
 std::vector<int> encode_rounds(const std::vector<Round>& rounds);

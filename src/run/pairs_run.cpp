@@ -70,14 +70,16 @@ pairs::Analysis report_run(pairs::PairsRun& run, const pairs::PairsSettings& s, 
   return analysis;
 }
 
-// The rounds of RUN on BACKEND (or the planted slow one), rank 0 printing them to OUT.
+// The rounds of RUN on BACKEND (or the planted slow one; a planted hang at the rounds' named
+// point), rank 0 printing them to OUT.
 void measure(World& world, Backend& backend, RunControl& control, const pairs::PairsSettings& s,
              pairs::PairsRun& run, PairsKeeper* keeper, std::ostream& out) {
   const std::unique_ptr<Backend> slowed = faults::planted_slow_backend(world, backend, s.slow_rank, s.slow_leaf, s.fault_slowdown, run.topology);
   pairs::PairExchange exchange(world, slowed ? *slowed : backend, control, pairs::exchange_config(s));
   RoundPrinter printer(world.rank() == 0, keeper, out);
-  pairs::measure_rounds(world, control, exchange, s, run, 0, printer);
-  if (s.adaptive) pairs::follow_up(world, control, exchange, s, run, printer);
+  faults::PairsFaults planted(s.hang_rank, s.hang_round, world.rank());
+  pairs::measure_rounds(world, control, exchange, s, run, 0, printer, planted);
+  if (s.adaptive) pairs::follow_up(world, control, exchange, s, run, printer, planted);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// The named points of a collective sweep (and an EP sweep's check) where a planted fault may act.
+// The named points of a collective sweep (and an EP sweep's check, and pairs' rounds) where a
+// planted fault may act.
 // The sweeps call them and know no fault: the faults themselves live behind this seam, in faults/ (testing only,
 // --fault); a sweep without one calls the defaults, which do nothing.
 #pragma once
@@ -44,6 +45,9 @@ class FaultPoints {
     (void)data;
     (void)bytes;
   }
+  // Before pairs' round ROUND (0-based) on this rank, before its exchange (a rank that hangs
+  // stays here).
+  virtual void before_round(int round) { (void)round; }
 };
 
 }  // namespace commsweep
