@@ -34,54 +34,27 @@ struct BaselineOptions {
   bool allow_incomplete = false, allow_mixed = false, help = false;
 };
 
-using settings::Given;
-using settings::Value;
-
-settings::Spec baseline_flag(const char* flag, settings::Type type, std::optional<std::string> default_text,
-                             std::string help) {
-  return settings::Spec{flag, 0, "", std::move(type), std::move(default_text), std::move(help)};
-}
-
-// A text flag's value into FIELD.
-settings::Setting<BaselineOptions> baseline_text(settings::Spec spec, std::string BaselineOptions::*field) {
-  return settings::entry_of<BaselineOptions>(std::move(spec), [field](BaselineOptions& o, const Value& v, const Given&) {
-    o.*field = v.text;
-  });
-}
 
 // A percentage (any number; make_baseline checks them against each other) into FIELD.
 settings::Setting<BaselineOptions> baseline_pct(const char* flag, const char* default_text, std::string help,
                                                 double BaselineOptions::*field) {
-  return settings::entry_of<BaselineOptions>(
-      baseline_flag(flag, settings::number(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()),
-                    default_text, std::move(help)),
-      [field](BaselineOptions& o, const Value& v, const Given&) { o.*field = v.number; });
-}
-
-// A presence flag into FIELD.
-settings::Setting<BaselineOptions> baseline_switch(const char* flag, std::string help, bool BaselineOptions::*field) {
-  return settings::entry_of<BaselineOptions>(baseline_flag(flag, settings::presence(), std::nullopt, std::move(help)),
-                                             [field](BaselineOptions& o, const Value& v, const Given&) { o.*field = v.present; });
-}
-
-// A list of texts (a repeatable flag, the words) into FIELD.
-settings::Setting<BaselineOptions> baseline_list(settings::Spec spec, std::vector<std::string> BaselineOptions::*field) {
-  return settings::entry_of<BaselineOptions>(std::move(spec), [field](BaselineOptions& o, const Value& v, const Given&) {
-    for (const auto& item : v.items) (o.*field).push_back(item.text);
-  });
+  return settings::entry_into(
+      settings::command_flag(flag, settings::number(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()),
+                             default_text, std::move(help)),
+      field);
 }
 
 settings::Table<BaselineOptions> make_baseline_table() {
   using O = BaselineOptions;
-  settings::Spec floor = baseline_flag("floor", settings::list_of(settings::text(), false), std::nullopt,
+  settings::Spec floor = settings::command_flag("floor", settings::list_of(settings::text(), false), std::nullopt,
                                        "an absolute floor TEST[:TYPE]:FROM_SIZE:GBPS, e.g. all_reduce:1G:330 (repeatable)");
   floor.repeatable = true;
-  settings::Spec run = baseline_flag("run", settings::list_of(settings::text(), false), std::nullopt, "");
+  settings::Spec run = settings::command_flag("run", settings::list_of(settings::text(), false), std::nullopt, "");
   run.words = -1;
   return {"baseline", {
-      baseline_text(settings::shared::output("write the baseline here (atomically)"), &O::output),
-      baseline_text(settings::shared::shape("shape name, e.g. h200x4 (default: from the runs' GPUs and ranks)"), &O::shape),
-      baseline_text(settings::shared::mode("default", "fabric mode, e.g. nvlink, ib, roce, roce-sriov"), &O::mode),
+      settings::entry_into(settings::shared::output("write the baseline here (atomically)"), &O::output),
+      settings::entry_into(settings::shared::shape("shape name, e.g. h200x4 (default: from the runs' GPUs and ranks)"), &O::shape),
+      settings::entry_into(settings::shared::mode("default", "fabric mode, e.g. nvlink, ib, roce, roce-sriov"), &O::mode),
       baseline_pct("warn-pct", "5", "rules.warn_pct: worse by this much is WARN", &O::warn_pct),
       baseline_pct("fail-pct", "10", "rules.fail_pct: worse by this much is FAIL", &O::fail_pct),
       baseline_pct("max-noise-pct", "25",
@@ -89,21 +62,21 @@ settings::Table<BaselineOptions> make_baseline_table() {
       baseline_pct("latency-noise-floor-pct", "30",
                    "rules.latency_noise_floor_pct: below --small-bytes a time is never judged finer than this",
                    &O::latency_floor_pct),
-      baseline_text(baseline_flag("small-bytes", settings::text(), "64K",
+      settings::entry_into(settings::command_flag("small-bytes", settings::text(), "64K",
                                   "rules.small_message_bytes: below it the time is judged, from it busbw"),
                     &O::small_bytes),
-      baseline_switch("allow-incomplete",
+      settings::switch_into("allow-incomplete",
                       "use runs that ended early (complete: false): their missing sizes are simply absent",
                       &O::allow_incomplete),
-      baseline_switch("allow-mixed",
+      settings::switch_into("allow-mixed",
                       "use runs taken with different settings (backend, ranks, buffers, arguments) together",
                       &O::allow_mixed),
-      baseline_list(floor, &O::floors),
-      baseline_text(baseline_flag("note", settings::text(), std::nullopt,
+      settings::entry_into(floor, &O::floors),
+      settings::entry_into(settings::command_flag("note", settings::text(), std::nullopt,
                                   "a sentence for provenance.note: where and how the runs were taken"),
                     &O::note),
-      settings::entry_of<O>(settings::shared::help(), [](O& o, const Value& v, const Given&) { o.help = v.present; }),
-      baseline_list(run, &O::runs),
+      settings::entry_of<O>(settings::shared::help(), settings::into(&O::help)),
+      settings::entry_into(run, &O::runs),
   }, nullptr};
 }
 

@@ -17,65 +17,45 @@ namespace {
 using settings::Given;
 using settings::Value;
 
-// A text flag's value into FIELD.
-settings::Setting<CompareOptions> compare_text(settings::Spec spec, std::string CompareOptions::*field) {
-  return settings::entry_of<CompareOptions>(std::move(spec), [field](CompareOptions& o, const Value& v, const Given&) {
-    o.*field = v.text;
-  });
-}
-
-settings::Spec compare_flag(const char* flag, settings::Type type, std::optional<std::string> default_text,
-                            std::string help) {
-  return settings::Spec{flag, 0, "", std::move(type), std::move(default_text), std::move(help)};
-}
-
-// A presence flag into FIELD.
-settings::Setting<CompareOptions> compare_switch(const char* flag, std::string help, bool CompareOptions::*field) {
-  return settings::entry_of<CompareOptions>(compare_flag(flag, settings::presence(), std::nullopt, std::move(help)),
-                                            [field](CompareOptions& o, const Value& v, const Given&) { o.*field = v.present; });
-}
-
 settings::Table<CompareOptions> make_compare_table() {
   using O = CompareOptions;
-  settings::Spec results = compare_flag("results", settings::list_of(settings::text(), false), std::nullopt, "");
+  settings::Spec results = settings::command_flag("results", settings::list_of(settings::text(), false), std::nullopt, "");
   results.words = -1;
   return {"compare", {
-      compare_text(compare_flag("baseline", settings::text(), std::nullopt,
+      settings::entry_into(settings::command_flag("baseline", settings::text(), std::nullopt,
                                 "baseline file (schema commsweep.baseline/1; make one with commsweep baseline)"),
                    &O::baseline),
-      compare_text(compare_flag("history", settings::text(), std::nullopt,
+      settings::entry_into(settings::command_flag("history", settings::text(), std::nullopt,
                                 "results history folder: earlier runs drawn in the HTML plots"),
                    &O::history),
-      settings::entry_of<O>(compare_flag("history-runs", settings::whole(0, 1000000), "10",
+      settings::entry_of<O>(settings::command_flag("history-runs", settings::whole(0, 1000000), "10",
                                          "at most this many earlier runs in the plots"),
                             [](O& o, const Value& v, const Given&) { o.history_runs = static_cast<std::size_t>(v.whole); }),
-      compare_switch("record",
+      settings::switch_into("record",
                      "after judging, add RESULTS to --history as <UTC start>-<test id>.json (never overwrites)",
                      &O::record),
-      compare_text(compare_flag("markdown", settings::text(), std::nullopt, "write a markdown summary here"),
+      settings::entry_into(settings::command_flag("markdown", settings::text(), std::nullopt, "write a markdown summary here"),
                    &O::markdown),
-      compare_text(compare_flag("html", settings::text(), std::nullopt,
+      settings::entry_into(settings::command_flag("html", settings::text(), std::nullopt,
                                 "write a self-contained HTML report with plots here"),
                    &O::html),
-      compare_text(settings::shared::prometheus(), &O::prometheus),
-      compare_text(settings::shared::json("write the verdicts as JSON (schema commsweep.compare/3) here"), &O::json),
-      compare_text(settings::shared::mode(std::nullopt, "the fabric mode RESULTS were taken in (as baseline --mode: "
+      settings::entry_into(settings::shared::prometheus(), &O::prometheus),
+      settings::entry_into(settings::shared::json("write the verdicts as JSON (schema commsweep.compare/3) here"), &O::json),
+      settings::entry_into(settings::shared::mode(std::nullopt, "the fabric mode RESULTS were taken in (as baseline --mode: "
                                                         "nvlink, ib, roce-sriov, ...): checked against the baseline's"),
                    &O::mode),
-      compare_switch("allow-mismatch",
+      settings::switch_into("allow-mismatch",
                      "judge RESULTS against a baseline that measured something else (backend, ranks, nodes, GPUs per "
                      "node, shape, mode, buffers, timer): the differences are said before the verdicts",
                      &O::allow_mismatch),
-      compare_switch("quiet", "print only the verdict (the counts and the exit line), not the table", &O::quiet),
-      compare_text(settings::shared::health_thresholds(
+      settings::switch_into("quiet", "print only the verdict (the counts and the exit line), not the table", &O::quiet),
+      settings::entry_into(settings::shared::health_thresholds(
                        "judge the runs' stored health snapshots with the limits of this YAML file (default: "
                        "COMMSWEEP_HEALTH_THRESHOLDS, else the built-in table; docs/health.md)"),
                    &O::health_thresholds),
       settings::entry_of<O>(settings::shared::help(),
-                            [](O& o, const Value& v, const Given&) { o.help = v.present; }),
-      settings::entry_of<O>(results, [](O& o, const Value& v, const Given&) {
-        for (const auto& item : v.items) o.results.push_back(item.text);
-      }),
+                            settings::into(&O::help)),
+      settings::entry_into(results, &O::results),
   }, nullptr};
 }
 

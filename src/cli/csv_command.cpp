@@ -29,15 +29,15 @@ struct CsvOptions {
 settings::Table<CsvOptions> make_csv_table() {
   using settings::Given;
   using settings::Value;
-  settings::Spec files{"files", 0, "", settings::list_of(settings::text(), false), std::nullopt, ""};
+  settings::Spec files = settings::command_flag("files", settings::list_of(settings::text(), false), std::nullopt, "");
   files.words = -1;
   return {"csv", {
       settings::entry_of<CsvOptions>(
           settings::shared::output("write the CSV here (atomically: a reader sees the old file or the whole new one); "
                                    "default: standard output"),
-          [](CsvOptions& o, const Value& v, const Given&) { o.output = v.text; }),
+          settings::into(&CsvOptions::output)),
       settings::entry_of<CsvOptions>(settings::shared::help(),
-                                     [](CsvOptions& o, const Value& v, const Given&) { o.help = v.present; }),
+                                     settings::into(&CsvOptions::help)),
       settings::entry_of<CsvOptions>(files, [](CsvOptions& o, const Value& v, const Given&) {
         for (const auto& item : v.items) o.files.push_back(item.text);
       }),

@@ -31,12 +31,12 @@ settings::Table<EnvOptions> make_env_table() {
   using settings::Value;
   return {"env", {
       settings::entry_of<EnvOptions>(settings::shared::sysfs_root("/", "read /sys and /proc under this folder"),
-                                     [](EnvOptions& o, const Value& v, const Given&) { o.sysfs_root = v.text; }),
+                                     settings::into(&EnvOptions::sysfs_root)),
       settings::entry_of<EnvOptions>(
           settings::shared::annotations("the downward-API annotations file (default <root>/etc/podinfo/annotations)"),
-          [](EnvOptions& o, const Value& v, const Given&) { o.annotations = v.text; }),
+          settings::into(&EnvOptions::annotations)),
       settings::entry_of<EnvOptions>(settings::shared::help(),
-                                     [](EnvOptions& o, const Value& v, const Given&) { o.help = v.present; }),
+                                     settings::into(&EnvOptions::help)),
   }, nullptr};
 }
 

@@ -43,49 +43,44 @@ settings::Type health_seconds() {
   return settings::number(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
 }
 
-settings::Spec health_flag(const char* flag, settings::Type type, std::optional<std::string> default_text,
-                           std::string help) {
-  return settings::Spec{flag, 0, "", std::move(type), std::move(default_text), std::move(help)};
-}
-
 settings::Table<HealthOptions> make_health_table() {
   using settings::Given;
   using settings::Value;
   using O = HealthOptions;
   return {"health", {
-      settings::entry_of<O>(health_flag("duration", health_seconds(), "0",
+      settings::entry_of<O>(settings::command_flag("duration", health_seconds(), "0",
                                         "seconds between a before and an after snapshot (0: one snapshot, its state "
                                         "judged)"),
                             [](O& o, const Value& v, const Given&) { o.duration_s = v.number; }),
       settings::entry_of<O>(settings::shared::sysfs_root(std::nullopt,
                                                          "read /sys under this folder (default: COMMSWEEP_SYSFS_ROOT, "
                                                          "else /); one that is not a folder is a usage error"),
-                            [](O& o, const Value& v, const Given&) { o.sysfs_root = v.text; }),
-      settings::entry_of<O>(health_flag("no-gpus", settings::presence(), std::nullopt,
+                            settings::into(&O::sysfs_root)),
+      settings::entry_of<O>(settings::command_flag("no-gpus", settings::presence(), std::nullopt,
                                         "do not load NVML (RDMA and PCIe only)"),
                             [](O& o, const Value& v, const Given&) { o.gpus = !v.present; }),
       settings::entry_of<O>(settings::shared::health_thresholds(
                                 "judge with the limits of this YAML file (default: COMMSWEEP_HEALTH_THRESHOLDS, else "
                                 "the built-in table, which results/health-thresholds.yaml holds; docs/health.md)"),
-                            [](O& o, const Value& v, const Given&) { o.thresholds = v.text; }),
-      settings::entry_of<O>(health_flag("judge", settings::text(), std::nullopt,
+                            settings::into(&O::thresholds)),
+      settings::entry_of<O>(settings::command_flag("judge", settings::text(), std::nullopt,
                                         "read no hardware: judge again the snapshots stored in this file (a results or "
                                         "pairs file's \"health\" member, or a --json file of commsweep health) with "
                                         "the rules in force; runs without mpirun"),
-                            [](O& o, const Value& v, const Given&) { o.judge = v.text; }),
-      settings::entry_of<O>(health_flag("verbose", settings::presence(), std::nullopt,
+                            settings::into(&O::judge)),
+      settings::entry_of<O>(settings::command_flag("verbose", settings::presence(), std::nullopt,
                                         "print what each node has (a line per port, PCIe link and GPU) and every "
                                         "finding, INFO included"),
-                            [](O& o, const Value& v, const Given&) { o.verbose = v.present; }),
+                            settings::into(&O::verbose)),
       settings::entry_of<O>(settings::shared::json("write the snapshots and findings here (the \"health\" member of a "
                                                    "results file)"),
-                            [](O& o, const Value& v, const Given&) { o.json = v.text; }),
+                            settings::into(&O::json)),
       settings::entry_of<O>(settings::shared::prometheus(),
-                            [](O& o, const Value& v, const Given&) { o.prometheus = v.text; }),
+                            settings::into(&O::prometheus)),
       settings::entry_of<O>(settings::shared::timeout("60", "seconds the gathering of the snapshots may take beyond "
                                                             "--duration"),
                             [](O& o, const Value& v, const Given&) { o.timeout_s = static_cast<double>(v.whole); }),
-      settings::entry_of<O>(settings::shared::help(), [](O& o, const Value& v, const Given&) { o.help = v.present; }),
+      settings::entry_of<O>(settings::shared::help(), settings::into(&O::help)),
   }, nullptr};
 }
 

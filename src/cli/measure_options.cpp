@@ -23,11 +23,11 @@ std::string command_of(const Workload& w) { return w.command.empty() ? "commswee
 struct CommandLineSpecs {
   settings::Spec settings_file, help = settings::shared::help(), version, words;
   explicit CommandLineSpecs(const Workload& w) {
-    settings_file = settings::Spec{std::string(w.settings_file_flag), 0, "", settings::text(), std::nullopt,
-                                   "read axes and settings from a suite file of one sweep (below); flags given "
-                                   "override it"};
-    version = settings::Spec{"version", 0, "", settings::presence(), std::nullopt, "print the version"};
-    words = settings::Spec{"words", 0, "", settings::list_of(settings::text(), false), std::nullopt, ""};
+    settings_file = settings::command_flag(std::string(w.settings_file_flag), settings::text(), std::nullopt,
+                                           "read axes and settings from a suite file of one sweep (below); flags "
+                                           "given override it");
+    version = settings::command_flag("version", settings::presence(), std::nullopt, "print the version");
+    words = settings::command_flag("words", settings::list_of(settings::text(), false), std::nullopt, "");
     words.words = -1;  // named so that they can be refused (or read as tests) by name
   }
   // Those --help lists after the run's settings.

@@ -38,20 +38,20 @@ settings::Table<PreflightFlags> make_preflight_table() {
   return {"preflight", {
       settings::entry_of<O>(settings::shared::sysfs_root("/", "read /sys, /proc and /dev/shm under this folder (tests "
                                                              "point it at fixture trees)"),
-                            [](O& o, const Value& v, const Given&) { o.sysfs_root = v.text; }),
+                            settings::into(&O::sysfs_root)),
       settings::entry_of<O>(settings::shared::annotations("the pod's downward-API annotations file (default "
                                                           "<root>/etc/podinfo/annotations, where Multus's "
                                                           "network-status is)"),
-                            [](O& o, const Value& v, const Given&) { o.annotations = v.text; }),
+                            settings::into(&O::annotations)),
       settings::entry_of<O>(
           settings::shared::json("also write every host's checks and RDMA devices to this file (atomically)"),
-          [](O& o, const Value& v, const Given&) { o.json = v.text; }),
+          settings::into(&O::json)),
       settings::entry_of<O>(settings::shared::bind("auto: bind each rank to the NUMA node of its GPU (local rank "
                                                    "modulo the GPUs); none"),
-                            [](O& o, const Value& v, const Given&) { o.bind = v.text; }),
+                            settings::into(&O::bind)),
       settings::entry_of<O>(settings::shared::timeout("60", "seconds the gathers may take"),
                             [](O& o, const Value& v, const Given&) { o.timeout_s = static_cast<double>(v.whole); }),
-      settings::entry_of<O>(settings::shared::help(), [](O& o, const Value& v, const Given&) { o.help = v.present; }),
+      settings::entry_of<O>(settings::shared::help(), settings::into(&O::help)),
   }, nullptr};
 }
 

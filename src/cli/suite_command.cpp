@@ -33,7 +33,7 @@ struct SuiteSpecs {
     check.default_text.reset();  // absent: each sweep's key, or its kind's default
     check.help = "collectives and pairs: verify N times (0: off); EP: verify when N > 0; given, it overrides every "
                  "sweep's key \"check\"";
-    file = settings::Spec{"file", 0, "", settings::list_of(settings::text(), false), std::nullopt, ""};
+    file = settings::command_flag("file", settings::list_of(settings::text(), false), std::nullopt, "");
     file.words = -1;
   }
   std::vector<const settings::Spec*> flags() const { return {&check, &help}; }

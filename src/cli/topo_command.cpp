@@ -69,11 +69,11 @@ std::string shape_for(const settings::Flags& given, std::string* reason) {
 }
 
 int validate(int argc, char** argv) {
-  settings::Spec file_word{"file", 0, "", settings::text(), std::nullopt, ""};
+  settings::Spec file_word = settings::command_flag("file", settings::text(), std::nullopt, "");
   file_word.words = 1;
   const settings::Spec shape_flag = settings::shared::shape(), descriptions = settings::shared::descriptions(),
                        sysfs_root = settings::shared::sysfs_root(std::nullopt);
-  const settings::Spec no_node{"no-node", 0, "", settings::presence(), std::nullopt, ""};
+  const settings::Spec no_node = settings::command_flag("no-node", settings::presence(), std::nullopt, "");
   const settings::Flags vm = parse_topo_verb(argc, argv, {&file_word, &shape_flag, &descriptions, &sysfs_root, &no_node});
   if (!vm.count("file")) throw Error(ErrorKind::Usage, "validate: give the topology file (commsweep topo validate FILE)");
   if (vm.count("no-node") && vm.count("sysfs-root")) throw Error(ErrorKind::Usage, "--no-node and --sysfs-root exclude each other");

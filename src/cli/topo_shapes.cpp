@@ -21,7 +21,7 @@ int run_topo_generate(int argc, char** argv) {
   shapes_flag.type = settings::list_of(shapes_flag.type, false);
   shapes_flag.repeatable = true;
   const settings::Spec descriptions = settings::shared::descriptions(), out_flag = settings::shared::out();
-  const settings::Spec check{"check", 0, "", settings::presence(), std::nullopt, ""};
+  const settings::Spec check = settings::command_flag("check", settings::presence(), std::nullopt, "");
   const settings::Flags vm = parse_topo_verb(argc, argv, {&shapes_flag, &descriptions, &out_flag, &check});
   const std::string dir = flag_or(vm, "descriptions");
   const std::string out = flag_or(vm, "out", "topology");

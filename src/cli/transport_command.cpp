@@ -29,8 +29,8 @@ settings::Table<TransportOptions> make_transport_table() {
   using settings::Value;
   using O = TransportOptions;
   // The log files: after --log, or the words.
-  settings::Spec log{"log", 0, "", settings::list_of(settings::text(), false), std::nullopt,
-                     "NCCL log files (NCCL_DEBUG=INFO NCCL_DEBUG_FILE=DIR/nccl.%h.%p)"};
+  settings::Spec log = settings::command_flag("log", settings::list_of(settings::text(), false), std::nullopt,
+                                              "NCCL log files (NCCL_DEBUG=INFO NCCL_DEBUG_FILE=DIR/nccl.%h.%p)");
   log.multitoken = true;
   log.words = -1;
   return {"transport", {
@@ -39,10 +39,10 @@ settings::Table<TransportOptions> make_transport_table() {
       }),
       settings::entry_of<O>(settings::shared::require_transport(
                                 "any", "ib, roce, socket, nvlink or any: any other transport is a FAIL"),
-                            [](O& o, const Value& v, const Given&) { o.require_transport = v.text; }),
+                            settings::into(&O::require_transport)),
       settings::entry_of<O>(settings::shared::require_gdr("a network connection without GPUDirect RDMA is a FAIL"),
-                            [](O& o, const Value& v, const Given&) { o.require_gdr = v.present; }),
-      settings::entry_of<O>(settings::shared::help(), [](O& o, const Value& v, const Given&) { o.help = v.present; }),
+                            settings::into(&O::require_gdr)),
+      settings::entry_of<O>(settings::shared::help(), settings::into(&O::help)),
   }, nullptr};
 }
 

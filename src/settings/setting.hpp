@@ -125,6 +125,44 @@ Setting<Config> entry_of(Spec spec, std::function<void(Config&, const Value&, co
   return {std::move(spec), std::move(apply)};
 }
 
+// A command's own flag of TYPE: no letter, no suite key, in --help's only section.
+inline Spec command_flag(std::string flag, Type type, std::optional<std::string> default_text, std::string help) {
+  return Spec{std::move(flag), 0, "", std::move(type), std::move(default_text), std::move(help), {}};
+}
+
+// How most entries apply their value: straight into a field of the config, by the field's type:
+// a text, a presence flag (bool), a number (double), or a list's items' texts.
+template <typename Config>
+std::function<void(Config&, const Value&, const Given&)> into(std::string Config::*field) {
+  return [field](Config& c, const Value& v, const Given&) { c.*field = v.text; };
+}
+template <typename Config>
+std::function<void(Config&, const Value&, const Given&)> into(bool Config::*field) {
+  return [field](Config& c, const Value& v, const Given&) { c.*field = v.present; };
+}
+template <typename Config>
+std::function<void(Config&, const Value&, const Given&)> into(double Config::*field) {
+  return [field](Config& c, const Value& v, const Given&) { c.*field = v.number; };
+}
+template <typename Config>
+std::function<void(Config&, const Value&, const Given&)> into(std::vector<std::string> Config::*field) {
+  return [field](Config& c, const Value& v, const Given&) {
+    for (const auto& item : v.items) (c.*field).push_back(item.text);
+  };
+}
+
+// A table entry of SPEC whose value goes into FIELD (into()).
+template <typename Config, typename Field>
+Setting<Config> entry_into(Spec spec, Field Config::*field) {
+  return entry_of<Config>(std::move(spec), into(field));
+}
+
+// A command's own presence flag into a bool FIELD.
+template <typename Config>
+Setting<Config> switch_into(const char* flag, std::string help, bool Config::*field) {
+  return entry_into(command_flag(flag, presence(), std::nullopt, std::move(help)), field);
+}
+
 // Where each setting's value came from, for the checks that involve several.
 class Origins {
  public:
