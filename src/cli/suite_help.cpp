@@ -41,10 +41,10 @@ std::string kinds_and_keys() {
 
 std::string suite_help_text(const boost::program_options::options_description& suite_flags) {
   std::ostringstream out;
-  out << "commsweep suite: several sweeps, collective, EP and pairs, one after the other on one\n"
+  out << "commsweep suite: several sweeps of any kind below, one after the other on one\n"
          "communicator (one MPI world, one backend): a table per sweep, as `commsweep TEST...`,\n"
-         "`commsweep ep` and `commsweep pairs` print them, and one JSON results file for all (rows,\n"
-         "ep_rows, and each pairs sweep's document under \"pairs\").\n\n"
+         "`commsweep ep`, `pairs` and `nvlink` print them, and one JSON results file for all (rows,\n"
+         "ep_rows, and under \"documents\" each pairs or nvlink sweep's own document).\n\n"
          "Usage: mpirun -np N commsweep suite FILE [flags]\n"
          "       commsweep suite --help\n\n"
       << suite_flags << "\n"
@@ -74,7 +74,8 @@ std::string suite_help_text(const boost::program_options::options_description& s
          "preflight, the transport report and the binding happen once, before the first sweep.\n"
       << measuring_exit_codes_help(/*slow=*/true)
       << "As `commsweep --help` says for a sweep (2: also a bad suite file; 6: also a transport that\n"
-         "--require-transport / --require-gdr refused, no sweep run); 10: a pairs sweep's slow pair.\n\n"
+         "--require-transport / --require-gdr refused, no sweep run); 10: a pairs or nvlink sweep's slow\n"
+         "pair or link.\n\n"
          "Example (suites/ci.yaml is one; suites/default.yaml is the full GPU suite):\n"
          "  # nightly.yaml\n"
          "  - name: allreduce-large\n"

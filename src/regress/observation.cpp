@@ -104,7 +104,7 @@ report::Results merge_runs(const std::vector<report::Results>& runs, const std::
     }
     merged.rows.insert(merged.rows.end(), r.rows.begin(), r.rows.end());
     merged.ep_rows.insert(merged.ep_rows.end(), r.ep_rows.begin(), r.ep_rows.end());
-    merged.pairs.insert(merged.pairs.end(), r.pairs.begin(), r.pairs.end());
+    merged.documents.insert(merged.documents.end(), r.documents.begin(), r.documents.end());
     merged.sheets.insert(merged.sheets.end(), r.sheets.begin(), r.sheets.end());
     merged.wrong_total += r.wrong_total;
     if (merged.complete && !r.complete) {  // the first incomplete run says why

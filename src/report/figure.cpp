@@ -167,15 +167,15 @@ Results results_with_figures(const nlohmann::json& doc, const SheetReaders& read
     return r;
   }
   Results r = results_from_json(doc);
-  // A suite's pairs sweeps: each its workload's document.
-  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
-    const std::string embedded = figure_schema_of(r.pairs[i]);
+  // A suite's sweeps of workloads with documents of their own: each read by its workload's reader.
+  for (std::size_t i = 0; i < r.documents.size(); ++i) {
+    const std::string at = "documents[" + std::to_string(i) + "]";
+    const std::string embedded = figure_schema_of(r.documents[i]);
     const SheetReader* reader = find_reader(readers, embedded);
     if (!reader) {
-      throw std::runtime_error("field \"pairs[" + std::to_string(i) + "]\": schema \"" + embedded +
-                               "\" is not one this commsweep reads");
+      throw std::runtime_error("field \"" + at + "\": schema \"" + embedded + "\" is not one this commsweep reads");
     }
-    r.sheets.push_back(std::make_shared<Sheet>(figure_sheet(*reader, r.pairs[i], " pairs[" + std::to_string(i) + "]")));
+    r.sheets.push_back(std::make_shared<Sheet>(figure_sheet(*reader, r.documents[i], " " + at)));
   }
   return r;
 }

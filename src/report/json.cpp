@@ -413,7 +413,7 @@ json to_json(const Results& r) {
   if (r.transport) doc["transport"] = transport_json(*r.transport);
   if (!r.notes.empty()) doc["notes"] = r.notes;
   if (!r.health.is_null()) doc["health"] = r.health;
-  if (!r.pairs.empty()) doc["pairs"] = r.pairs;
+  if (!r.documents.empty()) doc["documents"] = r.documents;
   return doc;
 }
 
@@ -449,9 +449,11 @@ Results results_from_json(const json& doc) {
     }
     if (summary.contains("failure")) r.failure = summary.at("failure").get<std::string>();
     if (summary.contains("health_fail")) r.health_fail = summary.at("health_fail").get<std::vector<std::string>>();
-    if (doc.contains("pairs")) {
-      if (!doc.at("pairs").is_array()) throw std::runtime_error("\"pairs\" is not a list");
-      r.pairs = doc.at("pairs").get<std::vector<json>>();
+    // "pairs": a suite's pairs documents as files before "documents" held them.
+    for (const char* key : {"pairs", "documents"}) {
+      if (!doc.contains(key)) continue;
+      if (!doc.at(key).is_array()) throw std::runtime_error("\"" + std::string(key) + "\" is not a list");
+      for (const json& d : doc.at(key)) r.documents.push_back(d);
     }
     if (doc.contains("health")) {
       if (!doc.at("health").is_object()) throw std::runtime_error("\"health\" is not an object");

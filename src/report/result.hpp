@@ -230,8 +230,10 @@ struct Results {
   // Its FAIL findings, one line each (health/report.hpp, fail_lines): the run is not ok and
   // exits 6 (core/exit_codes.hpp) when any; the summary's health_fail.
   std::vector<std::string> health_fail;
-  // A suite's pairs sweeps: each a commsweep.pairs document (pairs/pairs_json.hpp), in order.
-  std::vector<nlohmann::json> pairs;
+  // A suite's sweeps of the workloads whose record is a document of their own (pairs, nvlink, a
+  // test-only grid: Workload::schema), in order: each that document, its "schema" inside. Written
+  // as "documents"; files of earlier releases held a suite's pairs documents under "pairs".
+  std::vector<nlohmann::json> documents;
   // Every other workload's document this file holds as figures (report/figure.hpp): a `pairs` or
   // `nvlink --json` file's own, a suite's pairs sweeps; made by report::results_with_figures for
   // csv, baseline and compare, never written (the documents are). Shared: a copy of the results

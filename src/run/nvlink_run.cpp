@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/exit_codes.hpp"
 #include "core/strings.hpp"
 #include "nvlink/judge.hpp"
 #include "nvlink/nvlink_json.hpp"
@@ -15,6 +16,8 @@
 #include "p2p/measure_node.hpp"
 #include "report/json.hpp"
 #include "run/nvlink_keeper.hpp"
+#include "run/results_keeper.hpp"
+#include "runtime/termination.hpp"
 
 namespace commsweep {
 namespace {
@@ -114,17 +117,43 @@ std::vector<health::TrafficEvidence> nvlink_slow_evidence(const nvlink::NvlinkRu
   return out;
 }
 
-// The report on screen, --html and --prometheus of RUN as judged.
-void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& analysis, const nvlink::NvlinkSettings& s) {
-  std::cout << nvlink::render_report(run, analysis) << std::flush;
+// The report on OUT, --html and --prometheus of RUN as judged.
+void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& analysis, const nvlink::NvlinkSettings& s,
+                          std::ostream& out = std::cout) {
+  out << nvlink::render_report(run, analysis) << std::flush;
   if (!s.html_path.empty()) {
     output::write_output_file(s.html_path, nvlink::render_html(run, analysis));
-    std::cout << "# HTML report written to " << s.html_path << "\n";
+    out << "# HTML report written to " << s.html_path << "\n";
   }
   if (!s.prometheus_path.empty()) {
     output::write_output_file(s.prometheus_path, nvlink::render_prometheus(run, analysis));
-    std::cout << "# Prometheus metrics written to " << s.prometheus_path << "\n";
+    out << "# Prometheus metrics written to " << s.prometheus_path << "\n";
   }
+}
+
+// Every node's tests at once, between two arrivals of every rank (a GPU or a node that hangs ends
+// the job at -T, exit code 4, naming the phase), the ranks' parts gathered into RUN's nodes on
+// rank 0; RUN is complete when every rank measured and no signal stopped it.
+void measure_nodes(World& world, RunControl& control, const nvlink::NvlinkSettings& s, nvlink::NvlinkRun& run) {
+  std::optional<nvlink::RankPart> part;
+  control.until_stopped([&] {
+    control.arrive(Phase{"nvlink: before the nodes' tests", Deadline::after(s.timeout_s)});
+    {
+      const auto guard = control.watch(Phase{"nvlink: the node's tests", Deadline::after(s.timeout_s)});
+      part = p2p::measure_node(world, s);
+    }
+    control.arrive(Phase{"nvlink: after the nodes' tests", Deadline::after(s.timeout_s)});
+  });
+  if (part) {
+    const std::vector<std::string> parts =
+        world.gather(nvlink::part_to_json(*part).dump(), Phase{"nvlink: the nodes' results", Deadline::after(s.timeout_s)});
+    if (world.rank() == 0) run.nodes = assemble(world, parts);
+  }
+  run.complete = !control.interrupted() && part.has_value();
+}
+
+std::string nvlink_header(const World& world, const nvlink::RunConfig& settings) {
+  return nvlink::render_header(settings, static_cast<std::size_t>(world.node_count()), static_cast<std::size_t>(world.size()));
 }
 
 // Rank 0: the report, then the final file and the exit code.
@@ -191,30 +220,9 @@ int run_nvlink_alone(World& world, const RunRequest& request, const nvlink::Nvli
   MeasuringRun<NvlinkKeeper> lifecycle(world, request, envp, context, run);
   if (!lifecycle.start()) return lifecycle.end_failed_transport();
   run.provenance = lifecycle.setup().provenance;
-  if (root) {
-    std::cout << "# " << lifecycle.setup().version_line << "\n"
-              << nvlink::render_header(run.settings, static_cast<std::size_t>(world.node_count()),
-                                       static_cast<std::size_t>(world.size()))
-              << std::flush;
-  }
-  RunControl& control = lifecycle.control();
-  std::optional<nvlink::RankPart> part;
-  control.until_stopped([&] {
-    control.arrive(Phase{"nvlink: before the nodes' tests", Deadline::after(s.timeout_s)});
-    {
-      // A GPU or a node that hangs ends the job at -T (exit code 4), naming the phase.
-      const auto guard = control.watch(Phase{"nvlink: the node's tests", Deadline::after(s.timeout_s)});
-      part = p2p::measure_node(world, s);
-    }
-    control.arrive(Phase{"nvlink: after the nodes' tests", Deadline::after(s.timeout_s)});
-  });
+  if (root) std::cout << "# " << lifecycle.setup().version_line << "\n" << nvlink_header(world, run.settings) << std::flush;
+  measure_nodes(world, lifecycle.control(), s, run);
   NvlinkKeeper* keeper = lifecycle.keeper();
-  if (part) {
-    const std::vector<std::string> parts =
-        world.gather(nvlink::part_to_json(*part).dump(), Phase{"nvlink: the nodes' results", Deadline::after(s.timeout_s)});
-    if (root) run.nodes = assemble(world, parts);
-  }
-  run.complete = !control.interrupted() && part.has_value();
   if (keeper) keeper->keep(run);
 
   RunLifecycle::Ending ending;
@@ -224,6 +232,28 @@ int run_nvlink_alone(World& world, const RunRequest& request, const nvlink::Nvli
     return report_nvlink_run(run, s, keeper, std::move(health), std::move(health_fail));
   };
   return lifecycle.finish(run, ending);
+}
+
+Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& s, report::Results& results) {
+  World& world = stage.world;
+  const bool root = world.rank() == 0;
+  nvlink::NvlinkRun run;
+  run.settings = recorded(s);
+  run.provenance = stage.setup.provenance;
+  if (root) stage.out << nvlink_header(world, run.settings) << std::flush;
+  measure_nodes(world, stage.control, s, run);
+  if (!run.complete && stage.control.interrupted()) run.interrupted_by = termination_signal_name();
+  Outcome outcome;
+  if (!root) return outcome;
+  const nvlink::Analysis analysis = nvlink::analyse(run);
+  print_nvlink_reports(run, analysis, s, stage.out);
+  outcome.wrong = analysis.wrong_total;
+  // The run's health, interruption and wrong bytes are the suite's to judge; the slow links are this sweep's.
+  outcome.verdict = nvlink::exit_code_of(run, analysis) == exit_code::kSlow ? exit_code::kSlow : 0;
+  outcome.evidence = nvlink_slow_evidence(run, analysis);
+  results.documents.push_back(nvlink::to_json(run, analysis));
+  if (stage.setup.keeper) stage.setup.keeper->add_document(results.documents.back());
+  return outcome;
 }
 
 }  // namespace commsweep

@@ -9,6 +9,7 @@
 
 #include "nvlink/settings.hpp"
 #include "run/measuring_run.hpp"
+#include "run/workload.hpp"
 
 namespace commsweep {
 
@@ -20,6 +21,11 @@ void check_nvlink_job(World& world, const nvlink::NvlinkSettings& settings, Back
 // thresholds, its report printed, --json (JSON_PATH), --html and --prometheus written; no MPI.
 // Returns the run's exit code; a file that is not an nvlink results file is a usage Error.
 int judge_nvlink_file(const nvlink::NvlinkSettings& settings, const std::string& json_path);
+
+// A suite's nvlink sweep: every node measured on the run's backend, the matrices and findings on
+// rank 0, the commsweep.nvlink document into results.documents; the verdict (10 for a slow link)
+// and the slow pairs as the health findings' evidence.
+Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& settings, report::Results& results);
 
 int run_nvlink_alone(World& world, const RunRequest& request, const nvlink::NvlinkSettings& settings, char** envp,
                      RankContext& context);

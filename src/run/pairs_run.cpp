@@ -146,8 +146,8 @@ Outcome run_pairs_stage(Stage& stage, const pairs::PairsSettings& s, PairsJob jo
   outcome.wrong = analysis.wrong_total;
   outcome.verdict = code == exit_code::kSlow ? code : 0;
   outcome.evidence = slow_pair_evidence(run);
-  results.pairs.push_back(pairs::to_json(run, analysis));
-  if (stage.setup.keeper) stage.setup.keeper->add_pairs(results.pairs.back());
+  results.documents.push_back(pairs::to_json(run, analysis));
+  if (stage.setup.keeper) stage.setup.keeper->add_document(results.documents.back());
   return outcome;
 }
 

@@ -30,7 +30,7 @@ int run_pairs_alone(World& world, const RunRequest& request, const pairs::PairsS
                     char** envp, RankContext& context);
 
 // A suite's pairs sweep: the rounds on the run's backend, the matrix and findings on rank 0, the
-// pairs document into results.pairs; the verdict (6 for a slow pair) and the slow pairs as the
+// pairs document into results.documents; the verdict (6 for a slow pair) and the slow pairs as the
 // health findings' evidence.
 Outcome run_pairs_stage(Stage& stage, const pairs::PairsSettings& settings, PairsJob job, report::Results& results);
 

@@ -128,7 +128,7 @@ ResultsKeeper::ResultsKeeper(std::string path, report::Results header)
     : Keeper(std::move(path)), kept_(std::move(header)) {
   kept_.rows.clear();
   kept_.ep_rows.clear();
-  kept_.pairs.clear();
+  kept_.documents.clear();
 }
 
 void ResultsKeeper::add(const report::ResultRow& row) {
@@ -143,9 +143,9 @@ void ResultsKeeper::add(const report::EpRow& row) {
   rewrite_if_interrupted();
 }
 
-void ResultsKeeper::add_pairs(const nlohmann::json& document) {
+void ResultsKeeper::add_document(const nlohmann::json& document) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  kept_.pairs.push_back(document);
+  kept_.documents.push_back(document);
   rewrite_if_interrupted();
 }
 
@@ -153,7 +153,7 @@ void ResultsKeeper::set_header(report::Results header) {
   const std::lock_guard<std::mutex> lock(mutex_);
   header.rows = std::move(kept_.rows);
   header.ep_rows = std::move(kept_.ep_rows);
-  header.pairs = std::move(kept_.pairs);
+  header.documents = std::move(kept_.documents);
   kept_ = std::move(header);
 }
 

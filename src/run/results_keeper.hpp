@@ -104,15 +104,16 @@ class ResultsKeeper final : public Keeper {
   ResultsKeeper(std::string path, report::Results header);
   void add(const report::ResultRow& row);
   void add(const report::EpRow& row);
-  // A suite's pairs sweep, once it has ended: its commsweep.pairs document.
-  void add_pairs(const nlohmann::json& document);
+  // A suite's sweep of a workload with a document of its own (pairs, nvlink), once it has ended:
+  // that document.
+  void add_document(const nlohmann::json& document);
   // The run's full header once the set-up has made it (the keeper may be made before, so that
   // a signal during the set-up still leaves a file saying so); the rows kept stay.
   void set_header(report::Results header);
   void write_final(const report::Results& results);
 
  private:
-  std::size_t measured() const override { return kept_.rows.size() + kept_.ep_rows.size() + kept_.pairs.size(); }
+  std::size_t measured() const override { return kept_.rows.size() + kept_.ep_rows.size() + kept_.documents.size(); }
   const char* unit() const override { return "row"; }
   nlohmann::json incomplete(const std::string& cause, const std::string& message) const override;
   report::Results kept_;

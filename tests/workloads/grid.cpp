@@ -1,18 +1,19 @@
 // A test-only workload with matrix results, compiled only into commsweep_probe (never into the
 // product): for every ordered pair of ranks (src, dst) one value, as nvlink has one per GPU pair.
-// It proves that such a workload is one file (issue 43): its results are printed, kept in its
-// --json file (a document of its own, commsweep.grid/1, through the one keeper of such
-// documents, run/document_keeper.hpp, and the one measuring lifecycle: atomic file, partial
-// results on a signal, complete: false), baselined,
-// compared and written as CSV through the one result model (report/figure.hpp), which its
-// registry entry (`schema`, `figures`) makes known to csv, baseline and compare: no line of it
-// is in src/report/, src/regress/ or the keepers.
+// It proves that such a workload is one file (issues 43, 44), run alone or as a suite's sweep:
+// its results are printed, kept (alone: its --json file, a document of its own, commsweep.grid/1,
+// through the one keeper of such documents, run/document_keeper.hpp, and the one measuring
+// lifecycle: atomic file, partial results on a signal, complete: false; in a suite: the results
+// file's documents), baselined, compared and written as CSV through the one result model
+// (report/figure.hpp), which its registry entry (`schema`, `figures`) makes known to csv,
+// baseline and compare: no line of it is in src/report/, src/regress/ or the keepers.
 //
 // Its values are synthetic so that two runs compare identical: rank dst computes the pair's
 // GB/s (10 + src + dst / 2) and rank 0 gathers each row (the gather is the measured exchange);
 // --drop SRC:DST:PCT plants a drop of one pair, --pause-ms slows each row (for a signal to land
 // mid-run). tests/workloads/grid_check.py runs it.
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -25,7 +26,9 @@
 #include "report/json_fields.hpp"
 #include "run/measuring_run.hpp"
 #include "run/document_keeper.hpp"
+#include "run/results_keeper.hpp"
 #include "run/workload.hpp"
+#include "runtime/termination.hpp"
 
 namespace commsweep {
 namespace {
@@ -165,11 +168,43 @@ GridDrop grid_drop(const std::string& text) {
   return d;
 }
 
+// The rows: rank 0 gathers each src's row (the measured exchange), printing it to OUT and keeping
+// it (KEEP: the alone run's keeper; a suite keeps the document once it has ended).
+void measure_grid(World& world, RunControl& control, const GridSettings& config, GridRun& grid, std::ostream& out,
+                  const std::function<void(const GridRun&)>& keep) {
+  const GridDrop drop = grid_drop(config.drop);
+  const int n = static_cast<int>(world.size());
+  grid.bytes = config.bytes;
+  grid.gbps.assign(n, std::vector<double>(n, -1));
+  const bool root = world.rank() == 0;
+  if (root) out << "# grid: GB/s per ordered rank pair (rows src)\n";
+  control.until_stopped([&] {
+    for (int src = 0; src < n; ++src) {
+      const Phase phase{"grid row " + std::to_string(src), Deadline::after(config.timeout_s)};
+      control.arrive(phase);
+      const int dst = static_cast<int>(world.rank());
+      double mine = dst == src ? -1 : 10 + src + dst / 2.0;
+      if (src == drop.src && dst == drop.dst) mine *= drop.factor;
+      const std::vector<double> row = world.gather(mine, phase);
+      if (root) {
+        grid.gbps[src] = row;
+        if (keep) keep(grid);
+        std::ostringstream line;
+        line << "  " << src << ":";
+        for (double v : row) line << (v < 0 ? std::string("      -") : " " + std::to_string(v).substr(0, 6));
+        out << line.str() << "\n" << std::flush;
+      }
+      if (config.pause_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(config.pause_ms));
+    }
+  });
+  grid.complete = !control.interrupted();
+  if (!grid.complete) grid.interrupted_by = termination_signal_name();
+}
+
 class GridMeasurement final : public MeasurementOf<GridSettings> {
  public:
   using MeasurementOf::MeasurementOf;
   void check(World& world) override {
-    if (!alone_) throw_usage("grid: a suite's sweep of kind grid is not supported: run `commsweep grid` alone");
     const GridDrop d = grid_drop(config.drop);
     if (d.src >= static_cast<int>(world.size()) || d.dst >= static_cast<int>(world.size())) {
       throw_usage("grid: --drop '" + config.drop + "' names a rank outside the job");
@@ -178,41 +213,28 @@ class GridMeasurement final : public MeasurementOf<GridSettings> {
   }
   std::string what() const override { return "grid"; }
   double timeout_s() const override { return config.timeout_s; }
-  Outcome run(Stage&, report::Results&) override { return {}; }  // refused in check() within a suite
+  // In a suite: its document into the results file's documents, kept once it has ended.
+  Outcome run(Stage& stage, report::Results& results) override {
+    GridRun grid;
+    grid.provenance = stage.setup.provenance;
+    measure_grid(stage.world, stage.control, config, grid, stage.out, nullptr);
+    if (stage.world.rank() != 0) return {};
+    results.documents.push_back(grid_json(grid));
+    if (stage.setup.keeper) stage.setup.keeper->add_document(results.documents.back());
+    stage.out << "# grid: " << grid_measured(grid) << " pairs\n";
+    return {};
+  }
   int run_alone(World& world, const RunSettings& settings, const std::vector<std::string>& arguments, char** envp,
                 RankContext& context) override {
-    alone_ = true;
     check(world);
-    const GridDrop drop = grid_drop(config.drop);
-    const int n = static_cast<int>(world.size());
     GridRun grid;
-    grid.bytes = config.bytes;
-    grid.gbps.assign(n, std::vector<double>(n, -1));
     MeasuringRun<GridKeeper> lifecycle(world, RunRequest{settings, arguments}, envp, context, grid);
     if (!lifecycle.start()) return lifecycle.end_failed_transport();
     grid.provenance = lifecycle.setup().provenance;
     GridKeeper* keeper = lifecycle.keeper();
-    RunControl& control = lifecycle.control();
-    const bool root = world.rank() == 0;
-    if (root) std::cout << "# " << lifecycle.setup().version_line << "\n# grid: GB/s per ordered rank pair (rows src)\n";
-    control.until_stopped([&] {
-      for (int src = 0; src < n; ++src) {
-        const Phase phase{"grid row " + std::to_string(src), Deadline::after(config.timeout_s)};
-        control.arrive(phase);
-        const int dst = static_cast<int>(world.rank());
-        double mine = dst == src ? -1 : 10 + src + dst / 2.0;
-        if (src == drop.src && dst == drop.dst) mine *= drop.factor;
-        const std::vector<double> row = world.gather(mine, phase);
-        if (root) {
-          grid.gbps[src] = row;
-          if (keeper) keeper->keep(grid);
-          std::ostringstream line;
-          line << "  " << src << ":";
-          for (double v : row) line << (v < 0 ? std::string("      -") : " " + std::to_string(v).substr(0, 6));
-          std::cout << line.str() << "\n" << std::flush;
-        }
-        if (config.pause_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(config.pause_ms));
-      }
+    if (world.rank() == 0) std::cout << "# " << lifecycle.setup().version_line << "\n";
+    measure_grid(world, lifecycle.control(), config, grid, std::cout, [keeper](const GridRun& g) {
+      if (keeper) keeper->keep(g);
     });
     RunLifecycle::Ending ending;
     ending.report = [&](json health, std::vector<std::string> health_fail) {
@@ -224,9 +246,6 @@ class GridMeasurement final : public MeasurementOf<GridSettings> {
     };
     return lifecycle.finish(grid, ending);
   }
-
- private:
-  bool alone_ = false;
 };
 
 std::unique_ptr<Measurement> read(const settings::Flags& flags, const settings::DocumentEntry* document,

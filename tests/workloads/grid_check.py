@@ -5,7 +5,9 @@ no line of its own in src/report/, src/regress/ or the keepers. On 2 ranks of th
 printed; kept in its --json file (commsweep.grid/1); a SIGTERM mid-run leaves the rows so far,
 complete: false; two identical runs baselined and compared exit 0; a planted drop of one pair
 (--drop 0:1:12) exits 9 (regression) naming the pair; its CSV has one row per pair. The product's
-commsweep does not know the schema (exit 2).
+commsweep does not know the schema (exit 2). In a suite (`kind: grid` beside a collective sweep):
+one results file holding the rows and, under "documents", the grid's document; compared with the
+alone runs' baseline it exits 0, and with the drop planted in the suite's sweep 9, naming the pair.
 """
 import csv
 import io
@@ -70,6 +72,43 @@ def interrupted(opts, found):
           % (proc.returncode, len(doc.get("pairs", []))))
 
 
+SUITE = """- kind: grid
+  name: pairs-grid
+%s- kind: collective
+  tests: [all_reduce]
+  max_bytes: 1K
+"""
+
+
+def in_suite(opts, found, base):
+    """The grid as a suite's sweep: its document in the results file, judged like the alone file's."""
+    for name, drop in (("suite-same", ""), ("suite-drop", "  drop: \"0:1:12\"\n")):
+        suite = os.path.join(opts.workdir, name + ".yaml")
+        with open(suite, "w") as f:
+            f.write(SUITE % drop)
+        path = os.path.join(opts.workdir, name + ".json")
+        job = run(launcher(opts.mpiexec, 2) + [opts.probe, "suite", suite, "--backend", "mpi", "--no-preflight",
+                                               "--json", path])
+        if job.returncode != 0 or "# Suite sweep 1 of 2: pairs-grid (grid)" not in job.stdout \
+                or "# grid: 2 pairs" not in job.stdout:
+            found.append("suite %s: exit %d\n%s\n%s" % (name, job.returncode, job.stdout[-800:], job.stderr[-800:]))
+            return
+        with open(path) as f:
+            doc = json.load(f)
+        documents = doc.get("documents", [])
+        if doc.get("schema") != "commsweep.results/2" or not any(r["test"] == "all_reduce" for r in doc.get("rows", [])) \
+                or len(documents) != 1 or documents[0].get("schema") != "commsweep.grid/1" \
+                or len(documents[0].get("pairs", [])) != 2:
+            found.append("suite %s's results: %s" % (name, json.dumps(doc)[:400]))
+            return
+        job = run([opts.probe, "compare", path, "--baseline", base])
+        want = 9 if drop else 0
+        if job.returncode != want or (drop and "rank 0 -> rank 1" not in job.stdout):
+            found.append("suite %s compared: exit %d (%d expected)\n%s" % (name, job.returncode, want, job.stdout[-800:]))
+        else:
+            print("grid_check: in a suite, %s compared: exit %d" % (name, job.returncode))
+
+
 def problems(opts):
     found = []
     os.makedirs(opts.workdir, exist_ok=True)
@@ -107,6 +146,7 @@ def problems(opts):
     product = run([opts.commsweep, "csv", runs[0]])
     if product.returncode != 2 or "commsweep.grid/1" not in product.stderr:
         found.append("the product's csv of a grid file: exit %d (2 expected): %s" % (product.returncode, product.stderr))
+    in_suite(opts, found, base)
     interrupted(opts, found)
     return found
 

@@ -17,17 +17,14 @@ class NvlinkMeasurement final : public MeasurementOf<nvlink::NvlinkSettings> {
  public:
   NvlinkMeasurement(nvlink::NvlinkSettings s, const RunSettings& run)
       : MeasurementOf(std::move(s)), backend_(run.backend), json_path_(run.json_path) {}
-  void check(World& world) override {
-    // Its record is its own (commsweep.nvlink/1), which a suite's results file has no place for yet.
-    if (!alone_) throw_usage("nvlink: a suite's sweep of kind nvlink is not supported: run `commsweep nvlink` alone");
-    check_nvlink_job(world, config, backend_);
-  }
+  void check(World& world) override { check_nvlink_job(world, config, backend_); }
   std::string what() const override { return "nvlink"; }
   double timeout_s() const override { return config.timeout_s; }
-  Outcome run(Stage&, report::Results&) override { return {}; }  // refused in check() within a suite
+  // In a suite its document goes into the results file's documents.
+  Outcome run(Stage& stage, report::Results& results) override { return run_nvlink_stage(stage, config, results); }
+  // Alone, its record is its own (commsweep.nvlink/1), its health block under the matrices.
   int run_alone(World& world, const RunSettings& run, const std::vector<std::string>& arguments, char** envp,
                 RankContext& context) override {
-    alone_ = true;
     check(world);
     RunRequest request{run, arguments};
     return run_nvlink_alone(world, request, config, envp, context);
@@ -37,7 +34,6 @@ class NvlinkMeasurement final : public MeasurementOf<nvlink::NvlinkSettings> {
  private:
   BackendChoice backend_;
   std::string json_path_;
-  bool alone_ = false;
 };
 
 std::unique_ptr<Measurement> read(const settings::Flags& flags, const settings::DocumentEntry* document,
