@@ -17,15 +17,19 @@ namespace {
 
 std::string command_of(const Workload& w) { return w.command.empty() ? "commsweep" : "commsweep " + std::string(w.command); }
 
-// The command line's own flags around the workload's and the run's settings: the suite file
-// flag (where the workload takes one), --help, --version (the collectives' command line), and
-// the words (the collectives' tests; refused by the other commands).
+// The command line's own flags around the workload's and the run's settings: --suite FILE (a
+// suite file of one sweep of this kind: the same keys, so that `commsweep suite FILE` runs the
+// same sweep), --help, --version (the collectives' command line), and the words (the collectives'
+// tests; refused by the other commands).
+constexpr const char* kSettingsFileFlag = "suite";
+
 struct CommandLineSpecs {
   settings::Spec settings_file, help = settings::shared::help(), version, words;
   explicit CommandLineSpecs(const Workload& w) {
-    settings_file = settings::command_flag(std::string(w.settings_file_flag), settings::text(), std::nullopt,
-                                           "read axes and settings from a suite file of one sweep (below); flags "
-                                           "given override it");
+    settings_file = settings::command_flag(kSettingsFileFlag, settings::text(), std::nullopt,
+                                           "read the settings from a suite file of one sweep of kind " +
+                                               std::string(w.name) + " (commsweep suite --help); flags given "
+                                               "override its keys");
     version = settings::command_flag("version", settings::presence(), std::nullopt, "print the version");
     words = settings::command_flag("words", settings::list_of(settings::text(), false), std::nullopt, "");
     words.words = -1;  // named so that they can be refused (or read as tests) by name
@@ -33,7 +37,7 @@ struct CommandLineSpecs {
   // Those --help lists after the run's settings.
   std::vector<const settings::Spec*> after_run(const Workload& w) const {
     std::vector<const settings::Spec*> out;
-    if (!w.settings_file_flag.empty()) out.push_back(&settings_file);
+    out.push_back(&settings_file);
     out.push_back(&help);
     if (w.command.empty()) out.push_back(&version);
     return out;
@@ -105,8 +109,8 @@ MeasureOptions parse_measure_options(const Workload& w, int argc, const char* co
   settings::Flags flags = settings::given_flags(vm, w.specs());
   if (root) flags.merge(test_words(words));
   std::unique_ptr<settings::DocumentFile> file;
-  const std::string file_flag(w.settings_file_flag);
-  const settings::Flags file_given = file_flag.empty() ? settings::Flags{} : settings::given_flags(vm, {&own.settings_file});
+  const std::string file_flag(kSettingsFileFlag);
+  const settings::Flags file_given = settings::given_flags(vm, {&own.settings_file});
   if (const auto it = file_given.find(file_flag); it != file_given.end()) {
     file = settings::read_document_file(file_flag, settings::read(own.settings_file.type, it->second).text,
                                         entry_specs(w), std::string(w.name),
@@ -116,8 +120,10 @@ MeasureOptions parse_measure_options(const Workload& w, int argc, const char* co
   try {
     o.measurement = w.read(flags, file ? &file->entry : nullptr, o.run);
   } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Usage || w.usage_prefix.empty()) throw;
-    throw_usage(std::string(w.usage_prefix) + e.what());  // every refusal of the command says whose
+    // Every refusal of a command says whose ("ep: --topk: ..."), once.
+    const std::string prefix = command + ": ";
+    if (e.kind() != ErrorKind::Usage || root || std::string(e.what()).rfind(prefix, 0) == 0) throw;
+    throw_usage(prefix + e.what());
   }
   o.offline = !w.offline_flag.empty() && flags.count(std::string(w.offline_flag)) > 0;
   return o;

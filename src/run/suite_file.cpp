@@ -16,17 +16,28 @@ using nlohmann::json;
 
 const std::vector<std::string> kEntryKeys = {"name", "kind"};
 
+// The kind's key "check", or null where it has none.
+const settings::Spec* check_key(const Workload& w) {
+  for (const settings::Spec* s : w.specs())
+    if (s->key == "check") return s;
+  return nullptr;
+}
+
 std::unique_ptr<Measurement> read_kind(const Workload& w, const settings::DocumentEntry& e, const SuiteOverrides& o) {
   settings::check_keys(e, entry_specs(w), kEntryKeys);
   RunSettings run = o.run;
   run.timeout_s = read_run_settings(o.run_flags, &e).timeout_s;
   settings::Flags flags;
-  if (o.check) {
+  const settings::Spec* check = check_key(w);
+  if (o.check && check) {
     settings::Given g;
     g.where = "-c/--check";
     g.from = settings::Given::From::CommandLine;
-    g.value = w.suite_check ? w.suite_check(*o.check) : std::to_string(*o.check);
-    flags.emplace("check", std::move(g));
+    // -c N as many checks as the kind takes: ep's check is on (1) or off (0).
+    long long n = *o.check;
+    if (check->type.kind == settings::Kind::Whole) n = std::min(n, check->type.max);
+    g.value = std::to_string(n);
+    flags.emplace(check->flag, std::move(g));
   }
   return w.read(flags, &e, run);
 }

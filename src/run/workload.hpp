@@ -105,35 +105,35 @@ const Config& config_of(const Measurement& m) {
   return dynamic_cast<const MeasurementOf<Config>&>(m).config;
 }
 
+// A workload's entry in the registry, filled by name in its file (run/workloads/ep.cpp):
+//   static const Workload w = [] { Workload w; w.name = "ep"; w.command = "ep"; ...; return w; }();
+// The first six fields and help_end are required (workloads() refuses an entry without them);
+// the rest default to none.
 struct Workload {
   std::string_view name;     // its suite kind, and its command unless `command` is empty
-  std::string_view command;  // "ep", "pairs"; "" for the collectives (`commsweep TEST...`)
+  std::string_view command;  // "ep", "pairs"; "" for the collectives (`commsweep TEST...`); its
+                             // usage errors on the command line begin "COMMAND: "
   std::string_view summary;  // one line for `commsweep --help` and `commsweep list`
-  int order;                 // its place in --help, `list` and the schema
+  int order = 0;             // its place in --help, `list` and the schema
   // Its settings table (specs of settings::Table) and --help's sections of it: section name
-  // and title, in order.
-  std::vector<const settings::Spec*> (*specs)();
+  // and title, in order. A suite's -c N reaches the key "check" where the table has one
+  // (clamped to its largest value: ep's check is on or off).
+  std::vector<const settings::Spec*> (*specs)() = nullptr;
   std::vector<std::pair<std::string_view, std::string_view>> sections;
   // One sweep: FLAGS (the command line) over DOCUMENT's keys (a suite's entry, or null) over
   // the defaults, RUN the run's settings (its timeout the sweep's). Throws a usage Error naming
   // the flag or the file, line and key.
   std::unique_ptr<Measurement> (*read)(const settings::Flags& flags, const settings::DocumentEntry* document,
-                                       const RunSettings& run);
+                                       const RunSettings& run) = nullptr;
   // --help's text before the option sections and after them.
-  std::string (*help_intro)();
-  std::string (*help_end)();
+  std::string (*help_intro)() = nullptr;
+  std::string (*help_end)() = nullptr;
   // The `test` names its results carry, for the schemas: in `rows` (the collectives' names),
   // and as a baseline's test (those, and "ep" for the ep rows). Null: none.
   std::vector<std::string> (*row_tests)() = nullptr;
   std::vector<std::string> (*baseline_tests)() = nullptr;
-  // A presence flag that makes the command run without MPI (pairs: "plan"), or "".
+  // A presence flag that makes the command run without MPI (pairs: "plan", nvlink: "judge"), or "".
   std::string_view offline_flag = {};
-  // A flag naming a suite file of one sweep of this kind (ep: "suite"), or "".
-  std::string_view settings_file_flag = {};
-  // Before a usage error of its settings, on the command line ("pairs: "), or "".
-  std::string_view usage_prefix = {};
-  // A suite's -c N as this workload's key "check" (ep: N > 0 turns its check on).
-  std::string (*suite_check)(int n) = nullptr;
   // Its own --json document, where its results are not a results file's rows (pairs, nvlink):
   // the document's schema ("commsweep.nvlink/1") and how one becomes figures, the one result model
   // (report/figure.hpp) through which csv, baseline and compare read it (sheet_readers). "" and

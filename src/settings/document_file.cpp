@@ -46,8 +46,8 @@ std::unique_ptr<DocumentFile> read_document_file(const std::string& flag, const 
   }
   if (!e.entry->contains("kind")) e.refuse("", "no key \"kind\" (kind: " + kind + ", as `commsweep suite` reads it)");
   if (e.entry->at("kind") != kind) {
-    e.refuse("kind", e.entry->at("kind").dump() + " is not " + kind + " (`" + command + " --" + flag + "` runs an " +
-                         kind + " sweep; run the file with `commsweep suite " + path + "`)");
+    e.refuse("kind", e.entry->at("kind").dump() + " is not " + kind + " (`" + command + " --" + flag + "` runs one sweep of kind " +
+                         kind + "; run the file with `commsweep suite " + path + "`)");
   }
   check_keys(e, specs, {"name", "kind"});
   return f;

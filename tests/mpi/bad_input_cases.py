@@ -192,7 +192,7 @@ def flag_cases(opts, w):
        'the keys under it indented by two spaces (docs/suites.md)')
     ep("suite of a collective sweep", {"--suite": w + "/ep_collective.yaml"},
        "--suite " + w + '/ep_collective.yaml:1: key "kind": "collective" is not ep (`commsweep ep --suite` runs '
-       "an ep sweep; run the file with `commsweep suite " + w + "/ep_collective.yaml`)")
+       "one sweep of kind ep; run the file with `commsweep suite " + w + "/ep_collective.yaml`)")
     ep("--json in a missing folder", {"--json": w + "/missing/ep.json"}, "--json", w + "/missing/ep.json")
     ep("unknown flag", {"--bogus": "1"}, "--bogus")
     return out

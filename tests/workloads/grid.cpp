@@ -272,12 +272,22 @@ std::vector<std::string> tests() { return {"grid"}; }
 }  // namespace
 
 const Workload& grid_workload() {
-  static const Workload w{"grid",     "grid",  "a test-only workload with matrix results: a value per rank pair (--help)",
-                          91,         specs,   {{"grid", "Grid"}},
-                          read,       help_intro, help_end,
-                          nullptr,    tests,   "",
-                          "",         "grid: ", nullptr,
-                          kGridSchema, grid_sheet};
+  static const Workload w = [] {
+    Workload w;
+    w.name = "grid";
+    w.command = "grid";
+    w.summary = "a test-only workload with matrix results: a value per rank pair (--help)";
+    w.order = 91;
+    w.specs = specs;
+    w.sections = {{"grid", "Grid"}};
+    w.read = read;
+    w.help_intro = help_intro;
+    w.help_end = help_end;
+    w.baseline_tests = tests;
+    w.schema = kGridSchema;
+    w.figures = grid_sheet;
+    return w;
+  }();
   return w;
 }
 

@@ -79,8 +79,21 @@ std::vector<std::string> tests() { return {"probe"}; }
 }  // namespace
 
 const Workload& probe_workload() {
-  static const Workload w{"probe", "probe", "a test-only workload: one timed all-reduce per round (--help)", 90, specs,
-                          {{"probe", "Probe"}}, read, help_intro, help_end, tests, tests};
+  static const Workload w = [] {
+    Workload w;
+    w.name = "probe";
+    w.command = "probe";
+    w.summary = "a test-only workload: one timed all-reduce per round (--help)";
+    w.order = 90;
+    w.specs = specs;
+    w.sections = {{"probe", "Probe"}};
+    w.read = read;
+    w.help_intro = help_intro;
+    w.help_end = help_end;
+    w.row_tests = tests;
+    w.baseline_tests = tests;
+    return w;
+  }();
   return w;
 }
 

@@ -153,17 +153,20 @@ std::string help_end() {
 }  // namespace
 
 const Workload& collective_workload() {
-  static const Workload w{"collective",
-                          "",
-                          "the collectives of `commsweep TEST...` (commsweep --help)",
-                          10,
-                          specs,
-                          {{kSweepSection, "Sweep (nccl-tests' flags)"}, {kRunSection, "commsweep"}},
-                          read,
-                          help_intro,
-                          help_end,
-                          names,
-                          names};
+  static const Workload w = [] {
+    Workload w;
+    w.name = "collective";
+    w.summary = "the collectives of `commsweep TEST...` (commsweep --help)";
+    w.order = 10;
+    w.specs = specs;
+    w.sections = {{kSweepSection, "Sweep (nccl-tests' flags)"}, {kRunSection, "commsweep"}};
+    w.read = read;
+    w.help_intro = help_intro;
+    w.help_end = help_end;
+    w.row_tests = names;
+    w.baseline_tests = names;
+    return w;
+  }();
   return w;
 }
 

@@ -146,27 +146,24 @@ std::string help_end() {
 
 std::vector<std::string> baseline_tests() { return {"ep"}; }
 
-std::string suite_check(int n) { return n > 0 ? "1" : "0"; }  // EP verifies or not
-
 }  // namespace
 
 const Workload& ep_workload() {
-  static const Workload w{"ep",
-                          "ep",
-                          "MoE dispatch/combine sweep (commsweep ep --help)",
-                          20,
-                          specs,
-                          {{ep::kAxesSection, "Axes (comma lists; every combination is a row)"},
-                           {ep::kSettingsSection, "Settings"}},
-                          read,
-                          help_intro,
-                          help_end,
-                          nullptr,
-                          baseline_tests,
-                          "",
-                          "suite",
-                          "",
-                          suite_check};
+  static const Workload w = [] {
+    Workload w;
+    w.name = "ep";
+    w.command = "ep";
+    w.summary = "MoE dispatch/combine sweep (commsweep ep --help)";
+    w.order = 20;
+    w.specs = specs;
+    w.sections = {{ep::kAxesSection, "Axes (comma lists; every combination is a row)"},
+                  {ep::kSettingsSection, "Settings"}};
+    w.read = read;
+    w.help_intro = help_intro;
+    w.help_end = help_end;
+    w.baseline_tests = baseline_tests;
+    return w;
+  }();
   return w;
 }
 

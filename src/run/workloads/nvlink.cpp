@@ -86,23 +86,23 @@ std::vector<std::string> baseline_tests() { return {"nvlink"}; }
 }  // namespace
 
 const Workload& nvlink_workload() {
-  static const Workload w{"nvlink",
-                          "nvlink",
-                          "inside each node: every GPU pair's NVLink bandwidth and latency, slow links named (--help)",
-                          35,
-                          specs,
-                          {{nvlink::kOptionsSection, "Options"}},
-                          read,
-                          help_intro,
-                          help_end,
-                          nullptr,
-                          baseline_tests,
-                          "judge",
-                          "",
-                          "nvlink: ",
-                          nullptr,
-                          nvlink::kSchema,
-                          nvlink::sheet_from_json};
+  static const Workload w = [] {
+    Workload w;
+    w.name = "nvlink";
+    w.command = "nvlink";
+    w.summary = "inside each node: every GPU pair's NVLink bandwidth and latency, slow links named (--help)";
+    w.order = 35;
+    w.specs = specs;
+    w.sections = {{nvlink::kOptionsSection, "Options"}};
+    w.read = read;
+    w.help_intro = help_intro;
+    w.help_end = help_end;
+    w.baseline_tests = baseline_tests;
+    w.offline_flag = "judge";
+    w.schema = nvlink::kSchema;
+    w.figures = nvlink::sheet_from_json;
+    return w;
+  }();
   return w;
 }
 

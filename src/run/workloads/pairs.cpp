@@ -114,23 +114,23 @@ std::vector<std::string> baseline_tests() { return {"pairs"}; }
 }  // namespace
 
 const Workload& pairs_workload() {
-  static const Workload w{"pairs",
-                          "pairs",
-                          "bandwidth between every pair of nodes: a matrix, slow pairs, the bad node (--help)",
-                          30,
-                          specs,
-                          {{pairs::kOptionsSection, "Options"}},
-                          read,
-                          help_intro,
-                          help_end,
-                          nullptr,
-                          baseline_tests,
-                          "plan",
-                          "",
-                          "pairs: ",
-                          nullptr,
-                          pairs::kPairsSchema,
-                          pairs::sheet_from_json};
+  static const Workload w = [] {
+    Workload w;
+    w.name = "pairs";
+    w.command = "pairs";
+    w.summary = "bandwidth between every pair of nodes: a matrix, slow pairs, the bad node (--help)";
+    w.order = 30;
+    w.specs = specs;
+    w.sections = {{pairs::kOptionsSection, "Options"}};
+    w.read = read;
+    w.help_intro = help_intro;
+    w.help_end = help_end;
+    w.baseline_tests = baseline_tests;
+    w.offline_flag = "plan";
+    w.schema = pairs::kPairsSchema;
+    w.figures = pairs::sheet_from_json;
+    return w;
+  }();
   return w;
 }
 
