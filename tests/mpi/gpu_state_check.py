@@ -16,6 +16,9 @@ COMMSWEEP_NVML_RECORDING=<fixture> makes local rank r read the recording's GPU r
                from the energy counter
   none         no recording: "# GPU state per window: not read: the mpi backend uses no GPU"
                once, no gpu_state in the JSON
+  ep           `commsweep ep` (16 and 32 tokens, small shapes) on the throttle's recording: the
+               finding names rank 1 over "the 16-32 tokens ep ... rows"; each row's gpu_state
+               has both ranks' windows
 Each exits 0 (the state is evidence, not a verdict) and its JSON validates against the schema.
 Standard library only.
 """
@@ -39,7 +42,12 @@ CASES = (  # name, fixture, the finding's start, what rank 1's window holds
     ("power", "power-drift-rank1.json", "GPU power drift: rank 1 (host {host}, GPU 1) drew 500 W",
      lambda w: abs(w["power_w"] - 500) < 1e-9 and w["power_from"] == "energy"),
     ("none", None, None, None),
+    ("ep", "throttle-rank1.json", "GPU throttled: rank 1 (host {host}, GPU 1) was held by power cap (up to 87% of the window) "
+     "during the 16-32 tokens ep alltoallv",
+     lambda w: any(t["reason"] == "power cap" for t in w["throttles"])),
 )
+SWEEP = ["all_reduce", "-b", "8", "-e", "1K", "-n", "2", "-w", "1"]
+EP = ["ep", "--tokens", "16,32", "--hidden", "64", "--experts", "8", "--topk", "2", "-n", "2", "-w", "1"]
 
 
 def run_case(opts, fail, schema, name, fixture):
@@ -52,8 +60,8 @@ def run_case(opts, fail, schema, name, fixture):
         env["COMMSWEEP_NVML_RECORDING"] = os.path.join(opts.fixtures, fixture)
     os.environ.clear()
     os.environ.update(env)
-    cmd = launcher(opts.mpiexec, 2) + [opts.commsweep, "all_reduce", "-b", "8", "-e", "1K", "-n", "2", "-w", "1",
-                                       "--backend", "mpi", "--no-preflight", "--json", results]
+    cmd = launcher(opts.mpiexec, 2) + [opts.commsweep] + (EP if name == "ep" else SWEEP) + [
+        "--backend", "mpi", "--no-preflight", "--json", results]
     rc, out, err, _, timed_out = run(cmd, BOUND_S, work)
     fail.check(not timed_out and rc == 0, "%s: exit %s%s: %s" % (name, rc, " (timed out)" if timed_out else "", err[-300:]))
     try:
@@ -82,8 +90,12 @@ def main():
         out, err, doc = run_case(opts, fail, schema, name, fixture)
         host = (doc.get("provenance", {}).get("hosts") or ["?"])[0]
         findings = [l for l in out.splitlines() if any(l.startswith("# " + k) for k in KINDS)]
-        halves = [row[h] for row in doc.get("rows", []) for h in ("out_of_place", "in_place")]
-        fail.check(len(halves) == 16, "%s: %d halves in the JSON, expected 8 rows x 2" % (name, len(halves)))
+        if name == "ep":
+            halves = doc.get("ep_rows", [])
+            fail.check(len(halves) == 2, "ep: %d rows in the JSON, expected 2" % len(halves))
+        else:
+            halves = [row[h] for row in doc.get("rows", []) for h in ("out_of_place", "in_place")]
+            fail.check(len(halves) == 16, "%s: %d halves in the JSON, expected 8 rows x 2" % (name, len(halves)))
         if not fixture:
             said = [l for l in out.splitlines() if "GPU state per window: not read: the mpi backend uses no GPU" in l]
             fail.check(len(said) == 1, "none: 'GPU state per window: not read' said %d times, not once" % len(said))
