@@ -187,13 +187,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
     return all.empty() ? 0 : static_cast<int>(*std::max_element(all.begin(), all.end()));
   };
   std::vector<report::GpuWindow> gpu_state;
-  if (gpu_state_) {
-    const auto windows = world_.gather(window_start && window_end ? report::window_numbers(report::window_between(*window_start, *window_end))
-                                                                  : std::vector<double>{},
-                                       p);
-    for (std::size_t r = 0; rank == 0 && r < windows.size(); ++r)
-      if (!windows[r].empty()) gpu_state.push_back(report::window_from_numbers(windows[r], static_cast<int>(r)));
-  }
+  if (gpu_state_) gpu_state = gather_windows(world_, window_start, window_end, p);
   const int d_sms = most(exchange.kernel_sms(true));
   const int c_sms = most(exchange.kernel_sms(false));
 

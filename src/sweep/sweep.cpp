@@ -266,13 +266,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   report::Timing t = combine_timing(times, config_.average, size.bytes, test.bus_factor(nranks));
   t.method = config_.device_timer ? report::kDeviceSpan : report::kHostSpan;
   t.wrong = wrong;
-  if (gpu_state_) {
-    const auto windows = world_.gather(window_start && window_end ? report::window_numbers(report::window_between(*window_start, *window_end))
-                                                                  : std::vector<double>{},
-                                       phase("GPU state gather"));
-    for (std::size_t r = 0; rank == 0 && r < windows.size(); ++r)
-      if (!windows[r].empty()) t.gpu_state.push_back(report::window_from_numbers(windows[r], static_cast<int>(r)));
-  }
+  if (gpu_state_) t.gpu_state = gather_windows(world_, window_start, window_end, phase("GPU state gather"));
   if (per_iteration_) {
     const auto iterations = world_.gather(my_iterations, phase("iteration times gather"));
     // Every rank's times or none: a rank whose clock missed them (nccl_backend.hpp) would leave

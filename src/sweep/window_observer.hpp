@@ -5,8 +5,10 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "report/gpu_window.hpp"
+#include "runtime/world.hpp"
 
 namespace commsweep {
 
@@ -19,5 +21,10 @@ class WindowObserver {
   // the window's deltas need); empty where no GPU is read (then no window is kept for this rank).
   virtual std::optional<report::GpuSample> sample(WindowEnd end) = 0;
 };
+
+// Every rank's window of START and END (its two ends; none where either is empty), on rank 0
+// with each window's rank; empty elsewhere. Collective: one gather, after the window.
+std::vector<report::GpuWindow> gather_windows(World& world, const std::optional<report::GpuSample>& start,
+                                              const std::optional<report::GpuSample>& end, const Phase& phase);
 
 }  // namespace commsweep
