@@ -49,9 +49,9 @@ report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
 }
 
 EpSweep::EpSweep(World& world, std::vector<NamedExchange> exchanges, RunControl& control,
-                 const EpConfig& config, int ranks_per_node, FaultPoints* faults)
+                 const EpConfig& config, int ranks_per_node, FaultPoints* faults, WindowObserver* gpu_state)
     : world_(world), exchanges_(std::move(exchanges)), control_(control), config_(config),
-      ranks_per_node_(ranks_per_node), faults_(faults) {}
+      ranks_per_node_(ranks_per_node), faults_(faults), gpu_state_(gpu_state) {}
 
 void validate_cases(const EpConfig& config, int nranks) {
   for (const EpCase& c : expand(config)) {
@@ -96,9 +96,13 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
 
   exchange.prepare(c, all[rank], config_.seed);
   std::vector<double> dispatch_us, combine_us;
+  // The GPU's state over the timed iterations: read before the first one's barrier and after the
+  // last one's combine, outside every timed phase (the back-to-back pass is not in the window).
+  std::optional<report::GpuSample> window_start, window_end;
   for (int i = 0; i < config_.warmup + config_.iters; ++i) {
     const Phase p = phase(i < config_.warmup ? "warm-up" : "timed iterations");
     const auto guard = control_.watch(p);
+    if (gpu_state_ && i == config_.warmup) window_start = gpu_state_->sample(WindowEnd::Start);
     world_.barrier(p);
     const double d = exchange.dispatch(p);
     exchange.run_experts(p);
@@ -109,6 +113,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
       combine_us.push_back(m);
     }
   }
+  if (gpu_state_ && window_start) window_end = gpu_state_->sample(WindowEnd::End);
 
   // Back to back: the same pairs again, each dispatch, the experts and the combine issued as soon
   // as the last returned, with no barrier between them (as a model's layers call them), one host
@@ -181,6 +186,8 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
     const auto all = world_.gather(static_cast<double>(sms), p);
     return all.empty() ? 0 : static_cast<int>(*std::max_element(all.begin(), all.end()));
   };
+  std::vector<report::GpuWindow> gpu_state;
+  if (gpu_state_) gpu_state = gather_windows(world_, window_start, window_end, p);
   const int d_sms = most(exchange.kernel_sms(true));
   const int c_sms = most(exchange.kernel_sms(false));
 
@@ -203,6 +210,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
   row.combine = combine_phase(c_times, c_deepep, c_fabric, checked(c_wrong));
   row.dispatch.sms = d_sms;
   row.combine.sms = c_sms;
+  row.gpu_state = std::move(gpu_state);
   if (config_.iters > 0 && !periods.empty()) {
     report::EpBackToBack b;
     b.pairs = config_.iters;

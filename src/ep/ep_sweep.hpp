@@ -12,6 +12,7 @@
 #include "report/result.hpp"
 #include "runtime/world.hpp"
 #include "sweep/fault_points.hpp"
+#include "sweep/window_observer.hpp"
 #include "sweep/run_control.hpp"
 
 namespace commsweep::ep {
@@ -39,9 +40,12 @@ class EpSweep {
   // One exchange per implementation of config.impls, in that order. CONTROL watches its
   // phases and stops it where the ranks agree to (sweep/run_control.hpp).
   // FAULTS, where given, see each case's outputs before they are verified (sweep/fault_points.hpp:
-  // the tests' planted faults); they must outlive the sweep.
+  // the tests' planted faults); they must outlive the sweep. GPU_STATE, where given, is asked for
+  // this rank's GPU around each case's timed iterations (sweep/window_observer.hpp); every rank
+  // passes one or none.
   EpSweep(World& world, std::vector<NamedExchange> exchanges, RunControl& control,
-          const EpConfig& config, int ranks_per_node, FaultPoints* faults = nullptr);
+          const EpConfig& config, int ranks_per_node, FaultPoints* faults = nullptr,
+          WindowObserver* gpu_state = nullptr);
   // Every case, on every exchange; the caller has refused bad cases (validate_cases) first.
   // Stopped on SIGTERM / SIGINT before a case (the control is then interrupted()), it returns
   // the rows so far.
@@ -57,6 +61,7 @@ class EpSweep {
   EpConfig config_;
   int ranks_per_node_;
   FaultPoints* faults_;
+  WindowObserver* gpu_state_;
 };
 
 }  // namespace commsweep::ep

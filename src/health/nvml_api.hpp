@@ -23,6 +23,9 @@ inline constexpr int kUnknown = 999;
 // NVML_NVLINK_ERROR_DL_*.
 enum class NvLinkCounter { Replay = 0, Recovery = 1, CrcFlit = 2, CrcData = 3 };
 
+// NVML_PERF_POLICY_*: what held the clocks down (nvmlDeviceGetViolationStatus).
+enum class PerfPolicy { Power = 0, Thermal = 1, SyncBoost = 2, BoardLimit = 3 };
+
 class NvmlApi {
  public:
   virtual ~NvmlApi() = default;
@@ -49,6 +52,27 @@ class NvmlApi {
   // (kTimeout when none came).
   virtual int register_xid_events() = 0;
   virtual int wait_xid_event(unsigned timeout_ms, unsigned* gpu, std::uint64_t* xid) = 0;
+
+  // The GPU's state at one end of a measured window (run/gpu_window_observer.hpp). Defaults
+  // answer kNotSupported, so that a double that does not plant them needs no change.
+  // nvmlDeviceGetClockInfo(NVML_CLOCK_SM, NVML_CLOCK_MEM), in MHz.
+  virtual int clocks(unsigned gpu, unsigned* sm_mhz, unsigned* mem_mhz) { return unsupported(gpu, sm_mhz, mem_mhz); }
+  // nvmlDeviceGetMaxClockInfo(NVML_CLOCK_SM), in MHz.
+  virtual int max_sm_clock(unsigned gpu, unsigned* mhz) { return unsupported(gpu, mhz); }
+  // nvmlDeviceGetPowerUsage and nvmlDeviceGetEnforcedPowerLimit, in mW.
+  virtual int power(unsigned gpu, unsigned* usage_mw, unsigned* limit_mw) { return unsupported(gpu, usage_mw, limit_mw); }
+  // nvmlDeviceGetTotalEnergyConsumption: mJ since the driver loaded.
+  virtual int total_energy(unsigned gpu, std::uint64_t* mj) { return unsupported(gpu, mj); }
+  // nvmlDeviceGetViolationStatus: the time (ns) POLICY has held the clocks down since the driver
+  // loaded, and NVML's CPU timestamp (us) of the reading.
+  virtual int violation_time(unsigned gpu, PerfPolicy policy, std::uint64_t* reference_us, std::uint64_t* ns) {
+    (void)policy;
+    return unsupported(gpu, reference_us, ns);
+  }
+
+ private:
+  template <typename... T>
+  static int unsupported(T...) { return nvml_rc::kNotSupported; }
 };
 
 }  // namespace commsweep::health

@@ -38,6 +38,8 @@ using SetCreateFn = nvmlReturn_t (*)(nvmlEventSet_t*);
 using SetFreeFn = nvmlReturn_t (*)(nvmlEventSet_t);
 using RegisterFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
 using WaitFn = nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, unsigned);
+using ClockFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned*);
+using ViolationFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPerfPolicyType_t, nvmlViolationTime_t*);
 
 class DlNvml final : public NvmlApi {
  public:
@@ -185,6 +187,33 @@ class DlNvml final : public NvmlApi {
     *gpu = 0;
     for (unsigned i = 0; i < devices_.size(); ++i)
       if (devices_[i] == data.device) *gpu = i;
+    return rc;
+  }
+  int clocks(unsigned gpu, unsigned* sm_mhz, unsigned* mem_mhz) override {
+    int rc = call<ClockFn>("nvmlDeviceGetClockInfo", gpu, NVML_CLOCK_SM, sm_mhz);
+    if (rc == NVML_SUCCESS) rc = call<ClockFn>("nvmlDeviceGetClockInfo", gpu, NVML_CLOCK_MEM, mem_mhz);
+    return rc;
+  }
+  int max_sm_clock(unsigned gpu, unsigned* mhz) override {
+    return call<ClockFn>("nvmlDeviceGetMaxClockInfo", gpu, NVML_CLOCK_SM, mhz);
+  }
+  int power(unsigned gpu, unsigned* usage_mw, unsigned* limit_mw) override {
+    int rc = call<UFn>("nvmlDeviceGetPowerUsage", gpu, usage_mw);
+    if (rc == NVML_SUCCESS) rc = call<UFn>("nvmlDeviceGetEnforcedPowerLimit", gpu, limit_mw);
+    return rc;
+  }
+  int total_energy(unsigned gpu, std::uint64_t* mj) override {
+    unsigned long long v = 0;
+    const int rc = call<U64Fn>("nvmlDeviceGetTotalEnergyConsumption", gpu, &v);
+    *mj = v;
+    return rc;
+  }
+  // Deprecated in nvml.h 13.0 for field values, and still answered by the R580 driver.
+  int violation_time(unsigned gpu, PerfPolicy policy, std::uint64_t* reference_us, std::uint64_t* ns) override {
+    nvmlViolationTime_t v{};
+    const int rc = call<ViolationFn>("nvmlDeviceGetViolationStatus", gpu, static_cast<nvmlPerfPolicyType_t>(policy), &v);
+    *reference_us = v.referenceTime;
+    *ns = v.violationTime;
     return rc;
   }
 

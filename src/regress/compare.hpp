@@ -93,6 +93,9 @@ struct Straggler {
   int samples = 0;
   double worst_slower_pct = 0;  // the largest excess over the ranks' median
   std::string worst_at;         // describe(key) of that sample
+  // Its GPU's throttling in the run's windows (report/gpu_findings.hpp: "power cap in 12 of its
+  // 16 windows, up to 87% of a window"), the likely cause; "" when none was read or active.
+  std::string throttled;
 };
 
 // A hardware health finding of the judged run (its "health" member, health/report.hpp, as

@@ -40,7 +40,8 @@ std::string render_markdown(const Comparison& c) {
   for (const auto& s : c.stragglers) {
     out << "- straggler: rank " << s.rank << " on host `" << s.host << "` (GPU " << s.gpu << "): an outlier in "
         << s.outlier_samples << " of " << s.samples << " samples, worst " << fixed(s.worst_slower_pct, 1)
-        << "% slower than the median rank (" << s.worst_at << ")\n";
+        << "% slower than the median rank (" << s.worst_at << ")"
+        << (s.throttled.empty() ? "" : "; its GPU was throttled: " + s.throttled) << "\n";
   }
   return out.str();
 }

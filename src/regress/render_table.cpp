@@ -59,7 +59,7 @@ std::string render_table(const Comparison& c) {
   for (const auto& s : c.stragglers) {
     out << "straggler: rank " << s.rank << " (host " << s.host << ", GPU " << s.gpu << ") slower than the ranks' median in "
         << s.outlier_samples << " of " << s.samples << " samples, worst +" << fixed(s.worst_slower_pct, 1)
-        << "% at " << s.worst_at << "\n";
+        << "% at " << s.worst_at << (s.throttled.empty() ? "" : "; its GPU was throttled: " + s.throttled) << "\n";
   }
   if (c.stragglers.empty()) out << "stragglers: none\n";
   for (const auto& h : c.health)

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "report/gpu_findings.hpp"
+
 namespace commsweep::regress {
 
 std::vector<std::pair<int, double>> outlier_ranks(const std::vector<double>& times,
@@ -54,6 +56,7 @@ std::vector<Straggler> find_stragglers(const report::Results& results,
     for (const auto& g : prov.gpus) {
       if (g.rank == rank) s.gpu = g.pci_bus_id;
     }
+    s.throttled = report::throttle_during(results.rows, rank);
     out.push_back(s);
   }
   return out;

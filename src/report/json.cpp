@@ -125,6 +125,11 @@ json timing_json(const Timing& t) {
   // elsewhere (read from a file from before issue 26) has no choice and writes none.
   if (!t.nccl.algorithm.empty()) j["nccl"] = nccl_choice_json(t.nccl);
   if (!t.method.empty()) j["method"] = t.method;
+  if (!t.gpu_state.empty()) {
+    json windows = json::array();
+    for (const auto& w : t.gpu_state) windows.push_back(gpu_window_json(w));
+    j["gpu_state"] = windows;
+  }
   return j;
 }
 
@@ -147,6 +152,14 @@ Timing timing_from(const json& j) {
   }
   if (j.contains("nccl")) t.nccl = nccl_choice_from(j.at("nccl"));
   if (j.contains("method")) t.method = j.at("method").get<std::string>();
+  // Written since issue 45 where a GPU was read.
+  if (j.contains("gpu_state")) {
+    try {
+      for (const auto& w : j.at("gpu_state")) t.gpu_state.push_back(gpu_window_from(w));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("\"gpu_state\": ") + e.what());
+    }
+  }
   return t;
 }
 
@@ -193,7 +206,7 @@ std::optional<EpBackToBack> ep_back_to_back_from(const json& j) {
 }
 
 json ep_row_json(const EpRow& r) {
-  return json{{"kind", "ep"},
+  json j{{"kind", "ep"},
               {"routing", r.routing},
               {"tokens", r.tokens},
               {"hidden", r.hidden},
@@ -208,6 +221,12 @@ json ep_row_json(const EpRow& r) {
               {"combine", ep_phase_json(r.combine)},
               {"back_to_back", ep_back_to_back_json(r.back_to_back)},
               {"nccl_path", r.nccl_path}};
+  if (!r.gpu_state.empty()) {
+    json windows = json::array();
+    for (const auto& w : r.gpu_state) windows.push_back(gpu_window_json(w));
+    j["gpu_state"] = windows;
+  }
+  return j;
 }
 
 EpRow ep_row_from(const json& j) {
@@ -226,6 +245,8 @@ EpRow ep_row_from(const json& j) {
   r.combine = ep_phase_from(j.at("combine"));
   r.back_to_back = ep_back_to_back_from(j);  // written since issue 40
   r.nccl_path = j.value("nccl_path", std::string());  // written since issue 26
+  if (j.contains("gpu_state"))  // written since issue 45 where a GPU was read
+    for (const auto& w : j.at("gpu_state")) r.gpu_state.push_back(gpu_window_from(w));
   return r;
 }
 

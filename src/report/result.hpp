@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/gpu_window.hpp"
+
 namespace commsweep::report {
 
 struct Sheet;  // report/figure.hpp
@@ -76,6 +78,10 @@ struct Timing {
   NcclChoice nccl;
   // kHostSpan or kDeviceSpan; "" in files written before it was recorded.
   std::string method;
+  // Per rank, its GPU's state over the table's timed pass (report/gpu_window.hpp); rank 0's
+  // record only; empty where no GPU was read (the mpi backend without a recording) and in
+  // files written before it.
+  std::vector<GpuWindow> gpu_state;
 };
 
 struct ResultRow {
@@ -133,6 +139,9 @@ struct EpRow {
   // Which NCCL path the implementation used ("grouped ncclSend/ncclRecv", "NCCL device API
   // (lsa) kernels"; "n/a (mpi backend)"); "" in files written before it was recorded.
   std::string nccl_path;
+  // Per rank, its GPU's state over the fresh-entry timed iterations (report/gpu_window.hpp):
+  // rank 0's record only; empty where no GPU was read and in older files.
+  std::vector<GpuWindow> gpu_state;
 };
 
 struct GpuInfo {

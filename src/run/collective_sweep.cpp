@@ -11,6 +11,7 @@
 #include "collectives/collective_test.hpp"
 #include "comm/make_backend.hpp"
 #include "core/strings.hpp"
+#include "report/gpu_findings.hpp"
 #include "report/iteration_stats.hpp"
 #include "report/json.hpp"
 #include "runtime/gpu.hpp"
@@ -18,6 +19,7 @@
 #include "core/error.hpp"
 #include "core/sizes.hpp"
 #include "faults/sweep_faults.hpp"
+#include "run/gpu_window_observer.hpp"
 #include "sweep/sweep.hpp"
 
 namespace commsweep {
@@ -106,7 +108,11 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
                        }};
   CollectiveOutcome outcome;
   faults::SweepFaults faults(config.fault, world.rank(), backend, control);  // --fault, testing only
-  Sweep sweep(world, backend, control, config, &faults);
+  // The GPU's state around each timed window (docs/gpu-state.md); every rank has one.
+  const std::string backend_name(backend.name());
+  NvmlWindowObserver gpu_state(backend_name, world.local_rank(),
+                               backend_name == "nccl" ? planned_gpu_bus_id(world.local_rank()) : "");
+  Sweep sweep(world, backend, control, config, &faults, &gpu_state);
   for (int cycle = 0; (config.cycles == 0 || cycle < config.cycles) && !control.interrupted(); ++cycle) {
     for (const auto& name : tests) {
       if (control.interrupted()) break;
@@ -123,15 +129,19 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
       if (root) printer.footer(std::string(test.name), wrong, report::average_busbw(rows));
       // After the table: a rank that was the slowest in most of its timings (report/iteration_stats.hpp).
       const double bound = report::straggler_min_slower_pct(std::string(backend.name()));
-      if (const std::string finding =
-              report::straggler_finding(report::slowest_tally(rows, bound), world.hosts_by_rank());
-          root && !finding.empty()) {
-        printer.note(finding);
+      const report::SlowestTally tally = report::slowest_tally(rows, bound);
+      if (const std::string finding = report::straggler_finding(tally, world.hosts_by_rank()); root && !finding.empty()) {
+        // Joined to its GPU's state: a straggler held by a throttle reason is laid at it.
+        const std::string held = report::throttle_during(rows, *report::consistent_straggler(tally));
+        printer.note(held.empty() ? finding : finding + "; its GPU was throttled: " + held);
       }
+      if (root)
+        for (const std::string& finding : report::gpu_state_findings(rows, world.hosts_by_rank())) printer.note(finding);
       outcome.wrong += wrong;
       for (auto& r : rows) outcome.rows.push_back(std::move(r));
     }
   }
+  if (const std::string note = gpu_state_note(gpu_state); root && !note.empty()) printer.note(note);
   outcome.interrupted = control.interrupted();
   return outcome;
 }

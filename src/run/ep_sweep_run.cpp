@@ -8,7 +8,10 @@
 #include "ep/make_exchange.hpp"
 #include "ep/nccl_policy.hpp"
 #include "faults/ep_faults.hpp"
+#include "run/gpu_window_observer.hpp"
+#include "runtime/gpu.hpp"
 #include "report/ep_table.hpp"
+#include "report/gpu_findings.hpp"
 #include "report/json.hpp"
 
 namespace commsweep {
@@ -42,7 +45,11 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, cons
   ep::Exchanges exchanges(world, backend, config);
   // Nodes for --topk-groups: World's nodes (hosts, or NCCL_HOSTID groups).
   faults::EpFaults faults(config.fault_wrong_rank, world.rank());  // --fault, testing only
-  ep::EpSweep sweep(world, exchanges.named(), control, config, world.node_size(), &faults);
+  // The GPU's state around each case's timed iterations (docs/gpu-state.md); every rank has one.
+  const std::string backend_name(backend.name());
+  NvmlWindowObserver gpu_state(backend_name, world.local_rank(),
+                               backend_name == "nccl" ? planned_gpu_bus_id(world.local_rank()) : "");
+  ep::EpSweep sweep(world, exchanges.named(), control, config, world.node_size(), &faults, &gpu_state);
 
   report::EpTablePrinter printer(out);
   if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});
@@ -59,6 +66,12 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, cons
     if (root && !note.empty()) printer.note(note);
   }
   if (root) printer.footer(outcome.wrong);
+  if (root)
+    for (const std::string& finding : report::gpu_state_findings(outcome.rows, world.hosts_by_rank())) printer.note(finding);
+  // Said where a GPU was read, or could not be on a GPU backend; the mpi backend's ep says nothing
+  // (its device lines say host memory), as its pages' outputs show.
+  if (root && (gpu_state.reads() > 0 || backend_name == "nccl"))
+    if (const std::string note = gpu_state_note(gpu_state); !note.empty()) printer.note(note);
   return outcome;
 }
 

@@ -64,8 +64,14 @@ report::Timing combine_timing(const std::vector<double>& rank_time_us, Average a
   return t;
 }
 
-Sweep::Sweep(World& world, Backend& backend, RunControl& control, const SweepConfig& config, FaultPoints* faults)
-    : world_(world), backend_(backend), control_(control), config_(config), faults_(faults ? *faults : no_faults_) {}
+Sweep::Sweep(World& world, Backend& backend, RunControl& control, const SweepConfig& config, FaultPoints* faults,
+             WindowObserver* gpu_state)
+    : world_(world),
+      backend_(backend),
+      control_(control),
+      config_(config),
+      faults_(faults ? *faults : no_faults_),
+      gpu_state_(gpu_state) {}
 
 void Sweep::allocate_buffers(std::size_t send_bytes, std::size_t recv_bytes,
                              const std::string& what) {
@@ -217,11 +223,15 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   double my_time_us = 0;
   std::vector<double> my_iterations;
   std::string clock;
+  // The GPU's state over the table's pass: read at its two ends, outside it (the tails' pass,
+  // which follows, is not in the window: the table's time is what the state explains).
+  std::optional<report::GpuSample> window_start, window_end;
   {
     const Phase p = phase("timed iterations");
     const auto guard = control_.watch(p);
     // As nccl-tests: the ranks start the clock together, after a barrier.
     backend_.synchronize(p);
+    if (gpu_state_) window_start = gpu_state_->sample(WindowEnd::Start);  // before the barrier that starts the clock
     world_.barrier(p);
     faults_.timed_iterations(size.bytes, p);
     BufferSlices timed = s.slices;
@@ -232,6 +242,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     TimingOptions table{config_.iters, config_.blocking, config_.graph_launches, config_.device_timer, timed};
     table.record_choice = choice_in == ChoiceIn::Table;
     my_time_us = timing.run(args, table, p);
+    if (gpu_state_ && window_start) window_end = gpu_state_->sample(WindowEnd::End);  // after the pass returned
     if (per_iteration_) {
       // The tails' pass: the iterations again, each timed (docs/iterations.md), so that what
       // times them never enters the table's time. As many as tails_iterations allows, from rank
@@ -255,6 +266,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   report::Timing t = combine_timing(times, config_.average, size.bytes, test.bus_factor(nranks));
   t.method = config_.device_timer ? report::kDeviceSpan : report::kHostSpan;
   t.wrong = wrong;
+  if (gpu_state_) t.gpu_state = gather_windows(world_, window_start, window_end, phase("GPU state gather"));
   if (per_iteration_) {
     const auto iterations = world_.gather(my_iterations, phase("iteration times gather"));
     // Every rank's times or none: a rank whose clock missed them (nccl_backend.hpp) would leave

@@ -14,6 +14,7 @@
 #include "sweep/run_control.hpp"
 #include "sweep/slices.hpp"
 #include "sweep/sweep_test.hpp"
+#include "sweep/window_observer.hpp"
 
 namespace commsweep {
 
@@ -58,8 +59,11 @@ class Sweep {
  public:
   // CONTROL watches its phases and stops it where the ranks agree to (sweep/run_control.hpp).
   // FAULTS, where given, are asked at the sweep's named points (sweep/fault_points.hpp: the
-  // planted faults of the tests); they must outlive the sweep.
-  Sweep(World& world, Backend& backend, RunControl& control, const SweepConfig& config, FaultPoints* faults = nullptr);
+  // planted faults of the tests); they must outlive the sweep. GPU_STATE, where given, is asked
+  // for this rank's GPU at each timed window's two ends (sweep/window_observer.hpp); every rank
+  // must pass one or none, as the windows are gathered.
+  Sweep(World& world, Backend& backend, RunControl& control, const SweepConfig& config, FaultPoints* faults = nullptr,
+        WindowObserver* gpu_state = nullptr);
   Sweep(const Sweep&) = delete;  // faults_ may refer to its own no_faults_
   Sweep& operator=(const Sweep&) = delete;
 
@@ -97,6 +101,7 @@ class Sweep {
   std::unique_ptr<Buffer> recv_;
   FaultPoints no_faults_;  // the points' defaults: nothing happens
   FaultPoints& faults_;
+  WindowObserver* gpu_state_;
   bool per_iteration_ = false;  // --per-iteration on, and no more iterations than are kept
 };
 

@@ -138,6 +138,13 @@ def flag_cases(opts, w):
     sweep("--shape a path", {"--shape": "../../tmp/x"}, "--shape ../../tmp/x", "not a shape name")
     sweep("COMMSWEEP_SHAPE with a space", {}, "COMMSWEEP_SHAPE=a b", "not a shape name",
           env={"COMMSWEEP_SHAPE": "a b"})
+    # The recorded-NVML seam (docs/gpu-state.md): a file that is not there, and one that is no
+    # recording, each named with the variable.
+    sweep("COMMSWEEP_NVML_RECORDING not there", {}, "COMMSWEEP_NVML_RECORDING=/nonexistent.json", "cannot read",
+          env={"COMMSWEEP_NVML_RECORDING": "/nonexistent.json"})
+    readme = os.path.join(opts.fixtures, "gpu_state", "README.md")
+    sweep("COMMSWEEP_NVML_RECORDING not JSON", {}, "COMMSWEEP_NVML_RECORDING=" + readme, "not JSON",
+          env={"COMMSWEEP_NVML_RECORDING": readme})
     sweep("unknown flag", {"--bogus": "1"}, "--bogus")
     sweep("flag without value", {"--maxbytes": None}, "--maxbytes")
     sweep("unknown test", {}, "all_gathr", positional=["all_gathr"])

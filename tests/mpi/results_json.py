@@ -17,7 +17,7 @@ def validate(value, schema, root, path="$"):
     """The part of JSON Schema (2020-12) that results/schema uses. Any other keyword is an
     error, so the schema file and this checker cannot drift apart unnoticed."""
     known = {"$schema", "$id", "$defs", "title", "description", "type", "const", "enum",
-             "required", "properties", "additionalProperties", "items", "minimum", "minItems",
+             "required", "properties", "additionalProperties", "items", "minimum", "maximum", "minItems",
              "minLength", "pattern", "$ref",
              # results/schema's marker where `commsweep schema` fills an enum from the registries
              # (<build>/results/schema has them filled): a string of that list, unchecked here.
@@ -42,6 +42,8 @@ def validate(value, schema, root, path="$"):
         errors.append("%s: %r is not one of %s" % (path, value, schema["enum"]))
     if is_type(value, "number") and "minimum" in schema and value < schema["minimum"]:
         errors.append("%s: %r is below %r" % (path, value, schema["minimum"]))
+    if is_type(value, "number") and "maximum" in schema and value > schema["maximum"]:
+        errors.append("%s: %r is above %r" % (path, value, schema["maximum"]))
     if isinstance(value, str):
         if len(value) < schema.get("minLength", 0):
             errors.append("%s: empty string" % path)

@@ -1,0 +1,41 @@
+// What the GPU state of the windows (report/gpu_window.hpp) says about a sweep: the throttling
+// that was active while rows were timed, and GPUs whose clocks or power drift from their node's
+// mean. Each finding names the rank, its host and GPU, and the rows, consecutive sizes of one
+// test grouped ("the 64 MiB-1 GiB all_reduce float sum rows"), so that a slow row is laid at its
+// likely cause before the fabric is blamed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/result.hpp"
+
+namespace commsweep::report {
+
+// Drift from the node's mean, as DCGM 4.5's diagnostic judges it (its clocks_tolerance_pcnt and
+// power_tolerance_pcnt: "a clock speed outside the percentage threshold relative to the system
+// mean", DCGM release notes 4.5.0). DCGM leaves the tolerance to the user; ours:
+// - clocks: 10% below the mean. The GPUs of a node run one collective, so their SM clocks under
+//   it agree within a few boost bins (15 MHz each); a power-capped or hot H100/H200 drops by
+//   hundreds of MHz (the reported case: 570-690 MHz against 1980).
+// - power: 20% above the mean. Power follows the work, which the ranks of a collective share;
+//   a GPU drawing far more for the same work leaks or runs hot. One drawing less is the clock
+//   rule's or a throttle reason's to name, so each side is judged once and a node of two GPUs
+//   names one GPU, not both.
+inline constexpr double kClockDriftPct = 10;
+inline constexpr double kPowerDriftPct = 20;
+
+// The findings over ROWS (in the order measured); HOSTS_BY_RANK names the hosts (the node of a
+// GPU is its host). Empty where no window was read or nothing is wrong.
+std::vector<std::string> gpu_state_findings(const std::vector<ResultRow>& rows,
+                                            const std::vector<std::string>& hosts_by_rank);
+// The same over EP rows (one window per case: its fresh-entry timed iterations), the cases of one
+// implementation, type, routing and shape grouped by tokens.
+std::vector<std::string> gpu_state_findings(const std::vector<EpRow>& rows,
+                                            const std::vector<std::string>& hosts_by_rank);
+
+// RANK's throttling over ROWS, to join to a finding about that rank ("power cap in 12 of its 16
+// windows, up to 87% of a window"); "" when none was active.
+std::string throttle_during(const std::vector<ResultRow>& rows, int rank);
+
+}  // namespace commsweep::report

@@ -1,0 +1,137 @@
+#include "run/gpu_window_observer.hpp"
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "core/error.hpp"
+#include "health/nvml_loader.hpp"
+#include "health/nvml_recording.hpp"
+
+namespace commsweep {
+namespace {
+
+double now_us() {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// "00000000:19:00.0" (NVML) and "0000:19:00.0" (CUDA) are one bus id: the domain as a number,
+// the rest as text, case aside.
+std::string bus_key(const std::string& id) {
+  const auto colon = id.find(':');
+  if (colon == std::string::npos) return id;
+  std::string rest = id.substr(colon + 1);
+  for (char& c : rest) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::to_string(std::strtoul(id.substr(0, colon).c_str(), nullptr, 16)) + ":" + rest;
+}
+
+}  // namespace
+
+report::GpuSample read_gpu_sample(health::NvmlApi& nvml, unsigned gpu, WindowEnd end) {
+  using health::PerfPolicy;
+  report::GpuSample s;
+  s.gpu = gpu;
+  auto ok = [](int rc) { return rc == health::nvml_rc::kSuccess; };
+  std::uint64_t u64 = 0;
+  unsigned a = 0, b = 0;
+  const auto counters = [&] {
+    s.host_us = now_us();
+    if (ok(nvml.total_energy(gpu, &u64))) s.energy_mj = u64;
+    for (int i = 0; i < report::kViolationCounters; ++i) {
+      std::uint64_t ref = 0;
+      if (ok(nvml.violation_time(gpu, static_cast<PerfPolicy>(i), &ref, &u64))) {
+        s.violation_ns[static_cast<std::size_t>(i)] = u64;
+        // NVML's timestamp of the reading; the last policy's at both ends, so that the window
+        // is measured between the same calls.
+        s.reference_us = ref;
+      }
+    }
+  };
+  if (end == WindowEnd::End) counters();
+  if (ok(nvml.clocks(gpu, &a, &b))) s.sm_mhz = a, s.mem_mhz = b;
+  if (end == WindowEnd::Start) {
+    counters();
+    return s;
+  }
+  if (ok(nvml.temperature(gpu, &a))) s.temperature_c = a;
+  if (ok(nvml.power(gpu, &a, &b))) s.power_mw = a, s.power_limit_mw = b;
+  if (ok(nvml.clock_event_reasons(gpu, &u64))) s.event_reasons = u64;
+  return s;
+}
+
+NvmlWindowObserver::NvmlWindowObserver(const std::string& backend, int local_rank, const std::string& bus_id) {
+  if (const char* off = std::getenv("COMMSWEEP_GPU_STATE"); off && std::string(off) == "0") {
+    not_read_ = "COMMSWEEP_GPU_STATE=0";
+    return;
+  }
+  open(backend, local_rank, bus_id);
+  unsigned mhz = 0;
+  if (nvml_ && nvml_->max_sm_clock(gpu_, &mhz) == health::nvml_rc::kSuccess) max_sm_mhz_ = mhz;
+}
+
+void NvmlWindowObserver::open(const std::string& backend, int local_rank, const std::string& bus_id) {
+  const char* recording = std::getenv("COMMSWEEP_NVML_RECORDING");
+  if (recording && *recording) {
+    const std::string named = std::string("COMMSWEEP_NVML_RECORDING=") + recording;
+    try {
+      nvml_ = health::replay_nvml(recording, named);
+    } catch (const std::runtime_error& e) {
+      throw_usage(e.what());
+    }
+    unsigned count = 0;
+    nvml_->device_count(&count);
+    if (static_cast<unsigned>(local_rank) >= count)
+      throw_usage(named + ": " + std::to_string(count) + " GPUs recorded, and local rank " +
+                  std::to_string(local_rank) + " reads GPU " + std::to_string(local_rank));
+    gpu_ = static_cast<unsigned>(local_rank);
+    return;
+  }
+  if (backend != "nccl") {
+    not_read_ = "the " + backend + " backend uses no GPU";
+    return;
+  }
+  nvml_ = health::load_nvml();
+  if (!nvml_->unavailable().empty()) {
+    not_read_ = nvml_->unavailable();
+    nvml_.reset();
+    return;
+  }
+  unsigned count = 0;
+  nvml_->device_count(&count);
+  for (unsigned i = 0; i < count; ++i) {
+    std::string id;
+    if (nvml_->pci_bus_id(i, &id) == health::nvml_rc::kSuccess && bus_key(id) == bus_key(bus_id)) {
+      gpu_ = i;
+      return;
+    }
+  }
+  not_read_ = "NVML has no GPU of PCI bus id " + (bus_id.empty() ? std::string("(none)") : bus_id);
+  nvml_.reset();
+}
+
+NvmlWindowObserver::~NvmlWindowObserver() = default;
+
+std::optional<report::GpuSample> NvmlWindowObserver::sample(WindowEnd end) {
+  if (!nvml_) return std::nullopt;
+  const double start = now_us();
+  report::GpuSample s = read_gpu_sample(*nvml_, gpu_, end);
+  s.max_sm_mhz = max_sm_mhz_;
+  read_us_ += now_us() - start;
+  ++reads_;
+  return s;
+}
+
+std::string gpu_state_note(const NvmlWindowObserver& observer) {
+  if (!observer.not_read().empty()) return "GPU state per window: not read: " + observer.not_read();
+  if (observer.reads() == 0) return "";
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "GPU state per window: read at each timed window's two ends, outside it: %ld reads on rank 0, "
+                "%.1f us each (%.0f us in all)",
+                observer.reads(), observer.read_us() / static_cast<double>(observer.reads()), observer.read_us());
+  return line;
+}
+
+}  // namespace commsweep

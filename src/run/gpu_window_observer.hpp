@@ -1,0 +1,56 @@
+// The GPU state around each measured window (sweep/window_observer.hpp) read through NVML:
+// the rank's own GPU, found among NVML's by its PCI bus id, at the window's two ends.
+//   COMMSWEEP_NVML_RECORDING=FILE  replay FILE (health/nvml_recording.hpp) instead of the
+//                                  driver's NVML: the rank reads the recording's GPU of its local
+//                                  rank, on any backend (tests plant throttling and drift so)
+// Without a recording, only the nccl backend's ranks read (the mpi backend uses no GPU).
+//   COMMSWEEP_GPU_STATE=0          read nothing (to compare a sweep's wall time without the reads)
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "health/nvml_api.hpp"
+#include "report/gpu_window.hpp"
+#include "sweep/window_observer.hpp"
+
+namespace commsweep {
+
+// One end of a window. NVML's calls are slow on the lent H200 VM (about 0.7 ms each on average,
+// up to 3 ms: /work/gpu-data-51, docs/gpu-state.md#cost), so each end reads only what it needs:
+// the start the SM clock, then the counters (energy, four violation times) last, closest to the
+// barrier; the end the counters first, closest to the pass's return, then the SM and memory
+// clocks, temperature, power and its limit, and the clocks event reasons. The calls NVML does not
+// answer leave their readings empty.
+report::GpuSample read_gpu_sample(health::NvmlApi& nvml, unsigned gpu, WindowEnd end);
+
+class NvmlWindowObserver final : public WindowObserver {
+ public:
+  // BACKEND: the backend that runs ("nccl", "mpi"); BUS_ID: the rank's GPU's PCI bus id.
+  // Throws a usage Error for a recording that cannot be read.
+  NvmlWindowObserver(const std::string& backend, int local_rank, const std::string& bus_id);
+  ~NvmlWindowObserver() override;
+  std::optional<report::GpuSample> sample(WindowEnd end) override;
+  // "" while reading; else why nothing is read (said once by the run).
+  const std::string& not_read() const { return not_read_; }
+  // What the reads cost this rank so far: the reads (two per window) and their time.
+  long reads() const { return reads_; }
+  double read_us() const { return read_us_; }
+
+ private:
+  void open(const std::string& backend, int local_rank, const std::string& bus_id);
+
+  std::unique_ptr<health::NvmlApi> nvml_;
+  unsigned gpu_ = 0;
+  std::optional<unsigned> max_sm_mhz_;  // read once: the GPU's, not the window's
+  std::string not_read_;
+  long reads_ = 0;
+  double read_us_ = 0;
+};
+
+// The line the run prints once after the tables: what was read and what it cost (rank 0's
+// reads), or why nothing was.
+std::string gpu_state_note(const NvmlWindowObserver& observer);
+
+}  // namespace commsweep

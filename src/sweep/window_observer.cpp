@@ -1,0 +1,16 @@
+#include "sweep/window_observer.hpp"
+
+namespace commsweep {
+
+std::vector<report::GpuWindow> gather_windows(World& world, const std::optional<report::GpuSample>& start,
+                                              const std::optional<report::GpuSample>& end, const Phase& phase) {
+  std::vector<double> mine;
+  if (start && end) mine = report::window_numbers(report::window_between(*start, *end));
+  const auto all = world.gather(mine, phase);
+  std::vector<report::GpuWindow> windows;
+  for (std::size_t r = 0; world.rank() == 0 && r < all.size(); ++r)
+    if (!all[r].empty()) windows.push_back(report::window_from_numbers(all[r], static_cast<int>(r)));
+  return windows;
+}
+
+}  // namespace commsweep

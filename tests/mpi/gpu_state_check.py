@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The GPU state of every measured window, planted through recorded NVML samples (issue 45
+part 2): each of a throttle, a clock drift and a power drift on rank 1's GPU is named alone, in
+the output and in the JSON; without a recording the mpi backend reads no GPU and says so once.
+
+    gpu_state_check.py --commsweep BIN --mpiexec MPIEXEC --fixtures tests/fixtures/gpu_state \
+        --results-schema SCHEMA --workdir DIR
+
+Each case is a real `all_reduce` sweep of 2 ranks on the mpi backend (8 B - 1 KiB, one host):
+COMMSWEEP_NVML_RECORDING=<fixture> makes local rank r read the recording's GPU r
+(tests/fixtures/gpu_state/README.md says what each file plants on GPU 1).
+  throttle     "GPU throttled: rank 1 (host H, GPU 1) was held by power cap (up to 87% ...)";
+               every half of every row has both ranks' windows, rank 1's with power cap 0.87
+  clock        "GPU clock drift: rank 1 (host H, GPU 1) ... 1200 MHz ..."; rank 1's sm_mhz_end 1200
+  power        "GPU power drift: rank 1 (host H, GPU 1) drew 500 W ..."; rank 1's power_w 500
+               from the energy counter
+  none         no recording: "# GPU state per window: not read: the mpi backend uses no GPU"
+               once, no gpu_state in the JSON
+  ep           `commsweep ep` (16 and 32 tokens, small shapes) on the throttle's recording: the
+               finding names rank 1 over "the 16-32 tokens ep ... rows"; each row's gpu_state
+               has both ranks' windows
+Each exits 0 (the state is evidence, not a verdict) and its JSON validates against the schema.
+Standard library only.
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+
+sys.dont_write_bytecode = True
+from commsweep_check import Failures, launcher, run, verdict  # noqa: E402
+from results_json import validate  # noqa: E402
+
+BOUND_S = 60  # each sweep takes a second or two
+KINDS = ("GPU throttled: ", "GPU clock drift: ", "GPU power drift: ")
+CASES = (  # name, fixture, the finding's start, what rank 1's window holds
+    ("throttle", "throttle-rank1.json", "GPU throttled: rank 1 (host {host}, GPU 1) was held by power cap (up to 87% of the window)",
+     lambda w: any(t["reason"] == "power cap" and abs(t["share"] - 0.87) < 1e-9 for t in w["throttles"])),
+    ("clock", "clock-drift-rank1.json", "GPU clock drift: rank 1 (host {host}, GPU 1) ran its SM clock at 1200 MHz",
+     lambda w: w["sm_mhz_end"] == 1200 and not w["throttles"]),
+    ("power", "power-drift-rank1.json", "GPU power drift: rank 1 (host {host}, GPU 1) drew 500 W",
+     lambda w: abs(w["power_w"] - 500) < 1e-9 and w["power_from"] == "energy"),
+    ("none", None, None, None),
+    ("ep", "throttle-rank1.json", "GPU throttled: rank 1 (host {host}, GPU 1) was held by power cap (up to 87% of the window) "
+     "during the 16-32 tokens ep alltoallv",
+     lambda w: any(t["reason"] == "power cap" for t in w["throttles"])),
+)
+SWEEP = ["all_reduce", "-b", "8", "-e", "1K", "-n", "2", "-w", "1"]
+EP = ["ep", "--tokens", "16,32", "--hidden", "64", "--experts", "8", "--topk", "2", "-n", "2", "-w", "1"]
+
+
+def run_case(opts, fail, schema, name, fixture):
+    work = os.path.join(opts.workdir, name)
+    os.makedirs(work)
+    results = os.path.join(work, "r.json")
+    env = {k: v for k, v in os.environ.items() if k != "COMMSWEEP_NVML_RECORDING"}
+    env["COMMSWEEP_HEALTH"] = "0"  # the snapshots are another test's; this one is the windows
+    if fixture:
+        env["COMMSWEEP_NVML_RECORDING"] = os.path.join(opts.fixtures, fixture)
+    os.environ.clear()
+    os.environ.update(env)
+    cmd = launcher(opts.mpiexec, 2) + [opts.commsweep] + (EP if name == "ep" else SWEEP) + [
+        "--backend", "mpi", "--no-preflight", "--json", results]
+    rc, out, err, _, timed_out = run(cmd, BOUND_S, work)
+    fail.check(not timed_out and rc == 0, "%s: exit %s%s: %s" % (name, rc, " (timed out)" if timed_out else "", err[-300:]))
+    try:
+        with open(results) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        fail.check(False, "%s: %s: %s" % (name, results, e))
+        return out, err, {}
+    errors = validate(doc, schema, schema)
+    fail.check(not errors, "%s: the results JSON does not validate: %s" % (name, errors[:5]))
+    return out, err, doc
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for flag in ("--commsweep", "--mpiexec", "--fixtures", "--results-schema", "--workdir"):
+        ap.add_argument(flag, required=True)
+    opts = ap.parse_args()
+    shutil.rmtree(opts.workdir, ignore_errors=True)
+    os.makedirs(opts.workdir)
+    with open(opts.results_schema) as f:
+        schema = json.load(f)
+    fail = Failures()
+    out = err = ""
+    for name, fixture, finding, window in CASES:
+        out, err, doc = run_case(opts, fail, schema, name, fixture)
+        host = (doc.get("provenance", {}).get("hosts") or ["?"])[0]
+        findings = [l for l in out.splitlines() if any(l.startswith("# " + k) for k in KINDS)]
+        if name == "ep":
+            halves = doc.get("ep_rows", [])
+            fail.check(len(halves) == 2, "ep: %d rows in the JSON, expected 2" % len(halves))
+        else:
+            halves = [row[h] for row in doc.get("rows", []) for h in ("out_of_place", "in_place")]
+            fail.check(len(halves) == 16, "%s: %d halves in the JSON, expected 8 rows x 2" % (name, len(halves)))
+        if not fixture:
+            said = [l for l in out.splitlines() if "GPU state per window: not read: the mpi backend uses no GPU" in l]
+            fail.check(len(said) == 1, "none: 'GPU state per window: not read' said %d times, not once" % len(said))
+            fail.check(not findings, "none: findings without a GPU: %s" % findings)
+            fail.check(all("gpu_state" not in h for h in halves), "none: gpu_state in the JSON without a GPU")
+            continue
+        expected = finding.replace("{host}", host)
+        fail.check(len(findings) == 1 and findings[0].startswith("# " + expected),
+                   "%s: expected the one finding '%s...', got %s" % (name, expected, findings))
+        for i, h in enumerate(halves):
+            ws = h.get("gpu_state", [])
+            if not fail.check([w["rank"] for w in ws] == [0, 1], "%s: half %d: windows of ranks %s" % (name, i, [w["rank"] for w in ws])):
+                break
+            fail.check(window(ws[1]) and not ws[0]["throttles"], "%s: half %d: rank 1's window %s" % (name, i, ws[1]))
+        fail.check(any("GPU state per window: read at each timed window's two ends" in l for l in out.splitlines()),
+                   "%s: no line saying what the reads cost" % name)
+    return verdict(fail, "a throttle, a clock drift and a power drift planted on rank 1 are each named alone, "
+                   "in the output and the JSON; without a GPU nothing is read, said once", out, err)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
