@@ -9,6 +9,7 @@
 
 #include "core/text_file.hpp"
 #include "regress/expected.hpp"
+#include "report/json.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep::regress {
@@ -16,7 +17,7 @@ namespace {
 
 using commsweep::testing::throws_usage;
 
-report::Provenance provenance(const std::string& gpu, int ranks, const std::string& nvls = "0",
+report::Provenance expected_provenance(const std::string& gpu, int ranks, const std::string& nvls = "0",
                               const std::string& backend = "nccl") {
   report::Provenance p;
   p.backend = backend;
@@ -30,7 +31,7 @@ report::Provenance provenance(const std::string& gpu, int ranks, const std::stri
 }
 
 // A row of TEST at SIZE whose halves took US (busbw = size / time x FACTOR), rank SLOW the slowest.
-report::ResultRow row_of(const std::string& test, std::uint64_t size, double us, double factor, int slow = 0) {
+report::ResultRow expected_row(const std::string& test, std::uint64_t size, double us, double factor, int slow = 0) {
   report::ResultRow r;
   r.test = test;
   r.size_bytes = size;
@@ -43,7 +44,7 @@ report::ResultRow row_of(const std::string& test, std::uint64_t size, double us,
   return r;
 }
 
-const std::string kEntry =
+const std::string kExpectedEntry =
     "schema: commsweep.expected/1\n"
     "entries:\n"
     "  - id: t-any\n"
@@ -91,11 +92,11 @@ TEST(Expected, ABadFileIsOneUsageErrorNamingFileLineAndKey) {
     return [text] { (void)parse_expected("t.yaml", text, "--expected", &builtin_expected()); };
   };
   auto with = [](const std::string& from, const std::string& to) {
-    std::string s = kEntry;
+    std::string s = kExpectedEntry;
     s.replace(s.find(from), from.size(), to);
     return s;
   };
-  EXPECT_NO_THROW(parse(kEntry)());
+  EXPECT_NO_THROW(parse(kExpectedEntry)());
   EXPECT_TRUE(throws_usage(parse("entries: []\n"), {"--expected t.yaml", "no \"schema: commsweep.expected/1\" line"}));
   EXPECT_TRUE(throws_usage(parse(with("commsweep.expected/1", "commsweep.expected/9")),
                            {"t.yaml:1: key \"schema\": \"commsweep.expected/9\" is not commsweep.expected/1"}));
@@ -117,7 +118,7 @@ TEST(Expected, ABadFileIsOneUsageErrorNamingFileLineAndKey) {
   EXPECT_TRUE(throws_usage(parse(with("      url: https://example.org/t\n", "")), {"t.yaml:18: entry without key \"url\""}));
   EXPECT_TRUE(throws_usage(parse(with("    metric: busbw_gbps\n", "    metric: busbw_gbps\n    shape: no-such\n")),
                            {"t.yaml:11: key \"shape\": no entry \"no-such\""}));
-  EXPECT_TRUE(throws_usage(parse(kEntry + kEntry.substr(kEntry.find("  - id"))), {"key \"id\": \"t-any\" is given twice"}));
+  EXPECT_TRUE(throws_usage(parse(kExpectedEntry + kExpectedEntry.substr(kExpectedEntry.find("  - id"))), {"key \"id\": \"t-any\" is given twice"}));
   EXPECT_TRUE(throws_usage(parse(with("    gpus: 2\n", "    gpus: 2\n   bad: [\n")), {"--expected t.yaml:"}));
   EXPECT_TRUE(throws_usage([] { (void)expected_table("/nonexistent/e.yaml", "COMMSWEEP_EXPECTED="); },
                            {"COMMSWEEP_EXPECTED=/nonexistent/e.yaml"}));
@@ -125,31 +126,31 @@ TEST(Expected, ABadFileIsOneUsageErrorNamingFileLineAndKey) {
 
 TEST(Expected, ARunMatchesItsModelCountFabricAndNvlsOrSaysItHasNone) {
   const ExpectedTable& table = builtin_expected();
-  const Expectations h200 = match(table, facts_of(provenance("NVIDIA H200", 2), std::nullopt));
+  const Expectations h200 = match(table, facts_of(expected_provenance("NVIDIA H200", 2), std::nullopt));
   ASSERT_NE(h200.for_workload("all_reduce"), nullptr);
   EXPECT_EQ(h200.for_workload("all_reduce")->id, "h200-x2-all_reduce");
   EXPECT_NE(h200.for_workload("alltoall"), nullptr);
   EXPECT_EQ(h200.for_workload("broadcast"), nullptr);
   EXPECT_NE(h200.note.find("NVIDIA H200 x 2 on NVLink, NVLS off"), std::string::npos) << h200.note;
   // NVLS left to NCCL: the 2-GPU figures are NVLS-off ones, and the note says how to get them.
-  const Expectations on = match(table, facts_of(provenance("NVIDIA H200", 2, ""), std::nullopt));
+  const Expectations on = match(table, facts_of(expected_provenance("NVIDIA H200", 2, ""), std::nullopt));
   EXPECT_TRUE(on.entries.empty());
   EXPECT_NE(on.note.find("no expectation for NVIDIA H200 x 2 on NVLink, NVLS on"), std::string::npos) << on.note;
   EXPECT_NE(on.note.find("NCCL_NVLS_ENABLE=0"), std::string::npos) << on.note;
-  const Expectations h100on = match(table, facts_of(provenance("NVIDIA H100 80GB HBM3", 8, "1"), std::nullopt));
+  const Expectations h100on = match(table, facts_of(expected_provenance("NVIDIA H100 80GB HBM3", 8, "1"), std::nullopt));
   EXPECT_EQ(h100on.for_workload("all_reduce")->id, "h100-x8-all_reduce-nvls-on");
-  const Expectations h20 = match(table, facts_of(provenance("NVIDIA H20", 8), std::nullopt));
+  const Expectations h20 = match(table, facts_of(expected_provenance("NVIDIA H20", 8), std::nullopt));
   EXPECT_TRUE(h20.entries.empty());
   EXPECT_NE(h20.note.find("no expectation for NVIDIA H20 x 8 on NVLink"), std::string::npos) << h20.note;
   // The mpi backend: no figure describes the host's MPI, and nothing is said.
   // (its provenance names host memory as each rank's device)
-  const Expectations mpi = match(table, facts_of(provenance("host memory (mpi backend)", 2, "0", "mpi"), std::nullopt));
+  const Expectations mpi = match(table, facts_of(expected_provenance("host memory (mpi backend)", 2, "0", "mpi"), std::nullopt));
   EXPECT_TRUE(mpi.entries.empty());
   EXPECT_TRUE(mpi.note.empty());
   // Between nodes: the network NCCL said it used picks the entry.
   report::TransportReport ib;
   for (int r = 0; r < 32; ++r) ib.ranks.push_back({r, "", 0, "IB", {}, "IB", true, false, 0, "", {}});
-  report::Provenance four = provenance("NVIDIA H100 80GB HBM3", 32, "");
+  report::Provenance four = expected_provenance("NVIDIA H100 80GB HBM3", 32, "");
   for (int r = 0; r < 32; ++r) four.hosts[static_cast<std::size_t>(r)] = "node-" + std::to_string(r / 8);
   EXPECT_EQ(match(table, facts_of(four, ib)).for_workload("all_reduce")->id, "h100-8x400-ib-all_reduce");
   EXPECT_TRUE(match(table, facts_of(four, std::nullopt)).entries.empty());
@@ -196,7 +197,7 @@ TEST(Expected, TheValueAtASizeIsLogLogBetweenSizesScaledBelowAndFlatAbove) {
 // every size it lists, both halves): the healthy reference tool is never below a WARN floor.
 TEST(Expected, AHealthyTwoH200TableIsNeverWarnedAndASlowRowNamesItsRankAndNode) {
   const ExpectedTable& table = builtin_expected();
-  const Expectations e = match(table, facts_of(provenance("NVIDIA H200", 2), std::nullopt));
+  const Expectations e = match(table, facts_of(expected_provenance("NVIDIA H200", 2), std::nullopt));
   const std::vector<std::string> hosts{"node-a", "node-b"};
   struct Point {
     const char* test;
@@ -219,7 +220,7 @@ TEST(Expected, AHealthyTwoH200TableIsNeverWarnedAndASlowRowNamesItsRankAndNode) 
       {"reduce_scatter", 16 << 20, 52.48, 51.25, 0.5}, {"reduce_scatter", 1 << 30, 1936.44, 1921.68, 0.5},
   };
   for (const Point& p : healthy) {
-    report::ResultRow r = row_of(p.test, p.size, p.oop_us, p.factor);
+    report::ResultRow r = expected_row(p.test, p.size, p.oop_us, p.factor);
     r.in_place.time_us = p.ip_us;
     r.in_place.busbw_gbps = static_cast<double>(p.size) / p.ip_us / 1e3 * p.factor;
     annotate(e, r);
@@ -228,7 +229,7 @@ TEST(Expected, AHealthyTwoH200TableIsNeverWarnedAndASlowRowNamesItsRankAndNode) 
     EXPECT_FALSE(f.has_value()) << (f ? f->text : "");
   }
   // Rank 1 three times slower at 1 GiB: FAIL, naming rank 1 and its node; 0.9 of it: WARN.
-  report::ResultRow slow = row_of("all_reduce", 1 << 30, 3 * 3237.51, 1, 1);
+  report::ResultRow slow = expected_row("all_reduce", 1 << 30, 3 * 3237.51, 1, 1);
   annotate(e, slow);
   const auto fail = finding_of(e, slow, hosts);
   ASSERT_TRUE(fail.has_value());
@@ -239,7 +240,7 @@ TEST(Expected, AHealthyTwoH200TableIsNeverWarnedAndASlowRowNamesItsRankAndNode) 
                             "327.50 (h200-x2-all_reduce, FAIL below 0.85); slowest rank 1 on node-b"),
             std::string::npos)
       << fail->text;
-  report::ResultRow warn = row_of("all_reduce", 1 << 30, 3278.88 / 0.9, 1, 1);
+  report::ResultRow warn = expected_row("all_reduce", 1 << 30, 3278.88 / 0.9, 1, 1);
   warn.in_place.time_us = 3278.88 / 0.8;  // the in-place half is further below: it is named
   warn.in_place.busbw_gbps = static_cast<double>(1 << 30) / warn.in_place.time_us / 1e3;
   annotate(e, warn);
@@ -248,10 +249,42 @@ TEST(Expected, AHealthyTwoH200TableIsNeverWarnedAndASlowRowNamesItsRankAndNode) 
   warn.in_place = warn.out_of_place;
   EXPECT_EQ(finding_of(e, warn, hosts)->severity, "WARN");
   // No entry for the workload: nothing annotated, nothing found.
-  report::ResultRow other = row_of("broadcast", 1 << 30, 1e6, 1);
+  report::ResultRow other = expected_row("broadcast", 1 << 30, 1e6, 1);
   annotate(e, other);
   EXPECT_FALSE(other.out_of_place.expected_gbps.has_value());
   EXPECT_FALSE(finding_of(e, other, hosts).has_value());
+}
+
+}  // namespace
+}  // namespace commsweep::regress
+
+namespace commsweep::regress {
+namespace {
+
+// The JSON keeps each half's expected (of_expected is derived) and the findings; a file written
+// before issue 45 has neither, and reads as no expectation.
+TEST(Expected, TheJsonKeepsExpectedAndTheFindings) {
+  report::Results r;
+  r.provenance = expected_provenance("NVIDIA H200", 2);
+  r.rows.push_back(expected_row("all_reduce", 1 << 30, 3 * 3237.51, 1, 1));
+  const Expectations e = match(builtin_expected(), facts_of(r.provenance, std::nullopt));
+  annotate(e, r.rows.back());
+  r.expected_findings.push_back(*finding_of(e, r.rows.back(), {"node-a", "node-b"}));
+  const auto doc = report::to_json(r);
+  EXPECT_NEAR(doc["rows"][0]["out_of_place"]["of_expected"].get<double>(), 110.55 / 327.5, 1e-3);
+  EXPECT_FALSE(doc["summary"]["ok"].get<bool>());  // a FAIL
+  const report::Results back = report::results_from_json(doc);
+  EXPECT_DOUBLE_EQ(*back.rows[0].in_place.expected_gbps, 327.5);
+  ASSERT_EQ(back.expected_findings.size(), 1u);
+  EXPECT_EQ(back.expected_findings[0].host, "node-b");
+  EXPECT_EQ(report::to_json(back).dump(), doc.dump());
+  auto old = doc;
+  for (auto& half : {"out_of_place", "in_place"}) {
+    old["rows"][0][half].erase("expected");
+    old["rows"][0][half].erase("of_expected");
+  }
+  old["summary"].erase("expected_findings");
+  EXPECT_FALSE(report::results_from_json(old).rows[0].out_of_place.expected_gbps.has_value());
 }
 
 }  // namespace
