@@ -16,6 +16,8 @@ const std::vector<OfflineCommand>& offline_commands() {
       {"compare", "judge a results file against a baseline: verdicts, stragglers, reports", run_compare_command},
       {"csv", "every measurement of results files as CSV rows (commsweep csv --help)", run_csv_command},
       {"env", "export lines for NCCL/UCX that fit this pod's RDMA devices (commsweep env --help)", run_env_command},
+      {"expected", "the expected busbw per GPU, count and fabric that runs are judged by (--help)",
+       run_expected_command},
       {"schema", "the JSON Schemas of the files it writes, enums from the registries (--help)", run_schema_command},
       {"topo", "NCCL topology files per shape: generate, validate, dump (commsweep topo --help)", run_topo_command},
       {"transport", "read NCCL INFO logs: network, HCAs, GDR, per-peer transport (--help)", run_transport_command},

@@ -49,6 +49,7 @@ int run_baseline_command(int argc, char** argv, char** envp);
 int run_compare_command(int argc, char** argv, char** envp);
 int run_csv_command(int argc, char** argv, char** envp);
 int run_env_command(int argc, char** argv, char** envp);
+int run_expected_command(int argc, char** argv, char** envp);
 int run_schema_command(int argc, char** argv, char** envp);
 int run_topo_command(int argc, char** argv, char** envp);
 int run_transport_command(int argc, char** argv, char** envp);

@@ -23,7 +23,7 @@ constexpr int kHealthFail = 6;    // a health FAIL (health, preflight, transport
 constexpr int kOutOfMemory = 7;   // a rank could not allocate its buffers: the run stopped cleanly
 constexpr int kWrongData = 8;     // wrong elements (or bytes) in a run, or in the file compared
 constexpr int kRegression = 9;    // compare: worse than the baseline
-constexpr int kSlow = 10;         // pairs, nvlink: a slow pair of nodes, a slow link or GPU
+constexpr int kSlow = 10;         // pairs, nvlink: a slow pair of nodes, a slow link or GPU; a row below its expected figure
 constexpr int kOutputFailed = 11;  // an output could not be written; the rows kept elsewhere
 constexpr int kNoisy = 12;        // compare: a change the run's own noise could explain, not judged
 }  // namespace exit_code
@@ -46,7 +46,7 @@ inline constexpr std::array<ExitCodeRow, 13> kExitCodes{{
     {exit_code::kOutOfMemory, "out of memory", "a rank could not allocate its buffers"},
     {exit_code::kWrongData, "wrong data", "wrong elements in a run, or in the results file compared"},
     {exit_code::kRegression, "regression", "worse than the baseline (compare)"},
-    {exit_code::kSlow, "slow", "a slow pair of nodes, or a slow link or GPU (pairs, nvlink)"},
+    {exit_code::kSlow, "slow", "a slow pair of nodes, a slow link or GPU (pairs, nvlink), or a row below its expected busbw's FAIL floor"},
     {exit_code::kOutputFailed, "output not written", "an output could not be written; the message names where the rows are"},
     {exit_code::kNoisy, "noisy", "a change the run's own noise could explain: not judged (rerun, or raise -n)"},
 }};
@@ -74,7 +74,7 @@ std::string_view exit_code_name(int code);
 // command's --help lists the codes it can end with.
 std::string exit_codes_help(std::initializer_list<int> codes);
 // exit_codes_help of the codes every measuring command (a sweep, ep, suite, pairs, nvlink) can
-// end with; SLOW: with kSlow too (pairs, nvlink, a suite that holds pairs).
+// end with; SLOW: with kSlow too (pairs, nvlink, a suite, a collective sweep: its expected figures).
 std::string measuring_exit_codes_help(bool slow);
 
 }  // namespace commsweep

@@ -48,6 +48,7 @@ struct SweepConfig {
   // --per-iteration: each timed iteration's time kept per rank (report::IterationStats); off
   // times the row as one span only, as before issue 26 (to measure what keeping them costs).
   bool per_iteration = true;
+  bool show_expected = false;    // --show-expected: the expected busbw and the halves' ratios to it
   bool show_algo = false;        // --show-algo: NCCL's algorithm, protocol, channels in the table
   bool show_iterations = false;  // --show-iterations: the per-iteration columns in the table
   Average average = Average::Mean;

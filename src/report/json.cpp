@@ -112,6 +112,30 @@ NcclChoice nccl_choice_from(const json& j) {
   return c;
 }
 
+json expected_finding_json(const ExpectedFinding& f) {
+  return json{{"severity", f.severity},     {"test", f.test},         {"size_bytes", f.size_bytes},
+              {"half", f.half},             {"busbw_gbps", f.busbw_gbps}, {"expected", f.expected_gbps},
+              {"of_expected", f.of_expected}, {"floor", f.floor},     {"rank", f.rank},
+              {"host", f.host},             {"entry", f.entry},       {"text", f.text}};
+}
+
+ExpectedFinding expected_finding_from(const json& j) {
+  ExpectedFinding f;
+  f.severity = j.at("severity").get<std::string>();
+  f.test = j.at("test").get<std::string>();
+  f.size_bytes = count_at(j, "size_bytes");
+  f.half = j.at("half").get<std::string>();
+  f.busbw_gbps = measure_at(j, "busbw_gbps");
+  f.expected_gbps = measure_at(j, "expected");
+  f.of_expected = measure_at(j, "of_expected");
+  f.floor = measure_at(j, "floor");
+  f.rank = j.at("rank").get<int>();
+  f.host = j.at("host").get<std::string>();
+  f.entry = j.at("entry").get<std::string>();
+  f.text = j.at("text").get<std::string>();
+  return f;
+}
+
 json timing_json(const Timing& t) {
   json j{{"time_us", t.time_us},
          {"algbw_gbps", t.algbw_gbps},
@@ -130,6 +154,9 @@ json timing_json(const Timing& t) {
     for (const auto& w : t.gpu_state) windows.push_back(gpu_window_json(w));
     j["gpu_state"] = windows;
   }
+  // Written by every run since issue 45 (null where no expectation applies); older files lack both.
+  j["expected"] = t.expected_gbps ? json(*t.expected_gbps) : json(nullptr);
+  j["of_expected"] = t.expected_gbps && *t.expected_gbps > 0 ? json(t.busbw_gbps / *t.expected_gbps) : json(nullptr);
   return j;
 }
 
@@ -160,6 +187,7 @@ Timing timing_from(const json& j) {
       throw std::runtime_error(std::string("\"gpu_state\": ") + e.what());
     }
   }
+  if (j.contains("expected") && !j.at("expected").is_null()) t.expected_gbps = measure_at(j, "expected");
   return t;
 }
 
@@ -421,11 +449,16 @@ json to_json(const Results& r) {
   for (const auto& row : r.ep_rows) ep_rows.push_back(ep_row_json(row));
   json summary{{"avg_busbw_gbps", r.avg_busbw_gbps},
                 {"wrong_total", r.wrong_total},
-                {"ok", r.wrong_total == 0 && r.complete && r.health_fail.empty()},
+                {"ok", r.wrong_total == 0 && r.complete && r.health_fail.empty() && !expected_fail(r)},
                 {"complete", r.complete}};
   if (!r.interrupted_by.empty()) summary["interrupted_by"] = r.interrupted_by;
   if (!r.failure.empty()) summary["failure"] = r.failure;
   if (!r.health_fail.empty()) summary["health_fail"] = r.health_fail;
+  if (!r.expected_findings.empty()) {
+    json findings = json::array();
+    for (const auto& f : r.expected_findings) findings.push_back(expected_finding_json(f));
+    summary["expected_findings"] = findings;
+  }
   json doc{{"schema", r.schema},
            {"provenance", provenance_json(r.provenance)},
            {"rows", rows},
@@ -470,6 +503,8 @@ Results results_from_json(const json& doc) {
     }
     if (summary.contains("failure")) r.failure = summary.at("failure").get<std::string>();
     if (summary.contains("health_fail")) r.health_fail = summary.at("health_fail").get<std::vector<std::string>>();
+    if (summary.contains("expected_findings"))
+      for (const auto& f : summary.at("expected_findings")) r.expected_findings.push_back(expected_finding_from(f));
     // "pairs": a suite's pairs documents as files before "documents" held them.
     for (const char* key : {"pairs", "documents"}) {
       if (!doc.contains(key)) continue;

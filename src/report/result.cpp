@@ -24,4 +24,10 @@ std::uint64_t wrong_elements(const std::vector<EpRow>& rows) {
   return wrong;
 }
 
+bool expected_fail(const Results& results) {
+  for (const auto& f : results.expected_findings)
+    if (f.severity == "FAIL") return true;
+  return false;
+}
+
 }  // namespace commsweep::report

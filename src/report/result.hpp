@@ -82,6 +82,9 @@ struct Timing {
   // record only; empty where no GPU was read (the mpi backend without a recording) and in
   // files written before it.
   std::vector<GpuWindow> gpu_state;
+  // The busbw expected of this size on this hardware (results/expected/, regress/expected.hpp),
+  // GB/s; empty where no entry applies (the JSON's null) and in files written before it.
+  std::optional<double> expected_gbps;
 };
 
 struct ResultRow {
@@ -142,6 +145,23 @@ struct EpRow {
   // Per rank, its GPU's state over the fresh-entry timed iterations (report/gpu_window.hpp):
   // rank 0's record only; empty where no GPU was read and in older files.
   std::vector<GpuWindow> gpu_state;
+};
+
+// A row whose busbw is below its expectation's WARN or FAIL floor (regress/expected.hpp): said
+// under its table, kept in the summary; a FAIL makes the run's exit code 10 (slow).
+struct ExpectedFinding {
+  std::string severity;  // "WARN" or "FAIL"
+  std::string test;
+  std::uint64_t size_bytes = 0;
+  std::string half;  // "out_of_place" or "in_place": the one further below its expectation
+  double busbw_gbps = 0;
+  double expected_gbps = 0;
+  double of_expected = 0;  // busbw_gbps / expected_gbps
+  double floor = 0;        // the ratio it fell below
+  int rank = 0;            // that half's slowest rank, and its host
+  std::string host;
+  std::string entry;       // the expectation's id
+  std::string text;        // the line printed under the table
 };
 
 struct GpuInfo {
@@ -239,6 +259,9 @@ struct Results {
   // Its FAIL findings, one line each (health/report.hpp, fail_lines): the run is not ok and
   // exits 6 (core/exit_codes.hpp) when any; the summary's health_fail.
   std::vector<std::string> health_fail;
+  // Rows below their expected busbw's floor (results/expected/): the summary's
+  // expected_findings; a FAIL among them is exit code 10 (slow) and the summary not ok.
+  std::vector<ExpectedFinding> expected_findings;
   // A suite's sweeps of the workloads whose record is a document of their own (pairs, nvlink, a
   // test-only grid: Workload::schema), in order: each that document, its "schema" inside. Written
   // as "documents"; files of earlier releases held a suite's pairs documents under "pairs".
@@ -255,5 +278,7 @@ double average_busbw(const std::vector<ResultRow>& rows);
 // Wrong elements over every row: both halves (unchecked ones count 0); dispatch and combine.
 std::uint64_t wrong_elements(const std::vector<ResultRow>& rows);
 std::uint64_t wrong_elements(const std::vector<EpRow>& rows);
+// Whether a row fell below its expectation's FAIL floor (exit code 10, the summary not ok).
+bool expected_fail(const Results& results);
 
 }  // namespace commsweep::report

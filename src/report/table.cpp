@@ -57,6 +57,17 @@ std::string iteration_columns(const Timing& t) {
          printf_string("  %4d", s.spikes);
 }
 
+// "  expected  oop/exp  ip/exp": "-" where no expectation applies.
+std::string expected_columns(const ResultRow& r) {
+  const auto ratio = [](const Timing& t) {
+    return t.expected_gbps && *t.expected_gbps > 0 ? fit_column(t.busbw_gbps / *t.expected_gbps, 7)
+                                                   : printf_string("%7s", "-");
+  };
+  const std::string value = r.out_of_place.expected_gbps ? fit_column(*r.out_of_place.expected_gbps, 8)
+                                                         : printf_string("%8s", "-");
+  return "  " + value + "  " + ratio(r.out_of_place) + "  " + ratio(r.in_place);
+}
+
 }  // namespace
 
 std::string format_extra(const ResultRow& r, const TableColumns& columns) {
@@ -65,6 +76,7 @@ std::string format_extra(const ResultRow& r, const TableColumns& columns) {
     s += iteration_columns(r.out_of_place) + iteration_columns(r.in_place) +
          printf_string("  %4d  %4d", r.out_of_place.slowest_rank, r.in_place.slowest_rank);
   }
+  if (columns.expected) s += expected_columns(r);
   if (columns.algo) s += algo_columns(r);
   return s;
 }
@@ -76,6 +88,7 @@ std::string extra_header(const TableColumns& columns, bool units) {
                                    : "    i_min    i_p50    i_p99    i_max    i_cv%    i_1st   spk";
     s += half + half + (units ? "   oop    ip" : "  slow  slow");
   }
+  if (columns.expected) s += units ? "    (GB/s)      (x)      (x)" : "  expected  oop/exp   ip/exp";
   if (columns.algo) s += units ? "  (NCCL's choice)" : "      algo   proto   ch";
   return s;
 }

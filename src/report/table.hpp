@@ -22,10 +22,12 @@ struct TableHeader {
 // Columns after nccl-tests' own, each behind a flag so that by default every line is
 // nccl-tests' layout: --show-algo (what NCCL chose, out-of-place half; the in-place half's
 // choice follows only where it differs), --show-iterations (per half the per-iteration
-// statistics, then the slowest rank of each half).
+// statistics, then the slowest rank of each half), --show-expected (the expected busbw of the
+// size on this hardware, and each half's busbw as a ratio of it: results/expected/).
 struct TableColumns {
   bool algo = false;
   bool iterations = false;
+  bool expected = false;  // --show-expected: the expected busbw, then each half's ratio to it
 };
 
 class TablePrinter {

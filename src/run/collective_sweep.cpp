@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "run/expected_run.hpp"
 #include "run/progress.hpp"
 #include "run/run_setup.hpp"
 #include "collectives/collective_test.hpp"
@@ -83,7 +84,9 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
     config.device_timer = false;  // auto chose mpi: it has only the host clock
     if (root) out << "# --timer device: the mpi backend times with MPI_Wtime (host)\n";
   }
-  report::TablePrinter printer(out, report::TableColumns{config.show_algo, config.show_iterations});
+  report::TablePrinter printer(out, report::TableColumns{config.show_algo, config.show_iterations, config.show_expected});
+  const regress::Expectations none;
+  const regress::Expectations& expected = run.expected ? *run.expected : none;
   if (root && !backend.choice_note().empty()) out << "# NCCL's algorithm per row: unknown: " << backend.choice_note() << "\n";
   report::TableHeader header;
   if (root) {
@@ -94,8 +97,10 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
 
   // Every rank plans the same sizes and reaches the same notes: rank 0 alone prints them.
   ProgressLine progress(root && isatty(STDERR_FILENO), planned_rows(tests, config));
-  const SweepSink sink{[&](const report::ResultRow& row) {
+  const SweepSink sink{[&](const report::ResultRow& measured) {
                          progress.clear();
+                         report::ResultRow row = measured;
+                         regress::annotate(expected, row);  // its expected busbw, where one applies
                          // Kept before it is shown: a row the user saw is in the file.
                          if (run.keeper) run.keeper->add(row);
                          printer.row(row);
@@ -123,6 +128,7 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
         printer.header(header);
       }
       auto rows = sweep.run(test, sink);
+      for (auto& r : rows) regress::annotate(expected, r);
       const std::uint64_t wrong = report::wrong_elements(rows);
       progress.clear();
       if (root && control.interrupted()) printer.note(interrupted_note());
@@ -137,6 +143,13 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
       }
       if (root)
         for (const std::string& finding : report::gpu_state_findings(rows, world.hosts_by_rank())) printer.note(finding);
+      // Then each row below its expected busbw's floor, once, naming its slowest rank and node.
+      if (root) {
+        for (auto& f : expected_findings(expected, rows, world.hosts_by_rank())) {
+          printer.note(f.text);
+          outcome.expected_findings.push_back(std::move(f));
+        }
+      }
       outcome.wrong += wrong;
       for (auto& r : rows) outcome.rows.push_back(std::move(r));
     }

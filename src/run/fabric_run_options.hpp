@@ -18,6 +18,7 @@ struct FabricRunOptions {
   BindMode bind = BindMode::None;                                       // --bind
   std::string health_thresholds;  // --health-thresholds FILE (read before anything is measured)
   bool health_verbose = false;    // --health-verbose
+  std::string expected;           // --expected FILE (read before anything is measured)
 
   bool requires_transport() const { return required != fabric::RequiredTransport::Any || require_gdr; }
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
 
 #include "core/error.hpp"
 
@@ -61,6 +62,14 @@ int run_sweeps(World& world, const RunRequest& request, const std::function<std:
       options);
   if (!started) return run.end_failed_transport();
 
+  // Rank 0: the expected figures of this hardware, said once (regress/expected.hpp); each
+  // collective row is annotated and judged by them under its table.
+  if (root) {
+    auto expected = std::make_shared<regress::Expectations>(
+        regress::match(run.expected_table(), regress::facts_of(run.setup().provenance, run.setup().transport)));
+    if (!expected->note.empty()) std::cout << "# " << expected->note << "\n" << std::flush;
+    run.setup().expected = std::move(expected);
+  }
   report::Results results = run.header();
   for (const auto& note : notes) add_note(results, note);
   for (const RunSweep& s : sweeps) s.measurement->annotate(results, run.backend());

@@ -32,6 +32,7 @@ RunLifecycle::RunLifecycle(World& world, RunRequest request, char** envp, RankCo
   // and a thresholds file or a sysfs root that is wrong would judge them wrongly.
   require_writable_results(world_, request_.json_path, request_.timeout_s);
   health_rules_ = health_rules(world_, thresholds_file(request_.fabric.health_thresholds), request_.timeout_s);
+  expected_table_ = commsweep::expected_table(world_, expected_file(request_.fabric.expected), request_.timeout_s);
   // Every rank takes part (a root set on some nodes only must not leave the others waiting).
   if (health_around_runs())
     require_sysfs_root(world_, health_sysfs_root(), "COMMSWEEP_SYSFS_ROOT=" + health_sysfs_root(), request_.timeout_s,

@@ -4,7 +4,7 @@
 // experts that do not divide, a pairs job of one node) come with the keeper made, before start:
 //
 //   MeasuringRun<K> run(world, request, envp, context)
-//        --json writable, --health-thresholds read, COMMSWEEP_SYSFS_ROOT a folder (else a
+//        --json writable, --health-thresholds and --expected read, COMMSWEEP_SYSFS_ROOT a folder (else a
 //        usage Error on every rank), then the keeper K at once
 //        (ResultsKeeper, a DocumentKeeper: run/results_keeper.hpp): a SIGTERM / SIGINT from here on
 //        leaves an incomplete file (no rows, complete: false, interrupted_by, the early
@@ -38,6 +38,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run/expected_run.hpp"
 #include "run/health_gather.hpp"
 #include "run/results_keeper.hpp"
 #include "run/run_setup.hpp"
@@ -73,6 +74,8 @@ class RunLifecycle {
   int end_failed_transport();
 
   World& world() { return world_; }
+  // The expected figures in force (--expected over the built-in table; rank 0's).
+  const regress::ExpectedTable& expected_table() const { return expected_table_; }
   const RunRequest& request() const { return request_; }
   RunControl& control() { return control_; }
   // After start(): the backend, the provenance, the header lines.
@@ -106,6 +109,7 @@ class RunLifecycle {
   // In this order: the set-up's health check polls through the watchdog and goes first.
   RunControl control_;
   health::RuleBook health_rules_;  // --health-thresholds (rank 0's), read before the preflight
+  regress::ExpectedTable expected_table_;  // --expected / COMMSWEEP_EXPECTED over the built-in (rank 0's)
   std::optional<RunHealth> health_;
   // Rank 0: the brief preflight's FAIL checks, one line each (preflight_fail_lines).
   std::vector<std::string> preflight_fails_;

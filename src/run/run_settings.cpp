@@ -89,6 +89,13 @@ settings::Table<Config> make_table() {
                    "docs/health.md); a bad file stops the run before measuring, exit code 2",
                    fabric),
             [](Config& c, const Value& v, const Given&) { c.fabric.health_thresholds = v.text; }),
+      entry_of(settings::shared::expected(
+                   "judge each row's busbw against the expected figures of this YAML file over the built-in ones "
+                   "(default: COMMSWEEP_EXPECTED, else results/expected/ as built in; commsweep expected lists them, "
+                   "docs/expected.md); a row below an entry's FAIL floor is exit code 10; a bad file stops the run "
+                   "before measuring, exit code 2",
+                   fabric),
+            [](Config& c, const Value& v, const Given&) { c.fabric.expected = v.text; }),
       entry("health-verbose", 0, "", settings::presence(), std::nullopt,
             "print every health finding, INFO included, one line each (the block prints one line per node and "
             "component class with a WARN or FAIL)",

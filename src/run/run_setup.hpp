@@ -12,6 +12,7 @@
 #include "run/run_topology.hpp"
 #include "comm/make_backend.hpp"
 #include "nccl_policy/policy.hpp"
+#include "regress/expected.hpp"
 #include "report/result.hpp"
 #include "runtime/watchdog.hpp"
 #include "runtime/world.hpp"
@@ -43,6 +44,9 @@ struct RunSetup {
   // Rank 0 with --json (make_keeper): every row the sweeps print, for a run ended early; the
   // run's results go to --json through it (write_final).
   std::shared_ptr<ResultsKeeper> keeper;
+  // Rank 0: the expected figures that apply to this run's hardware (regress/expected.hpp), by
+  // which each collective row is annotated and judged; empty entries where none applies.
+  std::shared_ptr<const regress::Expectations> expected;
 };
 
 // With a known shape, the topology file is checked and NCCL_TOPO_FILE set before NCCL starts

@@ -25,6 +25,8 @@ struct SweepOutcome {
   std::vector<Row> rows;
   std::uint64_t wrong = 0;
   bool interrupted = false;  // SIGTERM / SIGINT stopped it: the rows so far
+  // Rank 0, collective rows: those below their expected figure's floor (run/expected_run.hpp).
+  std::vector<report::ExpectedFinding> expected_findings;
 };
 using CollectiveOutcome = SweepOutcome<report::ResultRow>;
 using EpOutcome = SweepOutcome<report::EpRow>;

@@ -30,6 +30,10 @@ Spec health_thresholds(std::string help, std::string section) {
   return shared_flag("health-thresholds", 0, text(), std::nullopt, std::move(help), std::move(section));
 }
 
+Spec expected(std::string help, std::string section) {
+  return shared_flag("expected", 0, text(), std::nullopt, std::move(help), std::move(section));
+}
+
 Spec fault(std::string help, std::string section) {
   return shared_flag("fault", 0, text(), std::nullopt, std::move(help), std::move(section));
 }

@@ -22,6 +22,8 @@ Spec json(std::string help, std::string section = {});
 Spec timeout(std::string default_seconds, std::string help, std::string section = {});
 // --health-thresholds FILE: the YAML limits the health findings are judged with.
 Spec health_thresholds(std::string help, std::string section = {});
+// --expected FILE: expected figures over the built-in ones (results/expected/, docs/expected.md).
+Spec expected(std::string help, std::string section = {});
 // --fault FORM: the tests' planted fault (faults/catalog.hpp lists each workload's forms).
 Spec fault(std::string help, std::string section);
 // --sysfs-root FOLDER: read /sys (and /proc) under it.

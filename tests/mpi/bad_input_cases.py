@@ -776,6 +776,12 @@ def health_file_cases(opts, w):
     text = put("thr_text.yaml", THRESHOLDS_SCHEMA + "rules:\n  pcie_replay:\n    limit_per_minute: often\n")
     schema = put("thr_schema.yaml", "schema: commsweep.health-thresholds/9\nrules:\n")
     no_schema = put("thr_no_schema.yaml", "rules:\n  symbol_error:\n    severity: info\n")
+    expected_entry = ("schema: commsweep.expected/1\nentries:\n  - id: e\n    gpu: any\n    gpus: 1\n"
+                      "    fabric: any\n    nvls: any\n    workload: all_reduce\n    metric: busbw_gbps\n"
+                      "    warn_below: 0.9\n    fail_below: 0.5\n    busbw_gbps:\n      1MiB: 1\n"
+                      "    source:\n      kind: published\n      cite: c\n      url: https://example.org\n")
+    expected_typo = put("expected_typo.yaml", expected_entry.replace("    gpus: 1\n", "    gpu_count: 1\n"))
+    expected_ratio = put("expected_ratio.yaml", expected_entry.replace("warn_below: 0.9", "warn_below: 9"))
     one_rank_suite = put("one_rank_suite.yaml", "sweeps:\n  - name: small\n    kind: collective\n"
                                                 "    tests: [all_reduce]\n    max_bytes: 1K\n")
     no_health = os.path.join(w, "no_health.json")
@@ -827,6 +833,15 @@ def health_file_cases(opts, w):
              "%s:1: key \"schema\": \"commsweep.health-thresholds/9\" is not commsweep.health-thresholds/1" % schema),
         case("thresholds", "sweep: --health-thresholds without a schema line", sweep + ["--health-thresholds", no_schema],
              "%s:1: no \"schema: commsweep.health-thresholds/1\" line" % no_schema, outputs=[results]),
+        # Issue 45: a bad expectations file, named with FILE:LINE and the key, before anything is measured.
+        case("expected", "sweep: --expected with a key mistyped", sweep + ["--expected", expected_typo],
+             "--expected %s:5: unknown key \"gpu_count\"" % expected_typo, outputs=[results]),
+        case("expected", "sweep: COMMSWEEP_EXPECTED with a ratio that is no ratio", sweep,
+             "COMMSWEEP_EXPECTED=%s:10: key \"warn_below\": 9 is outside 0-2" % expected_ratio,
+             env={"COMMSWEEP_EXPECTED": expected_ratio}, outputs=[results]),
+        case("expected", "expected: --expected that is not there",
+             [opts.commsweep, "expected", "--expected", os.path.join(w, "absent-expected.yaml")],
+             "--expected %s: cannot read" % os.path.join(w, "absent-expected.yaml")),
         case("thresholds", "sweep: --health-thresholds that is not there",
              sweep + ["--health-thresholds", os.path.join(w, "absent.yaml")],
              "--health-thresholds %s: cannot read" % os.path.join(w, "absent.yaml"), outputs=[results]),

@@ -53,6 +53,7 @@ class CollectiveMeasurement final : public MeasurementOf<CollectiveSettings> {
     CollectiveOutcome outcome = run_collective_sweep(stage.world, stage.backend, stage.control, stage.setup,
                                                      config.tests, config.sweep, stage.out);
     for (auto& r : outcome.rows) results.rows.push_back(std::move(r));
+    for (auto& f : outcome.expected_findings) results.expected_findings.push_back(std::move(f));
     Outcome out;
     out.wrong = outcome.wrong;
     return out;
@@ -124,7 +125,7 @@ std::string help_end() {
          "Hangs: every phase (communicator set-up, warm-up, timed iterations, check) must finish\n"
          "within -T seconds; otherwise rank 0 names the ranks that did not arrive, the communicator\n"
          "is aborted and the job ends with exit code 4.\n\n" +
-         measuring_exit_codes_help(/*slow=*/false) +
+         measuring_exit_codes_help(/*slow=*/true) +
          "2: also ranks started with different arguments, refused at start. 5: SIGTERM or SIGINT;\n"
          "the rows measured so far are printed and written, marked incomplete (mpirun, when it is\n"
          "the process signalled, itself exits 1). 6: a FAIL in the health snapshots before and after\n"
