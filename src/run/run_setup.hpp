@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "run/fabric_run_options.hpp"
+#include "run/hang_account.hpp"
 #include "run/results_keeper.hpp"
 #include "run/run_topology.hpp"
 #include "comm/make_backend.hpp"
@@ -43,6 +44,9 @@ struct RunSetup {
   // Rank 0 with --json (make_keeper): every row the sweeps print, for a run ended early; the
   // run's results go to --json through it (write_final).
   std::shared_ptr<ResultsKeeper> keeper;
+  // What a hang verdict adds: NCCL RAS's account (run/hang_account.hpp), kept in the keeper's
+  // file too once there is one.
+  std::shared_ptr<HangAccount> hang_account;
 };
 
 // With a known shape, the topology file is checked and NCCL_TOPO_FILE set before NCCL starts
