@@ -148,7 +148,7 @@ Gpu gpu_from(const json& j) {
   // Files written before the NVLink mode was read lack these.
   if (j.contains("nvlink_speed_mbps") && !j.at("nvlink_speed_mbps").is_null())
     g.nvlink_speed_mbps = j.at("nvlink_speed_mbps").get<unsigned>();
-  g.nvlinks_present = j.value("nvlinks_present", 0);
+  g.nvlinks_present = j.value("nvlinks_present", static_cast<int>(j.at("nvlinks").size()));
   g.nvml_note = j.at("nvml_note").get<std::string>();
   for (const auto& l : j.at("nvlinks")) {
     g.before.push_back(link_from(l, false));
