@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "health/nvlink_mode.hpp"
 #include "health/report.hpp"
 
 namespace commsweep::health {
@@ -36,6 +37,7 @@ std::string figure(double v) {
 // What was read on the nodes and the rates seen, summed and ranged over them.
 struct Summary {
   std::size_t gpus = 0, nvlinks = 0, nvlinks_active = 0;
+  std::vector<std::pair<std::string, std::size_t>> modes;  // each NVLink mode and its GPUs, first seen first
   bool gpus_read = false;
   double crc_low = std::numeric_limits<double>::infinity(), crc_high = -1;  // per link, per second
   std::uint64_t replay = 0, recovery = 0;
@@ -54,6 +56,12 @@ void add_gpus(const NodeHealth& n, double seconds, Summary& s) {
   for (const auto& g : n.after.gpus) {
     s.nvlinks += g.nvlinks.size();
     for (const auto& l : g.nvlinks) s.nvlinks_active += l.active ? 1 : 0;
+    if (!g.nvlinks.empty()) {
+      const std::string mode = nvlink_mode(g).text();
+      auto it = std::find_if(s.modes.begin(), s.modes.end(), [&](const auto& m) { return m.first == mode; });
+      if (it == s.modes.end()) s.modes.emplace_back(mode, 1);
+      else ++it->second;
+    }
     if (!n.before) continue;
     for (const auto& gb : n.before->gpus) {
       if (gb.pci_bus_id != g.pci_bus_id) continue;
@@ -106,6 +114,16 @@ void add_pcie(const NodeHealth& n, Summary& s) {
   }
 }
 
+// "18 of 18 links at NVLink 4.0, 25 GB/s each" when every GPU is in one mode; else each mode
+// with its GPUs: "7 GPUs 18 of 18 links ...; 1 GPU reduced: 12 of 18 links active (...)".
+std::string modes_text(const std::vector<std::pair<std::string, std::size_t>>& modes) {
+  if (modes.size() == 1) return modes.front().first;
+  std::string out;
+  for (const auto& [mode, gpus] : modes)
+    out += (out.empty() ? "" : "; ") + std::to_string(gpus) + (gpus == 1 ? " GPU " : " GPUs ") + mode;
+  return out;
+}
+
 std::string summary_text(const HealthReport& r) {
   Summary s;
   for (const auto& n : r.nodes) {
@@ -121,7 +139,7 @@ std::string summary_text(const HealthReport& r) {
   } else {
     out << s.gpus << (s.gpus == 1 ? " GPU" : " GPUs");
     if (s.nvlinks == 0) out << ", no NVLink";
-    else out << ", " << s.nvlinks_active << "/" << s.nvlinks << " NVLinks active";
+    else out << ", " << s.nvlinks_active << "/" << s.nvlinks << " NVLinks active (" << modes_text(s.modes) << ")";
     if (s.crc_high >= 0) {
       const std::string low = figure(s.crc_low), high = figure(s.crc_high);
       out << ", CRC " << (low == high ? high : low + "-" + high) << "/s per link (" << r.rules.at("nvlink_crc_data").limit_text() << ")";
@@ -252,9 +270,7 @@ std::string gpu_line(const GpuHealth& g) {
   if (g.pcie_gen)
     out << " PCIe gen" << *g.pcie_gen << " x" << g.pcie_width.value_or(0) << " of gen" << g.pcie_max_gen.value_or(0)
         << " x" << g.pcie_max_width.value_or(0) << ",";
-  int active = 0;
-  for (const auto& l : g.nvlinks) active += l.active ? 1 : 0;
-  out << " NVLink " << active << "/" << g.nvlinks.size() << " active";
+  out << (g.nvlinks.empty() ? " no NVLink" : " NVLink " + nvlink_mode(g).text());
   std::uint64_t crc = 0, replay = 0, recovery = 0;
   for (const auto& l : g.nvlinks) {
     crc += l.crc_flit.value_or(0) + l.crc_data.value_or(0);

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <map>
 
+#include "health/nvlink_mode.hpp"
+
 namespace commsweep::health {
 
 const RuleBook& builtin_rules() {
@@ -166,12 +168,32 @@ std::string throttle_names(std::uint64_t reasons) {
 std::string pcie_component(const PcieLink& l) { return "PCIe " + l.address + " (" + l.role + ")"; }
 std::string nvlink_component(const GpuHealth& g, int link) { return g.component() + " NVLink " + std::to_string(link); }
 
+// "12-17" or "3, 7": the inactive links of G.
+std::string inactive_links(const GpuHealth& g) {
+  std::string out;
+  for (std::size_t i = 0; i < g.nvlinks.size(); ++i) {
+    if (g.nvlinks[i].active) continue;
+    std::size_t last = i;
+    while (last + 1 < g.nvlinks.size() && !g.nvlinks[last + 1].active && g.nvlinks[last + 1].link == g.nvlinks[last].link + 1) ++last;
+    out += (out.empty() ? "" : ", ") + std::to_string(g.nvlinks[i].link) +
+           (last > i ? "-" + std::to_string(g.nvlinks[last].link) : "");
+    i = last;
+  }
+  return out;
+}
+
 void gpu_state(const GpuHealth& g, Judge& j) {
   bool any_active = false;
   for (const auto& l : g.nvlinks) any_active = any_active || l.active;
-  if (any_active)
+  const NvLinkMode mode = nvlink_mode(g);
+  if (mode.reduced) {
+    const std::string links = inactive_links(g);
+    j.add("nvlink_reduced", g.component() + " NVLinks", "mode",
+          "reduced: " + mode.why + (links.empty() ? "" : "; inactive: " + links));
+  } else if (any_active && !(mode.model && mode.model->bridged)) {  // a bridged board: as many as fitted
     for (const auto& l : g.nvlinks)
       if (!l.active) j.add("nvlink_inactive", nvlink_component(g, l.link), "state", "inactive while the GPU's other links are up");
+  }
   if (g.clock_event_reasons && !throttle_names(*g.clock_event_reasons).empty())
     j.add("clock_event_reasons", g.component(), "clock_event_reasons", throttle_names(*g.clock_event_reasons));
   if (g.remap_failure.value_or(false)) j.add("remap_failure", g.component(), "remapped_rows", "row remapping failed");
@@ -196,7 +218,15 @@ void state_findings(const Snapshot& s, Judge& j) {
     if (l.role != "GPU" && gts(l.current_speed) > 0 && gts(l.current_speed) < gts(l.max_speed))
       j.add("pcie_speed", pcie_component(l), "speed", "slower: " + l.current_speed + " of " + l.max_speed);
   }
-  for (const auto& g : s.gpus) gpu_state(g, j);
+  std::vector<std::string> unknown;  // models with NVLinks the table lacks: said once each
+  for (const auto& g : s.gpus) {
+    gpu_state(g, j);
+    if (g.nvlinks.empty() || nvlink_model_of(g.name) || std::find(unknown.begin(), unknown.end(), g.name) != unknown.end())
+      continue;
+    unknown.push_back(g.name);
+    j.add("nvlink_model_unknown", g.component() + " NVLinks", "mode",
+          nvlink_mode(g).text() + ": not judged against a model's links");
+  }
   for (const auto& x : s.xids)
     j.add(critical_xid(x.xid) ? "xid_critical" : "xid", "GPU " + std::to_string(x.gpu), "xid", "XID " + std::to_string(x.xid));
 }
@@ -298,6 +328,10 @@ std::vector<Finding> judge_change(const Snapshot& before, const Snapshot& after,
   for (auto& f : s.take()) {
     bool dup = false;
     for (const auto& c : changes) dup = dup || (c.component == f.component && c.counter == f.counter);
+    // A link that went down during the run is said by nvlink_down; the mode it leaves is no news.
+    const std::string gpu = f.component.substr(0, f.component.find(" NVLinks"));
+    for (const auto& c : changes)
+      dup = dup || (f.rule == "nvlink_reduced" && c.rule == "nvlink_down" && c.component.rfind(gpu + " NVLink ", 0) == 0);
     if (dup) continue;
     // XID events are events, not states: one delivered between the snapshots is always new.
     for (const auto& e : earlier)

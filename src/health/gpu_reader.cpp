@@ -44,6 +44,23 @@ std::vector<NvLink> read_nvlinks(NvmlApi& nvml, unsigned index, std::vector<std:
   return links;
 }
 
+void read_nvlink_mode(NvmlApi& nvml, unsigned index, GpuHealth* g) {
+  for (const auto& l : g->nvlinks) {
+    unsigned v = 0;
+    if (l.active && nvml.nvlink_version(index, static_cast<unsigned>(l.link), &v) == nvml_rc::kSuccess) {
+      g->nvlink_version = v;
+      break;
+    }
+  }
+  // Only a GPU with NVLinks has the fields; one without answers NOT_SUPPORTED, said already.
+  if (g->nvlinks.empty()) return;
+  std::int64_t value = 0;
+  if (nvml.field_value(index, nvml_field::kNvLinkSpeedMbpsCommon, &value) == nvml_rc::kSuccess && value > 0)
+    g->nvlink_speed_mbps = static_cast<unsigned>(value);
+  if (nvml.field_value(index, nvml_field::kNvLinkLinkCount, &value) == nvml_rc::kSuccess && value >= 0)
+    g->nvlink_link_count = static_cast<unsigned>(value);
+}
+
 std::vector<GpuHealth> read_gpus(NvmlApi& nvml) {
   std::vector<GpuHealth> gpus;
   unsigned count = 0;
@@ -73,6 +90,7 @@ std::vector<GpuHealth> read_gpus(NvmlApi& nvml) {
     keep(nvml, rc, b, &g.remap_pending, "remapped rows", &g);
     if (rc == nvml_rc::kSuccess) g.remap_failure = failure;
     g.nvlinks = read_nvlinks(nvml, i, &g.unread);
+    read_nvlink_mode(nvml, i, &g);
     gpus.push_back(std::move(g));
   }
   return gpus;

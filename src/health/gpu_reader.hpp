@@ -17,6 +17,9 @@ std::vector<GpuHealth> read_gpus(NvmlApi& nvml);
 // The NVLinks of GPU INDEX (NVML's index) with their error counters; what NVML would not give
 // goes to UNREAD.
 std::vector<NvLink> read_nvlinks(NvmlApi& nvml, unsigned index, std::vector<std::string>* unread);
+// GPU INDEX's NVLink version, common speed and link count (fields 90, 91) into G, whose
+// nvlinks are read: what its NVLink mode is judged from (health/nvlink_mode.hpp).
+void read_nvlink_mode(NvmlApi& nvml, unsigned index, GpuHealth* g);
 // Every XID event NVML holds now (register_xid_events first); bounded by MAX_EVENTS.
 std::vector<XidEvent> drain_xid_events(NvmlApi& nvml, std::vector<std::string>* unread, unsigned max_events = 256);
 

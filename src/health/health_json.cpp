@@ -98,6 +98,9 @@ void each_gpu_optional(Gpu& g, Visit visit) {
   visit("pcie_max_gen", g.pcie_max_gen);
   visit("pcie_width", g.pcie_width);
   visit("pcie_max_width", g.pcie_max_width);
+  visit("nvlink_version", g.nvlink_version);
+  visit("nvlink_speed_mbps", g.nvlink_speed_mbps);
+  visit("nvlink_link_count", g.nvlink_link_count);
 }
 template <typename Link, typename Visit>  // Link: NvLink or const NvLink
 void each_link_optional(Link& l, Visit visit) {

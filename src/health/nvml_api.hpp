@@ -20,6 +20,12 @@ inline constexpr int kFunctionNotFound = 13;  // the loaded driver lacks the sym
 inline constexpr int kUnknown = 999;
 }  // namespace nvml_rc
 
+// The NVML_FI_DEV_* field ids read through field_value (nvml.h).
+namespace nvml_field {
+inline constexpr unsigned kNvLinkSpeedMbpsCommon = 90;  // the common speed of the active links, MB/s
+inline constexpr unsigned kNvLinkLinkCount = 91;        // the NVLinks the device has
+}  // namespace nvml_field
+
 // NVML_NVLINK_ERROR_DL_*.
 enum class NvLinkCounter { Replay = 0, Recovery = 1, CrcFlit = 2, CrcData = 3 };
 
@@ -52,6 +58,13 @@ class NvmlApi {
   // (kTimeout when none came).
   virtual int register_xid_events() = 0;
   virtual int wait_xid_event(unsigned timeout_ms, unsigned* gpu, std::uint64_t* xid) = 0;
+
+  // One device-scoped field of nvmlDeviceGetFieldValues (FIELD: nvml_field::*), as an integer;
+  // the field's own nvmlReturn when NVML answered the call but not the field.
+  virtual int field_value(unsigned gpu, unsigned field, std::int64_t* value) {
+    (void)field;
+    return unsupported(gpu, value);
+  }
 
   // The GPU's state at one end of a measured window (run/gpu_window_observer.hpp). Defaults
   // answer kNotSupported, so that a double that does not plant them needs no change.

@@ -40,6 +40,7 @@ using RegisterFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, nvmlEventS
 using WaitFn = nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, unsigned);
 using ClockFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned*);
 using ViolationFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPerfPolicyType_t, nvmlViolationTime_t*);
+using FieldsFn = nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*);
 
 class DlNvml final : public NvmlApi {
  public:
@@ -216,6 +217,23 @@ class DlNvml final : public NvmlApi {
     *ns = v.violationTime;
     return rc;
   }
+  int field_value(unsigned gpu, unsigned field, std::int64_t* value) override {
+    nvmlFieldValue_t v{};
+    v.fieldId = field;
+    const int rc = call<FieldsFn>("nvmlDeviceGetFieldValues", gpu, 1, &v);
+    if (rc != NVML_SUCCESS) return rc;
+    if (v.nvmlReturn != NVML_SUCCESS) return v.nvmlReturn;
+    switch (v.valueType) {
+      case NVML_VALUE_TYPE_UNSIGNED_INT: *value = v.value.uiVal; break;
+      case NVML_VALUE_TYPE_UNSIGNED_LONG: *value = static_cast<std::int64_t>(v.value.ulVal); break;
+      case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: *value = static_cast<std::int64_t>(v.value.ullVal); break;
+      case NVML_VALUE_TYPE_SIGNED_LONG_LONG: *value = v.value.sllVal; break;
+      case NVML_VALUE_TYPE_SIGNED_INT: *value = v.value.siVal; break;
+      case NVML_VALUE_TYPE_UNSIGNED_SHORT: *value = v.value.usVal; break;
+      default: return nvml_rc::kNotSupported;  // a double: no field read here is one
+    }
+    return NVML_SUCCESS;
+  }
 
  private:
   template <typename F>
@@ -268,6 +286,7 @@ class NoNvml final : public NvmlApi {
   int nvlink_version(unsigned, unsigned, unsigned*) override { return nvml_rc::kNotSupported; }
   int register_xid_events() override { return nvml_rc::kNotSupported; }
   int wait_xid_event(unsigned, unsigned*, std::uint64_t*) override { return nvml_rc::kNotSupported; }
+  int field_value(unsigned, unsigned, std::int64_t*) override { return nvml_rc::kNotSupported; }
 };
 }  // namespace
 

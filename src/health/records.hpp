@@ -68,6 +68,12 @@ struct GpuHealth {
   std::optional<bool> remap_pending, remap_failure;
   std::optional<unsigned> pcie_gen, pcie_max_gen, pcie_width, pcie_max_width;
   std::vector<NvLink> nvlinks;
+  // The NVLink mode's other half (health/nvlink_mode.hpp): the version of the first active
+  // link (nvmlNvlinkVersion_t), the links' common speed in MB/s and the links the device has
+  // (NVML's fields 90 and 91); unset where NVML gave none.
+  std::optional<unsigned> nvlink_version;
+  std::optional<unsigned> nvlink_speed_mbps;
+  std::optional<unsigned> nvlink_link_count;
   std::vector<std::string> unread;  // "NVLink: not supported", "ECC: ..."
 
   std::string component() const { return "GPU " + std::to_string(index); }

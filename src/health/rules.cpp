@@ -69,6 +69,8 @@ namespace {
 //   PCIe      the PCI Express Base Specification's AER classes: a fatal error leaves the link
 //             unreliable, a non-fatal one lost a transaction, a correctable one cost a replay.
 //   commsweep a limit no vendor publishes, set here; the comment says why.
+//   NVIDIA    the GPU model's own NVLinks as NVIDIA publishes them (health/nvlink_mode.cpp
+//             cites each model's datasheet or whitepaper).
 //   mlx5      the counters' meaning: the kernel's "IB/mlx5: Add port protocol stats" commit
 //             (0ad17a8f7fa0) and NVIDIA's mlx5 counters documentation.
 
@@ -177,6 +179,11 @@ std::vector<Rule> build_table() {
       state("gpu_gone", kGpu, kFail, "DCGM"),          // fallen off the bus
       state("nvlink_down", kNvLink, kFail, "DCGM"),    // MonitorNVLinkStatus: a link down fails
       state("nvlink_inactive", kNvLink, kWarn, "DCGM"),  // one snapshot: inactive beside active links
+      // Trained down against the GPU model's own (fewer active links, a lower version or speed;
+      // a bridged board's fewer links are by design): said once per GPU, in place of its
+      // inactive links' nvlink_inactive.
+      state("nvlink_reduced", kNvLink, kWarn, "NVIDIA"),
+      state("nvlink_model_unknown", kNvLink, kInfo, "commsweep"),  // no table row: said once per model
   };
 }
 

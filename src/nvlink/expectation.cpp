@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "health/nvlink_mode.hpp"
+
 namespace commsweep::nvlink {
 namespace {
 
@@ -9,13 +11,12 @@ namespace {
 // enum, not the version: an A100 answers 5, hwloc issue 658) and GB/s per link per direction:
 // 1.0 (P100) 20; 2.x (V100) 25; 3.x (A100: 12 links, 600 GB/s both ways) 25; 4.0 (H100/H200:
 // 18 links, 900 GB/s both ways, NVIDIA's H100 datasheet) 25; 5.0 (B200: 18 links, 1.8 TB/s) 50.
+// The version's name is health/nvlink_mode's, which the GPU models' table shares.
 struct Version {
   int nvml;
-  const char* text;
   double gbps;
 };
-constexpr Version kVersions[] = {{1, "1.0", 20}, {2, "2.0", 25}, {3, "2.2", 25}, {4, "3.0", 25},
-                                 {5, "3.1", 25}, {6, "4.0", 25}, {7, "5.0", 50}};
+constexpr Version kVersions[] = {{1, 20}, {2, 25}, {3, 25}, {4, 25}, {5, 25}, {6, 25}, {7, 50}};
 
 const Version* find(int nvml_version) {
   for (const Version& v : kVersions) {
@@ -37,9 +38,11 @@ std::optional<double> link_gbps(int nvml_version) {
   return v ? std::optional<double>(v->gbps) : std::nullopt;
 }
 
-std::string version_text(int nvml_version) {
-  const Version* v = find(nvml_version);
-  return v ? v->text : "?";
+std::string version_text(int nvml_version) { return health::nvlink_version_name(nvml_version); }
+
+health::NvLinkMode mode_of(const Gpu& g) {
+  return health::nvlink_mode(g.name, g.nvlinks_active, g.nvlinks_present > 0 ? g.nvlinks_present : static_cast<int>(g.before.size()),
+                             g.nvlink_version, g.nvlink_speed_mbps);
 }
 
 std::optional<double> expected_gbps(const Gpu& src, const Gpu& dst) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "health/nvlink_mode.hpp"
 #include "nvlink/record.hpp"
 
 namespace commsweep::nvlink {
@@ -17,6 +18,10 @@ namespace commsweep::nvlink {
 std::optional<double> link_gbps(int nvml_version);
 // "4.0" for 6; "?" for an unknown version.
 std::string version_text(int nvml_version);
+
+// G's NVLink mode against its model's (health/nvlink_mode.hpp): what the legend says of it, and
+// a trained-down GPU's finding.
+health::NvLinkMode mode_of(const Gpu& g);
 
 // The raw rate from SRC to DST, one direction (both directions at once: twice this); nullopt
 // when a GPU's links were not read.

@@ -38,14 +38,14 @@ LinkReading read_gpu_links(health::NvmlApi& nvml, const std::string& pci_bus_id)
     std::string id;
     if (nvml.pci_bus_id(i, &id) != health::nvml_rc::kSuccess || !same_bus_id(id, pci_bus_id)) continue;
     std::vector<std::string> unread;
-    r.links = health::read_nvlinks(nvml, i, &unread);
-    for (const auto& l : r.links) {
-      if (!l.active) continue;
-      ++r.active;
-      unsigned v = 0;
-      if (r.version == 0 && nvml.nvlink_version(i, static_cast<unsigned>(l.link), &v) == health::nvml_rc::kSuccess)
-        r.version = static_cast<int>(v);
-    }
+    health::GpuHealth g;
+    g.nvlinks = health::read_nvlinks(nvml, i, &unread);
+    health::read_nvlink_mode(nvml, i, &g);
+    for (const auto& l : g.nvlinks) r.active += l.active ? 1 : 0;
+    r.version = static_cast<int>(g.nvlink_version.value_or(0));
+    r.speed_mbps = g.nvlink_speed_mbps;
+    r.present = g.nvlink_link_count ? static_cast<int>(*g.nvlink_link_count) : static_cast<int>(g.nvlinks.size());
+    r.links = std::move(g.nvlinks);
     if (r.links.empty()) r.note = unread.empty() ? "no NVLink" : unread.front();
     return r;
   }

@@ -3,6 +3,7 @@
 // count and version the expectation needs, and the error counters joined to slow pairs.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@ namespace commsweep::nvlink {
 struct LinkReading {
   int active = 0;
   int version = 0;  // nvmlNvlinkVersion_t of the first active link; 0 unread
+  int present = 0;  // the links the device has (NVML field 91), else those read
+  std::optional<unsigned> speed_mbps;  // the active links' common speed (field 90)
   std::vector<health::NvLink> links;
   std::string note;  // why nothing was read ("" when read)
 };

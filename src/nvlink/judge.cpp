@@ -98,7 +98,13 @@ void judge_links(const NodeMatrix& node, NodeAnalysis& a) {
   int most = 0;
   for (const auto& g : node.gpus) most = std::max(most, g.nvlinks_active);
   for (const auto& g : node.gpus) {
-    if (g.nvml_note.empty() && g.nvlinks_active < most) {
+    if (!g.nvml_note.empty()) continue;
+    // Against its model's own links first: a whole node trained down has no better GPU to show it.
+    if (const health::NvLinkMode mode = mode_of(g); mode.reduced) {
+      a.gpu_findings.push_back(gpu_label(g) + ": NVLink reduced: " + mode.why);
+      continue;
+    }
+    if (g.nvlinks_active < most) {
       a.gpu_findings.push_back(gpu_label(g) + ": " + count_of(static_cast<std::size_t>(g.nvlinks_active), "active NVLink") +
                                ", " + std::to_string(most) + " on another GPU of the node (a link down or trained down)");
     }

@@ -40,6 +40,10 @@ json gpu_json(const Gpu& g) {
               {"nvlinks_active", g.nvlinks_active},
               {"nvlink_version", g.nvlink_version},
               {"nvlink_version_text", version_text(g.nvlink_version)},
+              {"nvlink_speed_mbps", g.nvlink_speed_mbps ? json(*g.nvlink_speed_mbps) : json(nullptr)},
+              {"nvlinks_present", g.nvlinks_present},
+              {"nvlink_mode", mode_of(g).text()},
+              {"nvlink_reduced", mode_of(g).reduced},
               {"expected_gbps", optional_json(expected_gbps(g))},
               {"nvml_note", g.nvml_note},
               {"nvlinks", links_json(g)}};
@@ -141,6 +145,10 @@ Gpu gpu_from(const json& j) {
   g.pci_bus_id = j.at("pci_bus_id").get<std::string>();
   g.nvlinks_active = j.at("nvlinks_active").get<int>();
   g.nvlink_version = j.at("nvlink_version").get<int>();
+  // Files written before the NVLink mode was read lack these.
+  if (j.contains("nvlink_speed_mbps") && !j.at("nvlink_speed_mbps").is_null())
+    g.nvlink_speed_mbps = j.at("nvlink_speed_mbps").get<unsigned>();
+  g.nvlinks_present = j.value("nvlinks_present", static_cast<int>(j.at("nvlinks").size()));
   g.nvml_note = j.at("nvml_note").get<std::string>();
   for (const auto& l : j.at("nvlinks")) {
     g.before.push_back(link_from(l, false));

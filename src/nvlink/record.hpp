@@ -39,6 +39,11 @@ struct Gpu {
   // unread (nvml_note says why).
   int nvlinks_active = 0;
   int nvlink_version = 0;
+  // The links' common speed (MB/s, NVML field 90) and the links the device has (field 91, else
+  // the links NVML reported a state for): the rest of the GPU's NVLink mode
+  // (health/nvlink_mode.hpp); unset where unread and in files written before them.
+  std::optional<unsigned> nvlink_speed_mbps;
+  int nvlinks_present = 0;
   std::string nvml_note;
   // The links' error counters before the first pair and after the last (health/gpu_reader).
   std::vector<health::NvLink> before, after;

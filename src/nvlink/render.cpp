@@ -21,8 +21,7 @@ void legend(std::ostringstream& out, const NodeMatrix& node) {
   for (const auto& g : node.gpus) {
     out << "#   GPU " << g.index << "  rank " << g.rank << "  " << g.pci_bus_id << "  " << g.name;
     if (g.nvml_note.empty()) {
-      out << "  " << count_of(static_cast<std::size_t>(g.nvlinks_active), "NVLink") << " "
-          << version_text(g.nvlink_version);
+      out << "  " << mode_of(g).text();
     } else {
       out << "  NVLinks not read: " << g.nvml_note;
     }

@@ -37,6 +37,8 @@ void read_links(health::NvmlApi& nvml, nvlink::Gpu& g, bool after) {
   g.before = std::move(r.links);
   g.nvlinks_active = r.active;
   g.nvlink_version = r.version;
+  g.nvlink_speed_mbps = r.speed_mbps;
+  g.nvlinks_present = r.present;
   g.nvml_note = r.note;
 }
 

@@ -47,6 +47,8 @@ bool RunLifecycle::start(const std::function<void(RunSetup&)>& before_preamble, 
   health_.emplace(world_, request_.timeout_s, health_rules_, request_.fabric.health_verbose);
   setup_ = start_run(world_, control_.watchdog(), request_.backend, request_.timeout_s, request_.arguments, envp_,
                      context_, request_.topology, request_.fabric, options);
+  // Rank 0 with --json: a hang's account from NCCL's RAS goes into the file its last words write.
+  if (setup_.hang_account) setup_.hang_account->keep_in(kept_by());
   if (before_preamble) before_preamble(setup_);
   print_preamble(world_, setup_);
   return !setup_.transport_failed;

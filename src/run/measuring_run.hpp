@@ -65,6 +65,7 @@ class RunLifecycle {
  public:
   RunLifecycle(const RunLifecycle&) = delete;
   RunLifecycle& operator=(const RunLifecycle&) = delete;
+  virtual ~RunLifecycle() = default;
 
   // The opening after the keeper (see the top). BEFORE_PREAMBLE runs on every rank once the
   // backend is set up; OPTIONS are what the measurements ask of the backend. False when the
@@ -100,6 +101,8 @@ class RunLifecycle {
   RunLifecycle(World& world, RunRequest request, char** envp, RankContext& context);
   // The health snapshot after, rank 0's report, its exit code on every rank.
   int end(const Ending& ending);
+  // The command's keeper (rank 0 with --json), null elsewhere.
+  virtual std::shared_ptr<Keeper> kept_by() const = 0;
 
  private:
   World& world_;
@@ -131,6 +134,7 @@ class MeasuringRun : public RunLifecycle {
 
   K* keeper() const { return keeper_.get(); }
   const std::shared_ptr<K>& shared_keeper() const { return keeper_; }
+  std::shared_ptr<Keeper> kept_by() const override { return keeper_; }
 
   // The ending: RECORD (report::Results, pairs::PairsRun) complete, or interrupted_by the
   // signal where the ranks agreed to stop (RunControl); then end(ENDING).

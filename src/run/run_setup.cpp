@@ -187,6 +187,9 @@ RunSetup start_run(World& world, Watchdog& watchdog, BackendChoice choice, doubl
     const auto guard = watchdog.watch(Phase{"backend set-up", Deadline::after(timeout_s)});
     run.backend = make_backend(world, choice, timeout_s, backend_options);
   }
+  // A hang verdict from here on carries NCCL's own account (or says why there is none).
+  run.hang_account = std::make_shared<HangAccount>(run.backend.backend->name() == "nccl");
+  witness_hangs_with(world, run.hang_account);
   run.health_check = watchdog.check_health(
       [backend = run.backend.backend.get()] { return backend->asynchronous_error(); });
   context.device = run.backend.gpu.device;

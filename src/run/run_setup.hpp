@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "run/fabric_run_options.hpp"
+#include "run/hang_account.hpp"
 #include "run/results_keeper.hpp"
 #include "run/run_topology.hpp"
 #include "comm/make_backend.hpp"
@@ -47,6 +48,9 @@ struct RunSetup {
   // Rank 0: the expected figures that apply to this run's hardware (regress/expected.hpp), by
   // which each collective row is annotated and judged; empty entries where none applies.
   std::shared_ptr<const regress::Expectations> expected;
+  // What a hang verdict adds: NCCL RAS's account (run/hang_account.hpp), kept in the keeper's
+  // file too once there is one.
+  std::shared_ptr<HangAccount> hang_account;
 };
 
 // With a known shape, the topology file is checked and NCCL_TOPO_FILE set before NCCL starts

@@ -1,5 +1,6 @@
 #include "runtime/watchdog.hpp"
 
+#include <cstdio>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -63,6 +64,12 @@ void Watchdog::end_job(const std::string& what, int code) {
          << past_s << " s past its " << phase.deadline.budget_s()
          << " s deadline (-T), never waiting for its peers (stuck in a call or in its own work)";
   }
+  // NCCL's own account, where a witness is set (World::witness_hang): its first line joins the
+  // verdict, the rest follow it.
+  const std::vector<std::string> witness = world_.witness_hang();
+  if (!witness.empty()) what << "; " << witness.front();
+  for (std::size_t i = 1; i < witness.size(); ++i)
+    std::fprintf(stderr, "commsweep: rank %d: %s\n", rank, witness[i].c_str());
   end_job(what.str(), exit_code::kTimeout);
 }
 
@@ -79,13 +86,14 @@ void Watchdog::run() {
     world_.poll_failure_reports();
     check_probe();
     if (!phase_) continue;
-    // Past the polling waits' own attribution (one grace for rank 0's collection, two for
-    // the others' wait on rank 0) and then some.
+    // Past the polling waits' own attribution (one grace for rank 0's collection and its
+    // witness, two for the others' wait on rank 0) and then some.
     const double grace = World::grace_seconds(phase_->deadline.budget_s());
+    const double past = 4 * grace + World::kHangWitnessLimitS;
     const auto limit = phase_->deadline.at() + std::chrono::duration_cast<Deadline::Clock::duration>(
-                                                   std::chrono::duration<double>(4 * grace));
+                                                   std::chrono::duration<double>(past));
     if (Deadline::Clock::now() < limit) continue;
-    end_overrun(4 * grace);
+    end_overrun(past);
   }
 }
 

@@ -181,7 +181,7 @@ void World::stall(const Phase& phase) {
     const int my_rank = rank_;
     MPI_Isend(&my_rank, 1, MPI_INT, 0, kStallTag, control_, &req);
     // Rank 0 names everyone and ends the job; if it does not, it is stuck itself.
-    const auto give_up = Deadline::after(2 * grace);
+    const auto give_up = Deadline::after(2 * grace + kHangWitnessLimitS);  // rank 0 asks its witness first
     while (!give_up.passed()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     msg << "; rank 0 (" << hosts_by_rank_[0] << ") did not answer: it may be the rank that hangs";
     end_job_on_timeout(msg.str());
@@ -205,11 +205,47 @@ void World::stall(const Phase& phase) {
 }
 
 void World::end_job_on_timeout(const std::string& message) {
+  // Asked before the verdict is printed and before the job ends: ncclCommAbort (the abort
+  // hook) would take the communicators RAS reports on.
+  const std::vector<std::string> witness = witness_hang();
+  const std::string told = witness.empty() ? message : message + "; " + witness.front();
   std::fprintf(stderr, "commsweep: rank %d (host %s): %s: %s\n", rank_, host_.c_str(),
-               std::string(name_of(ErrorKind::Timeout)).c_str(), message.c_str());
+               std::string(name_of(ErrorKind::Timeout)).c_str(), told.c_str());
+  for (std::size_t i = 1; i < witness.size(); ++i) std::fprintf(stderr, "commsweep: rank %d: %s\n", rank_, witness[i].c_str());
   std::fflush(stderr);
   abort(exit_code::kTimeout, std::string(name_of(ErrorKind::Timeout)),
-        "rank " + std::to_string(rank_) + " (" + host_ + "): " + message);
+        "rank " + std::to_string(rank_) + " (" + host_ + "): " + told);
+}
+
+void World::set_hang_witness(HangWitness witness) {
+  const std::lock_guard<std::mutex> lock(hooks_mutex_);
+  hang_witness_ = std::move(witness);
+}
+
+std::vector<std::string> World::witness_hang() {
+  HangWitness witness;
+  {
+    const std::lock_guard<std::mutex> lock(hooks_mutex_);
+    witness = std::move(hang_witness_);
+    hang_witness_ = nullptr;
+  }
+  if (!witness) return {};
+  // On a thread of its own, so that a witness stuck past its own deadline cannot hold the exit.
+  auto answer = std::make_shared<std::promise<std::vector<std::string>>>();
+  std::future<std::vector<std::string>> lines = answer->get_future();
+  std::thread([witness = std::move(witness), answer] {
+    try {
+      answer->set_value(witness());
+    } catch (const std::exception& e) {
+      answer->set_value({std::string("the hang's witness failed: ") + e.what()});
+    }
+  }).detach();
+  if (lines.wait_for(std::chrono::duration<double>(kHangWitnessLimitS)) != std::future_status::ready) {
+    char text[96];
+    std::snprintf(text, sizeof text, "the hang's witness (NCCL RAS) did not answer within %.0f s", kHangWitnessLimitS);
+    return {text};
+  }
+  return lines.get();
 }
 
 namespace {

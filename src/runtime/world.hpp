@@ -96,6 +96,17 @@ class World {
   // Rank 0: says the last words now, if any are set (a run that stops cleanly on an error every
   // rank agreed on, e.g. out of memory); for at most kLastWordsLimitS.
   void say_last_words(const std::string& cause, const std::string& message);
+  // Who else can tell of a hang (NCCL's RAS service, run/hang_account.hpp): asked once, when a
+  // hang verdict is reached (end_job_on_timeout, the watchdog's overrun), before the verdict is
+  // printed and the job ended, for at most kHangWitnessLimitS; its lines (the first a summary)
+  // are added to the verdict. The ranks that wait for rank 0's verdict, and the watchdogs, wait
+  // that much longer.
+  using HangWitness = std::function<std::vector<std::string>()>;
+  void set_hang_witness(HangWitness witness);
+  // The witness's lines, asked once: none when no witness is set, or on a later call (the main
+  // thread and the watchdog may both reach a verdict); one line saying so when the witness does
+  // not answer within the limit.
+  std::vector<std::string> witness_hang();
   // Rank 0 says its last words (when CAUSE is given), the abort hook runs, for at most
   // kAbortHookLimitS (a stuck transport must not keep the job alive), then MPI_Abort.
   [[noreturn]] void abort(int code, const std::string& cause = {}, const std::string& message = {});
@@ -115,6 +126,7 @@ class World {
   static constexpr double kAbortHookLimitS = 5;
   static constexpr double kLastWordsLimitS = 10;
   static constexpr double kFailGraceS = 5;
+  static constexpr double kHangWitnessLimitS = 4;
 
  private:
   void group_nodes();
@@ -141,6 +153,7 @@ class World {
   std::mutex hooks_mutex_;  // the hooks are set by the main thread, run by either thread
   std::function<void()> abort_hook_;
   LastWords last_words_;
+  HangWitness hang_witness_;
   bool threads_multiple_ = false;  // MPI_THREAD_MULTIPLE: the watchdog may call MPI
   std::atomic<bool> stalled_{false};
   std::atomic<bool> aborting_{false};

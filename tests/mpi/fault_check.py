@@ -265,7 +265,23 @@ def check_kept_error(opts):
 
 
 def check_kept_timeout(opts):
-    return check_kept(opts, "hang:2@16K", 4, "timeout", r"ranks that did not arrive: 2 \(")
+    problems, out, err = check_kept(opts, "hang:2@16K", 4, "timeout", r"ranks that did not arrive: 2 \(")
+    # The hang's witness says in one line why there is no NCCL account, on stderr, in
+    # summary.failure and as the file's nccl_ras (docs/failures.md, NCCL's account of a hang).
+    line = "NCCL RAS: not asked (mpi backend: no NCCL)"
+    verdict = next((l for l in err.splitlines() if "ranks that did not arrive" in l), "")
+    if not verdict.endswith("; " + line):
+        problems.append("the verdict does not end with %r: %r" % (line, verdict))
+    results = os.path.join(opts.workdir, "results.json")
+    if os.path.exists(results):
+        with open(results) as f:
+            doc = json.load(f)
+        ras = doc.get("nccl_ras") or {}
+        if ras.get("state") != "not asked" or ras.get("line") != line:
+            problems.append("nccl_ras is %r, expected state 'not asked' and line %r" % (ras, line))
+        if line not in doc["summary"].get("failure", ""):
+            problems.append("summary.failure does not carry %r" % line)
+    return problems, out, err
 
 
 CHECKS = {"async-error": check_async_error, "kept-error": check_kept_error, "kept-timeout": check_kept_timeout, "kill-rank": check_kill_rank, "alloc": check_alloc, "oom": check_oom,

@@ -29,6 +29,12 @@ struct RecordedGpu {
   bool remap_pending = false, remap_failure = false;
   int ecc_rc = nvml_rc::kSuccess;
   std::vector<RecordedLink> links = std::vector<RecordedLink>(18);
+  unsigned link_version = 6;  // NVML_NVLINK_VERSION_4_0: Hopper
+  // nvmlDeviceGetFieldValues' answers by field id (NVML_FI_DEV_*); a field not here answers
+  // NOT_SUPPORTED, as the lent H200 (a pass-through VM without NVLink) answered fields 90 and 91
+  // (tests/fixtures/nvml/h200-vm-nvlink.json). No healthy speed was recorded: a test that needs
+  // one plants it and says so.
+  std::map<unsigned, std::int64_t> fields;
 };
 
 class RecordedNvml final : public NvmlApi {
@@ -92,7 +98,7 @@ class RecordedNvml final : public NvmlApi {
   }
   int nvlink_version(unsigned i, unsigned link, unsigned* v) override {
     if (link >= gpus.at(i).links.size()) return nvml_rc::kInvalidArgument;
-    *v = 6;  // NVML_NVLINK_VERSION_4_0: Hopper
+    *v = gpus.at(i).link_version;
     return 0;
   }
   int register_xid_events() override { registered = true; return 0; }
@@ -101,6 +107,13 @@ class RecordedNvml final : public NvmlApi {
     *gpu = xids.front().first;
     *xid = xids.front().second;
     xids.pop_front();
+    return 0;
+  }
+  int field_value(unsigned i, unsigned field, std::int64_t* value) override {
+    const auto& f = gpus.at(i).fields;
+    const auto it = f.find(field);
+    if (it == f.end()) return nvml_rc::kNotSupported;
+    *value = it->second;
     return 0;
   }
 };

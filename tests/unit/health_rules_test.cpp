@@ -230,7 +230,8 @@ TEST(HealthBlock, AHealthyNvlinkNodeIsOneLine) {
   EXPECT_EQ(r.findings.size(), 72u);
   r.unread.clear();
   EXPECT_EQ(render_block(r),
-            "# Health: vm, before/after 7.6 s: 4 GPUs, 72/72 NVLinks active, CRC 4.2-22/s per link (limit 100/s), "
+            "# Health: vm, before/after 7.6 s: 4 GPUs, 72/72 NVLinks active (18 of 18 links at NVLink 4.0, 25 GB/s "
+            "each), CRC 4.2-22/s per link (limit 100/s), "
             "replay 0, recovery 0; 0 RDMA ports; 0 PCIe links: OK\n");
   const std::string verbose = render_block(r, true);
   EXPECT_NE(verbose.find("#   INFO vm NVLink GPU 0 NVLink 17: nvlink_crc_data +168, 22/s (limit 100/s, DCGM)\n"),
@@ -257,7 +258,8 @@ TEST(HealthBlock, FindingsAreGroupedPerNodeAndClassAndBounded) {
   r.unread.clear();
   const std::string block = render_block(r);
   EXPECT_EQ(block,
-            "# Health: n0, before/after 7.6 s: 8 GPUs, 144/144 NVLinks active, CRC 0-512/s per link (limit 100/s), "
+            "# Health: n0, before/after 7.6 s: 8 GPUs, 144/144 NVLinks active (18 of 18 links at NVLink 4.0, 25 GB/s "
+            "each), CRC 0-512/s per link (limit 100/s), "
             "replay 3, recovery 0; 0 RDMA ports; 0 PCIe links: 1 FAIL, 2 WARN on n0\n"
             "#   FAIL n0 NVLink: GPU 2 link 6 nvlink_replay +3, 0.39/s (any rise fails, DCGM); GPU 2 link 5 "
             "nvlink_crc_data +3891, 512/s (limit 100/s, DCGM); GPU 7 link 0 nvlink_crc_flit +1000, 132/s (limit "

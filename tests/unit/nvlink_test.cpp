@@ -139,13 +139,35 @@ TEST(NvlinkJudge, WholeSlowNodeFailsTheTopologyFloor) {
 
 TEST(NvlinkJudge, GpuWithALinkDownIsNamed) {
   NvlinkRun run = captured();
-  run.nodes[0].gpus[3].nvlinks_active = 17;
+  EXPECT_NE(render_report(run, analyse(run)).find("NVIDIA H100 80GB HBM3  18 of 18 links at NVLink 4.0, 25 GB/s each\n"),
+            std::string::npos);
+  run.nodes[0].gpus[3].nvlinks_active = 17;  // planted: one link trained down
   const Analysis a = analyse(run);
   ASSERT_EQ(a.gpu_findings, 1);
-  EXPECT_NE(a.nodes[0].gpu_findings[0].find("GPU 3 (rank 3, " + run.nodes[0].gpus[3].pci_bus_id + "): 17 active NVLinks, 18"),
-            std::string::npos)
-      << a.nodes[0].gpu_findings[0];
+  EXPECT_EQ(a.nodes[0].gpu_findings[0], "GPU 3 (rank 3, " + run.nodes[0].gpus[3].pci_bus_id +
+                                            "): NVLink reduced: 17 of 18 links active (H100 SXM has 18 at NVLink 4.0)");
+  EXPECT_NE(render_report(run, a).find("reduced: 17 of 18 links active"), std::string::npos);
   EXPECT_EQ(exit_code_of(run, a), exit_code::kSlow);
+  // A model the table lacks is held to its node's other GPUs only.
+  for (auto& g : run.nodes[0].gpus) g.name = "NVIDIA H20";
+  const Analysis unknown = analyse(run);
+  ASSERT_EQ(unknown.gpu_findings, 1);
+  EXPECT_NE(unknown.nodes[0].gpu_findings[0].find("17 active NVLinks, 18 on another GPU"), std::string::npos)
+      << unknown.nodes[0].gpu_findings[0];
+}
+
+TEST(NvlinkJudge, TheModeTravelsInTheJsonAndFilesWithoutItStillRead) {
+  NvlinkRun run = captured();
+  run.nodes[0].gpus[1].nvlinks_active = 12;  // planted
+  run.nodes[0].gpus[1].nvlink_speed_mbps = 25000;  // planted (no NVLink speed was measured)
+  const nlohmann::json j = to_json(run, analyse(run));
+  const auto& g = j.at("nodes")[0].at("gpus")[1];
+  EXPECT_EQ(g.at("nvlink_mode"), "reduced: 12 of 18 links active (H100 SXM has 18 at NVLink 4.0)");
+  EXPECT_TRUE(g.at("nvlink_reduced").get<bool>());
+  EXPECT_EQ(g.at("nvlink_speed_mbps"), 25000);
+  EXPECT_FALSE(j.at("nodes")[0].at("gpus")[0].at("nvlink_reduced").get<bool>());
+  const NvlinkRun back = run_from_json(j);
+  EXPECT_EQ(*back.nodes[0].gpus[1].nvlink_speed_mbps, 25000u);
 }
 
 TEST(NvlinkJudge, WrongBytesOutrankSlowness) {
