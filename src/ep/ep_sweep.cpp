@@ -96,13 +96,13 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
 
   exchange.prepare(c, all[rank], config_.seed);
   std::vector<double> dispatch_us, combine_us;
-  // The GPU's state over the timed iterations: read before the first one's barrier and after the
-  // last one's combine, outside every timed phase (the back-to-back pass is not in the window).
+  // The GPU's state over the case: read before the warm-up and after the back-to-back pass, never
+  // between a warm-up and what it warms (a read costs milliseconds on some hosts: docs/gpu-state.md).
   std::optional<report::GpuSample> window_start, window_end;
+  if (gpu_state_) window_start = gpu_state_->sample(WindowEnd::Start);
   for (int i = 0; i < config_.warmup + config_.iters; ++i) {
     const Phase p = phase(i < config_.warmup ? "warm-up" : "timed iterations");
     const auto guard = control_.watch(p);
-    if (gpu_state_ && i == config_.warmup) window_start = gpu_state_->sample(WindowEnd::Start);
     world_.barrier(p);
     const double d = exchange.dispatch(p);
     exchange.run_experts(p);
@@ -113,8 +113,6 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
       combine_us.push_back(m);
     }
   }
-  if (gpu_state_ && window_start) window_end = gpu_state_->sample(WindowEnd::End);
-
   // Back to back: the same pairs again, each dispatch, the experts and the combine issued as soon
   // as the last returned, with no barrier between them (as a model's layers call them), one host
   // clock around them all on each rank; the exchange keeps nothing of its own between the calls.
@@ -136,6 +134,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
                    config_.iters;
     exchange.back_to_back(false);
   }
+  if (gpu_state_ && window_start) window_end = gpu_state_->sample(WindowEnd::End);
 
   EpWrong wrong;
   EpResult result;

@@ -78,7 +78,7 @@ struct Timing {
   NcclChoice nccl;
   // kHostSpan or kDeviceSpan; "" in files written before it was recorded.
   std::string method;
-  // Per rank, its GPU's state over the table's timed pass (report/gpu_window.hpp); rank 0's
+  // Per rank, its GPU's state over the half: warm-up, table and tails passes (report/gpu_window.hpp); rank 0's
   // record only; empty where no GPU was read (the mpi backend without a recording) and in
   // files written before it.
   std::vector<GpuWindow> gpu_state;

@@ -213,6 +213,13 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   // table's pass; without a warm-up the tails' pass, else (-w 0 --per-iteration off) the table's.
   enum class ChoiceIn { WarmUp, Tails, Table };
   const ChoiceIn choice_in = config_.warmup > 0 ? ChoiceIn::WarmUp : per_iteration_ ? ChoiceIn::Tails : ChoiceIn::Table;
+  // The GPU's state over this half: read before the warm-up and after the last timed pass, never
+  // between a warm-up and the pass it warms nor between the two passes: a read costs milliseconds
+  // on some hosts (6 ms on the lent H200 VM), long enough for the GPU to slow down while idle,
+  // and the first timed iteration after one was 1.48x the median where it was 1.08x without
+  // (docs/gpu-state.md). The window holds the warm-up, the table's pass and the tails' pass.
+  std::optional<report::GpuSample> window_start, window_end;
+  if (gpu_state_) window_start = gpu_state_->sample(WindowEnd::Start);
   if (config_.warmup > 0) {
     const Phase p = phase("warm-up");
     const auto guard = control_.watch(p);
@@ -223,15 +230,11 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   double my_time_us = 0;
   std::vector<double> my_iterations;
   std::string clock;
-  // The GPU's state over the table's pass: read at its two ends, outside it (the tails' pass,
-  // which follows, is not in the window: the table's time is what the state explains).
-  std::optional<report::GpuSample> window_start, window_end;
   {
     const Phase p = phase("timed iterations");
     const auto guard = control_.watch(p);
     // As nccl-tests: the ranks start the clock together, after a barrier.
     backend_.synchronize(p);
-    if (gpu_state_) window_start = gpu_state_->sample(WindowEnd::Start);  // before the barrier that starts the clock
     world_.barrier(p);
     faults_.timed_iterations(size.bytes, p);
     BufferSlices timed = s.slices;
@@ -242,7 +245,6 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
     TimingOptions table{config_.iters, config_.blocking, config_.graph_launches, config_.device_timer, timed};
     table.record_choice = choice_in == ChoiceIn::Table;
     my_time_us = timing.run(args, table, p);
-    if (gpu_state_ && window_start) window_end = gpu_state_->sample(WindowEnd::End);  // after the pass returned
     if (per_iteration_) {
       // The tails' pass: the iterations again, each timed (docs/iterations.md), so that what
       // times them never enters the table's time. As many as tails_iterations allows, from rank
@@ -258,6 +260,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
       timing.run(args, each, p);
       clock = timing.iteration_clock();
     }
+    if (gpu_state_ && window_start) window_end = gpu_state_->sample(WindowEnd::End);  // after the last pass returned
   }
 
   std::optional<std::uint64_t> wrong;

@@ -60,7 +60,7 @@ class Sweep {
   // CONTROL watches its phases and stops it where the ranks agree to (sweep/run_control.hpp).
   // FAULTS, where given, are asked at the sweep's named points (sweep/fault_points.hpp: the
   // planted faults of the tests); they must outlive the sweep. GPU_STATE, where given, is asked
-  // for this rank's GPU at each timed window's two ends (sweep/window_observer.hpp); every rank
+  // for this rank's GPU at each window's two ends (before the warm-up, after the last timed pass) (sweep/window_observer.hpp); every rank
   // must pass one or none, as the windows are gathered.
   Sweep(World& world, Backend& backend, RunControl& control, const SweepConfig& config, FaultPoints* faults = nullptr,
         WindowObserver* gpu_state = nullptr);
