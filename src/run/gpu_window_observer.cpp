@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <stdexcept>
 #include <thread>
 
@@ -120,17 +121,24 @@ std::optional<report::GpuSample> NvmlWindowObserver::sample(WindowEnd end) {
   const double start = now_us();
   // The calls run on a thread of their own while this one spins: NVML's calls sleep in the
   // driver for milliseconds on some hosts, and a measuring thread that slept there issued its
-  // next collectives up to 1.5x slower for a while after (its core idled; /work/gpu-data-51c:
-  // -n 20 tables 20% slower than with the reads off). The spinning keeps its core busy.
+  // next collectives up to 1.5x slower for a while after (its core idled: the default -n 20
+  // table was 20% slower than with the reads off; docs/figures.md). The spinning keeps its core
+  // busy. What the reader throws is thrown here.
   report::GpuSample s;
+  std::exception_ptr failed;
   std::atomic<bool> done{false};
   std::thread reader([&] {
-    s = read_gpu_sample(*nvml_, gpu_, end);
+    try {
+      s = read_gpu_sample(*nvml_, gpu_, end);
+    } catch (...) {
+      failed = std::current_exception();
+    }
     done.store(true, std::memory_order_release);
   });
   while (!done.load(std::memory_order_acquire)) {
   }
   reader.join();
+  if (failed) std::rethrow_exception(failed);
   s.max_sm_mhz = max_sm_mhz_;
   read_us_ += now_us() - start;
   ++reads_;

@@ -18,11 +18,11 @@
 namespace commsweep {
 
 // One end of a window. NVML's calls are slow on the lent H200 VM (about 0.7 ms each on average,
-// up to 3 ms: /work/gpu-data-51, docs/gpu-state.md#cost), so each end reads only what it needs:
-// the start the SM clock, then the counters (energy, four violation times) last, closest to the
-// barrier; the end the counters first, closest to the pass's return, then the SM and memory
-// clocks, temperature, power and its limit, and the clocks event reasons. The calls NVML does not
-// answer leave their readings empty.
+// up to 3 ms; 6 ms for one end's reads: docs/gpu-state.md, figures.md), so each end reads only
+// what it needs: the start the SM clock, then the counters (energy, four violation times) last,
+// closest to the warm-up; the end the counters first, closest to the last timed pass's return,
+// then the SM and memory clocks, temperature, power and its limit, and the clocks event reasons.
+// The calls NVML does not answer leave their readings empty.
 report::GpuSample read_gpu_sample(health::NvmlApi& nvml, unsigned gpu, WindowEnd end);
 
 class NvmlWindowObserver final : public WindowObserver {
