@@ -88,4 +88,29 @@ class NvmlApi {
   static int unsupported(T...) { return nvml_rc::kNotSupported; }
 };
 
+// An NvmlApi that answers every device call Not Supported: the base of those that answer only
+// some (the build without nvml.h answers none; a recording, health/nvml_recording.hpp, what it
+// replays).
+class UnsupportedNvml : public NvmlApi {
+ public:
+  int device_count(unsigned* count) override {
+    *count = 0;
+    return nvml_rc::kNotSupported;
+  }
+  int name(unsigned, std::string*) override { return nvml_rc::kNotSupported; }
+  int pci_bus_id(unsigned, std::string*) override { return nvml_rc::kNotSupported; }
+  int temperature(unsigned, unsigned*) override { return nvml_rc::kNotSupported; }
+  int clock_event_reasons(unsigned, std::uint64_t*) override { return nvml_rc::kNotSupported; }
+  int pcie_replay_counter(unsigned, unsigned*) override { return nvml_rc::kNotSupported; }
+  int pcie_link(unsigned, unsigned*, unsigned*, unsigned*, unsigned*) override { return nvml_rc::kNotSupported; }
+  int ecc_volatile(unsigned, bool, std::uint64_t*) override { return nvml_rc::kNotSupported; }
+  int retired_pages_pending(unsigned, bool*) override { return nvml_rc::kNotSupported; }
+  int remapped_rows(unsigned, bool*, bool*) override { return nvml_rc::kNotSupported; }
+  int nvlink_state(unsigned, unsigned, bool*) override { return nvml_rc::kNotSupported; }
+  int nvlink_error_counter(unsigned, unsigned, NvLinkCounter, std::uint64_t*) override { return nvml_rc::kNotSupported; }
+  int nvlink_version(unsigned, unsigned, unsigned*) override { return nvml_rc::kNotSupported; }
+  int register_xid_events() override { return nvml_rc::kNotSupported; }
+  int wait_xid_event(unsigned, unsigned*, std::uint64_t*) override { return nvml_rc::kNotSupported; }
+};
+
 }  // namespace commsweep::health

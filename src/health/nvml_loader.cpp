@@ -265,28 +265,12 @@ std::unique_ptr<NvmlApi> load_nvml() { return std::make_unique<DlNvml>(); }
 bool built_with_nvml() { return false; }
 
 namespace {
-class NoNvml final : public NvmlApi {
+class NoNvml final : public UnsupportedNvml {
  public:
   std::string unavailable() const override {
     return "built without nvml.h (scripts/fetch-nvml-header.sh fetches it): GPUs not read";
   }
   std::string error_string(int rc) const override { return "NVML error " + std::to_string(rc); }
-  int device_count(unsigned* count) override { *count = 0; return nvml_rc::kNotSupported; }
-  int name(unsigned, std::string*) override { return nvml_rc::kNotSupported; }
-  int pci_bus_id(unsigned, std::string*) override { return nvml_rc::kNotSupported; }
-  int temperature(unsigned, unsigned*) override { return nvml_rc::kNotSupported; }
-  int clock_event_reasons(unsigned, std::uint64_t*) override { return nvml_rc::kNotSupported; }
-  int pcie_replay_counter(unsigned, unsigned*) override { return nvml_rc::kNotSupported; }
-  int pcie_link(unsigned, unsigned*, unsigned*, unsigned*, unsigned*) override { return nvml_rc::kNotSupported; }
-  int ecc_volatile(unsigned, bool, std::uint64_t*) override { return nvml_rc::kNotSupported; }
-  int retired_pages_pending(unsigned, bool*) override { return nvml_rc::kNotSupported; }
-  int remapped_rows(unsigned, bool*, bool*) override { return nvml_rc::kNotSupported; }
-  int nvlink_state(unsigned, unsigned, bool*) override { return nvml_rc::kNotSupported; }
-  int nvlink_error_counter(unsigned, unsigned, NvLinkCounter, std::uint64_t*) override { return nvml_rc::kNotSupported; }
-  int nvlink_version(unsigned, unsigned, unsigned*) override { return nvml_rc::kNotSupported; }
-  int register_xid_events() override { return nvml_rc::kNotSupported; }
-  int wait_xid_event(unsigned, unsigned*, std::uint64_t*) override { return nvml_rc::kNotSupported; }
-  int field_value(unsigned, unsigned, std::int64_t*) override { return nvml_rc::kNotSupported; }
 };
 }  // namespace
 

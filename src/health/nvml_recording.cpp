@@ -33,7 +33,7 @@ struct Gpu {
   std::set<std::string> answered;  // the calls it answered
 };
 
-class ReplayNvml final : public NvmlApi {
+class ReplayNvml final : public UnsupportedNvml {
  public:
   explicit ReplayNvml(std::vector<Gpu> gpus) : gpus_(std::move(gpus)) {}
 
@@ -47,22 +47,11 @@ class ReplayNvml final : public NvmlApi {
     *s = gpus_[gpu].name;
     return 0;
   }
-  int pci_bus_id(unsigned, std::string*) override { return nvml_rc::kNotSupported; }
   int temperature(unsigned gpu, unsigned* c) override { return gauge(gpu, "temperature", {{"temperature_c", c}}); }
   int clock_event_reasons(unsigned gpu, std::uint64_t* r) override {
     const Sample* s = next(gpu, "clock_event_reasons");
     return s ? value(*s, "clock_event_reasons", r) : nvml_rc::kInvalidArgument;
   }
-  int pcie_replay_counter(unsigned, unsigned*) override { return nvml_rc::kNotSupported; }
-  int pcie_link(unsigned, unsigned*, unsigned*, unsigned*, unsigned*) override { return nvml_rc::kNotSupported; }
-  int ecc_volatile(unsigned, bool, std::uint64_t*) override { return nvml_rc::kNotSupported; }
-  int retired_pages_pending(unsigned, bool*) override { return nvml_rc::kNotSupported; }
-  int remapped_rows(unsigned, bool*, bool*) override { return nvml_rc::kNotSupported; }
-  int nvlink_state(unsigned, unsigned, bool*) override { return nvml_rc::kNotSupported; }
-  int nvlink_error_counter(unsigned, unsigned, NvLinkCounter, std::uint64_t*) override { return nvml_rc::kNotSupported; }
-  int nvlink_version(unsigned, unsigned, unsigned*) override { return nvml_rc::kNotSupported; }
-  int register_xid_events() override { return nvml_rc::kNotSupported; }
-  int wait_xid_event(unsigned, unsigned*, std::uint64_t*) override { return nvml_rc::kNotSupported; }
   int clocks(unsigned gpu, unsigned* sm, unsigned* mem) override {
     return gauge(gpu, "clocks", {{"sm_mhz", sm}, {"mem_mhz", mem}});
   }
