@@ -62,7 +62,8 @@ Marks marks_of(const std::vector<WindowRow>& rows, const std::vector<std::string
           keep_worst(marks[{w.rank, "throttle:" + th.reason}], i, Mark{th.share ? *th.share : -1.0, 0, w.gpu}, true);
         if (w.rank >= 0 && static_cast<std::size_t>(w.rank) < hosts.size()) by_host[hosts[w.rank]].push_back(&w);
       }
-      for (const auto& [host, ws] : by_host) {
+      for (const auto& entry : by_host) {
+        const std::vector<const GpuWindow*>& ws = entry.second;  // a named reference: clang 14 refuses a lambda capturing a structured binding
         auto drift = [&](auto reading, const std::string& what, double pct, bool below) {
           double sum = 0;
           int n = 0;
