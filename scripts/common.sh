@@ -8,6 +8,7 @@
 #   COMMSWEEP_CUDA=1|0        scripts/run.sh: build the CUDA kernels and the nccl backend, or not
 #                             (default: where a GPU and nvcc are found)
 #   COMMSWEEP_JOBS            parallel build jobs (default: the number of cores)
+#   COMMSWEEP_TEST_JOBS       ctest's -j (default: COMMSWEEP_JOBS + 1; ctest_jobs says why)
 #   COMMSWEEP_SKIP_DEPS=1     do not run scripts/install-deps.sh
 #   COMMSWEEP_CCACHE=0        do not compile through ccache (default: through it where installed)
 #   COMMSWEEP_UNITY_BUILD=0   compile each file alone (default: the libraries and the unit tests
@@ -130,6 +131,15 @@ build_commsweep() {
   local -a targets=()
   if [ $# -gt 0 ]; then targets=(--target "$@"); fi
   cmake --build "$COMMSWEEP_BUILD" -j "${COMMSWEEP_JOBS:-$(nproc)}" "${targets[@]}"
+}
+
+# ctest_jobs: ctest's -j, COMMSWEEP_TEST_JOBS, else one more than COMMSWEEP_JOBS (the cores). The MPI tests declare
+# their ranks as PROCESSORS, so that with -j equal to the cores each runs alone, and the tests
+# that mostly wait (a watchdog's deadline, a signal's moment: tests/waiting_tests.cmake) declare
+# one: the extra slot lets one of them wait beside a test that computes, where it used to hold
+# both cores idle (on CI's 2 cores, about 300 s of waiting ran alone; docs/testing.md#ci).
+ctest_jobs() {
+  echo "${COMMSWEEP_TEST_JOBS:-$((${COMMSWEEP_JOBS:-$(nproc)} + 1))}"
 }
 
 # The compute capabilities of the GPUs present as CMake architectures ("90", "80;90"); empty

@@ -46,7 +46,7 @@ run_sanitized_tests() {
   local log="$SANITIZE_BUILD/ctest-output.log"
   local rc=0
   (cd "$SANITIZE_BUILD" &&
-     ctest --output-on-failure -L "unit|mpi" -j "${COMMSWEEP_JOBS:-$(nproc)}" "$@") 2>&1 |
+     ctest --output-on-failure -L "unit|mpi" -j "$(ctest_jobs)" "$@") 2>&1 |
     tee "$log" || rc=$?
   local reports
   reports=$(grep -cE "ERROR: AddressSanitizer|runtime error:" "$log" || true)

@@ -14,7 +14,7 @@ run_ctest() {
   local rc=0
   say "running ctest in $COMMSWEEP_BUILD (log: $log)"
   (cd "$COMMSWEEP_BUILD" &&
-     ctest --output-on-failure -j "${COMMSWEEP_JOBS:-$(nproc)}" "$@") 2>&1 | tee "$log" || rc=$?
+     ctest --output-on-failure -j "$(ctest_jobs)" "$@") 2>&1 | tee "$log" || rc=$?
   # ctest's own summary, repeated last so that it is the line a CI log ends with.
   local summary
   summary=$(grep -E "tests passed|tests failed" "$log" | tail -n 1 || true)
