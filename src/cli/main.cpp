@@ -12,6 +12,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "output/stdout_check.hpp"
+#include "run/measure.hpp"
 #include "run/results_keeper.hpp"
 #include "run/run_setup.hpp"
 #include "run/workload.hpp"
@@ -43,7 +44,8 @@ int run_measuring(commsweep::World& world, const commsweep::Workload& workload, 
   }
   if (o.help || o.version || o.list) return exit_code::kOk;
   RankContext context;
-  return guarded(world, context, [&] { return o.measurement->run_alone(world, o.run, o.arguments, envp, context); });
+  return guarded(world, context,
+                 [&] { return run_alone(world, workload, *o.measurement, o.run, o.arguments, envp, context); });
 }
 
 // A command's offline form (`commsweep pairs --plan`, `commsweep health --judge FILE`): it reads

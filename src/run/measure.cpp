@@ -31,21 +31,22 @@ void check_sweep(World& world, const RunSweep& sweep) {
   }
 }
 
-int Measurement::run_alone(World& world, const RunSettings& run, const std::vector<std::string>& arguments,
-                           char** envp, RankContext& context) {
-  RunRequest request{run, arguments};
-  request.timeout_s = timeout_s();
-  return run_sweeps(world, request, [this] { return std::vector<RunSweep>{{"", "", this}}; }, envp, context);
-}
+namespace {
 
-int run_sweeps(World& world, const RunRequest& request, const std::function<std::vector<RunSweep>()>& read, char** envp,
-               RankContext& context) {
+// The lifecycle of run_sweeps and run_alone: FILE the --json file's kind (a document only for
+// one sweep alone).
+int run_lifecycle(World& world, const RunRequest& request, const std::function<std::vector<RunSweep>()>& read,
+                  RunFile file, char** envp, RankContext& context) {
   const bool root = world.rank() == 0;
-  ResultsRun run(world, request, envp, context);
+  MeasuringRun run(world, request, envp, context, file);
   const std::vector<RunSweep> sweeps = read();
   // Every sweep before the first runs: a bad root or experts that do not divide must not end a
   // suite half-way.
   for (const RunSweep& s : sweeps) check_sweep(world, s);
+  // Alone, a workload's own document is its file from now on: what it planned (a signal during
+  // the set-up leaves it, saying nothing was measured), then each step's record.
+  DocumentKeeper* document = run.document_keeper();
+  if (document) sweeps.front().measurement->plan_document(*document);
   std::vector<std::string> notes(sweeps.size());
   // NCCL's kernel channel events are not asked for (BackendOptions::time_kernels): once a
   // communicator has them, every task pays for them, the table's pass too (NCCL 2.28.9 reads its
@@ -62,9 +63,12 @@ int run_sweeps(World& world, const RunRequest& request, const std::function<std:
       options);
   if (!started) return run.end_failed_transport();
 
-  // Rank 0: the expected figures of this hardware, said once (regress/expected.hpp); each
-  // collective row is annotated and judged by them under its table.
-  if (root) {
+  if (root && file == RunFile::Document) {
+    // No table header says it: the version line heads the workload's own output.
+    std::cout << "# " << run.setup().version_line << "\n" << std::flush;
+  } else if (root) {
+    // Rank 0: the expected figures of this hardware, said once (regress/expected.hpp); each
+    // collective row is annotated and judged by them under its table.
     auto expected = std::make_shared<regress::Expectations>(
         regress::match(run.expected_table(), regress::facts_of(run.setup().provenance, run.setup().transport)));
     if (!expected->note.empty()) std::cout << "# " << expected->note << "\n" << std::flush;
@@ -77,20 +81,49 @@ int run_sweeps(World& world, const RunRequest& request, const std::function<std:
   RunControl& control = run.control();
   std::vector<health::TrafficEvidence> evidence;
   int verdict = 0;
+  DocumentReporter alone_report;  // a workload's own document, reported after the health snapshot
   for (std::size_t i = 0; i < sweeps.size() && !control.interrupted(); ++i) {
     const RunSweep& s = sweeps[i];
     if (root && !s.name.empty()) std::cout << banner(s, i, sweeps.size()) << "\n";
-    Stage stage{world, run.backend(), control, run.setup(), std::cout};
+    Stage stage{world, run.backend(), control, run.setup(), std::cout, document};
     Outcome outcome = s.measurement->run(stage, results);
     results.wrong_total += outcome.wrong;
     verdict = combined_exit(verdict, outcome.verdict);
     evidence.insert(evidence.end(), outcome.evidence.begin(), outcome.evidence.end());
+    if (outcome.report && file == RunFile::Document) {
+      alone_report = std::move(outcome.report);
+    } else if (outcome.report) {
+      // In a suite: its report under its output, its document into the results file's documents.
+      const DocumentReport reported = outcome.report({}, std::cout);
+      results.wrong_total += reported.wrong;
+      verdict = combined_exit(verdict, reported.verdict);
+      if (!reported.document.is_null()) {
+        results.documents.push_back(reported.document);
+        if (run.setup().keeper) run.setup().keeper->add_document(results.documents.back());
+      }
+    }
     if (root && control.interrupted() && i + 1 < sweeps.size()) {
       std::cout << "# Suite stopped: the " << sweeps.size() - i - 1 << " sweep(s) after this one did not run\n";
     }
   }
   results.avg_busbw_gbps = report::average_busbw(results.rows);
-  return run.finish(results, std::move(evidence), verdict);
+  return run.finish(results, std::move(evidence), verdict, alone_report);
+}
+
+}  // namespace
+
+int run_sweeps(World& world, const RunRequest& request, const std::function<std::vector<RunSweep>()>& read, char** envp,
+               RankContext& context) {
+  return run_lifecycle(world, request, read, RunFile::Results, envp, context);
+}
+
+int run_alone(World& world, const Workload& workload, Measurement& measurement, const RunSettings& run,
+              const std::vector<std::string>& arguments, char** envp, RankContext& context) {
+  RunRequest request{run, arguments};
+  request.timeout_s = measurement.timeout_s();
+  const RunFile file = workload.schema.empty() ? RunFile::Results : RunFile::Document;
+  return run_lifecycle(world, request, [&] { return std::vector<RunSweep>{{"", "", &measurement}}; }, file, envp,
+                       context);
 }
 
 }  // namespace commsweep

@@ -6,6 +6,7 @@
 #include "run/preflight_gather.hpp"
 #include "run/provenance.hpp"
 #include "report/json.hpp"
+#include "runtime/termination.hpp"
 #include "core/error.hpp"
 #include "version.hpp"
 
@@ -81,28 +82,64 @@ int RunLifecycle::end(const Ending& ending) {
   return code;
 }
 
-report::Results ResultsRun::header() const {
+MeasuringRun::MeasuringRun(World& world, RunRequest request, char** envp, RankContext& context, RunFile file)
+    : RunLifecycle(world, std::move(request), envp, context), file_(file) {
+  report::Provenance early = early_provenance(this->world(), this->request());
+  if (file_ == RunFile::Document) {
+    document_keeper_ = make_keeper<DocumentKeeper>(this->world(), this->request().json_path, std::move(early));
+  } else {
+    report::Results header;
+    header.provenance = std::move(early);
+    results_keeper_ = make_keeper<ResultsKeeper>(this->world(), this->request().json_path, std::move(header));
+  }
+}
+
+std::shared_ptr<Keeper> MeasuringRun::kept_by() const {
+  if (document_keeper_) return document_keeper_;
+  return results_keeper_;
+}
+
+report::Results MeasuringRun::header() const {
   report::Results results;
   results.provenance = setup().provenance;
   results.transport = setup().transport;
   return results;
 }
 
-void ResultsRun::keep(const report::Results& header) {
-  if (keeper()) keeper()->set_header(header);
-  setup().keeper = shared_keeper();
+void MeasuringRun::keep(const report::Results& header) {
+  if (results_keeper_) results_keeper_->set_header(header);
+  setup().keeper = results_keeper_;
 }
 
-int ResultsRun::finish(report::Results& results, std::vector<health::TrafficEvidence> evidence, int verdict) {
+int MeasuringRun::finish(report::Results& results, std::vector<health::TrafficEvidence> evidence, int verdict,
+                         const DocumentReporter& document) {
+  results.complete = !control().interrupted();
+  if (!results.complete) results.interrupted_by = termination_signal_name();
   Ending ending;
   ending.evidence = std::move(evidence);
+  if (file_ == RunFile::Results) {
+    ending.report = [&](nlohmann::json health, std::vector<std::string> health_fail) {
+      results.health = std::move(health);
+      results.health_fail = std::move(health_fail);
+      if (results_keeper_) results_keeper_->write_final(results);
+      return combined_exit(exit_code_of(results), verdict);
+    };
+    return end(ending);
+  }
+  // The workload's report names the health FAILs: it comes after the snapshot, the block under it.
+  ending.health_block_last = true;
   ending.report = [&](nlohmann::json health, std::vector<std::string> health_fail) {
-    results.health = std::move(health);
     results.health_fail = std::move(health_fail);
-    if (keeper()) keeper()->write_final(results);
-    return combined_exit(exit_code_of(results), verdict);
+    const DocumentReport reported = document ? document(results.health_fail, std::cout) : DocumentReport{};
+    results.wrong_total += reported.wrong;
+    if (document_keeper_ && !reported.document.is_null()) {
+      document_keeper_->attach("health", std::move(health));
+      document_keeper_->write_final(reported.document);
+    }
+    std::cout << std::flush;
+    return combined_exit({exit_code_of(results), verdict, reported.verdict});
   };
-  return MeasuringRun::finish(results, ending);
+  return end(ending);
 }
 
 }  // namespace commsweep

@@ -1,14 +1,15 @@
 // The one lifecycle of every command that measures: the registered workloads' (`commsweep
-// TEST...`, `ep`, `pairs`: run/workload.hpp) and `suite`, through run/measure.hpp (pairs alone
-// through run/pairs_run.hpp). The usage checks that need the world (a root outside the job,
-// experts that do not divide, a pairs job of one node) come with the keeper made, before start:
+// TEST...`, `ep`, `pairs`, `nvlink`: run/workload.hpp), alone or as `suite`'s sweeps, all
+// through run/measure.hpp, where a workload plugs in its measurement step. The usage checks that
+// need the world (a root outside the job, experts that do not divide, a pairs job of one node)
+// come with the keeper made, before start:
 //
-//   MeasuringRun<K> run(world, request, envp, context)
+//   MeasuringRun run(world, request, envp, context, file)
 //        --json writable, --health-thresholds and --expected read, COMMSWEEP_SYSFS_ROOT a folder (else a
-//        usage Error on every rank), then the keeper K at once
-//        (ResultsKeeper, a DocumentKeeper: run/results_keeper.hpp): a SIGTERM / SIGINT from here on
-//        leaves an incomplete file (no rows, complete: false, interrupted_by, the early
-//        provenance) however far the set-up got;
+//        usage Error on every rank), then the keeper of FILE at once (ResultsKeeper:
+//        run/results_keeper.hpp, or a workload's DocumentKeeper: run/document_keeper.hpp): a
+//        SIGTERM / SIGINT from here on leaves an incomplete file (no rows, complete: false,
+//        interrupted_by, the early provenance) however far the set-up got;
 //   run.start(hook)
 //        the brief preflight (unless --no-preflight), the health snapshot before, the backend's
 //        set-up (start_run: binding, topology, transport check), HOOK (each sweep's prepare():
@@ -16,28 +17,27 @@
 //        transport check failed:
 //   return run.end_failed_transport()
 //        its health finding on the whole job, exit code 6 (core/exit_codes.hpp);
-//   ... the command measures; its engines are watched and stopped through run.control()
+//   ... the sweeps measure; their engines are watched and stopped through run.control()
 //        (sweep/run_control.hpp: the phases' deadlines, the agreed stop on a signal) ...
-//   return run.finish(record, ending)
+//   return run.finish(results, evidence, verdict, document)
 //        the record complete, or interrupted_by the signal where the ranks agreed to stop;
 //        the health snapshot after; rank 0's report (the final file through the keeper, its
 //        summary not ok and naming each health FAIL); the exit code rank 0 decides (a health
 //        FAIL is 6, combined with the run's other outcomes), on every rank.
-//
-// ResultsRun (MeasuringRun<ResultsKeeper>) adds the results' header and ending of the commands
-// whose record is commsweep.results (run/measure.hpp: the sweeps, ep, suite); pairs alone keeps
-// its own record.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "run/document_keeper.hpp"
 #include "run/expected_run.hpp"
 #include "run/health_gather.hpp"
 #include "run/results_keeper.hpp"
@@ -88,7 +88,8 @@ class RunLifecycle {
   struct Ending {
     std::vector<health::TrafficEvidence> evidence;  // rank 0's, joined with the health findings
     // Where rank 0 prints the health block: before REPORT (the sweeps: under the tables, before
-    // "# Results written") or after it (pairs: under the matrix and its findings).
+    // "# Results written") or after it (a workload's own document: under its report, which
+    // names the health FAILs and so comes after the snapshot).
     bool health_block_last = false;
     // Rank 0: the final file through the keeper (HEALTH: the snapshot's JSON, null when off;
     // HEALTH_FAIL: its FAIL findings, one line each, for the record's summary and its exit
@@ -119,54 +120,44 @@ class RunLifecycle {
   RunSetup setup_;
 };
 
-// K: ResultsKeeper (record report::Results) or a DocumentKeeper (record pairs::PairsRun,
-// nvlink::NvlinkRun, ...: run/document_keeper.hpp).
-template <typename K>
-class MeasuringRun : public RunLifecycle {
+// What a measuring run's --json file is: the results file (commsweep.results: the rows, a
+// suite's documents), or the document of the one workload it runs alone that has one
+// (Workload::schema: pairs, nvlink), whose analysis is printed after the health snapshot, with
+// the health block under it.
+enum class RunFile { Results, Document };
+
+// The lifecycle with its keeper, whichever FILE it writes: a ResultsKeeper (record
+// report::Results) or the DocumentKeeper (run/document_keeper.hpp).
+class MeasuringRun final : public RunLifecycle {
  public:
-  using Record = typename K::Record;
-  // --json writable, then K (rank 0 with --json; null elsewhere) holding EARLY, what the
-  // command knows of its record before the set-up (pairs: its nodes and rounds), with the
-  // early provenance.
-  MeasuringRun(World& world, RunRequest request, char** envp, RankContext& context, Record early = {})
-      : RunLifecycle(world, std::move(request), envp, context),
-        keeper_(make_keeper<K>(world, this->request().json_path, with_early_provenance(std::move(early)))) {}
+  // --json writable, then the keeper (rank 0 with --json; null elsewhere) holding the early
+  // provenance.
+  MeasuringRun(World& world, RunRequest request, char** envp, RankContext& context, RunFile file);
 
-  K* keeper() const { return keeper_.get(); }
-  const std::shared_ptr<K>& shared_keeper() const { return keeper_; }
-  std::shared_ptr<Keeper> kept_by() const override { return keeper_; }
+  RunFile file() const { return file_; }
+  // Rank 0 with --json: the keeper of the file (by FILE, the other null); null elsewhere.
+  ResultsKeeper* results_keeper() const { return results_keeper_.get(); }
+  DocumentKeeper* document_keeper() const { return document_keeper_.get(); }
+  std::shared_ptr<Keeper> kept_by() const override;
 
-  // The ending: RECORD (report::Results, pairs::PairsRun) complete, or interrupted_by the
-  // signal where the ranks agreed to stop (RunControl); then end(ENDING).
-  int finish(Record& record, const Ending& ending) {
-    record.complete = !control().interrupted();
-    if (!record.complete) record.interrupted_by = termination_signal_name();
-    return end(ending);
-  }
-
- private:
-  Record with_early_provenance(Record early) {
-    early.provenance = early_provenance(world(), request());
-    return early;
-  }
-  std::shared_ptr<K> keeper_;
-};
-
-// The lifecycle of the commands whose record is commsweep.results (`commsweep TEST...`, `ep`,
-// `suite`): their header from the set-up, the rows kept as they are printed (run.setup().keeper),
-// the health block under the tables, the exit code of exit_code_of.
-class ResultsRun : public MeasuringRun<ResultsKeeper> {
- public:
-  using MeasuringRun::MeasuringRun;
   // After start(): the results' header (provenance, transport), for the command to complete.
   report::Results header() const;
-  // HEADER as the command completed it (notes, buffers), to the keeper; the rows the sweeps
-  // print from now on are kept under it.
+  // HEADER as the command completed it (notes, buffers), to the results keeper; the rows the
+  // sweeps print from now on are kept under it (run.setup().keeper).
   void keep(const report::Results& header);
-  // The ending with the rows in RESULTS (and wrong_total, avg_busbw_gbps): the health block
-  // (its findings joined with EVIDENCE), the final file, exit_code_of combined with VERDICT
-  // (a sweep's fabric verdict: a suite's slow pair, 10) by core/exit_codes.hpp's precedence.
-  int finish(report::Results& results, std::vector<health::TrafficEvidence> evidence = {}, int verdict = 0);
+  // The ending: RESULTS (its rows, wrong_total, avg_busbw_gbps) complete, or interrupted_by the
+  // signal where the ranks agreed to stop (RunControl); the health snapshot after (its findings
+  // joined with EVIDENCE); rank 0's file: the results (the health block under the tables), or
+  // the workload's document as DOCUMENT reports it (the health block under its report); the
+  // exit code of exit_code_of combined with VERDICT (a sweep's fabric verdict: a slow pair, 10)
+  // by core/exit_codes.hpp's precedence.
+  int finish(report::Results& results, std::vector<health::TrafficEvidence> evidence = {}, int verdict = 0,
+             const DocumentReporter& document = {});
+
+ private:
+  RunFile file_;
+  std::shared_ptr<ResultsKeeper> results_keeper_;
+  std::shared_ptr<DocumentKeeper> document_keeper_;
 };
 
 }  // namespace commsweep

@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -15,12 +16,22 @@
 #include "output/output_file.hpp"
 #include "p2p/measure_node.hpp"
 #include "report/json.hpp"
-#include "run/nvlink_keeper.hpp"
 #include "run/results_keeper.hpp"
 #include "runtime/termination.hpp"
 
 namespace commsweep {
 namespace {
+
+// What the keeper of `commsweep nvlink --json` holds (run/document_keeper.hpp): the nodes'
+// results once gathered, else the settings only (every node measures at once and reports at the
+// end: a job ended before that leaves no file, and says so; a signal, the planned document).
+struct NvlinkDocument {
+  using Record = nvlink::NvlinkRun;
+  static constexpr const char* kUnit = "node";
+  static std::size_t measured(const Record& r) { return r.nodes.size(); }
+  static nlohmann::json document(const Record& r) { return nvlink::to_json(r, nvlink::analyse(r)); }
+  static void update(Record& kept, const Record& now) { kept = now; }
+};
 
 // What the results file records of the settings.
 nvlink::RunConfig recorded(const nvlink::NvlinkSettings& s) {
@@ -156,20 +167,6 @@ std::string nvlink_header(const World& world, const nvlink::RunConfig& settings)
   return nvlink::render_header(settings, static_cast<std::size_t>(world.node_count()), static_cast<std::size_t>(world.size()));
 }
 
-// Rank 0: the report, then the final file and the exit code.
-int report_nvlink_run(nvlink::NvlinkRun& run, const nvlink::NvlinkSettings& s, NvlinkKeeper* keeper, nlohmann::json health,
-                      std::vector<std::string> health_fail) {
-  run.health_fail = std::move(health_fail);
-  const nvlink::Analysis analysis = nvlink::analyse(run);
-  print_nvlink_reports(run, analysis, s);
-  if (keeper) {
-    keeper->attach("health", std::move(health));
-    keeper->write_final(nvlink::to_json(run, analysis));
-  }
-  std::cout << std::flush;
-  return nvlink::exit_code_of(run, analysis);
-}
-
 }  // namespace
 
 int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_path) {
@@ -212,47 +209,39 @@ void check_nvlink_job(World& world, const nvlink::NvlinkSettings& s, BackendChoi
   check_fault(world, s);
 }
 
-int run_nvlink_alone(World& world, const RunRequest& request, const nvlink::NvlinkSettings& s, char** envp,
-                     RankContext& context) {
-  const bool root = world.rank() == 0;
+void plan_nvlink_document(DocumentKeeper& keeper, const nvlink::NvlinkSettings& s) {
   nvlink::NvlinkRun run;
   run.settings = recorded(s);
-  MeasuringRun<NvlinkKeeper> lifecycle(world, request, envp, context, run);
-  if (!lifecycle.start()) return lifecycle.end_failed_transport();
-  run.provenance = lifecycle.setup().provenance;
-  if (root) std::cout << "# " << lifecycle.setup().version_line << "\n" << nvlink_header(world, run.settings) << std::flush;
-  measure_nodes(world, lifecycle.control(), s, run);
-  NvlinkKeeper* keeper = lifecycle.keeper();
-  if (keeper) keeper->keep(run);
-
-  RunLifecycle::Ending ending;
-  if (root) ending.evidence = nvlink_slow_evidence(run, nvlink::analyse(run));
-  ending.health_block_last = true;  // under the matrices and their findings
-  ending.report = [&](nlohmann::json health, std::vector<std::string> health_fail) {
-    return report_nvlink_run(run, s, keeper, std::move(health), std::move(health_fail));
-  };
-  return lifecycle.finish(run, ending);
+  keeper.plan<NvlinkDocument>(std::move(run));
 }
 
-Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& s, report::Results& results) {
+Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& s) {
   World& world = stage.world;
   const bool root = world.rank() == 0;
-  nvlink::NvlinkRun run;
-  run.settings = recorded(s);
-  run.provenance = stage.setup.provenance;
-  if (root) stage.out << nvlink_header(world, run.settings) << std::flush;
-  measure_nodes(world, stage.control, s, run);
-  if (!run.complete && stage.control.interrupted()) run.interrupted_by = termination_signal_name();
+  auto run = std::make_shared<nvlink::NvlinkRun>();
+  run->settings = recorded(s);
+  run->provenance = stage.setup.provenance;
+  if (root) stage.out << nvlink_header(world, run->settings) << std::flush;
+  measure_nodes(world, stage.control, s, *run);
+  if (!run->complete && stage.control.interrupted()) run->interrupted_by = termination_signal_name();
+  if (stage.document) stage.document->keep<NvlinkDocument>(*run);
   Outcome outcome;
   if (!root) return outcome;
-  const nvlink::Analysis analysis = nvlink::analyse(run);
-  print_nvlink_reports(run, analysis, s, stage.out);
-  outcome.wrong = analysis.wrong_total;
-  // The run's health, interruption and wrong bytes are the suite's to judge; the slow links are this sweep's.
-  outcome.verdict = nvlink::exit_code_of(run, analysis) == exit_code::kSlow ? exit_code::kSlow : 0;
-  outcome.evidence = nvlink_slow_evidence(run, analysis);
-  results.documents.push_back(nvlink::to_json(run, analysis));
-  if (stage.setup.keeper) stage.setup.keeper->add_document(results.documents.back());
+  outcome.evidence = nvlink_slow_evidence(*run, nvlink::analyse(*run));
+  // Its summary's exit code and --prometheus's name the health FAILs when it runs alone: its
+  // report comes once the run's health is known (run/measure.cpp).
+  outcome.report = [run, s](const std::vector<std::string>& health_fail, std::ostream& out) {
+    run->health_fail = health_fail;
+    const nvlink::Analysis analysis = nvlink::analyse(*run);
+    print_nvlink_reports(*run, analysis, s, out);
+    out << std::flush;
+    DocumentReport reported;
+    reported.document = nvlink::to_json(*run, analysis);
+    reported.wrong = analysis.wrong_total;
+    // The run's health, interruption and wrong bytes are the lifecycle's to judge; the slow links are this sweep's.
+    reported.verdict = nvlink::exit_code_of(*run, analysis) == exit_code::kSlow ? exit_code::kSlow : 0;
+    return reported;
+  };
   return outcome;
 }
 

@@ -1,14 +1,15 @@
-// `commsweep nvlink` in a measuring run: the job checked (a GPU on every rank, one rank per GPU,
-// not the mpi backend, the planted fault inside one node), every node measured at once
-// (p2p/measure_node.hpp), the ranks' parts gathered on rank 0, the matrices, findings, --html,
-// --prometheus and the record of its own (commsweep.nvlink/1 through the NvlinkKeeper).
+// `commsweep nvlink`'s measurement step in the one lifecycle (run/measure.hpp), alone or as a
+// suite's sweep: the job checked (a GPU on every rank, one rank per GPU, not the mpi backend,
+// the planted fault inside one node), every node measured at once (p2p/measure_node.hpp), the
+// ranks' parts gathered on rank 0 (to the keeper of its own file when alone), and its report:
+// the matrices, findings, --html, --prometheus and the commsweep.nvlink/1 document.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "nvlink/settings.hpp"
-#include "run/measuring_run.hpp"
+#include "run/document_keeper.hpp"
 #include "run/workload.hpp"
 
 namespace commsweep {
@@ -22,12 +23,12 @@ void check_nvlink_job(World& world, const nvlink::NvlinkSettings& settings, Back
 // Returns the run's exit code; a file that is not an nvlink results file is a usage Error.
 int judge_nvlink_file(const nvlink::NvlinkSettings& settings, const std::string& json_path);
 
-// A suite's nvlink sweep: every node measured on the run's backend, the matrices and findings on
-// rank 0, the commsweep.nvlink document into results.documents; the verdict (10 for a slow link)
-// and the slow pairs as the health findings' evidence.
-Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& settings, report::Results& results);
+// Alone with --json: the run as planned (its settings), to the keeper of its document.
+void plan_nvlink_document(DocumentKeeper& keeper, const nvlink::NvlinkSettings& settings);
 
-int run_nvlink_alone(World& world, const RunRequest& request, const nvlink::NvlinkSettings& settings, char** envp,
-                     RankContext& context);
+// Every node measured on the run's backend; rank 0's outcome: the slow pairs as the health
+// findings' evidence, and its report (the matrices and findings, --html, --prometheus, the
+// commsweep.nvlink/1 document; the verdict 10 for a slow link).
+Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& settings);
 
 }  // namespace commsweep

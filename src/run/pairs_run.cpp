@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/exit_codes.hpp"
 #include "output/output_file.hpp"
 #include "pairs/exchange.hpp"
 #include "faults/pairs_faults.hpp"
@@ -23,22 +24,47 @@
 #include "pairs/rounds.hpp"
 #include "plan/adaptive.hpp"
 #include "run/pairs_health.hpp"
-#include "run/pairs_keeper.hpp"
 #include "run/progress.hpp"
+#include "runtime/termination.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep {
 namespace {
 
+// What the keeper of `commsweep pairs --json` holds (run/document_keeper.hpp): the rounds
+// measured so far, the matrix holding null for the pairs not measured. Nothing is written before
+// the first round but on a signal (the planned run, no pair).
+struct PairsDocument {
+  using Record = pairs::PairsRun;
+  static constexpr const char* kUnit = "pair";
+  static std::size_t measured(const Record& r) { return r.pairs.size(); }
+  static nlohmann::json document(const Record& r) { return pairs::to_json(r, pairs::analyse(r)); }
+  // After the first round only what changed is copied: a copy of the whole run after every round
+  // would cost rounds x pairs (quadratic: 999 rounds of up to 500,000 pairs at 1,000 nodes).
+  static void update(Record& kept, const Record& now) {
+    // The first round's: the whole run (the planned record had no GPUs, no full provenance).
+    if (kept.pairs.empty() || kept.pairs.size() > now.pairs.size()) {
+      kept = now;
+      return;
+    }
+    kept.pairs.insert(kept.pairs.end(), now.pairs.begin() + static_cast<long>(kept.pairs.size()), now.pairs.end());
+    if (kept.rounds.size() != now.rounds.size()) kept.rounds = now.rounds;  // follow-up rounds appended
+    kept.round_wall_s = now.round_wall_s;
+    kept.findings = now.findings;
+    kept.complete = now.complete;
+    kept.interrupted_by = now.interrupted_by;
+  }
+};
+
 // Rank 0: a line per round measured (and the keeper's copy), the progress line on a terminal,
 // and each follow-up's line.
 class RoundPrinter final : public pairs::RoundWatcher {
  public:
-  RoundPrinter(bool root, PairsKeeper* keeper, std::ostream& out) : root_(root), keeper_(keeper), out_(out) {}
+  RoundPrinter(bool root, DocumentKeeper* keeper, std::ostream& out) : root_(root), keeper_(keeper), out_(out) {}
   void rounds_starting(std::size_t count) override { progress_.emplace(root_ && isatty(STDERR_FILENO), count); }
   void rounds_ended() override { progress_.reset(); }
   void round_measured(const pairs::PairsRun& run, int round) override {
-    if (keeper_) keeper_->keep(run);
+    if (keeper_) keeper_->keep<PairsDocument>(run);
     progress_->clear();
     out_ << pairs::render_round(run, round) << std::flush;
     progress_->step("pairs round " + std::to_string(round + 1) + " of " + std::to_string(run.rounds.size()),
@@ -51,7 +77,7 @@ class RoundPrinter final : public pairs::RoundWatcher {
 
  private:
   bool root_;
-  PairsKeeper* keeper_;
+  DocumentKeeper* keeper_;
   std::ostream& out_;
   std::optional<ProgressLine> progress_;
 };
@@ -73,7 +99,7 @@ pairs::Analysis report_run(pairs::PairsRun& run, const pairs::PairsSettings& s, 
 // The rounds of RUN on BACKEND (or the planted slow one; a planted hang at the rounds' named
 // point), rank 0 printing them to OUT.
 void measure(World& world, Backend& backend, RunControl& control, const pairs::PairsSettings& s,
-             pairs::PairsRun& run, PairsKeeper* keeper, std::ostream& out) {
+             pairs::PairsRun& run, DocumentKeeper* keeper, std::ostream& out) {
   const std::unique_ptr<Backend> slowed = faults::planted_slow_backend(world, backend, s.slow_rank, s.slow_leaf, s.fault_slowdown, run.topology);
   pairs::PairExchange exchange(world, slowed ? *slowed : backend, control, pairs::exchange_config(s));
   RoundPrinter printer(world.rank() == 0, keeper, out);
@@ -86,68 +112,47 @@ void measure(World& world, Backend& backend, RunControl& control, const pairs::P
 
 PairsJob check_pairs_job(World& world, const pairs::PairsSettings& s) {
   pairs::require_nodes(world);
+  plan::Topology topology = pairs::job_topology(world, s);
   PairsJob job;
-  job.topology = pairs::job_topology(world, s);
-  job.plan = pairs::job_plan(s, job.topology);
+  job.plan = pairs::job_plan(s, topology);
   pairs::from_rank0(world, s.timeout_s, [&] {
     pairs::refuse_over_limit(s, job.plan, pairs::cost_model_of(s), static_cast<int>(world.size() / world.node_count()));
     return std::string();
   });
-  pairs::require_planted_faults_fit(world, s, static_cast<int>(job.plan.rounds.size()), job.topology);
+  pairs::require_planted_faults_fit(world, s, static_cast<int>(job.plan.rounds.size()), topology);
+  job.planned = pairs::planned_run(world, s, job.plan, std::move(topology));
   return job;
 }
 
-int run_pairs_alone(World& world, const RunRequest& request, const pairs::PairsSettings& s, PairsJob job, char** envp,
-                    RankContext& context) {
-  const bool root = world.rank() == 0;
-  // Known before the set-up, and in the file a signal during it leaves: the nodes, the rounds.
-  pairs::PairsRun run = pairs::planned_run(world, s, job.plan, std::move(job.topology));
-  MeasuringRun<PairsKeeper> lifecycle(world, request, envp, context, run);
-  if (!lifecycle.start()) return lifecycle.end_failed_transport();
-  run.provenance = lifecycle.setup().provenance;
-  run.nodes = pairs::describe_nodes(world, run.provenance);
-  if (root) {
-    std::cout << "# " << lifecycle.setup().version_line << "\n" << pairs::render_header(run) << std::flush;
-    for (const auto& note : job.plan.notes) std::cout << "# note: " << note << "\n";
-  }
-  PairsKeeper* keeper = lifecycle.keeper();
-  measure(world, lifecycle.backend(), lifecycle.control(), s, run, keeper, std::cout);
+void plan_pairs_document(DocumentKeeper& keeper, const PairsJob& job) { keeper.plan<PairsDocument>(job.planned); }
 
-  RunLifecycle::Ending ending;
-  if (root) ending.evidence = slow_pair_evidence(run);
-  ending.health_block_last = true;  // under the matrix and its findings
-  ending.report = [&](nlohmann::json health, std::vector<std::string> health_fail) {
-    run.health_fail = std::move(health_fail);
-    if (keeper) keeper->attach("health", std::move(health));
-    const pairs::Analysis analysis = report_run(run, s, std::cout);
-    if (keeper) keeper->write_final(pairs::to_json(run, analysis));
-    return pairs::exit_code_of(run, analysis);
-  };
-  return lifecycle.finish(run, ending);
-}
-
-Outcome run_pairs_stage(Stage& stage, const pairs::PairsSettings& s, PairsJob job, report::Results& results) {
+Outcome run_pairs_stage(Stage& stage, const pairs::PairsSettings& s, PairsJob job) {
   World& world = stage.world;
   const bool root = world.rank() == 0;
-  pairs::PairsRun run = pairs::planned_run(world, s, job.plan, std::move(job.topology));
-  run.provenance = stage.setup.provenance;
-  run.nodes = pairs::describe_nodes(world, run.provenance);
+  auto run = std::make_shared<pairs::PairsRun>(std::move(job.planned));
+  run->provenance = stage.setup.provenance;
+  run->nodes = pairs::describe_nodes(world, run->provenance);
   if (root) {
-    stage.out << pairs::render_header(run) << std::flush;
+    stage.out << pairs::render_header(*run) << std::flush;
     for (const auto& note : job.plan.notes) stage.out << "# note: " << note << "\n";
   }
-  measure(world, stage.backend, stage.control, s, run, nullptr, stage.out);
-  run.complete = !stage.control.interrupted();
-  if (!run.complete) run.interrupted_by = termination_signal_name();
+  measure(world, stage.backend, stage.control, s, *run, stage.document, stage.out);
+  run->complete = !stage.control.interrupted();
+  if (!run->complete) run->interrupted_by = termination_signal_name();
   Outcome outcome;
   if (!root) return outcome;
-  const pairs::Analysis analysis = report_run(run, s, stage.out);
-  const int code = pairs::exit_code_of(run, analysis);
-  outcome.wrong = analysis.wrong_total;
-  outcome.verdict = code == exit_code::kSlow ? code : 0;
-  outcome.evidence = slow_pair_evidence(run);
-  results.documents.push_back(pairs::to_json(run, analysis));
-  if (stage.setup.keeper) stage.setup.keeper->add_document(results.documents.back());
+  outcome.evidence = slow_pair_evidence(*run);
+  // The matrix and findings name the health FAILs when it runs alone: its report comes once
+  // the run's health is known (run/measure.cpp).
+  outcome.report = [run, s](const std::vector<std::string>& health_fail, std::ostream& out) {
+    run->health_fail = health_fail;
+    const pairs::Analysis analysis = report_run(*run, s, out);
+    DocumentReport reported;
+    reported.document = pairs::to_json(*run, analysis);
+    reported.wrong = analysis.wrong_total;
+    reported.verdict = pairs::exit_code_of(*run, analysis) == exit_code::kSlow ? exit_code::kSlow : 0;
+    return reported;
+  };
   return outcome;
 }
 

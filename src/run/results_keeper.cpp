@@ -66,8 +66,14 @@ void Keeper::write_interrupted(const std::string& cause, const std::string& desc
     std::fflush(stderr);
     return;
   }
+  const nlohmann::json doc = incomplete(cause, n == 0 ? description + " before any " + unit() + " was measured" : description);
+  if (doc.is_null()) {  // a workload's document not planned yet (run/document_keeper.hpp)
+    std::fprintf(stderr, "commsweep: rank 0: %s before anything was measured: nothing to keep\n", description.c_str());
+    std::fflush(stderr);
+    return;
+  }
   try {
-    write_quietly(incomplete(cause, n == 0 ? description + " before any " + unit() + " was measured" : description));
+    write_quietly(doc);
     interrupted_cause_ = cause;
     interrupted_description_ = description;
   } catch (const std::exception& e) {

@@ -7,7 +7,8 @@
 // final file goes through the keeper too, after which its last words say nothing.
 //   Keeper          the mechanism: the lock, the once-only write, the last words
 //   ResultsKeeper   the sweeps, ep and suite (commsweep.results/1 rows)
-//   DocumentKeeper  a workload's own document: pairs, nvlink (run/document_keeper.hpp)
+//   DocumentKeeper  the document of a workload run alone that has one: pairs, nvlink
+//                   (run/document_keeper.hpp)
 #pragma once
 
 #include <cstddef>
@@ -104,8 +105,8 @@ class ResultsKeeper final : public Keeper {
   ResultsKeeper(std::string path, report::Results header);
   void add(const report::ResultRow& row);
   void add(const report::EpRow& row);
-  // A suite's sweep of a workload with a document of its own (pairs, nvlink), once it has ended:
-  // that document.
+  // A suite's sweep of a workload with a document of its own (pairs, nvlink), once it has ended
+  // and reported: that document (run/measure.cpp).
   void add_document(const nlohmann::json& document);
   // The run's full header once the set-up has made it (the keeper may be made before, so that
   // a signal during the set-up still leaves a file saying so); the rows kept stay.

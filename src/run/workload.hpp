@@ -6,8 +6,9 @@
 //
 // A workload gives its name, a line of help, its settings table (settings/setting.hpp: its flags
 // and suite keys) and how to read one sweep of it; the sweep (a Measurement) checks itself
-// against the job, prepares what needs the backend, and runs inside a measuring run
-// (run/measure.hpp), its rows into the run's record and its tables to rank 0's output.
+// against the job, prepares what needs the backend, and runs inside the one measuring
+// lifecycle (run/measure.hpp), alone or in a suite, its rows into the run's record (or its
+// document, Workload::schema) and its tables to rank 0's output.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "health/join.hpp"
 #include "report/figure.hpp"
 #include "report/result.hpp"
+#include "run/document_keeper.hpp"
 #include "run/run_settings.hpp"
 #include "run/run_setup.hpp"
 #include "runtime/world.hpp"
@@ -39,6 +41,11 @@ struct Stage {
   RunControl& control;
   const RunSetup& setup;
   std::ostream& out;
+  // A workload with a document of its own (Workload::schema) hands its record here after each
+  // step (`document->keep<Form>(record)`): rank 0 of a run of it alone with --json, whose file
+  // is that document (run/document_keeper.hpp); null elsewhere (a suite keeps the document once
+  // it has reported).
+  DocumentKeeper* document = nullptr;
 };
 
 // What one sweep measured besides the rows it added to the record.
@@ -48,6 +55,11 @@ struct Outcome {
   // outcomes by core/exit_codes.hpp's precedence; 0 when none.
   int verdict = 0;
   std::vector<health::TrafficEvidence> evidence;  // rank 0's, joined with the health findings
+  // Rank 0, a workload with a document of its own (Workload::schema): its analysis printed and
+  // its files written, its document made, once the lifecycle calls it: at once in a suite (the
+  // document into the results' documents), after the health snapshot when it runs alone (its
+  // document is the --json file and names the health FAILs). Null for a workload of rows.
+  DocumentReporter report;
 };
 
 // One sweep of a workload, read from the command line or a suite's entry.
@@ -81,13 +93,14 @@ class Measurement {
   virtual std::string what() const = 0;
   // The seconds its phases may take (-T, or the suite sweep's "timeout").
   virtual double timeout_s() const = 0;
-  // Runs the sweep: the tables on rank 0, the rows into RESULTS (complete on rank 0).
+  // A workload with a document of its own (Workload::schema), run alone, rank 0 with --json,
+  // after check(): its record as planned, to KEEPER (`keeper.plan<Form>(record)`), so that a
+  // signal during the set-up leaves a whole document saying nothing was measured.
+  virtual void plan_document(DocumentKeeper& keeper) const { (void)keeper; }
+  // The measurement step, in the one lifecycle (run/measure.hpp), alone or in a suite: the
+  // tables on rank 0, the rows into RESULTS (complete on rank 0); a workload with a document of
+  // its own hands its record to stage.document as it measures and returns its report.
   virtual Outcome run(Stage& stage, report::Results& results) = 0;
-  // The command alone (`commsweep NAME`), from its lifecycle to its exit code. The default is a
-  // suite of this one sweep without its banner (run/measure.hpp); a workload with a record of
-  // its own (pairs) runs its own lifecycle.
-  virtual int run_alone(World& world, const RunSettings& run, const std::vector<std::string>& arguments, char** envp,
-                        RankContext& context);
   // Workload::offline_flag given: what runs without MPI (pairs --plan); returns the exit code.
   virtual int run_offline() { return 0; }
 };
@@ -137,7 +150,9 @@ struct Workload {
   // Its own --json document, where its results are not a results file's rows (pairs, nvlink):
   // the document's schema ("commsweep.nvlink/1") and how one becomes figures, the one result model
   // (report/figure.hpp) through which csv, baseline and compare read it (sheet_readers). "" and
-  // null for the collectives and ep, whose rows report/figure.hpp converts.
+  // null for the collectives and ep, whose rows report/figure.hpp converts. Run alone, such a
+  // workload's --json file is that document (run/measure.hpp's run_alone, DocumentKeeper); in a
+  // suite, it goes into the results file's documents.
   std::string_view schema = {};
   report::Sheet (*figures)(const nlohmann::json& doc) = nullptr;
 };

@@ -1,10 +1,11 @@
 // A test-only workload with matrix results, compiled only into commsweep_probe (never into the
 // product): for every ordered pair of ranks (src, dst) one value, as nvlink has one per GPU pair.
-// It proves that such a workload is one file (issues 43, 44), run alone or as a suite's sweep:
-// its results are printed, kept (alone: its --json file, a document of its own, commsweep.grid/1,
-// through the one keeper of such documents, run/document_keeper.hpp, and the one measuring
-// lifecycle: atomic file, partial results on a signal, complete: false; in a suite: the results
-// file's documents), baselined, compared and written as CSV through the one result model
+// It proves that such a workload is one file (issues 43, 44), run alone or as a suite's sweep
+// through the one measuring lifecycle (run/measure.hpp), which it gives only its measurement
+// step: its results are printed, kept (alone: its --json file, a document of its own,
+// commsweep.grid/1, through the one keeper of such documents, run/document_keeper.hpp: atomic
+// file, partial results on a signal, complete: false; in a suite: the results file's
+// documents), baselined, compared and written as CSV through the one result model
 // (report/figure.hpp), which its registry entry (`schema`, `figures`) makes known to csv,
 // baseline and compare: no line of it is in src/report/, src/regress/ or the keepers.
 //
@@ -16,6 +17,7 @@
 #include <functional>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -24,9 +26,7 @@
 #include "core/exit_codes.hpp"
 #include "report/json.hpp"
 #include "report/json_fields.hpp"
-#include "run/measuring_run.hpp"
 #include "run/document_keeper.hpp"
-#include "run/results_keeper.hpp"
 #include "run/workload.hpp"
 #include "runtime/termination.hpp"
 
@@ -148,7 +148,6 @@ struct GridDocument {
   static json document(const GridRun& r) { return grid_json(r); }
   static void update(GridRun& kept, const GridRun& now) { kept = now; }
 };
-using GridKeeper = DocumentKeeper<GridDocument>;
 
 // The planted drop: SRC, DST and the factor, or none.
 struct GridDrop {
@@ -169,7 +168,7 @@ GridDrop grid_drop(const std::string& text) {
 }
 
 // The rows: rank 0 gathers each src's row (the measured exchange), printing it to OUT and keeping
-// it (KEEP: the alone run's keeper; a suite keeps the document once it has ended).
+// it (KEEP: to the alone run's keeper; a suite keeps the document once it has reported).
 void measure_grid(World& world, RunControl& control, const GridSettings& config, GridRun& grid, std::ostream& out,
                   const std::function<void(const GridRun&)>& keep) {
   const GridDrop drop = grid_drop(config.drop);
@@ -213,38 +212,28 @@ class GridMeasurement final : public MeasurementOf<GridSettings> {
   }
   std::string what() const override { return "grid"; }
   double timeout_s() const override { return config.timeout_s; }
-  // In a suite: its document into the results file's documents, kept once it has ended.
-  Outcome run(Stage& stage, report::Results& results) override {
-    GridRun grid;
-    grid.provenance = stage.setup.provenance;
-    measure_grid(stage.world, stage.control, config, grid, stage.out, nullptr);
-    if (stage.world.rank() != 0) return {};
-    results.documents.push_back(grid_json(grid));
-    if (stage.setup.keeper) stage.setup.keeper->add_document(results.documents.back());
-    stage.out << "# grid: " << grid_measured(grid) << " pairs\n";
-    return {};
+  void plan_document(DocumentKeeper& keeper) const override {
+    GridRun planned;
+    planned.bytes = config.bytes;
+    keeper.plan<GridDocument>(std::move(planned));
   }
-  int run_alone(World& world, const RunSettings& settings, const std::vector<std::string>& arguments, char** envp,
-                RankContext& context) override {
-    check(world);
-    GridRun grid;
-    MeasuringRun<GridKeeper> lifecycle(world, RunRequest{settings, arguments}, envp, context, grid);
-    if (!lifecycle.start()) return lifecycle.end_failed_transport();
-    grid.provenance = lifecycle.setup().provenance;
-    GridKeeper* keeper = lifecycle.keeper();
-    if (world.rank() == 0) std::cout << "# " << lifecycle.setup().version_line << "\n";
-    measure_grid(world, lifecycle.control(), config, grid, std::cout, [keeper](const GridRun& g) {
-      if (keeper) keeper->keep(g);
+  // Its measurement step, alone or in a suite (run/measure.hpp): each row to the keeper of its
+  // own file when alone; its report, the document (into the results file's documents in a suite).
+  Outcome run(Stage& stage, report::Results&) override {
+    auto grid = std::make_shared<GridRun>();
+    grid->provenance = stage.setup.provenance;
+    measure_grid(stage.world, stage.control, config, *grid, stage.out, [&stage](const GridRun& g) {
+      if (stage.document) stage.document->keep<GridDocument>(g);
     });
-    RunLifecycle::Ending ending;
-    ending.report = [&](json health, std::vector<std::string> health_fail) {
-      if (keeper) keeper->attach("health", std::move(health));
-      if (keeper) keeper->write_final(grid_json(grid));
-      std::cout << "# grid: " << grid_measured(grid) << " pairs\n";
-      return combined_exit({grid.complete ? exit_code::kOk : exit_code::kInterrupted,
-                            health_fail.empty() ? exit_code::kOk : exit_code::kHealthFail});
+    Outcome outcome;
+    if (stage.world.rank() != 0) return outcome;
+    outcome.report = [grid](const std::vector<std::string>&, std::ostream& out) {
+      out << "# grid: " << grid_measured(*grid) << " pairs\n";
+      DocumentReport reported;
+      reported.document = grid_json(*grid);
+      return reported;
     };
-    return lifecycle.finish(grid, ending);
+    return outcome;
   }
 };
 

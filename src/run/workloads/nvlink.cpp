@@ -20,15 +20,8 @@ class NvlinkMeasurement final : public MeasurementOf<nvlink::NvlinkSettings> {
   void check(World& world) override { check_nvlink_job(world, config, backend_); }
   std::string what() const override { return "nvlink"; }
   double timeout_s() const override { return config.timeout_s; }
-  // In a suite its document goes into the results file's documents.
-  Outcome run(Stage& stage, report::Results& results) override { return run_nvlink_stage(stage, config, results); }
-  // Alone, its record is its own (commsweep.nvlink/1), its health block under the matrices.
-  int run_alone(World& world, const RunSettings& run, const std::vector<std::string>& arguments, char** envp,
-                RankContext& context) override {
-    check(world);
-    RunRequest request{run, arguments};
-    return run_nvlink_alone(world, request, config, envp, context);
-  }
+  void plan_document(DocumentKeeper& keeper) const override { plan_nvlink_document(keeper, config); }
+  Outcome run(Stage& stage, report::Results&) override { return run_nvlink_stage(stage, config); }
   int run_offline() override { return judge_nvlink_file(config, json_path_); }
 
  private:

@@ -18,16 +18,8 @@ class PairsMeasurement final : public MeasurementOf<pairs::PairsSettings> {
   void check(World& world) override { job_ = check_pairs_job(world, config); }
   std::string what() const override { return "pairs"; }
   double timeout_s() const override { return config.timeout_s; }
-  Outcome run(Stage& stage, report::Results& results) override {
-    return run_pairs_stage(stage, config, std::move(job_), results);
-  }
-  // Alone, its record is its own (commsweep.pairs), its health block under the matrix.
-  int run_alone(World& world, const RunSettings& run, const std::vector<std::string>& arguments, char** envp,
-                RankContext& context) override {
-    check(world);
-    RunRequest request{run, arguments};
-    return run_pairs_alone(world, request, config, std::move(job_), envp, context);
-  }
+  void plan_document(DocumentKeeper& keeper) const override { plan_pairs_document(keeper, job_); }
+  Outcome run(Stage& stage, report::Results&) override { return run_pairs_stage(stage, config, std::move(job_)); }
   int run_offline() override { return run_pairs_plan(config); }
 
  private:
