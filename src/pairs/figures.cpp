@@ -85,7 +85,9 @@ void pairs_report_parts(const json& doc, const std::vector<std::string>& names, 
   for (const auto& leaf : doc.at("topology").value("leaves", json::array())) {
     const std::string leaf_name = leaf.value("name", "");
     for (const auto& n : leaf.value("nodes", json::array())) {
-      if (n.is_number_unsigned() && n.get<std::size_t>() < names.size()) sheet.groups.emplace_back(names[n.get<std::size_t>()], leaf_name);
+      if (!n.is_number_integer() || n.get<long long>() < 0) continue;  // the leaf's nodes by index
+      const auto node = static_cast<std::size_t>(n.get<long long>());
+      if (node < names.size()) sheet.groups.emplace_back(names[node], leaf_name);
     }
   }
 }

@@ -231,7 +231,7 @@ TEST(NvlinkReports, PrometheusAndHtmlNameThePlantedPair) {
             std::string::npos)
       << prom;
   EXPECT_NE(prom.find("commsweep_nvlink_slow{host=\"" + host +
-                      "\",src=\"2\",dst=\"1\",test=\"ce_write\",gpu=\"\",metric=\"bandwidth\"} 0"),
+                      "\",src=\"0\",dst=\"1\",test=\"ce_write\",gpu=\"\",metric=\"bandwidth\"} 0"),
             std::string::npos);
   EXPECT_NE(prom.find("# TYPE commsweep_nvlink_latency_us gauge"), std::string::npos);
   EXPECT_NE(prom.find("commsweep_nvlink_exit_code{} 10"), std::string::npos);
