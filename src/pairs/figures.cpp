@@ -155,7 +155,7 @@ report::Sheet sheet_from_json(const json& doc) {
     sheet.figures.back().wrong = wrong;
     if (p.contains("slow") && p.at("slow").is_boolean()) {
       sheet.figures.back().slow = p.at("slow").get<bool>();
-      if (p.contains("ratio_to_median") && p.at("ratio_to_median").is_number()) {
+      if (sheet.figures.back().slow.value() && p.contains("ratio_to_median") && p.at("ratio_to_median").is_number()) {
         sheet.figures.back().why = {fixed(p.at("ratio_to_median").get<double>()) + " x the median rail"};
       }
     }
