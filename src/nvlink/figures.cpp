@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/strings.hpp"
 #include "report/json.hpp"
 #include "report/json_fields.hpp"
 
@@ -45,6 +46,22 @@ report::Figure nvlink_bandwidth(report::Figure f, double gbps, double moved, std
   return f;
 }
 
+// The judge's verdict recorded in the document (a pair's or a GPU's "slow" and "why"), on the
+// figures from FIRST on, and a finding where it is slow; a file without them is not judged.
+void nvlink_verdict(const json& j, const std::string& at, const std::string& finding, report::Sheet& sheet,
+                    std::size_t first) {
+  if (!j.contains("slow")) return;
+  const bool slow = member(j, "slow", at).get<bool>();
+  std::vector<std::string> why;
+  for (const auto& w : j.value("why", json::array()))
+    if (w.is_string()) why.push_back(w.get<std::string>());
+  for (std::size_t i = first; i < sheet.figures.size(); ++i) sheet.figures[i].slow = slow, sheet.figures[i].why = why;
+  if (!slow) return;
+  std::string text = finding + ":";
+  for (const auto& w : why) text += " " + w + ";";
+  sheet.findings.push_back(text);
+}
+
 void nvlink_node_figures(const json& node, const std::string& path, std::uint64_t bytes, report::Sheet& sheet) {
   const std::string host = text_of(node, "host", path);
   std::map<std::uint64_t, std::string> bus_ids;
@@ -58,6 +75,7 @@ void nvlink_node_figures(const json& node, const std::string& path, std::uint64_
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const json& p = pairs[i];
     const std::string at = path + ".pairs[" + std::to_string(i) + "]";
+    const std::size_t first = sheet.figures.size();
     const std::uint64_t src = count_of(p, "src", at), dst = count_of(p, "dst", at);
     const std::string src_name = nvlink_figure_gpu(bus_ids, src), dst_name = nvlink_figure_gpu(bus_ids, dst);
     const std::string config = host + " " + src_name + " -> " + dst_name;
@@ -86,6 +104,12 @@ void nvlink_node_figures(const json& node, const std::string& path, std::uint64_
       f.role = report::Role::Time;
       sheet.figures.push_back(std::move(f));
     }
+    // The judge's verdict is the pair's (any test), on each of its figures.
+    const std::string name = host + " " + src_name + " -> " + dst_name;
+    nvlink_verdict(p, at, "slow pair " + name, sheet, first);
+  }
+  for (const auto& finding : node.value("gpu_findings", json::array())) {
+    if (finding.is_string()) sheet.findings.push_back("GPU on " + host + ": " + finding.get<std::string>());
   }
   // All-to-one and one-to-all: the bytes of every other GPU's copy over the slowest copy's time.
   const double moved = static_cast<double>(bytes) * static_cast<double>(gpus.size() > 1 ? gpus.size() - 1 : 1);
@@ -97,6 +121,7 @@ void nvlink_node_figures(const json& node, const std::string& path, std::uint64_
     const std::string gpu_name = nvlink_figure_gpu(bus_ids, gpu);
     const std::string config = host + " " + gpu_name;
     const json& wrong = member(t, "wrong", at);
+    const std::size_t first = sheet.figures.size();
     for (const char* place : {"all_to_one", "one_to_all"}) {
       const json& gbps = member(t, std::string(place) + "_gbps", at);
       if (!gbps.is_number()) continue;
@@ -107,6 +132,7 @@ void nvlink_node_figures(const json& node, const std::string& path, std::uint64_
                         place),
           gbps.get<double>(), moved, words));
     }
+    nvlink_verdict(t, at, "slow GPU " + config, sheet, first);
   }
 }
 
@@ -125,7 +151,19 @@ report::Sheet sheet_from_json(const json& doc) {
   sheet.wrong_total = wrong.is_number() ? wrong.get<std::uint64_t>() : 0;  // null: not checked
   if (doc.contains("health") && doc.at("health").is_object()) sheet.health = doc.at("health");
   // Every pair now: a malformed document is refused here, naming its field.
-  sheet.bytes = count_of(member(doc, "settings", ""), "bytes", "settings");
+  const json& settings = member(doc, "settings", "");
+  sheet.bytes = count_of(settings, "bytes", "settings");
+  // How it was judged, for the printers (report/sheet_html.hpp).
+  if (settings.contains("slow_below") && settings.at("slow_below").is_number()) {
+    sheet.slow_fraction = settings.at("slow_below").get<double>();
+    std::string note = "Per ordered pair " + std::to_string(settings.value("iters", 0)) + " copies of " +
+                       std::to_string(sheet.bytes) + " B; a pair is slow below " + fixed(sheet.slow_fraction) +
+                       " x its node's median";
+    if (settings.contains("expected_floor") && settings.at("expected_floor").is_number()) {
+      note += ", or below " + fixed(settings.at("expected_floor").get<double>()) + " x the topology's rate by copy engine";
+    }
+    sheet.notes.push_back(note + ".");
+  }
   const json& nodes = array_member(doc, "nodes", "");
   std::set<std::string> hosts;
   for (std::size_t n = 0; n < nodes.size(); ++n) {

@@ -53,7 +53,7 @@ settings::Table<Config> make_table() {
       entry("seed", 0, "seed", settings::unsigned64(), std::nullopt, "seed of the data pattern", shown,
             [](Config& o, const Value& v, const Given&) { o.seed = v.count; }),
       entry("html", 0, "html", settings::text(), std::nullopt,
-            "write a self-contained HTML report here: a heatmap per node (copy engine and SM), the findings", shown,
+            "write a self-contained HTML report here: a heatmap per node and test, the findings, the lowest pairs", shown,
             [](Config& o, const Value& v, const Given& g) {
               if (v.text.empty()) throw_usage(g.where + ": give a file name");
               o.html_path = v.text;

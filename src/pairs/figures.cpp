@@ -4,6 +4,7 @@
 #include <tuple>
 #include <stdexcept>
 
+#include "core/strings.hpp"
 #include "report/json.hpp"
 #include "report/json_fields.hpp"
 
@@ -58,6 +59,39 @@ void pairs_node_figures(const json& doc, const std::vector<std::string>& names, 
   }
 }
 
+// What the printers show besides the figures (report/sheet_html.hpp): how it was judged, the
+// findings, and each node's leaf (the heatmap's groups).
+void pairs_report_parts(const json& doc, const std::vector<std::string>& names, report::Sheet& sheet) {
+  const json& settings = doc.at("settings");
+  if (settings.contains("slow_fraction") && settings.at("slow_fraction").is_number()) {
+    sheet.slow_fraction = settings.at("slow_fraction").get<double>();
+    std::string note = "A pair is slow below " + fixed(sheet.slow_fraction) + " x the median rail";
+    if (settings.contains("slow_fraction_of_top_third") && settings.at("slow_fraction_of_top_third").is_number()) {
+      note += " or below " + fixed(settings.at("slow_fraction_of_top_third").get<double>()) + " x the top-third pair";
+    }
+    const json& summary = doc.at("summary");
+    if (summary.contains("median_gbps") && summary.at("median_gbps").is_number()) {
+      note += "; median rail " + fixed(summary.at("median_gbps").get<double>()) + " GB/s";
+    }
+    sheet.notes.push_back(note + ".");
+  }
+  if (doc.contains("pattern") && doc.at("pattern").is_string()) {
+    sheet.notes.push_back("Pattern " + doc.at("pattern").get<std::string>() + ".");
+  }
+  for (const auto& f : doc.value("findings", json::array())) {
+    if (f.is_object() && f.contains("why")) sheet.findings.push_back(f.value("kind", "finding") + ": " + f.value("why", ""));
+  }
+  if (!doc.contains("topology") || !doc.at("topology").is_object()) return;
+  for (const auto& leaf : doc.at("topology").value("leaves", json::array())) {
+    const std::string leaf_name = leaf.value("name", "");
+    for (const auto& n : leaf.value("nodes", json::array())) {
+      if (!n.is_number_integer() || n.get<long long>() < 0) continue;  // the leaf's nodes by index
+      const auto node = static_cast<std::size_t>(n.get<long long>());
+      if (node < names.size()) sheet.groups.emplace_back(names[node], leaf_name);
+    }
+  }
+}
+
 }  // namespace
 
 report::Sheet sheet_from_json(const json& doc) {
@@ -81,6 +115,7 @@ report::Sheet sheet_from_json(const json& doc) {
   std::vector<std::string> names;
   const json& nodes = array_member(doc, "nodes", "");
   for (std::size_t i = 0; i < nodes.size(); ++i) names.push_back(text_of(nodes[i], "name", "nodes[" + std::to_string(i) + "]"));
+  pairs_report_parts(doc, names, sheet);
   sheet.nodes = names;
   std::sort(sheet.nodes.begin(), sheet.nodes.end());
   sheet.nodes.erase(std::unique(sheet.nodes.begin(), sheet.nodes.end()), sheet.nodes.end());
@@ -118,6 +153,12 @@ report::Sheet sheet_from_json(const json& doc) {
     const report::Figure pair = pairs_figure({{"node_a", first}, {"node_b", second}}, {first, second}, series);
     sheet.figures.push_back(pairs_bandwidth(pair, "bandwidth", gbps.get<double>(), bytes));
     sheet.figures.back().wrong = wrong;
+    if (p.contains("slow") && p.at("slow").is_boolean()) {
+      sheet.figures.back().slow = p.at("slow").get<bool>();
+      if (sheet.figures.back().slow.value() && p.contains("ratio_to_median") && p.at("ratio_to_median").is_number()) {
+        sheet.figures.back().why = {fixed(p.at("ratio_to_median").get<double>()) + " x the median rail"};
+      }
+    }
     sheet.figures.back().where.ranks = static_cast<int>(rails.size() * 2);
     if (time_us) {
       report::Figure time = sheet.figures.back();

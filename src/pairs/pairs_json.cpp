@@ -161,9 +161,12 @@ json summary_json(const PairsRun& run, const Analysis& a) {
 
 bool full_detail(const PairsRun& run) { return run.nodes.size() <= kFullDetailNodes; }
 
-json to_json(const PairsRun& run, const Analysis& a) {
+json to_json(const PairsRun& run, const Analysis& a) { return to_json(run, a, full_detail(run)); }
+
+json report_json(const PairsRun& run, const Analysis& a) { return to_json(run, a, run.nodes.size() <= kReportFullNodes); }
+
+json to_json(const PairsRun& run, const Analysis& a, bool full) {
   const Settings& s = run.settings;
-  const bool full = full_detail(run);
   json nodes = json::array();
   for (const auto& n : run.nodes) nodes.push_back({{"name", n.name}, {"ranks", n.ranks}, {"pci_bus_ids", n.pci_bus_ids}});
   json rounds = json::array();

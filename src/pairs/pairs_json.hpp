@@ -20,5 +20,12 @@ constexpr std::size_t kFullDetailNodes = 64;
 
 bool full_detail(const PairsRun& run);
 nlohmann::json to_json(const PairsRun& run, const Analysis& analysis);
+// The document in full (FULL) or sparse detail, whatever the nodes.
+nlohmann::json to_json(const PairsRun& run, const Analysis& analysis, bool full);
+
+// The document the --html report is drawn from (report/sheet_html.hpp): in full up to this many
+// nodes, so that its node x node heatmap has every pair (the --json file is full up to 64).
+constexpr std::size_t kReportFullNodes = 128;
+nlohmann::json report_json(const PairsRun& run, const Analysis& analysis);
 
 }  // namespace commsweep::pairs

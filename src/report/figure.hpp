@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -84,6 +85,11 @@ struct Figure {
   Role role = Role::Shown;
   // A bandwidth's bytes moved: its time is bytes / value (GB/s = 1e9 B/s); 0 where unknown.
   double bytes = 0;
+  // The workload's own verdict on the figure's case, where it judges one (nvlink's slow pair or
+  // GPU, pairs' slow pair): the HTML and Prometheus printers show it; the baseline's judge does
+  // not read it (it judges against the baseline). Unset: not judged.
+  std::optional<bool> slow;
+  std::vector<std::string> why;  // what made it slow, one reason each
 };
 
 // One workload's document (a `pairs --json` or `nvlink --json` file, a suite's pairs sweep) as
@@ -103,6 +109,17 @@ struct Sheet {
   std::string failure;
   std::uint64_t wrong_total = 0;
   nlohmann::json health;  // null when none
+  // What the printers of a sheet (report/sheet_html.hpp, report/sheet_prometheus.hpp) show
+  // besides the figures: how it was judged, one sentence each ("a pair is slow below 0.80 x its
+  // node's median"), and its findings ("slow pair: vm GPU 1 -> GPU 2: ...").
+  std::vector<std::string> notes;
+  std::vector<std::string> findings;
+  // The group of each value of a matrix's axes, in the groups' order (pairs: each node's leaf):
+  // the heatmaps order their rows by it and outline each group. Empty: no groups.
+  std::vector<std::pair<std::string, std::string>> groups;
+  // Where the heatmaps' colour turns from green to amber, as a fraction of the median (the
+  // workload's slow rule); 0: 0.5.
+  double slow_fraction = 0;
 };
 
 // How a workload's documents become figures: its schema ("commsweep.nvlink/1") and its reader

@@ -12,10 +12,12 @@
 #include "nvlink/judge.hpp"
 #include "nvlink/nvlink_json.hpp"
 #include "nvlink/render.hpp"
-#include "nvlink/report_files.hpp"
+#include "nvlink/figures.hpp"
 #include "output/output_file.hpp"
 #include "p2p/measure_node.hpp"
 #include "report/json.hpp"
+#include "report/sheet_html.hpp"
+#include "report/sheet_prometheus.hpp"
 #include "run/results_keeper.hpp"
 #include "runtime/termination.hpp"
 
@@ -133,11 +135,11 @@ void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& 
                           std::ostream& out = std::cout) {
   out << nvlink::render_report(run, analysis) << std::flush;
   if (!s.html_path.empty()) {
-    output::write_output_file(s.html_path, nvlink::render_html(run, analysis));
+    output::write_output_file(s.html_path, report::render_sheet_html(nvlink::sheet_from_json(nvlink::to_json(run, analysis))));
     out << "# HTML report written to " << s.html_path << "\n";
   }
   if (!s.prometheus_path.empty()) {
-    output::write_output_file(s.prometheus_path, nvlink::render_prometheus(run, analysis));
+    output::write_output_file(s.prometheus_path, report::render_sheet_prometheus(nvlink::sheet_from_json(nvlink::to_json(run, analysis)), nvlink::exit_code_of(run, analysis)));
     out << "# Prometheus metrics written to " << s.prometheus_path << "\n";
   }
 }

@@ -15,12 +15,13 @@
 #include "pairs/exchange.hpp"
 #include "faults/pairs_faults.hpp"
 #include "pairs/fault_checks.hpp"
-#include "pairs/heatmap_html.hpp"
+#include "pairs/figures.hpp"
 #include "pairs/job.hpp"
 #include "pairs/job_plan.hpp"
 #include "pairs/outliers.hpp"
 #include "pairs/pairs_json.hpp"
 #include "pairs/render.hpp"
+#include "report/sheet_html.hpp"
 #include "pairs/rounds.hpp"
 #include "plan/adaptive.hpp"
 #include "run/pairs_health.hpp"
@@ -89,7 +90,7 @@ pairs::Analysis report_run(pairs::PairsRun& run, const pairs::PairsSettings& s, 
   if (s.adaptive) run.findings = plan::localise(run.topology, pairs::evidence_of(run, analysis));
   out << pairs::render_report(run, analysis) << std::flush;
   if (!s.html_path.empty()) {
-    output::write_output_file(s.html_path, pairs::render_html(run, analysis));
+    output::write_output_file(s.html_path, report::render_sheet_html(pairs::sheet_from_json(pairs::report_json(run, analysis))));
     out << "# HTML report written to " << s.html_path << "\n";
   }
   out << std::flush;

@@ -12,6 +12,8 @@
 #include "pairs/pairs_json.hpp"
 #include "report/csv.hpp"
 #include "report/figure.hpp"
+#include "report/sheet_html.hpp"
+#include "report/sheet_prometheus.hpp"
 
 namespace commsweep::report {
 namespace {
@@ -121,6 +123,36 @@ TEST(Figure, PairsCaptureIsEveryNodePairsBandwidthAndTime) {
   EXPECT_EQ(sheet.figures[0].series.config, sheet.figures[1].series.config);
   EXPECT_EQ(sheet.figures[0].series.place, "sendrecv");
   EXPECT_EQ(sheet.nodes.size(), 3u);
+}
+
+// The printers written once over a sheet (report/sheet_html, sheet_prometheus) on a capture:
+// pairs' verdicts and leaves come with its figures; a pair given twice (a follow-up round) is one
+// Prometheus sample, the last; a time (better lower) has no heatmap; text is escaped.
+TEST(SheetPrinters, PairsCaptureWithItsVerdictsGroupsAndOneSamplePerCase) {
+  Sheet sheet = pairs::sheet_from_json(read_figure_fixture(COMMSWEEP_PAIRS_FIXTURE));
+  ASSERT_TRUE(sheet.figures[0].slow.has_value()) << "the document's verdict on the pair";
+  EXPECT_FALSE(sheet.groups.empty()) << "each node's leaf";
+  EXPECT_GT(sheet.slow_fraction, 0);
+  Figure again = sheet.figures[0];
+  again.value = 1.25;
+  again.slow = true;
+  sheet.figures.push_back(again);
+  sheet.findings.push_back("slow pair: <a> & b");
+  const std::string prom = render_sheet_prometheus(sheet, 10);
+  const std::string series = "commsweep_pairs_bandwidth_gbps{node_a=\"" + *part_of(again, "node_a") + "\",node_b=\"" +
+                             *part_of(again, "node_b") + "\"} ";
+  EXPECT_EQ(prom.find(series), prom.rfind(series)) << prom;
+  EXPECT_NE(prom.find(series + "1.25\n"), std::string::npos) << prom;
+  EXPECT_NE(prom.find("commsweep_pairs_slow{node_a=\"" + *part_of(again, "node_a") + "\",node_b=\"" +
+                      *part_of(again, "node_b") + "\",metric=\"bandwidth\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(prom.find("# TYPE commsweep_pairs_time_us gauge"), std::string::npos);
+  EXPECT_NE(prom.find("commsweep_pairs_exit_code{} 10\n"), std::string::npos);
+  const std::string html = render_sheet_html(sheet);
+  EXPECT_NE(html.find("<h2>bandwidth</h2>"), std::string::npos);
+  EXPECT_EQ(html.find("<h2>time"), std::string::npos);
+  EXPECT_NE(html.find("<li>slow pair: &lt;a&gt; &amp; b</li>"), std::string::npos);
+  EXPECT_NE(html.find("<td>slow</td>"), std::string::npos);
 }
 
 TEST(Figure, AMalformedDocumentNamesItsField) {

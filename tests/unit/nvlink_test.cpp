@@ -13,8 +13,10 @@
 #include "nvlink/judge.hpp"
 #include "nvlink/nvlink_json.hpp"
 #include "nvlink/render.hpp"
-#include "nvlink/report_files.hpp"
+#include "nvlink/figures.hpp"
 #include "nvlink/settings.hpp"
+#include "report/sheet_html.hpp"
+#include "report/sheet_prometheus.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep::nvlink {
@@ -210,26 +212,43 @@ TEST(NvlinkJson, ANonNvlinkDocumentIsRefusedByName) {
   }
 }
 
+// Its HTML and Prometheus come from the printers written once over its figures (issue 43):
+// the planted pair is named in both, with its verdict from the document.
 TEST(NvlinkReports, PrometheusAndHtmlNameThePlantedPair) {
   NvlinkRun run = captured();
   slow_down(run, 1, 2, 0.25);
   const Analysis a = analyse(run);
-  const std::string prom = render_prometheus(run, a);
+  const report::Sheet sheet = sheet_from_json(to_json(run, a));
+  const std::string prom = report::render_sheet_prometheus(sheet, exit_code_of(run, a));
   const std::string& host = run.nodes[0].host;
-  EXPECT_NE(prom.find("# TYPE commsweep_nvlink_pair_gbps gauge"), std::string::npos);
-  EXPECT_NE(prom.find("commsweep_nvlink_pair_slow{host=\"" + host + "\",src=\"1\",dst=\"2\",src_bus_id=\"" +
-                      run.nodes[0].gpus[1].pci_bus_id + "\",dst_bus_id=\"" + run.nodes[0].gpus[2].pci_bus_id + "\"} 1"),
+  EXPECT_NE(prom.find("# TYPE commsweep_nvlink_bandwidth_gbps gauge"), std::string::npos);
+  // Labels: the case parts of the family's figures (pairs: host, src, dst, test; GPUs: gpu).
+  EXPECT_NE(prom.find("commsweep_nvlink_bandwidth_gbps{host=\"" + host + "\",src=\"1\",dst=\"2\",test=\"ce_write\",gpu=\"\"} "),
             std::string::npos)
       << prom;
+  EXPECT_NE(prom.find("commsweep_nvlink_slow{host=\"" + host +
+                      "\",src=\"1\",dst=\"2\",test=\"ce_write\",gpu=\"\",metric=\"bandwidth\"} 1"),
+            std::string::npos)
+      << prom;
+  EXPECT_NE(prom.find("commsweep_nvlink_slow{host=\"" + host +
+                      "\",src=\"0\",dst=\"1\",test=\"ce_write\",gpu=\"\",metric=\"bandwidth\"} 0"),
+            std::string::npos);
+  EXPECT_NE(prom.find("# TYPE commsweep_nvlink_latency_us gauge"), std::string::npos);
   EXPECT_NE(prom.find("commsweep_nvlink_exit_code{} 10"), std::string::npos);
-  const std::string html = render_html(run, a);
+  EXPECT_NE(prom.find("commsweep_nvlink_complete{} 1"), std::string::npos);
+
+  const std::string html = report::render_sheet_html(sheet);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-  std::size_t svgs = 0;
-  for (std::size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
-  EXPECT_EQ(svgs, 4u);  // ce_write and sm_write, each with its colour scale above it
+  // A heatmap per node and test (better higher), each with its colour scale above it.
+  for (const char* test : {"ce_write", "sm_write"}) {
+    EXPECT_NE(html.find("<h2>bandwidth host=" + host + " test=" + test + "</h2>"), std::string::npos) << test;
+  }
+  EXPECT_EQ(html.find("<h2>latency"), std::string::npos) << "a time (better lower) has no heatmap";
   EXPECT_NE(html.find("GB/s and up</text>"), std::string::npos);
-  EXPECT_NE(html.find("<b>slow pair</b> GPU 1"), std::string::npos);
-  EXPECT_NE(html.find("GPU 1 " + run.nodes[0].gpus[1].pci_bus_id + " -&gt; GPU 2"), std::string::npos);
+  EXPECT_NE(html.find("<li>slow pair " + host + " GPU 1 ("), std::string::npos) << html.substr(0, 3000);
+  // The GPUs named by index and bus id in the rows, the columns and each cell's title.
+  EXPECT_NE(html.find("GPU 1 (" + run.nodes[0].gpus[1].pci_bus_id + ") -&gt; GPU 2"), std::string::npos);
+  EXPECT_NE(html.find("<td>slow</td>"), std::string::npos);
 }
 
 TEST(NvlinkSettings, FaultAndSizeAreChecked) {

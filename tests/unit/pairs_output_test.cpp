@@ -1,14 +1,15 @@
 // The output of `commsweep pairs` at scale: the JSON full up to 64 nodes and sparse above (slow
 // pairs only, summaries by node and leaf, the distribution), a round of many pairs summarised,
-// and the HTML heatmap grouped by leaf.
+// and the HTML heatmap grouped by leaf (the printer written once over its figures, report/sheet_html).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "pairs/heatmap_html.hpp"
+#include "pairs/figures.hpp"
 #include "pairs/outliers.hpp"
 #include "pairs/pairs_json.hpp"
 #include "pairs/render.hpp"
+#include "report/sheet_html.hpp"
 
 namespace commsweep::pairs {
 namespace {
@@ -76,11 +77,16 @@ TEST(PairsOutput, ARoundOfManyPairsIsSummarised) {
   EXPECT_NE(report.find("the legend and the node x node matrix are left out above 32 nodes"), std::string::npos);
 }
 
+// The --html report: its document's figures through the one HTML printer.
+std::string render_html(const PairsRun& run, const Analysis& a) {
+  return report::render_sheet_html(sheet_from_json(report_json(run, a)));
+}
+
 TEST(PairsOutput, HtmlHeatmapGroupedByLeaf) {
   const PairsRun run = run_of(16, 5);
   const std::string html = render_html(run, analyse(run));
-  EXPECT_NE(html.find("<h2>Pairs by leaf</h2>"), std::string::npos);
-  EXPECT_NE(html.find("<h2>Leaves</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<h2>bandwidth</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<h3>By group: each cell the lowest figure between two groups"), std::string::npos);
   EXPECT_NE(html.find("host&lt;5&gt;"), std::string::npos) << "names escaped";
   EXPECT_EQ(html.find("host<5>"), std::string::npos);
   // 4 leaf outlines in the node heatmap.
@@ -109,20 +115,19 @@ TEST(PairsOutput, HtmlLabelsColumnsShowsItsScaleAndTheSlowestPairs) {
   EXPECT_NE(html.find("GB/s and up</text>"), std::string::npos) << "a colour scale";
   EXPECT_NE(html.find(">slow below "), std::string::npos);
   // 5 slow pairs (node 5's) of 15: every slow one, then the slowest healthy ones, to 10 rows.
-  EXPECT_NE(html.find("<p>The 10 slowest of 15 pairs (5 slow).</p>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<p>The 10 lowest of 15 figures against their median (5 slow).</p>"), std::string::npos) << html;
   EXPECT_EQ(count(html, "<td>slow</td>"), 5u);
   EXPECT_EQ(count(html, "<td>ok</td>"), 5u);
-  EXPECT_NE(html.find("over 15 rails of 15 pairs"), std::string::npos);
+  EXPECT_NE(html.find("<p>A pair is slow below "), std::string::npos);
 
   const PairsRun healthy = run_of(2, -1);
   const std::string one = render_html(healthy, analyse(healthy));
-  EXPECT_NE(one.find("over 1 rail of 1 pair;"), std::string::npos) << one;
-  EXPECT_NE(one.find("<p>The 1 slowest of 1 pair (0 slow).</p>"), std::string::npos) << one;
+  EXPECT_NE(one.find("<p>The 1 lowest of 1 figure against their median (0 slow).</p>"), std::string::npos) << one;
   EXPECT_EQ(count(one, "<td>ok</td>"), 1u);
 
   PairsRun none = run_of(2, -1);
   none.pairs.clear();
-  EXPECT_NE(render_html(none, analyse(none)).find("<h2>Slowest pairs</h2>\n<p>No pair was measured.</p>"),
+  EXPECT_NE(render_html(none, analyse(none)).find("<h2>Lowest figures</h2>\n<p>No figure was measured.</p>"),
             std::string::npos);
 }
 

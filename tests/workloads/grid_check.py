@@ -4,7 +4,8 @@
 no line of its own in src/report/, src/regress/ or the keepers. On 2 ranks of the mpi backend:
 printed; kept in its --json file (commsweep.grid/1); a SIGTERM mid-run leaves the rows so far,
 complete: false; two identical runs baselined and compared exit 0; a planted drop of one pair
-(--drop 0:1:12) exits 9 (regression) naming the pair; its CSV has one row per pair. The product's
+(--drop 0:1:12) exits 9 (regression) naming the pair, and its --html and --prometheus (the printers
+written once over figures, src/report/sheet_*) show its pairs; its CSV has one row per pair. The product's
 commsweep does not know the schema (exit 2). In a suite (`kind: grid` beside a collective sweep):
 one results file holding the rows and, under "documents", the grid's document; compared with the
 alone runs' baseline it exits 0, and with the drop planted in the suite's sweep 9, naming the pair.
@@ -72,6 +73,30 @@ def interrupted(opts, found):
           % (proc.returncode, len(doc.get("pairs", []))))
 
 
+def reports(job, html_path, prom_path, found):
+    """--html and --prometheus of the planted drop, by the printers written once over figures."""
+    try:
+        with open(html_path) as f:
+            html = f.read()
+        with open(prom_path) as f:
+            prom = f.read()
+    except OSError as e:
+        found.append("grid --html/--prometheus: exit %d, %s\n%s" % (job.returncode, e, job.stderr[-600:]))
+        return
+    # 0 -> 1 at 10.5 GB/s less 12%; 1 -> 0 at 11 (grid.cpp's synthetic values).
+    want_html = ["<h2>bandwidth</h2>", "<svg", "<title>0 -&gt; 1: 9.24 GB/s", "<title>1 -&gt; 0: 11.00 GB/s",
+                 "<p>The 2 lowest of 2 figures against their median (0 slow).</p>"]
+    want_prom = ["# TYPE commsweep_grid_bandwidth_gbps gauge", 'commsweep_grid_bandwidth_gbps{src="0",dst="1"} 9.24\n',
+                 'commsweep_grid_bandwidth_gbps{src="1",dst="0"} 11\n', "commsweep_grid_complete{} 1\n",
+                 "commsweep_grid_exit_code{} 0\n"]
+    missing = [w for w in want_html if w not in html] + [w for w in want_prom if w not in prom]
+    if missing or "<script" in html:
+        found.append("grid --html/--prometheus lack %s\n%s\n%s" % (missing, html[-1500:], prom))
+    else:
+        print("grid_check: --html (a heatmap, the lowest pairs) and --prometheus (%d samples) from its figures"
+              % sum(1 for line in prom.splitlines() if line and not line.startswith("#")))
+
+
 SUITE = """- kind: grid
   name: pairs-grid
 %s- kind: collective
@@ -131,7 +156,9 @@ def problems(opts):
     job = run([opts.probe, "compare", runs[1], "--baseline", base])
     if job.returncode != 0:
         found.append("identical runs compared: exit %d (0 expected)\n%s" % (job.returncode, job.stdout[-800:]))
-    job, dropped = grid(opts, "grid-drop.json", "--drop", "0:1:12")
+    html, prom = (os.path.join(opts.workdir, "grid-drop." + ext) for ext in ("html", "prom"))
+    job, dropped = grid(opts, "grid-drop.json", "--drop", "0:1:12", "--html", html, "--prometheus", prom)
+    reports(job, html, prom, found)
     job = run([opts.probe, "compare", dropped, "--baseline", base])
     failed = [line for line in job.stdout.splitlines() if "FAIL" in line and "rank 0 -> rank 1" in line]
     if job.returncode != 9 or not failed or "rank 1 -> rank 0" in "".join(failed):
