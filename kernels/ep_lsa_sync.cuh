@@ -1,4 +1,5 @@
-// Device-side ordering for the lsa kernels (kernels/ep_lsa.cu), included by that file only:
+// Device-side ordering for the lsa kernels (kernels/ep_lsa.cu and its variants), included
+// through their stages (kernels/ep_lsa_stages.cuh):
 // the per-piece flags that let a receiver work while stores still arrive, the epoch they
 // carry, the work queue receivers take pieces from, and the kernel's clock and SM marks.
 //
