@@ -18,7 +18,7 @@
 // combine then ends at an LSA barrier and lsa_reduce sums once the host's receives are in.
 // Work is split into (item, segment) pieces, a warp each, so that few tokens still spread over
 // many warps; pieces for different peers interleave so that no peer's links take all stores.
-// Warps of each block start as the receiver's (LsaArgs::dispatch_helpers / combine_helpers,
+// Warps of each block start as the receiver's (LsaArgs::schedule.dispatch_helpers / combine_helpers,
 // taking records or tokens from a queue in the order they arrive); the others store, then join
 // them, so that the receiver's work that the stores leave over spreads on every warp.
 // The arithmetic is src/pattern/ep_pattern.hpp's, in the order the host reference uses, so the
@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   cg::grid_group grid = cg::this_grid();
   clock_start(a);
   const unsigned epoch = launch_epoch(a, kDispatchKernel);
-  const bool one_node = a.gathered == nullptr;
+  const bool one_node = a.nodes.gathered == nullptr;
   // One node: the layout's chunks, then block 0 sums this rank's row and places its tokens while
   // the other blocks offset their chunks. With a single chunk (up to kLsaLayoutChunk tokens)
   // block 0 has it. Across nodes lsa_layout ran before the gather, and block 0 reads the
@@ -68,12 +68,12 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   count_chunks(a, chunks, layout);
   if (chunks > 1) grid.sync();
   if (blockIdx.x == 0) {
-    const int n = a.nranks;
+    const int n = a.shape.nranks;
     if (one_node) {
       sum_chunks(a);
       local_places(a, &layout.before[0][0], temp);
     } else {
-      counts_stage(CountMatrices{a.gathered, n + a.experts, a.gathered + n, n + a.experts}, a);
+      counts_stage(CountMatrices{a.nodes.gathered, n + a.shape.experts, a.nodes.gathered + n, n + a.shape.experts}, a);
       announce_counts(a, epoch);
     }
   }
@@ -87,8 +87,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
     counts_stage(exchange_counts(comm, a), a);
     announce_counts(a, epoch);
   }
-  const int helpers = a.dispatch_helpers;
-  if (a.dispatch_marked && static_cast<int>(blockIdx.x) >= first_block) {
+  const int helpers = a.schedule.dispatch_helpers;
+  if (a.schedule.dispatch_marked && static_cast<int>(blockIdx.x) >= first_block) {
     // The receiver's warps set the previous launch's marks back before they wait for records
     // (every warp, where there are none); the first records land microseconds after the sync.
     const int unsetting = helpers > 0 ? helpers : kWarps;
@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   }
   if (static_cast<int>(blockIdx.x) >= first_block && static_cast<int>(threadIdx.x) / 32 >= helpers) {
     const Warp w = this_warp(helpers, first_block);
-    FlagBatch flags{flag_slots[threadIdx.x / 32], a.flag_batch, epoch};
+    FlagBatch flags{flag_slots[threadIdx.x / 32], a.schedule.flag_batch, epoch};
     send_stage<V>(a, flags, w);
     clock_mark_warp(a, 1, w.lane);
   }
@@ -112,17 +112,17 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) combine_kernel(ncclDev
   __shared__ unsigned* flag_slots[kWarps][kLsaFlagBatchMax];
   clock_start(a);
   const unsigned epoch = launch_epoch(a, kCombineKernel);
-  FlagBatch flags{flag_slots[threadIdx.x / 32], a.flag_batch, epoch};
+  FlagBatch flags{flag_slots[threadIdx.x / 32], a.schedule.flag_batch, epoch};
   // Elements a piece (and its flag): every rank launches as many blocks, so every rank picks the same.
-  const int helpers = a.gathered != nullptr ? 0 : a.combine_helpers;
-  const std::uint32_t piece = lsa_combine_piece(static_cast<long long>(a.nranks) * a.tokens, a.f.hidden,
+  const int helpers = a.nodes.gathered != nullptr ? 0 : a.schedule.combine_helpers;
+  const std::uint32_t piece = lsa_combine_piece(static_cast<long long>(a.shape.nranks) * a.shape.tokens, a.shape.f.hidden,
                                                 lsa_storing_warps(static_cast<int>(gridDim.x), helpers));
-  if (a.gathered != nullptr) {
+  if (a.nodes.gathered != nullptr) {
     // Across nodes: lsa_reduce runs once the partials from other nodes are in; the barrier, not
     // flags, orders the node's partials before it.
     partials_stage(a, flags, this_warp(), piece, false);
     clock_mark(a, 0);
-    lsa_barrier(comm, a.barrier_base + blockIdx.x);
+    lsa_barrier(comm, a.schedule.barrier_base + blockIdx.x);
     finish(a, kCombineKernel);
     return;
   }
@@ -154,8 +154,8 @@ __global__ void __launch_bounds__(kThreads) unpack_remote_kernel(LsaArgs a) { un
 // flags to wait for.
 __global__ void __launch_bounds__(kThreads) reduce_kernel(LsaArgs a) {
   const Warp w = this_warp();
-  const std::uint32_t piece = kLsaCombinePieceMax, nseg = lsa_segments(a.f.hidden, piece);
-  const long long pieces = static_cast<long long>(a.tokens) * nseg;
+  const std::uint32_t piece = kLsaCombinePieceMax, nseg = lsa_segments(a.shape.f.hidden, piece);
+  const long long pieces = static_cast<long long>(a.shape.tokens) * nseg;
   for (long long p = w.id; p < pieces; p += w.count) {
     reduce_piece(a, static_cast<int>(p / nseg), static_cast<std::uint32_t>(p % nseg), piece, nullptr, 0, false, w.lane);
   }
@@ -178,8 +178,8 @@ int lsa_max_blocks(int device) {
 int lsa_barrier_count(int blocks) { return 2 * blocks; }
 
 cudaError_t lsa_dispatch(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream) {
-  if (a.segment_bytes == kPieceBytes<4>) return launch_cooperative(dispatch_kernel<4>, comm, a, blocks, stream);
-  if (a.segment_bytes == kPieceBytes<5>) return launch_cooperative(dispatch_kernel<5>, comm, a, blocks, stream);
+  if (a.shape.segment_bytes == kPieceBytes<4>) return launch_cooperative(dispatch_kernel<4>, comm, a, blocks, stream);
+  if (a.shape.segment_bytes == kPieceBytes<5>) return launch_cooperative(dispatch_kernel<5>, comm, a, blocks, stream);
   return cudaErrorInvalidValue;  // not what lsa_segment_bytes picks
 }
 

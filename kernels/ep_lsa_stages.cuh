@@ -29,7 +29,7 @@ namespace commsweep::ep::kernels::lsa_stages {
 inline constexpr int kThreads = kLsaThreads;
 inline constexpr int kWarps = kThreads / 32;
 // A dispatch piece is V 16-byte vectors of every lane: V = 4 (2048 bytes) or 5 (2560), a
-// template argument of the dispatch kernel (LsaArgs::segment_bytes picks it) so that each size
+// template argument of the dispatch kernel (LsaArgs::shape.segment_bytes picks it) so that each size
 // gets its own register allocation (ptxas at 64 registers, db8b4f2: the 4-vector kernel spills
 // 40 bytes, the 5-vector one 20).
 template <int V>
@@ -44,10 +44,10 @@ inline constexpr int kLoadsInFlight = 4;
 using Scan = cub::BlockScan<int, kThreads>;
 
 __device__ inline char* local_part(const LsaArgs& a, std::size_t offset) {
-  return static_cast<char*>(ncclGetLocalPointer(a.window, offset));
+  return static_cast<char*>(ncclGetLocalPointer(a.window.handle, offset));
 }
 __device__ inline char* peer_part(const LsaArgs& a, std::size_t offset, int peer) {
-  return static_cast<char*>(ncclGetPeerPointer(a.window, offset, peer));
+  return static_cast<char*>(ncclGetPeerPointer(a.window.handle, offset, peer));
 }
 
 // Every block's barrier with the same block on the other ranks: what they stored before it is
@@ -130,9 +130,9 @@ struct Header {
   std::int32_t* place;
 };
 __device__ inline Header header_at(char* base, std::size_t record, const LsaArgs& a) {
-  char* h = base + record * a.header_bytes;
-  return {reinterpret_cast<std::int32_t*>(h), reinterpret_cast<float*>(h + 4 * a.f.topk),
-          reinterpret_cast<std::int32_t*>(h + 8 * a.f.topk)};
+  char* h = base + record * a.shape.header_bytes;
+  return {reinterpret_cast<std::int32_t*>(h), reinterpret_cast<float*>(h + 4 * a.shape.f.topk),
+          reinterpret_cast<std::int32_t*>(h + 8 * a.shape.f.topk)};
 }
 
 // Stage 1: the layout, in chunks of kLsaLayoutChunk tokens, each chunk a block's: four lanes a
@@ -154,7 +154,7 @@ struct LayoutShared {
 };
 static_assert(kWarps * kLayoutColumns >= kLsaRanksMax, "local_places' scratch is LayoutShared::before");
 
-__device__ inline int layout_chunks(const LsaArgs& a) { return lsa_layout_chunks(a.tokens); }
+__device__ inline int layout_chunks(const LsaArgs& a) { return lsa_layout_chunks(a.shape.tokens); }
 
 // A lane's share of a chunk: its token, which fourth of the token's indices it holds, its
 // token's bit in the warp's masks.
@@ -166,7 +166,7 @@ struct LayoutLane {
 __device__ inline LayoutLane layout_lane(const LsaArgs& a, int chunk) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   const int t = chunk * kLsaLayoutChunk + static_cast<int>(threadIdx.x) / kLanesPerToken;
-  return {t, lane % kLanesPerToken, static_cast<int>(threadIdx.x / 32), 1u << (lane / kLanesPerToken), t < a.tokens};
+  return {t, lane % kLanesPerToken, static_cast<int>(threadIdx.x / 32), 1u << (lane / kLanesPerToken), t < a.shape.tokens};
 }
 
 // The lane's k-th index of the batch from j0: j0 + q, j0 + q + 4, ...
@@ -178,8 +178,8 @@ struct TopkBatch {
   int e[kTopkBatch];
 };
 __device__ inline TopkBatch load_topk(const LsaArgs& a, const LayoutLane& l, int j0) {
-  const int topk = static_cast<int>(a.f.topk);
-  const std::int32_t* idx = a.idx + static_cast<std::size_t>(l.t) * topk;
+  const int topk = static_cast<int>(a.shape.f.topk);
+  const std::int32_t* idx = a.input.idx + static_cast<std::size_t>(l.t) * topk;
   TopkBatch b;
 #pragma unroll
   for (int k = 0; k < kTopkBatch; ++k) {
@@ -190,7 +190,7 @@ __device__ inline TopkBatch load_topk(const LsaArgs& a, const LayoutLane& l, int
 }
 
 __device__ inline void count_chunk(const LsaArgs& a, int chunk, LayoutShared& sh) {
-  const int n = a.nranks, topk = static_cast<int>(a.f.topk), per_rank = a.experts / n, columns = n + a.experts;
+  const int n = a.shape.nranks, topk = static_cast<int>(a.shape.f.topk), per_rank = a.shape.experts / n, columns = n + a.shape.experts;
   const LayoutLane l = layout_lane(a, chunk);
   const unsigned below = l.bit - 1u;
   const bool single = layout_chunks(a) == 1;  // the chunk's counts are the row
@@ -217,8 +217,8 @@ __device__ inline void count_chunk(const LsaArgs& a, int chunk, LayoutShared& sh
         sh.before[w][k] = running;
         running += __popc(sh.mask[w][k]);
       }
-      a.chunk_counts[static_cast<std::size_t>(chunk) * columns + c0 + k] = running;
-      if (single) a.send_counts[c0 + k] = running;
+      a.layout.chunk_counts[static_cast<std::size_t>(chunk) * columns + c0 + k] = running;
+      if (single) a.layout.send_counts[c0 + k] = running;
     }
     __syncthreads();
     if (l.live) {
@@ -226,7 +226,7 @@ __device__ inline void count_chunk(const LsaArgs& a, int chunk, LayoutShared& sh
         return sh.before[l.warp][column] + __popc(sh.mask[l.warp][column] & below);
       };
       for (int d = c0 + l.q; d < min(c0 + width, n); d += kLanesPerToken) {
-        a.slot[static_cast<std::size_t>(l.t) * n + d] = sh.mask[l.warp][d - c0] & l.bit ? rank_in(d - c0) : -1;
+        a.layout.slot[static_cast<std::size_t>(l.t) * n + d] = sh.mask[l.warp][d - c0] & l.bit ? rank_in(d - c0) : -1;
       }
       for (int j0 = 0; j0 < topk; j0 += kTopkStep) {
         const TopkBatch b = load_topk(a, l, j0);
@@ -234,7 +234,7 @@ __device__ inline void count_chunk(const LsaArgs& a, int chunk, LayoutShared& sh
         for (int k = 0; k < kTopkBatch; ++k) {
           const int x = n + b.e[k] - c0;
           if (b.e[k] >= 0 && x >= 0 && x < width) {
-            a.rank_in_expert[static_cast<std::size_t>(l.t) * topk + topk_index(l, j0, k)] = rank_in(x);
+            a.layout.rank_in_expert[static_cast<std::size_t>(l.t) * topk + topk_index(l, j0, k)] = rank_in(x);
           }
         }
       }
@@ -246,7 +246,7 @@ __device__ inline void count_chunk(const LsaArgs& a, int chunk, LayoutShared& sh
 // After every chunk's count_chunk (a grid-wide sync, or a kernel boundary): chunk `chunk` > 0's
 // ranks plus the tokens to each column in the chunks before it.
 __device__ inline void offset_chunk(const LsaArgs& a, int chunk, LayoutShared& sh) {
-  const int n = a.nranks, topk = static_cast<int>(a.f.topk), columns = n + a.experts;
+  const int n = a.shape.nranks, topk = static_cast<int>(a.shape.f.topk), columns = n + a.shape.experts;
   const LayoutLane l = layout_lane(a, chunk);
   int* before = sh.before[0];
   for (int c0 = 0; c0 < columns; c0 += kLayoutColumns) {
@@ -254,12 +254,12 @@ __device__ inline void offset_chunk(const LsaArgs& a, int chunk, LayoutShared& s
     for (int k = threadIdx.x; k < width; k += kThreads) {
       int sum = 0;
 #pragma unroll 16
-      for (int c = 0; c < chunk; ++c) sum += a.chunk_counts[static_cast<std::size_t>(c) * columns + c0 + k];
+      for (int c = 0; c < chunk; ++c) sum += a.layout.chunk_counts[static_cast<std::size_t>(c) * columns + c0 + k];
       before[k] = sum;
     }
     __syncthreads();
     if (l.live) {
-      int* slot = a.slot + static_cast<std::size_t>(l.t) * n;
+      int* slot = a.layout.slot + static_cast<std::size_t>(l.t) * n;
       const int end = min(c0 + width, n);
       for (int d0 = c0 + l.q; d0 < end; d0 += kLanesPerToken * kTopkBatch) {
         int v[kTopkBatch];
@@ -274,7 +274,7 @@ __device__ inline void offset_chunk(const LsaArgs& a, int chunk, LayoutShared& s
           if (v[k] >= 0) slot[d] = v[k] + before[d - c0];
         }
       }
-      int* in_expert = a.rank_in_expert + static_cast<std::size_t>(l.t) * topk;
+      int* in_expert = a.layout.rank_in_expert + static_cast<std::size_t>(l.t) * topk;
       for (int j0 = 0; j0 < topk; j0 += kTopkStep) {
         const TopkBatch b = load_topk(a, l, j0);
         int v[kTopkBatch];
@@ -294,13 +294,13 @@ __device__ inline void offset_chunk(const LsaArgs& a, int chunk, LayoutShared& s
 // Block 0, after every chunk's count_chunk: this rank's row (send_counts, then expert_sends);
 // with a single chunk count_chunk wrote it.
 __device__ inline void sum_chunks(const LsaArgs& a) {
-  const int columns = a.nranks + a.experts, chunks = layout_chunks(a);
+  const int columns = a.shape.nranks + a.shape.experts, chunks = layout_chunks(a);
   if (chunks == 1) return;
   for (int k = threadIdx.x; k < columns; k += kThreads) {
     int sum = 0;
 #pragma unroll 16  // 16 loads in flight, not one round trip a chunk
-    for (int c = 0; c < chunks; ++c) sum += a.chunk_counts[static_cast<std::size_t>(c) * columns + k];
-    a.send_counts[k] = sum;
+    for (int c = 0; c < chunks; ++c) sum += a.layout.chunk_counts[static_cast<std::size_t>(c) * columns + k];
+    a.layout.send_counts[k] = sum;
   }
   __syncthreads();
 }
@@ -311,15 +311,15 @@ __device__ inline void sum_chunks(const LsaArgs& a) {
 // in order, so a rank's first expert is scanned no later than its others: `scratch` (shared,
 // kLsaRanksMax) holds each rank's first expert's running sum once its pass has reached it.
 __device__ inline void local_places(const LsaArgs& a, int* scratch, typename Scan::TempStorage& temp) {
-  const int E = a.experts, per_rank = E / a.nranks, region = a.rank * a.entries_room;
+  const int E = a.shape.experts, per_rank = E / a.shape.nranks, region = a.shape.rank * a.shape.entries_room;
   int running = 0;  // this rank's tokens to the experts of earlier passes
   for (int base = 0; base < E; base += kThreads) {
     const int e = base + threadIdx.x;
     int prefix = 0, aggregate = 0;
-    Scan(temp).ExclusiveSum(e < E ? a.expert_sends[e] : 0, prefix, aggregate);
+    Scan(temp).ExclusiveSum(e < E ? a.layout.expert_sends[e] : 0, prefix, aggregate);
     if (e < E && e % per_rank == 0) scratch[e / per_rank] = running + prefix;
     __syncthreads();
-    if (e < E) a.expert_start[e] = running + prefix + region - scratch[e / per_rank];
+    if (e < E) a.layout.expert_start[e] = running + prefix + region - scratch[e / per_rank];
     running += aggregate;
     __syncthreads();  // the scan's storage and `scratch` before the next pass
   }
@@ -352,16 +352,16 @@ struct CountMatrices {
 // flags of the elements it reads). Rank s's element k lands in slot s x M + k everywhere; the
 // rows received fill this rank's matrices.
 __device__ inline CountMatrices exchange_counts(const ncclDevComm& comm, const LsaArgs& a) {
-  const int n = a.nranks, E = a.experts, row = n + E, M = lsa_counts_elements(n, E) / n;
-  ncclLLA2AHandle handle{a.counts_a2a_buffer, a.counts_a2a_slots};
+  const int n = a.shape.nranks, E = a.shape.experts, row = n + E, M = lsa_counts_elements(n, E) / n;
+  ncclLLA2AHandle handle{a.signals.counts_a2a_buffer, a.signals.counts_a2a_slots};
   ncclLLA2ASession<ncclCoopCta> session(ncclCoopCta(), comm, ncclTeamLsa(comm), handle, 0, n * M);
   for (int i = threadIdx.x; i < n * M; i += blockDim.x) {
     const int peer = i / M, k = i % M;
-    const int2 pair{a.send_counts[2 * k], 2 * k + 1 < row ? a.send_counts[2 * k + 1] : 0};
-    session.send(peer, a.rank * M + k, pair);
+    const int2 pair{a.layout.send_counts[2 * k], 2 * k + 1 < row ? a.layout.send_counts[2 * k + 1] : 0};
+    session.send(peer, a.shape.rank * M + k, pair);
   }
-  auto* counts = reinterpret_cast<int*>(local_part(a, a.counts_offset));
-  auto* per_expert = reinterpret_cast<int*>(local_part(a, a.expert_counts_offset));
+  auto* counts = reinterpret_cast<int*>(local_part(a, a.window.counts_offset));
+  auto* per_expert = reinterpret_cast<int*>(local_part(a, a.window.expert_counts_offset));
   for (int i = threadIdx.x; i < n * M; i += blockDim.x) {
     const int source = i / M, k = i % M;
     const int2 pair = session.template recv<int2>(i);
@@ -382,27 +382,27 @@ __device__ inline CountMatrices exchange_counts(const ncclDevComm& comm, const L
 // its entries to lower local experts); across nodes, where each other node's records start
 // among those the host exchanges. The places of this rank's own tokens are local_places'.
 __device__ inline void counts_stage(const CountMatrices m, const LsaArgs& a) {
-  const int n = a.nranks, me = a.rank, L = a.local_experts;
-  for (int i = threadIdx.x; i < n * n; i += blockDim.x) a.counts_copy[i] = m.sends(i / n, i % n);
+  const int n = a.shape.nranks, me = a.shape.rank, L = a.shape.local_experts;
+  for (int i = threadIdx.x; i < n * n; i += blockDim.x) a.counts.counts_copy[i] = m.sends(i / n, i % n);
   for (int j = threadIdx.x; j < n; j += blockDim.x) {  // Starts (kernels/ep_lsa.hpp)
     int remote_from = 0, remote_to = 0;
     for (int k = 0; k < j; ++k) {
-      if (a.lsa_peer[k] < 0) {
+      if (a.nodes.lsa_peer[k] < 0) {
         remote_from += m.sends(k, me);
         remote_to += m.sends(me, k);
       }
     }
-    a.starts[j] = remote_from;
-    a.starts[n + j] = remote_to;
+    a.counts.starts[j] = remote_from;
+    a.counts.starts[n + j] = remote_to;
   }
   // A thread a segment (l, s): its loads are independent, not a running sum's chain.
   for (int k = threadIdx.x; k < L * n; k += blockDim.x) {
     const int l = k / n, s = k % n;
-    int at = s * a.entries_room;
+    int at = s * a.shape.entries_room;
 #pragma unroll 8
-    for (int lower = 0; lower < l; ++lower) at += m.to_expert(s, a.first_expert + lower);
-    a.expert_counts[k] = m.to_expert(s, a.first_expert + l);
-    a.expert_base[k] = at;
+    for (int lower = 0; lower < l; ++lower) at += m.to_expert(s, a.shape.first_expert + lower);
+    a.counts.expert_counts[k] = m.to_expert(s, a.shape.first_expert + l);
+    a.counts.expert_base[k] = at;
   }
 }
 
@@ -411,32 +411,32 @@ __device__ inline void announce_counts(const LsaArgs& a, unsigned epoch) {
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(&a.sync[kLsaCountsIn]), "r"(epoch) : "memory");
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(&a.signals.sync[kLsaCountsIn]), "r"(epoch) : "memory");
   }
 }
 
-// The running sums of the counts (LsaArgs::starts), by what they locate.
+// The running sums of the counts (LsaArgs::counts.starts), by what they locate.
 struct Starts {
   const int* p;
   int n;
   __device__ int remote_records_from(int j) const { return p[j]; }
   __device__ int remote_records_to(int j) const { return p[n + j]; }
 };
-__device__ inline Starts starts_of(const LsaArgs& a) { return {a.starts, a.nranks}; }
+__device__ inline Starts starts_of(const LsaArgs& a) { return {a.counts.starts, a.shape.nranks}; }
 // The fixed place s x tokens + i of what rank s sends a rank: its i-th record there (header,
 // flags), or, in the combine, the partial of that rank's i-th token among those sent to s.
 __device__ inline std::size_t record_place(const LsaArgs& a, int s, int i) {
-  return static_cast<std::size_t>(s) * a.tokens + i;
+  return static_cast<std::size_t>(s) * a.shape.tokens + i;
 }
 // A record's header, written by the warp of its segment 0: top-k experts, weights, and each
 // slot's place on destination d (kLsaNoPlace: the expert is not on d).
 __device__ inline void write_header(const Header& h, const LsaArgs& a, int t, int d, int lane) {
-  const int topk = static_cast<int>(a.f.topk), per_rank = a.experts / a.nranks;
+  const int topk = static_cast<int>(a.shape.f.topk), per_rank = a.shape.experts / a.shape.nranks;
   for (int j = lane; j < topk; j += 32) {
-    const std::int32_t e = a.idx[static_cast<std::size_t>(t) * topk + j];
+    const std::int32_t e = a.input.idx[static_cast<std::size_t>(t) * topk + j];
     h.idx[j] = e;
-    h.weight[j] = a.weights[static_cast<std::size_t>(t) * topk + j];
-    h.place[j] = e / per_rank == d ? a.expert_start[e] + a.rank_in_expert[static_cast<std::size_t>(t) * topk + j]
+    h.weight[j] = a.input.weights[static_cast<std::size_t>(t) * topk + j];
+    h.place[j] = e / per_rank == d ? a.layout.expert_start[e] + a.layout.rank_in_expert[static_cast<std::size_t>(t) * topk + j]
                                    : kLsaNoPlace;
   }
 }
@@ -453,28 +453,28 @@ __device__ inline unsigned* flag_at(char* flags, std::size_t r, std::uint32_t g,
 // the host sends. Segment 0's warp also writes the header.
 template <int V>
 __device__ inline void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
-  const int n = a.nranks, topk = static_cast<int>(a.f.topk), per_rank = a.experts / n;
-  const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
-  const long long pieces = static_cast<long long>(a.tokens) * n * nseg;
+  const int n = a.shape.nranks, topk = static_cast<int>(a.shape.f.topk), per_rank = a.shape.experts / n;
+  const std::uint32_t stride = a.shape.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
+  const long long pieces = static_cast<long long>(a.shape.tokens) * n * nseg;
   for (long long p = w.id; p < pieces; p += w.count) {
-    const int d = static_cast<int>((p % n + a.rank) % n);
+    const int d = static_cast<int>((p % n + a.shape.rank) % n);
     const std::uint32_t g = static_cast<std::uint32_t>(p / n % nseg);
     const int t = static_cast<int>(p / n / nseg);
-    const int s = a.slot[static_cast<std::size_t>(t) * n + d];
+    const int s = a.layout.slot[static_cast<std::size_t>(t) * n + d];
     if (s < 0) continue;
     const std::uint32_t begin = g * kPieceBytes<V>, end = min(begin + kPieceBytes<V>, stride);
-    const Piece<V> piece = load_piece<V>(reinterpret_cast<const char*>(a.input) + static_cast<std::size_t>(t) * stride, begin, end, w.lane);
-    const int peer = a.lsa_peer[d];
+    const Piece<V> piece = load_piece<V>(reinterpret_cast<const char*>(a.input.payload) + static_cast<std::size_t>(t) * stride, begin, end, w.lane);
+    const int peer = a.nodes.lsa_peer[d];
     if (peer < 0) {  // another node's rank: header, then payload, for the host to send
-      char* packed = reinterpret_cast<char*>(a.remote_send) +
+      char* packed = reinterpret_cast<char*>(a.nodes.remote_send) +
                      static_cast<std::size_t>(starts_of(a).remote_records_to(d) + s) * lsa_remote_record_bytes(a);
-      store_piece(packed + a.header_bytes, piece, begin, end, w.lane);
+      store_piece(packed + a.shape.header_bytes, piece, begin, end, w.lane);
       if (g == 0) write_header(header_at(packed, 0, a), a, t, d, w.lane);
       continue;
     }
     char* grouped = peer_part(a, lsa_grouped_at(a, flags.epoch), peer);
-    const std::int32_t* idx = a.idx + static_cast<std::size_t>(t) * topk;
-    const int* in_expert = a.rank_in_expert + static_cast<std::size_t>(t) * topk;
+    const std::int32_t* idx = a.input.idx + static_cast<std::size_t>(t) * topk;
+    const int* in_expert = a.layout.rank_in_expert + static_cast<std::size_t>(t) * topk;
     // Lane j looks up top-k slot j0 + j's place on d (-1: not there), all lanes at once; a peer
     // gets the first place only (it copies the piece to the others).
     bool placed = false;
@@ -483,10 +483,10 @@ __device__ inline void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp
       int place = -1;
       if (j < topk) {
         const int e = idx[j];
-        if (e / per_rank == d) place = a.expert_start[e] + in_expert[j];
+        if (e / per_rank == d) place = a.layout.expert_start[e] + in_expert[j];
       }
       unsigned on_d = __ballot_sync(0xffffffffu, place >= 0);
-      if (d != a.rank && on_d != 0) {
+      if (d != a.shape.rank && on_d != 0) {
         on_d &= 0u - on_d;
         placed = true;
       }
@@ -495,10 +495,10 @@ __device__ inline void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp
         store_piece(grouped + static_cast<std::size_t>(at) * stride, piece, begin, end, w.lane);
       }
     }
-    const std::size_t record = record_place(a, a.rank, s);
+    const std::size_t record = record_place(a, a.shape.rank, s);
     if (g == 0) write_header(header_at(peer_part(a, lsa_headers_at(a, flags.epoch), peer), record, a), a, t, d, w.lane);
-    if (d != a.rank && !a.dispatch_marked) {
-      publish(flags, flag_at(peer_part(a, a.flags_offset, peer), record, g, nseg), w.lane);
+    if (d != a.shape.rank && !a.schedule.dispatch_marked) {
+      publish(flags, flag_at(peer_part(a, a.window.flags_offset, peer), record, g, nseg), w.lane);
     }
   }
   flush(flags, w.lane);
@@ -515,8 +515,8 @@ __device__ inline void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp
 template <int V>
 __device__ inline void copy_marked_piece(const LsaArgs& a, char* headers, char* grouped, std::size_t r, std::uint32_t g,
                                   int lane) {
-  const int topk = static_cast<int>(a.f.topk);
-  const auto* words = reinterpret_cast<const std::uint32_t*>(headers + r * a.header_bytes);
+  const int topk = static_cast<int>(a.shape.f.topk);
+  const auto* words = reinterpret_cast<const std::uint32_t*>(headers + r * a.shape.header_bytes);
   for (int k = lane; k < 3 * topk; k += 32) until_word_landed(words + k);
   __syncwarp();
   const std::uint32_t* places = words + 2 * topk;
@@ -532,7 +532,7 @@ __device__ inline void copy_marked_piece(const LsaArgs& a, char* headers, char* 
     copies = copies || here != 0;
   }
   if (first < 0) return;  // a record always has a place here; never a wild read if not
-  const std::uint32_t stride = a.f.payload_stride;
+  const std::uint32_t stride = a.shape.f.payload_stride;
   const std::uint32_t begin = g * kPieceBytes<V>, end = min(begin + kPieceBytes<V>, stride);
   const Piece<V> piece = load_piece<V, true>(grouped + static_cast<std::size_t>(first) * stride, begin, end, lane);
   if (!copies) return;
@@ -551,16 +551,16 @@ __device__ inline void copy_marked_piece(const LsaArgs& a, char* headers, char* 
 // A header still all ones was not filled. Nothing reads that region in this launch, and the
 // peers' next stores into it come after this kernel has ended (kernels/ep_lsa_sync.cuh).
 __device__ inline void unset_marked_records(const LsaArgs& a, unsigned epoch, const Warp w) {
-  const int n = a.nranks, topk = static_cast<int>(a.f.topk);
+  const int n = a.shape.nranks, topk = static_cast<int>(a.shape.f.topk);
   char* headers = local_part(a, lsa_headers_at(a, epoch + 1u));
   char* grouped = local_part(a, lsa_grouped_at(a, epoch + 1u));
-  const std::uint32_t stride = a.f.payload_stride;
+  const std::uint32_t stride = a.shape.f.payload_stride;
   const uint4 ones = make_uint4(kLsaUnset, kLsaUnset, kLsaUnset, kLsaUnset);
-  const long long records = static_cast<long long>(n) * a.tokens;
+  const long long records = static_cast<long long>(n) * a.shape.tokens;
   for (long long r = w.id; r < records; r += w.count) {
-    const int s = static_cast<int>(r / a.tokens);
-    if (s == a.rank || a.lsa_peer[s] < 0) continue;
-    auto* words = reinterpret_cast<std::uint32_t*>(headers + r * a.header_bytes);
+    const int s = static_cast<int>(r / a.shape.tokens);
+    if (s == a.shape.rank || a.nodes.lsa_peer[s] < 0) continue;
+    auto* words = reinterpret_cast<std::uint32_t*>(headers + r * a.shape.header_bytes);
     if (!lsa_word_landed(words[0])) continue;
     int first = -1;
     for (int j0 = 0; j0 < topk && first < 0; j0 += 32) {
@@ -586,23 +586,23 @@ __device__ inline void unset_marked_records(const LsaArgs& a, unsigned epoch, co
 // every place at the stores; those from other nodes are lsa_unpack_remote's.
 template <int V>
 __device__ inline void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
-  const int n = a.nranks, me = a.rank, topk = static_cast<int>(a.f.topk);
+  const int n = a.shape.nranks, me = a.shape.rank, topk = static_cast<int>(a.shape.f.topk);
   if (n < 2) return;
   char* headers = local_part(a, lsa_headers_at(a, epoch));
   char* grouped = local_part(a, lsa_grouped_at(a, epoch));
-  char* flags = local_part(a, a.flags_offset);
-  const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
-  wait_for(&a.sync[kLsaCountsIn], epoch);
+  char* flags = local_part(a, a.window.flags_offset);
+  const std::uint32_t stride = a.shape.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
+  wait_for(&a.signals.sync[kLsaCountsIn], epoch);
   int most = 0;  // records from the peer that sent the most
   for (int s = 0; s < n; ++s) {
-    if (s != me && a.lsa_peer[s] >= 0) most = max(most, a.counts_copy[s * n + me]);
+    if (s != me && a.nodes.lsa_peer[s] >= 0) most = max(most, a.counts.counts_copy[s * n + me]);
   }
-  if (a.dispatch_marked) {
+  if (a.schedule.dispatch_marked) {
     for_each_item(a, kDispatchKernel, most * (n - 1) * static_cast<int>(nseg), lane, [&](int q) {
       const std::uint32_t g = static_cast<std::uint32_t>(q) % nseg;
       const int source = (me + 1 + static_cast<int>(q / nseg) % (n - 1)) % n;
       const int i = static_cast<int>(q / nseg) / (n - 1);
-      if (a.lsa_peer[source] < 0 || i >= a.counts_copy[source * n + me]) return;
+      if (a.nodes.lsa_peer[source] < 0 || i >= a.counts.counts_copy[source * n + me]) return;
       copy_marked_piece<V>(a, headers, grouped, record_place(a, source, i), g, lane);
     });
     return;
@@ -611,7 +611,7 @@ __device__ inline void duplicate_stage(const LsaArgs& a, unsigned epoch, int lan
     const std::uint32_t g = static_cast<std::uint32_t>(q) % nseg;
     const int source = (me + 1 + static_cast<int>(q / nseg) % (n - 1)) % n;
     const int i = static_cast<int>(q / nseg) / (n - 1);
-    if (a.lsa_peer[source] < 0 || i >= a.counts_copy[source * n + me]) return;
+    if (a.nodes.lsa_peer[source] < 0 || i >= a.counts.counts_copy[source * n + me]) return;
     const std::size_t r = record_place(a, source, i);
     // Lane 0 waits for segment 0's flag (the header), lane 1 for this segment's, at once; the
     // warp's barrier orders their acquires before every lane's reads.
@@ -656,13 +656,13 @@ struct LocalSlots {
   int count;
 };
 __device__ inline LocalSlots local_slots(const LsaArgs& a, const Header& h, int j0, int lane) {
-  const int topk = static_cast<int>(a.f.topk);
+  const int topk = static_cast<int>(a.shape.f.topk);
   const std::uint16_t* from = nullptr;
   float weight = 0;
   if (j0 + lane < topk) {
     const int place = h.place[j0 + lane];
     if (place >= 0) {
-      from = a.expert_output + static_cast<std::size_t>(place) * a.f.hidden;
+      from = a.combine.expert_output + static_cast<std::size_t>(place) * a.shape.f.hidden;
       weight = h.weight[j0 + lane];
     }
   }
@@ -716,29 +716,29 @@ __device__ inline uint4 to_bf16x8(const float (&x)[8]) {
 // check, so that their latency and the count's overlap; top-k above 32 reads the further slots
 // 32 at a time, in order, at each pass.
 __device__ inline void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w, std::uint32_t piece, bool flagged) {
-  const int n = a.nranks;
+  const int n = a.shape.nranks;
   char* headers = local_part(a, lsa_headers_at(a, flags.epoch));  // as the dispatch of this epoch left them
-  const std::uint32_t hidden = a.f.hidden;
+  const std::uint32_t hidden = a.shape.f.hidden;
   const std::uint32_t nseg = lsa_segments(hidden, piece);
-  const int topk = static_cast<int>(a.f.topk);
+  const int topk = static_cast<int>(a.shape.f.topk);
   int most = 0;  // records from the source that sent the most
-  for (int s = 0; s < n; ++s) most = max(most, a.counts_copy[s * n + a.rank]);
+  for (int s = 0; s < n; ++s) most = max(most, a.counts.counts_copy[s * n + a.shape.rank]);
   const long long pieces = static_cast<long long>(most) * n * nseg;
   for (long long p = w.id; p < pieces; p += w.count) {
-    const int source = static_cast<int>((p % n + a.rank) % n);
+    const int source = static_cast<int>((p % n + a.shape.rank) % n);
     const std::uint32_t g = static_cast<std::uint32_t>(p / n % nseg);
     const int i = static_cast<int>(p / n / nseg);  // among the source's records here
     const std::size_t r = record_place(a, source, i);  // within the room (i < tokens) either way
     const Header h = header_at(headers, r, a);
     const LocalSlots first = local_slots(a, h, 0, w.lane);  // read before the record is known to be there
-    if (i >= a.counts_copy[source * n + a.rank]) continue;
-    const std::size_t at = record_place(a, a.rank, i);  // its place at the source
+    if (i >= a.counts.counts_copy[source * n + a.shape.rank]) continue;
+    const std::size_t at = record_place(a, a.shape.rank, i);  // its place at the source
     // A source on this node: its partials buffer; on another node: by record here, for the
     // host to send.
-    const int peer = a.lsa_peer[source];
-    auto* dst = peer >= 0 ? reinterpret_cast<std::uint16_t*>(peer_part(a, a.partials_offset, peer)) +
+    const int peer = a.nodes.lsa_peer[source];
+    auto* dst = peer >= 0 ? reinterpret_cast<std::uint16_t*>(peer_part(a, a.window.partials_offset, peer)) +
                                 at * hidden
-                          : a.remote_partials + r * hidden;
+                          : a.nodes.remote_partials + r * hidden;
     const std::uint32_t begin = g * piece, end = min(begin + piece, hidden);
     for (std::uint32_t e0 = begin + w.lane * 8; e0 - w.lane * 8 < end; e0 += 32 * 8) {
       const bool mine = e0 < end;
@@ -747,7 +747,7 @@ __device__ inline void partials_stage(const LsaArgs& a, FlagBatch& flags, const 
       for (int j0 = 32; j0 < topk; j0 += 32) add_slots(partial, local_slots(a, h, j0, w.lane), e0, mine);
       if (mine) *reinterpret_cast<uint4*>(dst + e0) = to_bf16x8(partial);
     }
-    if (flagged && peer >= 0) publish(flags, flag_at(peer_part(a, a.partial_flags_offset, peer), at, g, nseg), w.lane);
+    if (flagged && peer >= 0) publish(flags, flag_at(peer_part(a, a.window.partial_flags_offset, peer), at, g, nseg), w.lane);
   }
   flush(flags, w.lane);
 }
@@ -760,10 +760,10 @@ __device__ inline void partials_stage(const LsaArgs& a, FlagBatch& flags, const 
 // them back to all ones once read (kernels/ep_lsa_sync.cuh).
 __device__ inline void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, std::uint32_t piece, const unsigned* flags,
                              unsigned epoch, bool marked, int lane) {
-  const int n = a.nranks;
-  auto* partials = reinterpret_cast<std::uint16_t*>(local_part(a, a.partials_offset));
-  const std::uint32_t hidden = a.f.hidden, nseg = lsa_segments(hidden, piece);
-  const int* slot = a.slot + static_cast<std::size_t>(t) * n;
+  const int n = a.shape.nranks;
+  auto* partials = reinterpret_cast<std::uint16_t*>(local_part(a, a.window.partials_offset));
+  const std::uint32_t hidden = a.shape.f.hidden, nseg = lsa_segments(hidden, piece);
+  const int* slot = a.layout.slot + static_cast<std::size_t>(t) * n;
   if (flags != nullptr) {
     // Lane d waits for rank d's flag, all at once; the warp's barrier orders them before the reads.
     for (int d = lane; d < n; d += 32) {
@@ -806,7 +806,7 @@ __device__ inline void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, st
         }
       }
     }
-    if (mine) *reinterpret_cast<uint4*>(a.out + static_cast<std::size_t>(t) * hidden + e0) = to_bf16x8(acc);
+    if (mine) *reinterpret_cast<uint4*>(a.combine.out + static_cast<std::size_t>(t) * hidden + e0) = to_bf16x8(acc);
   }
 }
 
@@ -815,9 +815,9 @@ __device__ inline void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, st
 // partials arrive), each once its partials have landed (their flags, or `marked` the partials
 // themselves).
 __device__ inline void reduce_stage(const LsaArgs& a, unsigned epoch, int lane, std::uint32_t piece, bool marked) {
-  const auto* flags = marked ? nullptr : reinterpret_cast<const unsigned*>(local_part(a, a.partial_flags_offset));
-  const int nseg = static_cast<int>(lsa_segments(a.f.hidden, piece));
-  for_each_item(a, kCombineKernel, a.tokens * nseg, lane, [&](int q) {
+  const auto* flags = marked ? nullptr : reinterpret_cast<const unsigned*>(local_part(a, a.window.partial_flags_offset));
+  const int nseg = static_cast<int>(lsa_segments(a.shape.f.hidden, piece));
+  for_each_item(a, kCombineKernel, a.shape.tokens * nseg, lane, [&](int q) {
     reduce_piece(a, q / nseg, static_cast<std::uint32_t>(q % nseg), piece, flags, epoch, marked, lane);
   });
 }
@@ -825,34 +825,34 @@ __device__ inline void reduce_stage(const LsaArgs& a, unsigned epoch, int lane, 
 // Hybrid: each (record from another node, payload segment) a warp: the payload to every local
 // expert's place its header names; segment 0's warp also copies the header.
 __device__ inline void unpack_remote_stage(const LsaArgs& a) {
-  const int n = a.nranks, topk = static_cast<int>(a.f.topk);
-  char* headers = local_part(a, a.headers_offset);
-  char* grouped = local_part(a, a.grouped_offset);
+  const int n = a.shape.nranks, topk = static_cast<int>(a.shape.f.topk);
+  char* headers = local_part(a, a.window.headers_offset);
+  char* grouped = local_part(a, a.window.grouped_offset);
   const Warp w = this_warp();
-  const std::uint32_t nseg = lsa_segments(a.f.payload_stride, a.segment_bytes);
+  const std::uint32_t nseg = lsa_segments(a.shape.f.payload_stride, a.shape.segment_bytes);
   const std::size_t stride = lsa_remote_record_bytes(a);
   const Starts st = starts_of(a);
   const int last = n - 1;  // records here from other nodes: up to the last source's end
-  const int remote = st.remote_records_from(last) + (a.lsa_peer[last] < 0 ? a.counts_copy[last * n + a.rank] : 0);
+  const int remote = st.remote_records_from(last) + (a.nodes.lsa_peer[last] < 0 ? a.counts.counts_copy[last * n + a.shape.rank] : 0);
   const long long pieces = static_cast<long long>(remote) * nseg;
   for (long long p = w.id; p < pieces; p += w.count) {
     const int q = static_cast<int>(p / nseg);  // among the records from other nodes
     const std::uint32_t g = static_cast<std::uint32_t>(p % nseg);
     int s = last;  // its source: the last on another node whose records start at or before q
-    while (s > 0 && (a.lsa_peer[s] >= 0 || st.remote_records_from(s) > q)) --s;
+    while (s > 0 && (a.nodes.lsa_peer[s] >= 0 || st.remote_records_from(s) > q)) --s;
     const std::size_t record = record_place(a, s, q - st.remote_records_from(s));
-    const char* packed = reinterpret_cast<const char*>(a.remote_recv) + static_cast<std::size_t>(q) * stride;
+    const char* packed = reinterpret_cast<const char*>(a.nodes.remote_recv) + static_cast<std::size_t>(q) * stride;
     const Header h = header_at(const_cast<char*>(packed), 0, a);
-    const std::uint32_t begin = g * a.segment_bytes;
-    const std::uint32_t end = min(begin + a.segment_bytes, a.f.payload_stride);
+    const std::uint32_t begin = g * a.shape.segment_bytes;
+    const std::uint32_t end = min(begin + a.shape.segment_bytes, a.shape.f.payload_stride);
     for (int j = 0; j < topk; ++j) {
       const int place = h.place[j];
       if (place >= 0) {
-        warp_copy16(grouped + static_cast<std::size_t>(place) * a.f.payload_stride, packed + a.header_bytes, begin,
+        warp_copy16(grouped + static_cast<std::size_t>(place) * a.shape.f.payload_stride, packed + a.shape.header_bytes, begin,
                     end, w.lane);
       }
     }
-    if (g == 0) warp_copy16(headers + record * a.header_bytes, packed, 0, a.header_bytes, w.lane);
+    if (g == 0) warp_copy16(headers + record * a.shape.header_bytes, packed, 0, a.shape.header_bytes, w.lane);
   }
 }
 
