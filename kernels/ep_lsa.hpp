@@ -2,7 +2,7 @@
 // stores each token once per destination rank straight into the receiver's expert-grouped
 // symmetric buffer over NVLink (load/store access, "LSA"), and the combine stores the experts'
 // weighted partial sums straight back.
-// One cooperative kernel each way; the host side is src/ep/lsa_exchange.cpp. On one node the
+// One cooperative kernel each way; the host side is src/ep/gpu/lsa_exchange.cpp. On one node the
 // receiver's work runs under the stores: with many tokens every stored piece (a segment of a
 // token or of a partial) is followed by a flag in the receiver's window; with few, each piece
 // marks its own arrival (its room is all ones until it lands: lsa_dispatch_marked,
@@ -58,7 +58,7 @@ namespace commsweep::ep::kernels {
 
 // The kernels' arguments, by concern. Every pointer is device memory (the window's parts are
 // reached through window.handle); the host side fills them once per case
-// (src/ep/lsa_exchange.cpp: LsaExchange::prepare).
+// (src/ep/gpu/lsa_exchange.cpp: LsaExchange::prepare).
 // The case's shape, as this rank sees it.
 struct LsaShape {
   std::uint32_t header_bytes = 0;   // 12 x topk, rounded up to 16
@@ -292,7 +292,7 @@ inline int lsa_layout_chunks(int tokens) { return tokens > kLsaLayoutChunk ? (to
 // Blocks a cooperative launch of either kernel can keep resident on `device` (0: none).
 int lsa_max_blocks(int device);
 
-// The kernels an lsa exchange launches (src/ep/lsa_exchange.hpp: LsaVariant): the dispatch and
+// The kernels an lsa exchange launches (src/ep/gpu/lsa_exchange.hpp: LsaVariant): the dispatch and
 // the combine (cooperative launches; block b of every rank meets block b of the others), and
 // how many blocks of both a device keeps resident. A kernel variant brings its own three, with
 // the LsaArgs, window layout and hybrid steps below.

@@ -2,7 +2,7 @@
 #include "ep/host_exchange.hpp"
 #include "ep/implementation.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
-#include "ep/nccl_exchange.hpp"
+#include "ep/gpu/nccl_exchange.hpp"
 #endif
 
 namespace commsweep::ep {

@@ -1,9 +1,9 @@
 // --ep-impl lsa: the exchange from inside kernels on NCCL's device API (kernels/ep_lsa.cu; the
-// host side is ep/lsa_exchange.cpp), nccl backend only.
+// host side is ep/gpu/lsa_exchange.cpp), nccl backend only.
 #include "core/error.hpp"
 #include "ep/implementation.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
-#include "ep/lsa_exchange.hpp"
+#include "ep/gpu/lsa_exchange.hpp"
 #endif
 
 namespace commsweep::ep {

@@ -1,7 +1,7 @@
 // The CUDA resources of the GPU exchanges, each in an owner that frees it (move-only, never
 // copied): device memory and pinned host memory that grow (contents lost), an event, and an
 // instantiated graph. (The lsa exchange's symmetric window, allocated and registered by every
-// rank together, and its communicators are its own: src/ep/lsa_exchange.cpp.)
+// rank together, and its communicators are its own: src/ep/gpu/lsa_exchange.cpp.)
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -1,4 +1,4 @@
-#include "ep/lsa_exchange.hpp"
+#include "ep/gpu/lsa_exchange.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "ep/layout.hpp"
-#include "ep/device_result.hpp"
-#include "ep/grouped_send_recv.hpp"
+#include "ep/gpu/device_result.hpp"
+#include "ep/gpu/grouped_send_recv.hpp"
 #include "ep_kernels.hpp"
 #include "nccl_device_api.hpp"
 #include "core/error.hpp"

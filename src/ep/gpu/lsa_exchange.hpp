@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "comm/nccl/nccl_backend.hpp"
-#include "ep/device_memory.hpp"
+#include "ep/gpu/device_memory.hpp"
 #include "ep/exchange.hpp"
 #include "ep_lsa.hpp"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "comm/nccl/nccl_backend.hpp"
-#include "ep/device_memory.hpp"
+#include "ep/gpu/device_memory.hpp"
 #include "ep/exchange.hpp"
 #include "pattern/ep_record.hpp"
 

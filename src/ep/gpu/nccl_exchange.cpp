@@ -1,11 +1,11 @@
-#include "ep/nccl_exchange.hpp"
+#include "ep/gpu/nccl_exchange.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 
-#include "ep/device_result.hpp"
-#include "ep/grouped_send_recv.hpp"
+#include "ep/gpu/device_result.hpp"
+#include "ep/gpu/grouped_send_recv.hpp"
 #include "ep/layout.hpp"
 #include "ep_kernels.hpp"
 #include "runtime/cuda_check.hpp"
