@@ -26,7 +26,7 @@ std::unique_ptr<EpExchange> make(World& world, Backend& backend, const EpConfig&
 }  // namespace
 
 const EpImplementation& alltoallv_ep_impl() {
-  static const EpImplementation impl{"alltoallv", 10, kHelp, {"alltoallv_ep"}, make};
+  static const EpImplementation impl{"alltoallv", 10, kHelp, {"alltoallv_ep"}, make, {}};
   return impl;
 }
 
