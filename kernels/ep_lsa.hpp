@@ -56,9 +56,10 @@ struct ncclDevComm;
 
 namespace commsweep::ep::kernels {
 
-// The kernels' arguments, by concern. Every pointer is device memory (the window's parts are
-// reached through window.handle); the host side fills them once per case
+// The kernels' arguments (LsaArgs, below), by concern. Every pointer is device memory (the
+// window's parts are reached through window.handle); the host side fills them once per case
 // (src/ep/gpu/lsa_exchange.cpp: LsaExchange::prepare).
+
 // The case's shape, as this rank sees it.
 struct LsaShape {
   std::uint32_t header_bytes = 0;   // 12 x topk, rounded up to 16
@@ -137,8 +138,9 @@ struct LsaCombine {
 struct LsaTiming {
   unsigned long long* clock = nullptr;
 };
-// The groups in the order of the flat struct they replaced, so that the kernels' parameter
-// block, and the code generated from it, stay as they were.
+// Everything a dispatch or combine kernel is launched with (by value). The groups keep the
+// order of the flat struct they replaced, so that the kernels' parameter block, and the code
+// generated from it, stayed as they were (kernels/NOTES-ep-lsa.md, "The files").
 struct LsaArgs {
   LsaWindow window;
   LsaShape shape;
