@@ -1,4 +1,4 @@
-// CUDA kernels of the MoE exchange (nccl backend); the host side is src/ep/nccl_exchange.cpp.
+// CUDA kernels of the MoE exchange (nccl backend); the host side is src/ep/gpu/nccl_exchange.cpp.
 // Launchers return the launch's cudaError_t.
 #pragma once
 

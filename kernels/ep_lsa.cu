@@ -18,18 +18,18 @@
 // combine then ends at an LSA barrier and lsa_reduce sums once the host's receives are in.
 // Work is split into (item, segment) pieces, a warp each, so that few tokens still spread over
 // many warps; pieces for different peers interleave so that no peer's links take all stores.
-// Warps of each block start as the receiver's (LsaArgs::dispatch_helpers / combine_helpers,
+// Warps of each block start as the receiver's (LsaArgs::schedule.dispatch_helpers / combine_helpers,
 // taking records or tokens from a queue in the order they arrive); the others store, then join
 // them, so that the receiver's work that the stores leave over spreads on every warp.
 // The arithmetic is src/pattern/ep_pattern.hpp's, in the order the host reference uses, so the
 // result is bit-exact against it and against the alltoallv path.
+// This file is the kernels' composition: which stages run where, on which warps, between which
+// syncs. The stages themselves are kernels/ep_lsa_stages.cuh, which a kernel variant includes too.
 #include <algorithm>
 
 #include <cooperative_groups.h>
-#include <cub/block/block_scan.cuh>
 
 #include "ep_lsa.hpp"
-#include "pattern/ep_pattern.hpp"
 
 // The nccl.h included must be the one CMake found (cmake/FindNCCL.cmake, NCCL_ROOT): the CUDA
 // toolkit's include folder holds another NCCL's, which may come first on the include path.
@@ -37,639 +37,19 @@
 #error "nccl.h on the include path is not the NCCL that CMake found (NCCL_INCLUDE_DIR): another NCCL's headers come first"
 #endif
 
-#include "nccl_device_api.hpp"
-#if COMMSWEEP_NCCL_DEVICE_API
-#include "ep_lsa_sync.cuh"
-#endif
+#include "ep_lsa_stages.cuh"
 
 namespace commsweep::ep::kernels {
 
 #if COMMSWEEP_NCCL_DEVICE_API
 namespace {
 
+using namespace lsa_stages;
 namespace cg = cooperative_groups;
 
-constexpr int kThreads = kLsaThreads;
-constexpr int kWarps = kThreads / 32;
 // Blocks an SM keeps of either cooperative kernel (64 registers a thread at most): as before the
 // flags, 2 x 512 threads.
 constexpr int kBlocksPerSm = 2;
-// A dispatch piece is V 16-byte vectors of every lane: V = 4 (2048 bytes) or 5 (2560), a
-// template argument of the dispatch kernel (LsaArgs::segment_bytes picks it) so that each size
-// gets its own register allocation (ptxas at 64 registers, db8b4f2: the 4-vector kernel spills
-// 40 bytes, the 5-vector one 20).
-template <int V>
-constexpr std::uint32_t kPieceBytes = V * 16 * 32;
-static_assert(kPieceBytes<4> == kLsaSegmentBytesMin && kPieceBytes<5> == kLsaSegmentBytesMax,
-              "the two pieces are lsa_segment_bytes' two sizes");
-// Vectors a lane loads before it sums them (top-k slots, or ranks): enough bytes in flight per
-// SM to cover memory latency (32 warps x 4 x 512 B = 64 KiB; HBM3 at 3.35 TB/s over 132 SMs
-// needs about 25 KiB an SM for 1 us of latency), few enough registers for 2 blocks an SM
-// (8 spilled 500 bytes a thread).
-constexpr int kLoadsInFlight = 4;
-using Scan = cub::BlockScan<int, kThreads>;
-
-__device__ char* local_part(const LsaArgs& a, std::size_t offset) {
-  return static_cast<char*>(ncclGetLocalPointer(a.window, offset));
-}
-__device__ char* peer_part(const LsaArgs& a, std::size_t offset, int peer) {
-  return static_cast<char*>(ncclGetPeerPointer(a.window, offset, peer));
-}
-
-// Every block's barrier with the same block on the other ranks: what they stored before it is
-// visible here after it (release on arrival, acquire on waiting).
-__device__ void lsa_barrier(const ncclDevComm& comm, int index) {
-  ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), comm, ncclTeamLsa(comm), comm.lsaBarrier,
-                                         static_cast<uint32_t>(index));
-  bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
-}
-
-// Warps of a group (the storing warps, or all), numbered across the grid: each block's warps
-// from `first`, in the blocks from `first_block`.
-struct Warp {
-  int lane, id, count;
-};
-__device__ Warp this_warp(int first = 0, int first_block = 0) {
-  const int per_block = kWarps - first;
-  return {static_cast<int>(threadIdx.x % 32),
-          static_cast<int>((blockIdx.x - first_block) * per_block + threadIdx.x / 32 - first),
-          static_cast<int>((gridDim.x - first_block) * per_block)};
-}
-
-// A warp copies bytes [begin, end) of a payload (multiples of 16) with 16-byte accesses, four
-// in flight per lane.
-__device__ void warp_copy16(char* dst, const char* src, std::uint32_t begin, std::uint32_t end, int lane) {
-  const auto* s = reinterpret_cast<const uint4*>(src + begin);
-  auto* d = reinterpret_cast<uint4*>(dst + begin);
-  const std::uint32_t n = (end - begin) / 16;
-  std::uint32_t i = lane;
-  for (; i + 96 < n; i += 128) {
-    const uint4 v0 = s[i], v1 = s[i + 32], v2 = s[i + 64], v3 = s[i + 96];
-    d[i] = v0;
-    d[i + 32] = v1;
-    d[i + 64] = v2;
-    d[i + 96] = v3;
-  }
-  for (; i < n; i += 32) d[i] = s[i];
-}
-
-// One piece (bytes [begin, end) of a payload, at most kLsaSegmentBytesMax) in the warp's registers:
-// loaded once, stored to as many places as it goes to. `Marked`: a marked record's piece as it
-// lands, each lane's vectors loaded at once (relaxed, not from L1), then polled until no word
-// of them is all ones (kernels/ep_lsa_sync.cuh).
-template <int V>
-struct Piece {
-  uint4 v[V];
-};
-template <int V, bool Marked = false>
-__device__ Piece<V> load_piece(const char* src, std::uint32_t begin, std::uint32_t end, int lane) {
-  Piece<V> piece;
-  const auto* s = reinterpret_cast<const uint4*>(src + begin);
-  const int n = static_cast<int>((end - begin) / 16);
-#pragma unroll
-  for (int k = 0; k < V; ++k) {
-    if (lane + 32 * k < n) piece.v[k] = Marked ? load_relaxed(s + lane + 32 * k) : s[lane + 32 * k];
-  }
-  if constexpr (Marked) {
-#pragma unroll
-    for (int k = 0; k < V; ++k) {
-      if (lane + 32 * k < n) piece.v[k] = until_landed(s + lane + 32 * k, piece.v[k], lsa_word_landed);
-    }
-  }
-  return piece;
-}
-template <int V>
-__device__ void store_piece(char* dst, const Piece<V>& piece, std::uint32_t begin, std::uint32_t end, int lane) {
-  auto* d = reinterpret_cast<uint4*>(dst + begin);
-  const int n = static_cast<int>((end - begin) / 16);
-#pragma unroll
-  for (int k = 0; k < V; ++k) {
-    if (lane + 32 * k < n) d[lane + 32 * k] = piece.v[k];
-  }
-}
-
-// A record's header in the receiver's window: top-k experts, weights, and each slot's place in
-// the receiver's expert-grouped buffer (-1: the expert is not there).
-struct Header {
-  std::int32_t* idx;
-  float* weight;
-  std::int32_t* place;
-};
-__device__ Header header_at(char* base, std::size_t record, const LsaArgs& a) {
-  char* h = base + record * a.header_bytes;
-  return {reinterpret_cast<std::int32_t*>(h), reinterpret_cast<float*>(h + 4 * a.f.topk),
-          reinterpret_cast<std::int32_t*>(h + 8 * a.f.topk)};
-}
-
-// Stage 1: the layout, in chunks of kLsaLayoutChunk tokens, each chunk a block's: four lanes a
-// token, each with every fourth of its top-k indices. Columns are the destination ranks, then
-// the experts. count_chunk: per column, the chunk's tokens to it and each token's rank among
-// them in token order (each warp's tokens as bits OR'd in shared memory, each column's running
-// sum over the warps, then the rank: the earlier warps' tokens plus the warp's earlier ones).
-// Once every chunk is counted, offset_chunk adds the tokens in earlier chunks, and block 0's
-// sum_chunks adds the chunks up to this rank's row (send_counts, then expert_sends). The
-// indices are read once, in batches, and every output written once (offset_chunk: read and
-// written once): a chunk costs a few memory round trips, not one per index or column.
-constexpr int kLayoutColumns = 288;  // columns a pass: 4 ranks and 256 experts take one
-constexpr int kLanesPerToken = 4;  // a warp holds 8 tokens: a bit each in its masks
-constexpr int kTopkBatch = 8;  // top-k indices a lane holds at once (top-k up to 32 in one batch)
-static_assert(kLsaLayoutChunk * kLanesPerToken == kThreads, "a layout chunk is four lanes a token");
-struct LayoutShared {
-  unsigned mask[kWarps][kLayoutColumns];  // per warp and column: its tokens that go there, a bit each
-  int before[kWarps][kLayoutColumns];     // per warp and column: the earlier warps' tokens there
-};
-static_assert(kWarps * kLayoutColumns >= kLsaRanksMax, "local_places' scratch is LayoutShared::before");
-
-__device__ int layout_chunks(const LsaArgs& a) { return lsa_layout_chunks(a.tokens); }
-
-// A lane's share of a chunk: its token, which fourth of the token's indices it holds, its
-// token's bit in the warp's masks.
-struct LayoutLane {
-  int t, q, warp;
-  unsigned bit;
-  bool live;
-};
-__device__ LayoutLane layout_lane(const LsaArgs& a, int chunk) {
-  const int lane = static_cast<int>(threadIdx.x % 32);
-  const int t = chunk * kLsaLayoutChunk + static_cast<int>(threadIdx.x) / kLanesPerToken;
-  return {t, lane % kLanesPerToken, static_cast<int>(threadIdx.x / 32), 1u << (lane / kLanesPerToken), t < a.tokens};
-}
-
-// The lane's k-th index of the batch from j0: j0 + q, j0 + q + 4, ...
-__device__ int topk_index(const LayoutLane& l, int j0, int k) { return j0 + l.q + kLanesPerToken * k; }
-constexpr int kTopkStep = kTopkBatch * kLanesPerToken;  // indices a batch covers over the token's lanes
-
-// The lane's top-k indices of the batch from j0 (kTopkBatch of them), -1 past top-k.
-struct TopkBatch {
-  int e[kTopkBatch];
-};
-__device__ TopkBatch load_topk(const LsaArgs& a, const LayoutLane& l, int j0) {
-  const int topk = static_cast<int>(a.f.topk);
-  const std::int32_t* idx = a.idx + static_cast<std::size_t>(l.t) * topk;
-  TopkBatch b;
-#pragma unroll
-  for (int k = 0; k < kTopkBatch; ++k) {
-    const int j = topk_index(l, j0, k);
-    b.e[k] = j < topk ? idx[j] : -1;
-  }
-  return b;
-}
-
-__device__ void count_chunk(const LsaArgs& a, int chunk, LayoutShared& sh) {
-  const int n = a.nranks, topk = static_cast<int>(a.f.topk), per_rank = a.experts / n, columns = n + a.experts;
-  const LayoutLane l = layout_lane(a, chunk);
-  const unsigned below = l.bit - 1u;
-  const bool single = layout_chunks(a) == 1;  // the chunk's counts are the row
-  for (int c0 = 0; c0 < columns; c0 += kLayoutColumns) {
-    const int width = min(kLayoutColumns, columns - c0);
-    for (int i = threadIdx.x; i < kWarps * kLayoutColumns; i += kThreads) (&sh.mask[0][0])[i] = 0;
-    __syncthreads();
-    if (l.live) {
-      for (int j0 = 0; j0 < topk; j0 += kTopkStep) {
-        const TopkBatch b = load_topk(a, l, j0);
-#pragma unroll
-        for (int k = 0; k < kTopkBatch; ++k) {
-          if (b.e[k] < 0) continue;
-          const int d = b.e[k] / per_rank - c0, x = n + b.e[k] - c0;
-          if (d >= 0 && d < width) atomicOr(&sh.mask[l.warp][d], l.bit);
-          if (x >= 0 && x < width) atomicOr(&sh.mask[l.warp][x], l.bit);
-        }
-      }
-    }
-    __syncthreads();
-    for (int k = threadIdx.x; k < width; k += kThreads) {
-      int running = 0;
-      for (int w = 0; w < kWarps; ++w) {
-        sh.before[w][k] = running;
-        running += __popc(sh.mask[w][k]);
-      }
-      a.chunk_counts[static_cast<std::size_t>(chunk) * columns + c0 + k] = running;
-      if (single) a.send_counts[c0 + k] = running;
-    }
-    __syncthreads();
-    if (l.live) {
-      const auto rank_in = [&](int column) {
-        return sh.before[l.warp][column] + __popc(sh.mask[l.warp][column] & below);
-      };
-      for (int d = c0 + l.q; d < min(c0 + width, n); d += kLanesPerToken) {
-        a.slot[static_cast<std::size_t>(l.t) * n + d] = sh.mask[l.warp][d - c0] & l.bit ? rank_in(d - c0) : -1;
-      }
-      for (int j0 = 0; j0 < topk; j0 += kTopkStep) {
-        const TopkBatch b = load_topk(a, l, j0);
-#pragma unroll
-        for (int k = 0; k < kTopkBatch; ++k) {
-          const int x = n + b.e[k] - c0;
-          if (b.e[k] >= 0 && x >= 0 && x < width) {
-            a.rank_in_expert[static_cast<std::size_t>(l.t) * topk + topk_index(l, j0, k)] = rank_in(x);
-          }
-        }
-      }
-    }
-    __syncthreads();
-  }
-}
-
-// After every chunk's count_chunk (a grid-wide sync, or a kernel boundary): chunk `chunk` > 0's
-// ranks plus the tokens to each column in the chunks before it.
-__device__ void offset_chunk(const LsaArgs& a, int chunk, LayoutShared& sh) {
-  const int n = a.nranks, topk = static_cast<int>(a.f.topk), columns = n + a.experts;
-  const LayoutLane l = layout_lane(a, chunk);
-  int* before = sh.before[0];
-  for (int c0 = 0; c0 < columns; c0 += kLayoutColumns) {
-    const int width = min(kLayoutColumns, columns - c0);
-    for (int k = threadIdx.x; k < width; k += kThreads) {
-      int sum = 0;
-#pragma unroll 16
-      for (int c = 0; c < chunk; ++c) sum += a.chunk_counts[static_cast<std::size_t>(c) * columns + c0 + k];
-      before[k] = sum;
-    }
-    __syncthreads();
-    if (l.live) {
-      int* slot = a.slot + static_cast<std::size_t>(l.t) * n;
-      const int end = min(c0 + width, n);
-      for (int d0 = c0 + l.q; d0 < end; d0 += kLanesPerToken * kTopkBatch) {
-        int v[kTopkBatch];
-#pragma unroll
-        for (int k = 0; k < kTopkBatch; ++k) {
-          const int d = d0 + kLanesPerToken * k;
-          v[k] = d < end ? slot[d] : -1;
-        }
-#pragma unroll
-        for (int k = 0; k < kTopkBatch; ++k) {
-          const int d = d0 + kLanesPerToken * k;
-          if (v[k] >= 0) slot[d] = v[k] + before[d - c0];
-        }
-      }
-      int* in_expert = a.rank_in_expert + static_cast<std::size_t>(l.t) * topk;
-      for (int j0 = 0; j0 < topk; j0 += kTopkStep) {
-        const TopkBatch b = load_topk(a, l, j0);
-        int v[kTopkBatch];
-#pragma unroll
-        for (int k = 0; k < kTopkBatch; ++k) v[k] = b.e[k] >= 0 ? in_expert[topk_index(l, j0, k)] : 0;
-#pragma unroll
-        for (int k = 0; k < kTopkBatch; ++k) {
-          const int x = n + b.e[k] - c0;
-          if (b.e[k] >= 0 && x >= 0 && x < width) in_expert[topk_index(l, j0, k)] = v[k] + before[x];
-        }
-      }
-    }
-    __syncthreads();
-  }
-}
-
-// Block 0, after every chunk's count_chunk: this rank's row (send_counts, then expert_sends);
-// with a single chunk count_chunk wrote it.
-__device__ void sum_chunks(const LsaArgs& a) {
-  const int columns = a.nranks + a.experts, chunks = layout_chunks(a);
-  if (chunks == 1) return;
-  for (int k = threadIdx.x; k < columns; k += kThreads) {
-    int sum = 0;
-#pragma unroll 16  // 16 loads in flight, not one round trip a chunk
-    for (int c = 0; c < chunks; ++c) sum += a.chunk_counts[static_cast<std::size_t>(c) * columns + k];
-    a.send_counts[k] = sum;
-  }
-  __syncthreads();
-}
-
-// Block 0, once this rank's row is summed: where its tokens to each expert land on the expert's
-// rank (expert_start): its region there (rank x entries_room), after its tokens to that rank's
-// lower experts. Nothing here waits for another rank. Experts are scanned kThreads at a time,
-// in order, so a rank's first expert is scanned no later than its others: `scratch` (shared,
-// kLsaRanksMax) holds each rank's first expert's running sum once its pass has reached it.
-__device__ void local_places(const LsaArgs& a, int* scratch, typename Scan::TempStorage& temp) {
-  const int E = a.experts, per_rank = E / a.nranks, region = a.rank * a.entries_room;
-  int running = 0;  // this rank's tokens to the experts of earlier passes
-  for (int base = 0; base < E; base += kThreads) {
-    const int e = base + threadIdx.x;
-    int prefix = 0, aggregate = 0;
-    Scan(temp).ExclusiveSum(e < E ? a.expert_sends[e] : 0, prefix, aggregate);
-    if (e < E && e % per_rank == 0) scratch[e / per_rank] = running + prefix;
-    __syncthreads();
-    if (e < E) a.expert_start[e] = running + prefix + region - scratch[e / per_rank];
-    running += aggregate;
-    __syncthreads();  // the scan's storage and `scratch` before the next pass
-  }
-}
-
-// The chunks of this block (block b: chunks b, b + blocks, ...), counted; then, once every
-// chunk is counted, offset (all but the first).
-__device__ void count_chunks(const LsaArgs& a, int chunks, LayoutShared& sh) {
-  for (int c = blockIdx.x; c < chunks; c += gridDim.x) count_chunk(a, c, sh);
-}
-__device__ void offset_chunks(const LsaArgs& a, int chunks, LayoutShared& sh) {
-  for (int c = blockIdx.x; c < chunks; c += gridDim.x) {
-    if (c > 0) offset_chunk(a, c, sh);
-  }
-}
-
-// Every rank's counts: [s][d] records rank s sends to rank d, [s][e] its tokens to expert e.
-struct CountMatrices {
-  const int* counts;
-  int counts_stride;
-  const int* per_expert;
-  int per_expert_stride;
-  __device__ int sends(int s, int d) const { return counts[s * counts_stride + d]; }
-  __device__ int to_expert(int s, int e) const { return per_expert[s * per_expert_stride + e]; }
-};
-
-// Stage 2a (block 0, one node): this rank's row of counts (records per rank, then tokens per
-// expert: send_counts and expert_sends, contiguous) to every rank by NCCL's LL all-to-all,
-// two counts an 8-byte element, each with its epoch flag (no barrier: a receiver waits on the
-// flags of the elements it reads). Rank s's element k lands in slot s x M + k everywhere; the
-// rows received fill this rank's matrices.
-__device__ CountMatrices exchange_counts(const ncclDevComm& comm, const LsaArgs& a) {
-  const int n = a.nranks, E = a.experts, row = n + E, M = lsa_counts_elements(n, E) / n;
-  ncclLLA2AHandle handle{a.counts_a2a_buffer, a.counts_a2a_slots};
-  ncclLLA2ASession<ncclCoopCta> session(ncclCoopCta(), comm, ncclTeamLsa(comm), handle, 0, n * M);
-  for (int i = threadIdx.x; i < n * M; i += blockDim.x) {
-    const int peer = i / M, k = i % M;
-    const int2 pair{a.send_counts[2 * k], 2 * k + 1 < row ? a.send_counts[2 * k + 1] : 0};
-    session.send(peer, a.rank * M + k, pair);
-  }
-  auto* counts = reinterpret_cast<int*>(local_part(a, a.counts_offset));
-  auto* per_expert = reinterpret_cast<int*>(local_part(a, a.expert_counts_offset));
-  for (int i = threadIdx.x; i < n * M; i += blockDim.x) {
-    const int source = i / M, k = i % M;
-    const int2 pair = session.template recv<int2>(i);
-    const int values[2] = {pair.x, pair.y};
-    for (int h = 0; h < 2; ++h) {
-      const int j = 2 * k + h;
-      if (j < n) counts[source * n + j] = values[h];
-      else if (j < row) per_expert[source * E + j - n] = values[h];
-    }
-  }
-  session.endEpoch(ncclCoopCta());
-  __syncthreads();
-  return {counts, n, per_expert, E};
-}
-
-// Block 0, from every rank's counts: what this rank receives (counts_copy) and, per local
-// expert and source, its segment: entries, and where they start in the source's region (after
-// its entries to lower local experts); across nodes, where each other node's records start
-// among those the host exchanges. The places of this rank's own tokens are local_places'.
-__device__ void counts_stage(const CountMatrices m, const LsaArgs& a) {
-  const int n = a.nranks, me = a.rank, L = a.local_experts;
-  for (int i = threadIdx.x; i < n * n; i += blockDim.x) a.counts_copy[i] = m.sends(i / n, i % n);
-  for (int j = threadIdx.x; j < n; j += blockDim.x) {  // Starts (kernels/ep_lsa.hpp)
-    int remote_from = 0, remote_to = 0;
-    for (int k = 0; k < j; ++k) {
-      if (a.lsa_peer[k] < 0) {
-        remote_from += m.sends(k, me);
-        remote_to += m.sends(me, k);
-      }
-    }
-    a.starts[j] = remote_from;
-    a.starts[n + j] = remote_to;
-  }
-  // A thread a segment (l, s): its loads are independent, not a running sum's chain.
-  for (int k = threadIdx.x; k < L * n; k += blockDim.x) {
-    const int l = k / n, s = k % n;
-    int at = s * a.entries_room;
-#pragma unroll 8
-    for (int lower = 0; lower < l; ++lower) at += m.to_expert(s, a.first_expert + lower);
-    a.expert_counts[k] = m.to_expert(s, a.first_expert + l);
-    a.expert_base[k] = at;
-  }
-}
-
-// After counts_stage: its results to every block of this rank (LsaSync kLsaCountsIn).
-__device__ void announce_counts(const LsaArgs& a, unsigned epoch) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(&a.sync[kLsaCountsIn]), "r"(epoch) : "memory");
-  }
-}
-
-// The running sums of the counts (LsaArgs::starts), by what they locate.
-struct Starts {
-  const int* p;
-  int n;
-  __device__ int remote_records_from(int j) const { return p[j]; }
-  __device__ int remote_records_to(int j) const { return p[n + j]; }
-};
-__device__ Starts starts_of(const LsaArgs& a) { return {a.starts, a.nranks}; }
-// The fixed place s x tokens + i of what rank s sends a rank: its i-th record there (header,
-// flags), or, in the combine, the partial of that rank's i-th token among those sent to s.
-__device__ std::size_t record_place(const LsaArgs& a, int s, int i) {
-  return static_cast<std::size_t>(s) * a.tokens + i;
-}
-// A record's header, written by the warp of its segment 0: top-k experts, weights, and each
-// slot's place on destination d (kLsaNoPlace: the expert is not on d).
-__device__ void write_header(const Header& h, const LsaArgs& a, int t, int d, int lane) {
-  const int topk = static_cast<int>(a.f.topk), per_rank = a.experts / a.nranks;
-  for (int j = lane; j < topk; j += 32) {
-    const std::int32_t e = a.idx[static_cast<std::size_t>(t) * topk + j];
-    h.idx[j] = e;
-    h.weight[j] = a.weights[static_cast<std::size_t>(t) * topk + j];
-    h.place[j] = e / per_rank == d ? a.expert_start[e] + a.rank_in_expert[static_cast<std::size_t>(t) * topk + j]
-                                   : kLsaNoPlace;
-  }
-}
-
-// Flag of piece g of record r (or of partial r) in a window part of flags.
-__device__ unsigned* flag_at(char* flags, std::size_t r, std::uint32_t g, std::uint32_t nseg) {
-  return reinterpret_cast<unsigned*>(flags) + r * nseg + g;
-}
-
-// Stage 3: each (token, destination, payload segment) a storing warp, destinations fastest and
-// starting from this rank. A peer's copy goes to the token's first expert's place there, then
-// the piece's flag (none where the dispatch is marked); this rank's own copy to every local
-// expert's place (nothing waits for it); a copy for another node's rank into the packed record
-// the host sends. Segment 0's warp also writes the header.
-template <int V>
-__device__ void send_stage(const LsaArgs& a, FlagBatch& flags, const Warp w) {
-  const int n = a.nranks, topk = static_cast<int>(a.f.topk), per_rank = a.experts / n;
-  const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
-  const long long pieces = static_cast<long long>(a.tokens) * n * nseg;
-  for (long long p = w.id; p < pieces; p += w.count) {
-    const int d = static_cast<int>((p % n + a.rank) % n);
-    const std::uint32_t g = static_cast<std::uint32_t>(p / n % nseg);
-    const int t = static_cast<int>(p / n / nseg);
-    const int s = a.slot[static_cast<std::size_t>(t) * n + d];
-    if (s < 0) continue;
-    const std::uint32_t begin = g * kPieceBytes<V>, end = min(begin + kPieceBytes<V>, stride);
-    const Piece<V> piece = load_piece<V>(reinterpret_cast<const char*>(a.input) + static_cast<std::size_t>(t) * stride, begin, end, w.lane);
-    const int peer = a.lsa_peer[d];
-    if (peer < 0) {  // another node's rank: header, then payload, for the host to send
-      char* packed = reinterpret_cast<char*>(a.remote_send) +
-                     static_cast<std::size_t>(starts_of(a).remote_records_to(d) + s) * lsa_remote_record_bytes(a);
-      store_piece(packed + a.header_bytes, piece, begin, end, w.lane);
-      if (g == 0) write_header(header_at(packed, 0, a), a, t, d, w.lane);
-      continue;
-    }
-    char* grouped = peer_part(a, lsa_grouped_at(a, flags.epoch), peer);
-    const std::int32_t* idx = a.idx + static_cast<std::size_t>(t) * topk;
-    const int* in_expert = a.rank_in_expert + static_cast<std::size_t>(t) * topk;
-    // Lane j looks up top-k slot j0 + j's place on d (-1: not there), all lanes at once; a peer
-    // gets the first place only (it copies the piece to the others).
-    bool placed = false;
-    for (int j0 = 0; j0 < topk && !placed; j0 += 32) {
-      const int j = j0 + w.lane;
-      int place = -1;
-      if (j < topk) {
-        const int e = idx[j];
-        if (e / per_rank == d) place = a.expert_start[e] + in_expert[j];
-      }
-      unsigned on_d = __ballot_sync(0xffffffffu, place >= 0);
-      if (d != a.rank && on_d != 0) {
-        on_d &= 0u - on_d;
-        placed = true;
-      }
-      for (; on_d != 0; on_d &= on_d - 1) {
-        const int at = __shfl_sync(0xffffffffu, place, __ffs(on_d) - 1);
-        store_piece(grouped + static_cast<std::size_t>(at) * stride, piece, begin, end, w.lane);
-      }
-    }
-    const std::size_t record = record_place(a, a.rank, s);
-    if (g == 0) write_header(header_at(peer_part(a, lsa_headers_at(a, flags.epoch), peer), record, a), a, t, d, w.lane);
-    if (d != a.rank && !a.dispatch_marked) {
-      publish(flags, flag_at(peer_part(a, a.flags_offset, peer), record, g, nseg), w.lane);
-    }
-  }
-  flush(flags, w.lane);
-}
-
-// A marked dispatch's piece g of record r from a node peer, as it lands: the record's header
-// (its words polled a lane a word), then the piece at the record's first place, copied on to
-// its further places. Every piece is polled, also where there is no further place, so that the
-// kernel's end means every record has landed (the experts read them next).
-// Its two loops over the places are the flagged path's (duplicate_stage), with relaxed loads.
-// Shared through helpers (and with unset_marked_records), the dispatch kernels spilled 80 and 56
-// bytes instead of 68 and 52, and the fp8 dispatch took 0.6 to 0.8 us longer from 256 to 4096
-// tokens on 4 x H200 (call 35, results/figures-log.md, version 12), so each path keeps its own.
-template <int V>
-__device__ void copy_marked_piece(const LsaArgs& a, char* headers, char* grouped, std::size_t r, std::uint32_t g,
-                                  int lane) {
-  const int topk = static_cast<int>(a.f.topk);
-  const auto* words = reinterpret_cast<const std::uint32_t*>(headers + r * a.header_bytes);
-  for (int k = lane; k < 3 * topk; k += 32) until_word_landed(words + k);
-  __syncwarp();
-  const std::uint32_t* places = words + 2 * topk;
-  int first = -1;
-  bool copies = false;
-  for (int j0 = 0; j0 < topk; j0 += 32) {
-    const int place = j0 + lane < topk ? static_cast<int>(load_relaxed_u32(places + j0 + lane)) : kLsaNoPlace;
-    unsigned here = __ballot_sync(0xffffffffu, place >= 0);
-    if (here != 0 && first < 0) {
-      first = __shfl_sync(0xffffffffu, place, __ffs(here) - 1);
-      here &= here - 1;
-    }
-    copies = copies || here != 0;
-  }
-  if (first < 0) return;  // a record always has a place here; never a wild read if not
-  const std::uint32_t stride = a.f.payload_stride;
-  const std::uint32_t begin = g * kPieceBytes<V>, end = min(begin + kPieceBytes<V>, stride);
-  const Piece<V> piece = load_piece<V, true>(grouped + static_cast<std::size_t>(first) * stride, begin, end, lane);
-  if (!copies) return;
-  for (int j0 = 0; j0 < topk; j0 += 32) {
-    const int place = j0 + lane < topk ? static_cast<int>(load_relaxed_u32(places + j0 + lane)) : kLsaNoPlace;
-    unsigned further = __ballot_sync(0xffffffffu, place >= 0 && place != first);
-    for (; further != 0; further &= further - 1) {
-      const int at = __shfl_sync(0xffffffffu, place, __ffs(further) - 1);
-      store_piece(grouped + static_cast<std::size_t>(at) * stride, piece, begin, end, lane);
-    }
-  }
-}
-
-// A marked dispatch of `epoch`: the other region's headers and first places that the node's
-// peers filled in the previous launch, set back to all ones, a warp a record of the warps `w`.
-// A header still all ones was not filled. Nothing reads that region in this launch, and the
-// peers' next stores into it come after this kernel has ended (kernels/ep_lsa_sync.cuh).
-__device__ void unset_marked_records(const LsaArgs& a, unsigned epoch, const Warp w) {
-  const int n = a.nranks, topk = static_cast<int>(a.f.topk);
-  char* headers = local_part(a, lsa_headers_at(a, epoch + 1u));
-  char* grouped = local_part(a, lsa_grouped_at(a, epoch + 1u));
-  const std::uint32_t stride = a.f.payload_stride;
-  const uint4 ones = make_uint4(kLsaUnset, kLsaUnset, kLsaUnset, kLsaUnset);
-  const long long records = static_cast<long long>(n) * a.tokens;
-  for (long long r = w.id; r < records; r += w.count) {
-    const int s = static_cast<int>(r / a.tokens);
-    if (s == a.rank || a.lsa_peer[s] < 0) continue;
-    auto* words = reinterpret_cast<std::uint32_t*>(headers + r * a.header_bytes);
-    if (!lsa_word_landed(words[0])) continue;
-    int first = -1;
-    for (int j0 = 0; j0 < topk && first < 0; j0 += 32) {
-      const int place = j0 + w.lane < topk ? static_cast<int>(words[2 * topk + j0 + w.lane]) : kLsaNoPlace;
-      const unsigned here = __ballot_sync(0xffffffffu, place >= 0);
-      if (here != 0) first = __shfl_sync(0xffffffffu, place, __ffs(here) - 1);
-    }
-    __syncwarp();  // every lane has read the places before any word is set back
-    if (first >= 0) {
-      auto* d = reinterpret_cast<uint4*>(grouped + static_cast<std::size_t>(first) * stride);
-      for (std::uint32_t k = w.lane; k < stride / 16; k += 32) d[k] = ones;
-    }
-    for (int k = w.lane; k < 3 * topk; k += 32) words[k] = kLsaUnset;
-  }
-}
-
-// Stage 4, from the start on the helper warps and after its stores on every other, once the
-// counts are in (they say what to wait for): the pieces of records from the node's peers, from
-// a queue in the order they arrive (segment by segment of the i-th record of every peer, then
-// of the (i+1)-th); a warp waits for the piece's flag and segment 0's (which brings the header)
-// and copies it to the record's other local experts' places (a marked dispatch polls the header
-// and the piece themselves: copy_marked_piece). Records from this rank went to
-// every place at the stores; those from other nodes are lsa_unpack_remote's.
-template <int V>
-__device__ void duplicate_stage(const LsaArgs& a, unsigned epoch, int lane) {
-  const int n = a.nranks, me = a.rank, topk = static_cast<int>(a.f.topk);
-  if (n < 2) return;
-  char* headers = local_part(a, lsa_headers_at(a, epoch));
-  char* grouped = local_part(a, lsa_grouped_at(a, epoch));
-  char* flags = local_part(a, a.flags_offset);
-  const std::uint32_t stride = a.f.payload_stride, nseg = lsa_segments(stride, kPieceBytes<V>);
-  wait_for(&a.sync[kLsaCountsIn], epoch);
-  int most = 0;  // records from the peer that sent the most
-  for (int s = 0; s < n; ++s) {
-    if (s != me && a.lsa_peer[s] >= 0) most = max(most, a.counts_copy[s * n + me]);
-  }
-  if (a.dispatch_marked) {
-    for_each_item(a, kDispatchKernel, most * (n - 1) * static_cast<int>(nseg), lane, [&](int q) {
-      const std::uint32_t g = static_cast<std::uint32_t>(q) % nseg;
-      const int source = (me + 1 + static_cast<int>(q / nseg) % (n - 1)) % n;
-      const int i = static_cast<int>(q / nseg) / (n - 1);
-      if (a.lsa_peer[source] < 0 || i >= a.counts_copy[source * n + me]) return;
-      copy_marked_piece<V>(a, headers, grouped, record_place(a, source, i), g, lane);
-    });
-    return;
-  }
-  for_each_item(a, kDispatchKernel, most * (n - 1) * static_cast<int>(nseg), lane, [&](int q) {
-    const std::uint32_t g = static_cast<std::uint32_t>(q) % nseg;
-    const int source = (me + 1 + static_cast<int>(q / nseg) % (n - 1)) % n;
-    const int i = static_cast<int>(q / nseg) / (n - 1);
-    if (a.lsa_peer[source] < 0 || i >= a.counts_copy[source * n + me]) return;
-    const std::size_t r = record_place(a, source, i);
-    // Lane 0 waits for segment 0's flag (the header), lane 1 for this segment's, at once; the
-    // warp's barrier orders their acquires before every lane's reads.
-    if (lane == 0 || (lane == 1 && g > 0)) wait_for(flag_at(flags, r, lane == 0 ? 0 : g, nseg), epoch);
-    __syncwarp();
-    const Header h = header_at(headers, r, a);
-    // Lane j reads top-k slot j0 + j's place, all lanes at once: where the payload landed (the
-    // first place), and whether there are further places.
-    int first = -1;
-    bool copies = false;
-    for (int j0 = 0; j0 < topk; j0 += 32) {
-      const int place = j0 + lane < topk ? h.place[j0 + lane] : -1;
-      unsigned here = __ballot_sync(0xffffffffu, place >= 0);
-      if (here != 0 && first < 0) {
-        first = __shfl_sync(0xffffffffu, place, __ffs(here) - 1);
-        here &= here - 1;
-      }
-      copies = copies || here != 0;
-    }
-    if (!copies) return;
-    const std::uint32_t begin = g * kPieceBytes<V>, end = min(begin + kPieceBytes<V>, stride);
-    const Piece<V> piece = load_piece<V>(grouped + static_cast<std::size_t>(first) * stride, begin, end, lane);
-    for (int j0 = 0; j0 < topk; j0 += 32) {
-      const int place = j0 + lane < topk ? h.place[j0 + lane] : -1;
-      unsigned further = __ballot_sync(0xffffffffu, place >= 0 && place != first);
-      for (; further != 0; further &= further - 1) {
-        const int at = __shfl_sync(0xffffffffu, place, __ffs(further) - 1);
-        store_piece(grouped + static_cast<std::size_t>(at) * stride, piece, begin, end, lane);
-      }
-    }
-  });
-}
 
 template <int V>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDevComm comm, LsaArgs a) {
@@ -679,7 +59,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   cg::grid_group grid = cg::this_grid();
   clock_start(a);
   const unsigned epoch = launch_epoch(a, kDispatchKernel);
-  const bool one_node = a.gathered == nullptr;
+  const bool one_node = a.nodes.gathered == nullptr;
   // One node: the layout's chunks, then block 0 sums this rank's row and places its tokens while
   // the other blocks offset their chunks. With a single chunk (up to kLsaLayoutChunk tokens)
   // block 0 has it. Across nodes lsa_layout ran before the gather, and block 0 reads the
@@ -688,12 +68,12 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   count_chunks(a, chunks, layout);
   if (chunks > 1) grid.sync();
   if (blockIdx.x == 0) {
-    const int n = a.nranks;
+    const int n = a.shape.nranks;
     if (one_node) {
       sum_chunks(a);
       local_places(a, &layout.before[0][0], temp);
     } else {
-      counts_stage(CountMatrices{a.gathered, n + a.experts, a.gathered + n, n + a.experts}, a);
+      counts_stage(CountMatrices{a.nodes.gathered, n + a.shape.experts, a.nodes.gathered + n, n + a.shape.experts}, a);
       announce_counts(a, epoch);
     }
   }
@@ -707,8 +87,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
     counts_stage(exchange_counts(comm, a), a);
     announce_counts(a, epoch);
   }
-  const int helpers = a.dispatch_helpers;
-  if (a.dispatch_marked && static_cast<int>(blockIdx.x) >= first_block) {
+  const int helpers = a.schedule.dispatch_helpers;
+  if (a.schedule.dispatch_marked && static_cast<int>(blockIdx.x) >= first_block) {
     // The receiver's warps set the previous launch's marks back before they wait for records
     // (every warp, where there are none); the first records land microseconds after the sync.
     const int unsetting = helpers > 0 ? helpers : kWarps;
@@ -720,7 +100,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   }
   if (static_cast<int>(blockIdx.x) >= first_block && static_cast<int>(threadIdx.x) / 32 >= helpers) {
     const Warp w = this_warp(helpers, first_block);
-    FlagBatch flags{flag_slots[threadIdx.x / 32], a.flag_batch, epoch};
+    FlagBatch flags{flag_slots[threadIdx.x / 32], a.schedule.flag_batch, epoch};
     send_stage<V>(a, flags, w);
     clock_mark_warp(a, 1, w.lane);
   }
@@ -728,198 +108,21 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) dispatch_kernel(ncclDe
   finish(a, kDispatchKernel);
 }
 
-// A record's top-k slots j0 .. j0 + 31 that are this rank's experts, in slot order in the lowest
-// lanes: lane c holds the c-th one's expert output and weight (a ballot over the header's
-// places, then shuffles), `count` of them. Summing only these, in the same order, gives the
-// same bits as walking every slot, with one round of loads where the slots of this rank's
-// experts fall in both halves of the top-k.
-struct LocalSlots {
-  const std::uint16_t* from;
-  float weight;
-  int count;
-};
-__device__ LocalSlots local_slots(const LsaArgs& a, const Header& h, int j0, int lane) {
-  const int topk = static_cast<int>(a.f.topk);
-  const std::uint16_t* from = nullptr;
-  float weight = 0;
-  if (j0 + lane < topk) {
-    const int place = h.place[j0 + lane];
-    if (place >= 0) {
-      from = a.expert_output + static_cast<std::size_t>(place) * a.f.hidden;
-      weight = h.weight[j0 + lane];
-    }
-  }
-  const unsigned here = __ballot_sync(0xffffffffu, from != nullptr);
-  const int count = __popc(here);
-  const int c = lane < count ? static_cast<int>(__fns(here, 0, lane + 1)) : lane;
-  from = reinterpret_cast<const std::uint16_t*>(__shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(from), c));
-  weight = __shfl_sync(0xffffffffu, weight, c);
-  return {lane < count ? from : nullptr, weight, count};
-}
-
-// Lane's share (8 elements at e0) of the fmaf chain over a record's local slots, in slot order
-// (lane c of the warp holds the c-th). kLoadsInFlight slots are loaded before their fmafs.
-__device__ void add_slots(float (&partial)[8], const LocalSlots& slots, std::uint32_t e0, bool mine) {
-  for (int k0 = 0; k0 < slots.count; k0 += kLoadsInFlight) {
-    uint4 v[kLoadsInFlight];
-    float wk[kLoadsInFlight];
-    bool has[kLoadsInFlight];
-#pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) {
-      const int j = k0 + k;
-      const auto* src = reinterpret_cast<const std::uint16_t*>(
-          __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(slots.from), j & 31));
-      wk[k] = __shfl_sync(0xffffffffu, slots.weight, j & 31);
-      has[k] = mine && j < slots.count;
-      if (has[k]) v[k] = *reinterpret_cast<const uint4*>(src + e0);
-    }
-#pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) {
-      if (!has[k]) continue;
-      const auto* y = reinterpret_cast<const std::uint16_t*>(&v[k]);
-#pragma unroll
-      for (int m = 0; m < 8; ++m) partial[m] = fmaf(wk[k], bf16_to_float(y[m]), partial[m]);
-    }
-  }
-}
-
-__device__ uint4 to_bf16x8(const float (&x)[8]) {
-  uint4 packed;
-  auto* o = reinterpret_cast<std::uint16_t*>(&packed);
-#pragma unroll
-  for (int k = 0; k < 8; ++k) o[k] = float_to_bf16(x[k]);
-  return packed;
-}
-
-// The combine's first stage: each (received record, piece of hidden) a storing warp, sources
-// interleaved from this rank on. The record's slots of this rank's experts (local_slots:
-// outputs and weights); per 8 elements the fmaf chain over them in slot order, rounded to
-// bf16, stored at the record's place in its source's partials buffer, then (`flagged`) the
-// piece's flag there. The header's first 32 slots are read once a piece, before the count
-// check, so that their latency and the count's overlap; top-k above 32 reads the further slots
-// 32 at a time, in order, at each pass.
-__device__ void partials_stage(const LsaArgs& a, FlagBatch& flags, const Warp w, std::uint32_t piece, bool flagged) {
-  const int n = a.nranks;
-  char* headers = local_part(a, lsa_headers_at(a, flags.epoch));  // as the dispatch of this epoch left them
-  const std::uint32_t hidden = a.f.hidden;
-  const std::uint32_t nseg = lsa_segments(hidden, piece);
-  const int topk = static_cast<int>(a.f.topk);
-  int most = 0;  // records from the source that sent the most
-  for (int s = 0; s < n; ++s) most = max(most, a.counts_copy[s * n + a.rank]);
-  const long long pieces = static_cast<long long>(most) * n * nseg;
-  for (long long p = w.id; p < pieces; p += w.count) {
-    const int source = static_cast<int>((p % n + a.rank) % n);
-    const std::uint32_t g = static_cast<std::uint32_t>(p / n % nseg);
-    const int i = static_cast<int>(p / n / nseg);  // among the source's records here
-    const std::size_t r = record_place(a, source, i);  // within the room (i < tokens) either way
-    const Header h = header_at(headers, r, a);
-    const LocalSlots first = local_slots(a, h, 0, w.lane);  // read before the record is known to be there
-    if (i >= a.counts_copy[source * n + a.rank]) continue;
-    const std::size_t at = record_place(a, a.rank, i);  // its place at the source
-    // A source on this node: its partials buffer; on another node: by record here, for the
-    // host to send.
-    const int peer = a.lsa_peer[source];
-    auto* dst = peer >= 0 ? reinterpret_cast<std::uint16_t*>(peer_part(a, a.partials_offset, peer)) +
-                                at * hidden
-                          : a.remote_partials + r * hidden;
-    const std::uint32_t begin = g * piece, end = min(begin + piece, hidden);
-    for (std::uint32_t e0 = begin + w.lane * 8; e0 - w.lane * 8 < end; e0 += 32 * 8) {
-      const bool mine = e0 < end;
-      float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      add_slots(partial, first, e0, mine);
-      for (int j0 = 32; j0 < topk; j0 += 32) add_slots(partial, local_slots(a, h, j0, w.lane), e0, mine);
-      if (mine) *reinterpret_cast<uint4*>(dst + e0) = to_bf16x8(partial);
-    }
-    if (flagged && peer >= 0) publish(flags, flag_at(peer_part(a, a.partial_flags_offset, peer), at, g, nseg), w.lane);
-  }
-  flush(flags, w.lane);
-}
-
-// Piece g (of `piece` elements) of token t's output: lane d finds where the token's partial
-// from rank d lies (none: the token did not go there); per 8 elements the partials in
-// ascending rank order, summed in fp32, rounded to bf16. Above 32 ranks, 32 at a time, in
-// order. With flags (one node), the lanes first wait for the partials' flags; `marked` (one
-// node, small pieces), each lane polls the 16 bytes it sums until they have landed, and sets
-// them back to all ones once read (kernels/ep_lsa_sync.cuh).
-__device__ void reduce_piece(const LsaArgs& a, int t, std::uint32_t g, std::uint32_t piece, const unsigned* flags,
-                             unsigned epoch, bool marked, int lane) {
-  const int n = a.nranks;
-  auto* partials = reinterpret_cast<std::uint16_t*>(local_part(a, a.partials_offset));
-  const std::uint32_t hidden = a.f.hidden, nseg = lsa_segments(hidden, piece);
-  const int* slot = a.slot + static_cast<std::size_t>(t) * n;
-  if (flags != nullptr) {
-    // Lane d waits for rank d's flag, all at once; the warp's barrier orders them before the reads.
-    for (int d = lane; d < n; d += 32) {
-      if (slot[d] >= 0) wait_for(flags + record_place(a, d, slot[d]) * nseg + g, epoch);
-    }
-    __syncwarp();
-  }
-  const std::uint32_t begin = g * piece, end = min(begin + piece, hidden);
-  for (std::uint32_t e0 = begin + lane * 8; e0 - lane * 8 < end; e0 += 32 * 8) {
-    const bool mine = e0 < end;
-    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int d0 = 0; d0 < n; d0 += 32) {
-      std::uint16_t* from = nullptr;  // lane's rank d0 + lane
-      if (d0 + lane < n && slot[d0 + lane] >= 0) {
-        from = partials + record_place(a, d0 + lane, slot[d0 + lane]) * hidden;
-      }
-      const int ranks = min(32, n - d0);
-      for (int k0 = 0; k0 < ranks; k0 += kLoadsInFlight) {
-        uint4 v[kLoadsInFlight];
-        std::uint16_t* src[kLoadsInFlight];
-        bool has[kLoadsInFlight];
-#pragma unroll
-        for (int k = 0; k < kLoadsInFlight; ++k) {
-          const int d = k0 + k;
-          src[k] = reinterpret_cast<std::uint16_t*>(
-              __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(from), d & 31));
-          has[k] = mine && d < ranks && src[k] != nullptr;
-          if (has[k]) v[k] = marked ? load_relaxed(src[k] + e0) : *reinterpret_cast<const uint4*>(src[k] + e0);
-        }
-#pragma unroll
-        for (int k = 0; k < kLoadsInFlight; ++k) {
-          if (!has[k]) continue;
-          if (marked) {
-            v[k] = until_landed(src[k] + e0, v[k], lsa_partial_landed);
-            unset16(src[k] + e0);
-          }
-          const auto* part = reinterpret_cast<const std::uint16_t*>(&v[k]);
-#pragma unroll
-          for (int m = 0; m < 8; ++m) acc[m] += bf16_to_float(part[m]);
-        }
-      }
-    }
-    if (mine) *reinterpret_cast<uint4*>(a.out + static_cast<std::size_t>(t) * hidden + e0) = to_bf16x8(acc);
-  }
-}
-
-// The combine's second stage on one node, from the start on the helper warps and after its
-// partials on every other: (token, piece) items from a queue in token order (the order their
-// partials arrive), each once its partials have landed (their flags, or `marked` the partials
-// themselves).
-__device__ void reduce_stage(const LsaArgs& a, unsigned epoch, int lane, std::uint32_t piece, bool marked) {
-  const auto* flags = marked ? nullptr : reinterpret_cast<const unsigned*>(local_part(a, a.partial_flags_offset));
-  const int nseg = static_cast<int>(lsa_segments(a.f.hidden, piece));
-  for_each_item(a, kCombineKernel, a.tokens * nseg, lane, [&](int q) {
-    reduce_piece(a, q / nseg, static_cast<std::uint32_t>(q % nseg), piece, flags, epoch, marked, lane);
-  });
-}
-
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm) combine_kernel(ncclDevComm comm, LsaArgs a) {
   __shared__ unsigned* flag_slots[kWarps][kLsaFlagBatchMax];
   clock_start(a);
   const unsigned epoch = launch_epoch(a, kCombineKernel);
-  FlagBatch flags{flag_slots[threadIdx.x / 32], a.flag_batch, epoch};
+  FlagBatch flags{flag_slots[threadIdx.x / 32], a.schedule.flag_batch, epoch};
   // Elements a piece (and its flag): every rank launches as many blocks, so every rank picks the same.
-  const int helpers = a.gathered != nullptr ? 0 : a.combine_helpers;
-  const std::uint32_t piece = lsa_combine_piece(static_cast<long long>(a.nranks) * a.tokens, a.f.hidden,
+  const int helpers = a.nodes.gathered != nullptr ? 0 : a.schedule.combine_helpers;
+  const std::uint32_t piece = lsa_combine_piece(static_cast<long long>(a.shape.nranks) * a.shape.tokens, a.shape.f.hidden,
                                                 lsa_storing_warps(static_cast<int>(gridDim.x), helpers));
-  if (a.gathered != nullptr) {
+  if (a.nodes.gathered != nullptr) {
     // Across nodes: lsa_reduce runs once the partials from other nodes are in; the barrier, not
     // flags, orders the node's partials before it.
     partials_stage(a, flags, this_warp(), piece, false);
     clock_mark(a, 0);
-    lsa_barrier(comm, a.barrier_base + blockIdx.x);
+    lsa_barrier(comm, a.schedule.barrier_base + blockIdx.x);
     finish(a, kCombineKernel);
     return;
   }
@@ -931,40 +134,6 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) combine_kernel(ncclDev
   }
   reduce_stage(a, epoch, static_cast<int>(threadIdx.x % 32), piece, marked);
   finish(a, kCombineKernel);
-}
-
-// Hybrid: each (record from another node, payload segment) a warp: the payload to every local
-// expert's place its header names; segment 0's warp also copies the header.
-__device__ void unpack_remote_stage(const LsaArgs& a) {
-  const int n = a.nranks, topk = static_cast<int>(a.f.topk);
-  char* headers = local_part(a, a.headers_offset);
-  char* grouped = local_part(a, a.grouped_offset);
-  const Warp w = this_warp();
-  const std::uint32_t nseg = lsa_segments(a.f.payload_stride, a.segment_bytes);
-  const std::size_t stride = lsa_remote_record_bytes(a);
-  const Starts st = starts_of(a);
-  const int last = n - 1;  // records here from other nodes: up to the last source's end
-  const int remote = st.remote_records_from(last) + (a.lsa_peer[last] < 0 ? a.counts_copy[last * n + a.rank] : 0);
-  const long long pieces = static_cast<long long>(remote) * nseg;
-  for (long long p = w.id; p < pieces; p += w.count) {
-    const int q = static_cast<int>(p / nseg);  // among the records from other nodes
-    const std::uint32_t g = static_cast<std::uint32_t>(p % nseg);
-    int s = last;  // its source: the last on another node whose records start at or before q
-    while (s > 0 && (a.lsa_peer[s] >= 0 || st.remote_records_from(s) > q)) --s;
-    const std::size_t record = record_place(a, s, q - st.remote_records_from(s));
-    const char* packed = reinterpret_cast<const char*>(a.remote_recv) + static_cast<std::size_t>(q) * stride;
-    const Header h = header_at(const_cast<char*>(packed), 0, a);
-    const std::uint32_t begin = g * a.segment_bytes;
-    const std::uint32_t end = min(begin + a.segment_bytes, a.f.payload_stride);
-    for (int j = 0; j < topk; ++j) {
-      const int place = h.place[j];
-      if (place >= 0) {
-        warp_copy16(grouped + static_cast<std::size_t>(place) * a.f.payload_stride, packed + a.header_bytes, begin,
-                    end, w.lane);
-      }
-    }
-    if (g == 0) warp_copy16(headers + record * a.header_bytes, packed, 0, a.header_bytes, w.lane);
-  }
 }
 
 __global__ void __launch_bounds__(kThreads) layout_kernel(LsaArgs a) {
@@ -985,25 +154,11 @@ __global__ void __launch_bounds__(kThreads) unpack_remote_kernel(LsaArgs a) { un
 // flags to wait for.
 __global__ void __launch_bounds__(kThreads) reduce_kernel(LsaArgs a) {
   const Warp w = this_warp();
-  const std::uint32_t piece = kLsaCombinePieceMax, nseg = lsa_segments(a.f.hidden, piece);
-  const long long pieces = static_cast<long long>(a.tokens) * nseg;
+  const std::uint32_t piece = kLsaCombinePieceMax, nseg = lsa_segments(a.shape.f.hidden, piece);
+  const long long pieces = static_cast<long long>(a.shape.tokens) * nseg;
   for (long long p = w.id; p < pieces; p += w.count) {
     reduce_piece(a, static_cast<int>(p / nseg), static_cast<std::uint32_t>(p % nseg), piece, nullptr, 0, false, w.lane);
   }
-}
-
-cudaError_t launch(void (*kernel)(ncclDevComm, LsaArgs), const ncclDevComm& comm, const LsaArgs& a,
-                   int blocks, cudaStream_t stream) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(blocks));
-  config.blockDim = dim3(kThreads);
-  config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeCooperative;
-  attribute.val.cooperative = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, comm, a);
 }
 
 }  // namespace
@@ -1023,13 +178,13 @@ int lsa_max_blocks(int device) {
 int lsa_barrier_count(int blocks) { return 2 * blocks; }
 
 cudaError_t lsa_dispatch(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream) {
-  if (a.segment_bytes == kPieceBytes<4>) return launch(dispatch_kernel<4>, comm, a, blocks, stream);
-  if (a.segment_bytes == kPieceBytes<5>) return launch(dispatch_kernel<5>, comm, a, blocks, stream);
+  if (a.shape.segment_bytes == kPieceBytes<4>) return launch_cooperative(dispatch_kernel<4>, comm, a, blocks, stream);
+  if (a.shape.segment_bytes == kPieceBytes<5>) return launch_cooperative(dispatch_kernel<5>, comm, a, blocks, stream);
   return cudaErrorInvalidValue;  // not what lsa_segment_bytes picks
 }
 
 cudaError_t lsa_combine(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream) {
-  return launch(combine_kernel, comm, a, blocks, stream);
+  return launch_cooperative(combine_kernel, comm, a, blocks, stream);
 }
 
 cudaError_t lsa_layout(const LsaArgs& a, int blocks, cudaStream_t stream) {

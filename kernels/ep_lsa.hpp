@@ -2,7 +2,7 @@
 // stores each token once per destination rank straight into the receiver's expert-grouped
 // symmetric buffer over NVLink (load/store access, "LSA"), and the combine stores the experts'
 // weighted partial sums straight back.
-// One cooperative kernel each way; the host side is src/ep/lsa_exchange.cpp. On one node the
+// One cooperative kernel each way; the host side is src/ep/gpu/lsa_exchange.cpp. On one node the
 // receiver's work runs under the stores: with many tokens every stored piece (a segment of a
 // token or of a partial) is followed by a flag in the receiver's window; with few, each piece
 // marks its own arrival (its room is all ones until it lands: lsa_dispatch_marked,
@@ -39,7 +39,7 @@
 //                  epoch once that segment (segment 0: and the header) has landed
 //   partial flags: one uint32 per (partial place, piece of kLsaCombinePieceMax elements),
 //                  likewise, where the combine's pieces are that large (lsa_combine_marked)
-// A marked dispatch (LsaArgs::dispatch_marked) has two of the headers and of the grouped buffer,
+// A marked dispatch (LsaArgs::schedule.dispatch_marked) has two of the headers and of the grouped buffer,
 // each part's two halves back to back: launch k fills region k % 2, all ones before it
 // (lsa_headers_at, lsa_grouped_at; kernels/ep_lsa_sync.cuh, marks).
 #pragma once
@@ -56,16 +56,27 @@ struct ncclDevComm;
 
 namespace commsweep::ep::kernels {
 
-struct LsaArgs {
-  ncclWindow_t window = nullptr;
-  std::size_t counts_offset = 0, expert_counts_offset = 0, headers_offset = 0, grouped_offset = 0,
-              partials_offset = 0, flags_offset = 0, partial_flags_offset = 0;
-  std::uint32_t header_bytes = 0;  // 12 x topk, rounded up to 16
+// The kernels' arguments (LsaArgs, below), by concern. Every pointer is device memory (the
+// window's parts are reached through window.handle); the host side fills them once per case
+// (src/ep/gpu/lsa_exchange.cpp: LsaExchange::prepare).
+
+// The case's shape, as this rank sees it.
+struct LsaShape {
+  std::uint32_t header_bytes = 0;   // 12 x topk, rounded up to 16
   std::uint32_t segment_bytes = 0;  // payload bytes a dispatch piece and its flag cover: lsa_segment_bytes
   int rank = 0, nranks = 0, tokens = 0, experts = 0, local_experts = 0, first_expert = 0;
   int entries_room = 0;  // entries a rank has room for in each rank's grouped buffer: lsa_entries_room
   RecordFormat f{};
-  int barrier_base = 0;    // this kernel's LSA barriers: base + block index
+};
+// The symmetric window and where its parts start (above): the same offsets on every rank.
+struct LsaWindow {
+  ncclWindow_t handle = nullptr;
+  std::size_t counts_offset = 0, expert_counts_offset = 0, headers_offset = 0, grouped_offset = 0,
+              partials_offset = 0, flags_offset = 0, partial_flags_offset = 0;
+};
+// How the work is spread over the launch's warps, and how the receiver learns what landed.
+struct LsaSchedule {
+  int barrier_base = 0;  // this kernel's LSA barriers: base + block index
   // One node, few tokens: the dispatch's records carry their own arrival (no flags); its
   // headers and grouped buffer are two regions that launches take in turn (above).
   int dispatch_marked = 0;
@@ -73,11 +84,17 @@ struct LsaArgs {
   // reduction) from the start; the others store first, then join them (kernels/ep_lsa.cu).
   int dispatch_helpers = 0, combine_helpers = 0;
   int flag_batch = 1;  // pieces a warp stores before it publishes their flags, 1..kLsaFlagBatchMax
+};
+// What the kernels' blocks and the ranks synchronise through, besides the window's flags.
+struct LsaSignals {
   // Local, zeroed with the flags at each case: LsaSync (below).
   unsigned* sync = nullptr;
   // One node: the counts travel by NCCL's LL all-to-all (ncclLLA2ASession, block 0): the
   // resource buffer NCCL assigned (an ncclLLA2AHandle's parts) and its slots.
   std::uint32_t counts_a2a_buffer = 0, counts_a2a_slots = 0;
+};
+// Which ranks are this node's (the LSA team), and across nodes (hybrid) what the host moves.
+struct LsaNodes {
   // Per rank: its index in this rank's LSA team, or -1 where it is on another node.
   const int* lsa_peer = nullptr;
   // Hybrid only (nullptr on one node): every rank's row of counts, nranks x (nranks + experts)
@@ -86,28 +103,55 @@ struct LsaArgs {
   std::uint8_t* remote_send = nullptr;       // records for other nodes' ranks, by destination
   const std::uint8_t* remote_recv = nullptr; // records from other nodes' ranks, by source
   std::uint16_t* remote_partials = nullptr;  // per received record (all sources) x hidden
-  // This rank's tokens.
-  const std::uint8_t* input = nullptr;  // tokens x payload_stride
-  const std::int32_t* idx = nullptr;
-  const float* weights = nullptr;
-  // Local workspaces (device memory).
+};
+// This rank's tokens.
+struct LsaInput {
+  const std::uint8_t* payload = nullptr;  // tokens x payload_stride
+  const std::int32_t* idx = nullptr;      // tokens x topk: the experts
+  const float* weights = nullptr;         // tokens x topk
+};
+// The layout of this rank's tokens (local workspaces): where each lands.
+struct LsaLayout {
   int* slot = nullptr;            // tokens x nranks: place among the records to that rank, or -1
   int* chunk_counts = nullptr;    // lsa_layout_chunks x (nranks + experts): each chunk's tokens per rank, per expert
   int* send_counts = nullptr;     // nranks, then expert_sends right after it (one row)
   int* rank_in_expert = nullptr;  // tokens x topk: the token's rank among this rank's tokens to that expert
   int* expert_sends = nullptr;    // experts: this rank's tokens to each
   int* expert_start = nullptr;    // experts: where this rank's tokens to it start on its rank
+};
+// Every rank's counts as this rank received them, and what it derives from them (local).
+struct LsaCounts {
   int* counts_copy = nullptr;     // nranks x nranks: the counts as every rank saw them this round
   int* starts = nullptr;          // kLsaStartKinds x nranks: running sums of the counts (below)
   int* expert_counts = nullptr;   // local experts x nranks: entries of segment (l, s)
   int* expert_base = nullptr;     // local experts x nranks: where segment (l, s) starts
+};
+// The combine's input and result (local).
+struct LsaCombine {
   const std::uint16_t* expert_output = nullptr;  // entries x hidden (bf16), as grouped
   std::uint16_t* out = nullptr;                  // tokens x hidden (bf16): the combine's result
-  // The kernel's own span in %globaltimer nanoseconds: [0] the first block's start
-  // (atomicMin), [1] the last block's end (atomicMax), [2 + k] when the last block (or warp)
-  // finished stage k (the stage names below, but the last); then kLsaSmWords words, one bit per
-  // SM that ran a block (%smid); preset to (max, 0, 0...) before each launch.
+};
+// The kernel's own span in %globaltimer nanoseconds: [0] the first block's start
+// (atomicMin), [1] the last block's end (atomicMax), [2 + k] when the last block (or warp)
+// finished stage k (the stage names below, but the last); then kLsaSmWords words, one bit per
+// SM that ran a block (%smid); preset to (max, 0, 0...) before each launch.
+struct LsaTiming {
   unsigned long long* clock = nullptr;
+};
+// Everything a dispatch or combine kernel is launched with (by value). The groups keep the
+// order of the flat struct they replaced, so that the kernels' parameter block, and the code
+// generated from it, stayed as they were (kernels/NOTES-ep-lsa.md, "The files").
+struct LsaArgs {
+  LsaWindow window;
+  LsaShape shape;
+  LsaSchedule schedule;
+  LsaSignals signals;
+  LsaNodes nodes;
+  LsaInput input;
+  LsaLayout layout;
+  LsaCounts counts;
+  LsaCombine combine;
+  LsaTiming timing;
 };
 inline constexpr int kLsaClockSlots = 10;
 inline constexpr int kLsaThreads = 512;  // a block of either cooperative kernel
@@ -116,12 +160,12 @@ inline constexpr int kLsaThreads = 512;  // a block of either cooperative kernel
 inline constexpr std::int32_t kLsaNoPlace = INT32_MIN;
 inline constexpr int kLsaSmWords = 4;  // SMs 0..255 (an H100 or H200 has 132)
 inline constexpr int kLsaFlagBatchMax = 8;
-// LsaArgs::sync, per kernel (0 dispatch, 1 combine): [k] the epoch of its last launch, which the
+// LsaArgs::signals.sync, per kernel (0 dispatch, 1 combine): [k] the epoch of its last launch, which the
 // flags of the next launch carry plus one; [2 + k] its blocks that finished this launch (the
 // last one moves the epoch on and clears the rest); [4 + k] the next item of its work queue;
 // [6] the dispatch's epoch once every rank's counts are in (counts_copy, expert_counts, ...).
 enum LsaSync { kLsaEpoch = 0, kLsaFinished = 2, kLsaQueue = 4, kLsaCountsIn = 6, kLsaSyncWords = 7 };
-// LsaArgs::starts, derived from the counts once per dispatch (row k x nranks + rank j):
+// LsaArgs::counts.starts, derived from the counts once per dispatch (row k x nranks + rank j):
 //   0 remote_records_from: where rank j's records start among those from other nodes here
 //   1 remote_records_to:   where rank j's records start among those packed for other nodes
 inline constexpr int kLsaStartKinds = 2;
@@ -214,13 +258,13 @@ inline bool lsa_dispatch_marked(long long records, std::uint32_t hidden, long lo
 __host__ __device__
 #endif
 inline std::size_t lsa_headers_at(const LsaArgs& a, unsigned epoch) {
-  return a.headers_offset + (a.dispatch_marked ? (epoch & 1u) * ((a.grouped_offset - a.headers_offset) / 2) : 0);
+  return a.window.headers_offset + (a.schedule.dispatch_marked ? (epoch & 1u) * ((a.window.grouped_offset - a.window.headers_offset) / 2) : 0);
 }
 #ifdef __CUDACC__
 __host__ __device__
 #endif
 inline std::size_t lsa_grouped_at(const LsaArgs& a, unsigned epoch) {
-  return a.grouped_offset + (a.dispatch_marked ? (epoch & 1u) * ((a.partials_offset - a.grouped_offset) / 2) : 0);
+  return a.window.grouped_offset + (a.schedule.dispatch_marked ? (epoch & 1u) * ((a.window.partials_offset - a.window.grouped_offset) / 2) : 0);
 }
 // Whether a 32-bit word of a marked dispatch's record (header or payload) has landed: it is
 // not all ones, which experts, places (kLsaNoPlace), finite weights, bf16 pairs, e4m3 bytes
@@ -250,7 +294,7 @@ inline int lsa_layout_chunks(int tokens) { return tokens > kLsaLayoutChunk ? (to
 // Blocks a cooperative launch of either kernel can keep resident on `device` (0: none).
 int lsa_max_blocks(int device);
 
-// The kernels an lsa exchange launches (src/ep/lsa_exchange.hpp: LsaVariant): the dispatch and
+// The kernels an lsa exchange launches (src/ep/gpu/lsa_exchange.hpp: LsaVariant): the dispatch and
 // the combine (cooperative launches; block b of every rank meets block b of the others), and
 // how many blocks of both a device keeps resident. A kernel variant brings its own three, with
 // the LsaArgs, window layout and hybrid steps below.
@@ -273,7 +317,7 @@ inline int lsa_counts_elements(int nranks, int experts) { return nranks * ((nran
 // Every rank must launch the same number of blocks (block b meets block b of the others) and
 // launch each kernel as often as the others since their sync words and flags were zeroed (the
 // flags carry the launch's epoch).
-// Hybrid (a.gathered set): the dispatch starts at the stores (lsa_layout ran before the counts
+// Hybrid (a.nodes.gathered set): the dispatch starts at the stores (lsa_layout ran before the counts
 // were gathered), and the combine ends at its barrier (lsa_reduce runs once the partials from
 // other nodes are in).
 cudaError_t lsa_dispatch(const ncclDevComm& comm, const LsaArgs& a, int blocks, cudaStream_t stream);
@@ -292,7 +336,7 @@ inline constexpr int kLsaRanksMax = 4096;
 __host__ __device__
 #endif
 inline std::size_t lsa_remote_record_bytes(const LsaArgs& a) {
-  return static_cast<std::size_t>(a.header_bytes) + a.f.payload_stride;
+  return static_cast<std::size_t>(a.shape.header_bytes) + a.shape.f.payload_stride;
 }
 
 }  // namespace commsweep::ep::kernels

@@ -1,8 +1,9 @@
-// Device-side ordering for the lsa kernels (kernels/ep_lsa.cu), included by that file only:
+// Device-side ordering for the lsa kernels (kernels/ep_lsa.cu and its variants), included
+// through their stages (kernels/ep_lsa_stages.cuh):
 // the per-piece flags that let a receiver work while stores still arrive, the epoch they
 // carry, the work queue receivers take pieces from, and the kernel's clock and SM marks.
 //
-// Flags. A warp that stored a piece (2 or 2.5 KiB of a token: LsaArgs::segment_bytes, or 1024
+// Flags. A warp that stored a piece (2 or 2.5 KiB of a token: LsaArgs::shape.segment_bytes, or 1024
 // elements of a partial) into a peer's window writes the launch's epoch into that piece's flag
 // there, after __syncwarp and a release fence at system scope: every lane's stores before the flag, the
 // pattern of NCCL's own protocols and of DeepEP (a barrier, then one thread's release). The
@@ -19,7 +20,7 @@
 // in flight), polls until every half is written (until_landed, lsa_partial_landed), sums, and stores the ones back
 // for the next launch. A sender writes each 16 bytes once a launch, so nothing lands
 // after the reader has seen them whole.
-// A marked dispatch (one node, few tokens: LsaArgs::dispatch_marked) does the same with its
+// A marked dispatch (one node, few tokens: LsaArgs::schedule.dispatch_marked) does the same with its
 // records: no 32-bit word of a header or payload is all ones (lsa_word_landed), so the
 // receiver polls a record's header, then each piece at its first place, and copies it on as
 // it lands; no flags, no fences. What it reads stays for the experts, the check and the
@@ -33,7 +34,7 @@
 // below).
 //
 // Epochs. Flags are never cleared between launches: launch k of a kernel writes and waits for
-// k (LsaArgs::sync[kLsaEpoch + kernel] + 1, read by every block at its start). The last block to
+// k (LsaArgs::signals.sync[kLsaEpoch + kernel] + 1, read by every block at its start). The last block to
 // finish moves the epoch on, after every block has read it. The host zeroes flags and sync
 // words at each case on every rank, and every rank launches each kernel equally often, so
 // every rank's epoch is the same at each launch; a flag holding an older epoch (or 0) is not
@@ -60,27 +61,27 @@ __device__ inline unsigned long long global_ns() {
   return t;
 }
 
-// The kernel's span (LsaArgs::clock): when its first block started; which SMs ran a block.
+// The kernel's span (LsaArgs::timing.clock): when its first block started; which SMs ran a block.
 __device__ inline void clock_start(const LsaArgs& a) {
   if (threadIdx.x != 0) return;
-  atomicMin(&a.clock[0], global_ns());
+  atomicMin(&a.timing.clock[0], global_ns());
   unsigned sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  if (sm < 64u * kLsaSmWords) atomicOr(&a.clock[kLsaClockSlots + sm / 64], 1ull << (sm % 64));
+  if (sm < 64u * kLsaSmWords) atomicOr(&a.timing.clock[kLsaClockSlots + sm / 64], 1ull << (sm % 64));
 }
 // When the last block finished stage k (every thread of the block calls it).
 __device__ inline void clock_mark(const LsaArgs& a, int k) {
   __syncthreads();
-  if (threadIdx.x == 0) atomicMax(&a.clock[2 + k], global_ns());
+  if (threadIdx.x == 0) atomicMax(&a.timing.clock[2 + k], global_ns());
 }
 // When the last warp finished stage k (lane 0 of each warp that ran it).
 __device__ inline void clock_mark_warp(const LsaArgs& a, int k, int lane) {
-  if (lane == 0) atomicMax(&a.clock[2 + k], global_ns());
+  if (lane == 0) atomicMax(&a.timing.clock[2 + k], global_ns());
 }
 
 // This launch's epoch: what its flags carry.
 __device__ inline unsigned launch_epoch(const LsaArgs& a, LsaKernel kernel) {
-  return *reinterpret_cast<volatile unsigned*>(&a.sync[kLsaEpoch + kernel]) + 1u;
+  return *reinterpret_cast<volatile unsigned*>(&a.signals.sync[kLsaEpoch + kernel]) + 1u;
 }
 
 // The block's end: the kernel's end mark; the last block to finish (every block has read the
@@ -89,12 +90,12 @@ __device__ inline unsigned launch_epoch(const LsaArgs& a, LsaKernel kernel) {
 __device__ inline void finish(const LsaArgs& a, LsaKernel kernel) {
   __syncthreads();
   if (threadIdx.x != 0) return;
-  atomicMax(&a.clock[1], global_ns());
+  atomicMax(&a.timing.clock[1], global_ns());
   __threadfence();
-  if (atomicAdd(&a.sync[kLsaFinished + kernel], 1u) == gridDim.x - 1) {
-    a.sync[kLsaFinished + kernel] = 0;
-    a.sync[kLsaQueue + kernel] = 0;
-    a.sync[kLsaEpoch + kernel] += 1;
+  if (atomicAdd(&a.signals.sync[kLsaFinished + kernel], 1u) == gridDim.x - 1) {
+    a.signals.sync[kLsaFinished + kernel] = 0;
+    a.signals.sync[kLsaQueue + kernel] = 0;
+    a.signals.sync[kLsaEpoch + kernel] += 1;
     __threadfence();
   }
 }
@@ -106,7 +107,7 @@ __device__ inline void finish(const LsaArgs& a, LsaKernel kernel) {
 // are free (the storing warps that join), not to one that would hold two in a row.
 template <class Work>
 __device__ void for_each_item(const LsaArgs& a, LsaKernel kernel, int count, int lane, Work work) {
-  unsigned* queue = &a.sync[kLsaQueue + kernel];
+  unsigned* queue = &a.signals.sync[kLsaQueue + kernel];
   const int warps = static_cast<int>(gridDim.x * (blockDim.x / 32));
   unsigned item = 0;
   if (lane == 0) item = atomicAdd(queue, 1u);

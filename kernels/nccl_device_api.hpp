@@ -1,5 +1,5 @@
 // Whether this build has NCCL's device API (nccl_device.h, NCCL 2.28 or later): one test for
-// the kernels that use it (ep_lsa.cu), their host side (src/ep/lsa_exchange.cpp) and the NCCL
+// the kernels that use it (ep_lsa.cu), their host side (src/ep/gpu/lsa_exchange.cpp) and the NCCL
 // version policy's input (src/comm/nccl: nccl_policy::Versions::device_api_built).
 #pragma once
 

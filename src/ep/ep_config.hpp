@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "settings/setting.hpp"
 
 namespace commsweep::ep {
 
@@ -46,7 +49,9 @@ struct EpConfig {
   bool check = true;
   double timeout_s = 300;
   std::uint64_t seed = 0x636f6d6d73776570ull;
-  int lsa_blocks = 0;            // --ep-impl lsa: blocks per kernel (0: as many as suit the case)
+  // The settings an implementation declares for itself (EpImplementation::settings), by suite
+  // key, as read (lsa's lsa_blocks): no implementation's setting is a field here.
+  std::map<std::string, settings::Value> impl_settings;
   int fault_wrong_rank = -1;     // testing: this rank flips one dispatched and one combined element
 };
 

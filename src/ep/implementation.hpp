@@ -14,6 +14,7 @@
 #include "ep/ep_config.hpp"
 #include "ep/exchange.hpp"
 #include "runtime/world.hpp"
+#include "settings/setting.hpp"
 
 namespace commsweep::ep {
 
@@ -29,6 +30,10 @@ struct EpImplementation {
   // Its exchange on BACKEND for CONFIG's cases; a usage Error naming --ep-impl where it cannot
   // run on that backend.
   std::unique_ptr<EpExchange> (*make)(World& world, Backend& backend, const EpConfig& config);
+  // Its own settings, where it has any (lsa's --lsa-blocks): `commsweep ep` takes their flags,
+  // --help lists them under the run's settings, a suite's ep sweep takes their keys, and make()
+  // reads their values from EpConfig::impl_settings (impl_setting). The section is the table's.
+  std::vector<settings::Spec> settings;
 };
 
 // Every implementation, in `order`.
@@ -37,5 +42,8 @@ const std::vector<const EpImplementation*>& ep_implementations();
 const EpImplementation* find_ep_implementation(std::string_view name);
 // Their names, in `order` (--ep-impl's choices, the schema's enum).
 std::vector<std::string> ep_implementation_names();
+// The value of an implementation's own setting of that suite KEY (EpImplementation::settings):
+// as read, else its default read under its type (a config not filled from the settings table).
+settings::Value impl_setting(const EpConfig& config, std::string_view key);
 
 }  // namespace commsweep::ep

@@ -1,5 +1,5 @@
 // Where an exchange's result lies in its buffers: the byte ranges to read back, in the order
-// EpResult holds them (src/ep/exchange.hpp). Host-only arithmetic; src/ep/device_result.cpp
+// EpResult holds them (src/ep/exchange.hpp). Host-only arithmetic; src/ep/gpu/device_result.cpp
 // copies the ranges out of device memory.
 #pragma once
 

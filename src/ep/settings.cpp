@@ -130,7 +130,7 @@ settings::Table<EpConfig> make_table() {
   const auto routings = names(all_routing_kinds());
   std::string routing_help;
   for (const auto& r : routings) routing_help += (routing_help.empty() ? "" : " ") + r;
-  return {"ep", {
+  settings::Table<EpConfig> table{"ep", {
       entry("tokens", 0, "tokens", ints(0, kMaxTokens), default_of(&EpConfig::tokens), "tokens per rank", axes,
             [](EpConfig& c, const Value& v, const Given&) { c.tokens = int_items(v); }),
       entry("hidden", 0, "hidden", ints(1, kMaxHidden), default_of(&EpConfig::hidden), "elements per token (a multiple of 8: 16-byte vectors)",
@@ -165,15 +165,21 @@ settings::Table<EpConfig> make_table() {
             [](EpConfig& c, const Value& v, const Given&) { c.check = v.whole == 1; }),
       entry("seed", 0, "seed", settings::unsigned64(), std::nullopt, "seed of the routing and the token data", run,
             [](EpConfig& c, const Value& v, const Given&) { c.seed = v.count; }),
-      entry("lsa-blocks", 0, "lsa_blocks", settings::whole(0, 1 << 16), "0",
-            "--ep-impl lsa: thread blocks (512 threads) of both kernels, at most what the GPU keeps resident; 0: "
-            "the combine on 2 blocks per SM, the dispatch on 1 per SM up to 1024 tokens and 2 above",
-            run, [](EpConfig& c, const Value& v, const Given&) { c.lsa_blocks = static_cast<int>(v.whole); }),
-      settings::entry_of<EpConfig>(
-          settings::shared::fault(
-              "testing only: " + faults::fault_forms("ep") + " flips one dispatched and one combined element on RANK", run),
-          apply_fault),
   }, finish};
+  // Each implementation's own settings (EpImplementation::settings), after the run's.
+  for (const EpImplementation* impl : ep_implementations()) {
+    for (settings::Spec spec : impl->settings) {
+      spec.section = run;
+      const std::string key = spec.key;
+      table.settings.push_back(settings::entry_of<EpConfig>(
+          std::move(spec), [key](EpConfig& c, const Value& v, const Given&) { c.impl_settings[key] = v; }));
+    }
+  }
+  table.settings.push_back(settings::entry_of<EpConfig>(
+      settings::shared::fault(
+          "testing only: " + faults::fault_forms("ep") + " flips one dispatched and one combined element on RANK", run),
+      apply_fault));
+  return table;
 }
 
 }  // namespace

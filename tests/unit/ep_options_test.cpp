@@ -9,6 +9,8 @@
 
 #include "cli/measure_options.hpp"
 #include "ep/ep_config.hpp"
+#include "ep/implementation.hpp"
+#include "ep/settings.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep {
@@ -42,6 +44,30 @@ EpCliOptions parse(std::vector<std::string> args) {
 }
 
 std::string ep_help_text() { return measure_help_text(*find_command_workload("ep")); }
+
+// An implementation's own settings come from its descriptor (EpImplementation::settings), not
+// from a field of EpConfig or a line of ep/settings.cpp: each is a flag and a suite key of the
+// table, in its settings section, and reads as its default where not given.
+TEST(EpOptions, ImplementationSettingsComeFromTheirDescriptors) {
+  const auto specs = ep::ep_settings().specs();
+  int declared = 0;
+  for (const ep::EpImplementation* impl : ep::ep_implementations()) {
+    for (const settings::Spec& own : impl->settings) {
+      ++declared;
+      const settings::Spec* found = nullptr;
+      for (const settings::Spec* s : specs) {
+        if (s->flag == own.flag) found = s;
+      }
+      ASSERT_NE(found, nullptr) << impl->name << ": --" << own.flag << " is not in the ep table";
+      EXPECT_EQ(found->key, own.key);
+      EXPECT_EQ(found->section, ep::kSettingsSection);
+    }
+  }
+  EXPECT_GE(declared, 1);  // lsa's --lsa-blocks
+  EXPECT_EQ(ep::impl_setting(parse({}).config, "lsa_blocks").whole, 0);
+  EXPECT_EQ(ep::impl_setting(ep::EpConfig{}, "lsa_blocks").whole, 0);  // not read: the default
+  EXPECT_EQ(ep::impl_setting(parse({"--lsa-blocks", "3"}).config, "lsa_blocks").whole, 3);
+}
 
 TEST(EpOptions, DefaultsAreDeepEpsTest) {
   const EpCliOptions o = parse({});
@@ -214,7 +240,7 @@ TEST_F(EpSuite, YamlAsASuiteOfOneEpSweep) {
   const EpCliOptions o = parse({"--suite", yaml, "--lsa-blocks", "8"});
   EXPECT_EQ(o.config.tokens, (std::vector<int>{16, 32}));
   EXPECT_EQ(o.config.impls, std::vector<std::string>{"lsa"});
-  EXPECT_EQ(o.config.lsa_blocks, 8);  // the flag over the key
+  EXPECT_EQ(ep::impl_setting(o.config, "lsa_blocks").whole, 8);  // the flag over the key
   EXPECT_FALSE(o.config.check);
   EXPECT_EQ(o.config.timeout_s, 30);
   EXPECT_EQ(std::filesystem::path(o.config.routing_file), dir_ / "r.txt");

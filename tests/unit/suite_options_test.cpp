@@ -14,6 +14,7 @@
 #include "collectives/collective_test.hpp"
 #include "collectives/settings.hpp"
 #include "ep/ep_config.hpp"
+#include "ep/implementation.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep {
@@ -278,7 +279,7 @@ TEST(SuiteOptions, EveryKeyOfEachKind) {
       "- name: c\n  kind: collective\n  buffers: warm\n  check: 3\n  timeout: 45\n  timer: host\n");
   const ep::EpConfig& e = s.sweeps[0].ep;
   EXPECT_EQ(e.impls, (std::vector<std::string>{"alltoallv", "lsa"}));
-  EXPECT_EQ(e.lsa_blocks, 64);
+  EXPECT_EQ(ep::impl_setting(e, "lsa_blocks").whole, 64);  // lsa's own setting
   EXPECT_FALSE(e.check);
   EXPECT_EQ(e.seed, 7u);
   EXPECT_EQ(e.timeout_s, 90);

@@ -2,7 +2,7 @@
 #include "ep/host_exchange.hpp"
 #include "ep/implementation.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
-#include "ep/nccl_exchange.hpp"
+#include "ep/gpu/nccl_exchange.hpp"
 #endif
 
 namespace commsweep::ep {
@@ -26,7 +26,7 @@ std::unique_ptr<EpExchange> make(World& world, Backend& backend, const EpConfig&
 }  // namespace
 
 const EpImplementation& alltoallv_ep_impl() {
-  static const EpImplementation impl{"alltoallv", 10, kHelp, {"alltoallv_ep"}, make};
+  static const EpImplementation impl{"alltoallv", 10, kHelp, {"alltoallv_ep"}, make, {}};
   return impl;
 }
 

@@ -1,9 +1,9 @@
 // --ep-impl lsa: the exchange from inside kernels on NCCL's device API (kernels/ep_lsa.cu; the
-// host side is ep/lsa_exchange.cpp), nccl backend only.
+// host side is ep/gpu/lsa_exchange.cpp), nccl backend only.
 #include "core/error.hpp"
 #include "ep/implementation.hpp"
 #if COMMSWEEP_HAVE_NCCL_BACKEND
-#include "ep/lsa_exchange.hpp"
+#include "ep/gpu/lsa_exchange.hpp"
 #endif
 
 namespace commsweep::ep {
@@ -25,7 +25,7 @@ std::unique_ptr<EpExchange> make(World& world, Backend& backend, const EpConfig&
 #if COMMSWEEP_HAVE_NCCL_BACKEND
   if (NcclBackend* nccl = as_nccl_backend(backend)) {
     const Phase setup{"ep lsa set-up (device communicator)", Deadline::after(config.timeout_s)};
-    return std::make_unique<LsaExchange>(world, *nccl, setup, config.lsa_blocks,
+    return std::make_unique<LsaExchange>(world, *nccl, setup, static_cast<int>(impl_setting(config, "lsa_blocks").whole),
                                          LsaVariant{"lsa", "lsa_ep", kernels::lsa_kernels()});
   }
 #else
@@ -39,7 +39,13 @@ std::unique_ptr<EpExchange> make(World& world, Backend& backend, const EpConfig&
 }  // namespace
 
 const EpImplementation& lsa_ep_impl() {
-  static const EpImplementation impl{"lsa", 20, kHelp, {"lsa_ep", "ll_all_to_all_counts"}, make};
+  static const EpImplementation impl{
+      "lsa", 20, kHelp, {"lsa_ep", "ll_all_to_all_counts"}, make,
+      {settings::Spec{"lsa-blocks", 0, "lsa_blocks", settings::whole(0, 1 << 16), "0",
+                      "--ep-impl lsa: thread blocks (512 threads) of both kernels, at most what the GPU keeps "
+                      "resident; 0: the combine on 2 blocks per SM, the dispatch on 1 per SM up to 1024 tokens and 2 "
+                      "above",
+                      ""}}};
   return impl;
 }
 

@@ -1,4 +1,4 @@
-#include "ep/device_result.hpp"
+#include "ep/gpu/device_result.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "ep/lsa_exchange.hpp"
+#include "ep/gpu/lsa_exchange.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "ep/layout.hpp"
-#include "ep/device_result.hpp"
-#include "ep/grouped_send_recv.hpp"
+#include "ep/gpu/device_result.hpp"
+#include "ep/gpu/grouped_send_recv.hpp"
 #include "ep_kernels.hpp"
 #include "nccl_device_api.hpp"
 #include "core/error.hpp"
@@ -34,6 +34,54 @@ constexpr int kFlagBatch = 4;
 constexpr int kOneBlockPerSmTokens = 1024;
 
 std::size_t aligned(std::size_t bytes) { return (bytes + kWindowAlign - 1) / kWindowAlign * kWindowAlign; }
+
+// The case's shape as this rank sees it (kernels::LsaShape).
+kernels::LsaShape shape_of(const EpCase& c, int rank, int nranks) {
+  kernels::LsaShape s;
+  s.f = record_format(static_cast<std::uint32_t>(c.hidden), static_cast<std::uint32_t>(c.topk), c.dtype == EpDtype::Fp8);
+  s.header_bytes = static_cast<std::uint32_t>((12 * c.topk + 15) / 16 * 16);
+  s.rank = rank;
+  s.nranks = nranks;
+  s.tokens = c.tokens;
+  s.experts = c.experts;
+  s.local_experts = experts_per_rank(c.experts, nranks);
+  s.first_expert = rank * s.local_experts;
+  s.entries_room = kernels::lsa_entries_room(c.tokens, c.topk, s.local_experts);
+  // A flag per piece: segment_bytes of a record's payload, kLsaCombinePieceMax elements of a
+  // partial (the smaller pieces carry their own arrival: kernels::lsa_combine_marked).
+  s.segment_bytes = kernels::lsa_segment_bytes(s.f.payload_stride);
+  return s;
+}
+
+// The window (kernels/ep_lsa.hpp), every part at fixed places: room for every rank's tokens
+// here, each in up to min(topk, local experts) entries, and for this rank's tokens' partials
+// from every rank; a marked dispatch's headers and grouped buffer twice. `end`: the bytes the
+// window needs.
+struct WindowPlan {
+  kernels::LsaWindow parts;  // the offsets (the handle is the window's, once it has room)
+  std::size_t partials_bytes = 0;
+  std::size_t end = 0;
+};
+WindowPlan window_plan(const kernels::LsaShape& s, bool marked) {
+  const std::size_t n = static_cast<std::size_t>(s.nranks);
+  const std::size_t records_max = static_cast<std::size_t>(s.tokens) * n;  // records here, partials here
+  const std::size_t entries_max = static_cast<std::size_t>(s.entries_room) * n;
+  const std::size_t flags = records_max * kernels::lsa_segments(s.f.payload_stride, s.segment_bytes);
+  const std::size_t partial_flags = records_max * kernels::lsa_segments(s.f.hidden, kernels::kLsaCombinePieceMax);
+  const std::size_t regions = marked ? 2 : 1;
+  WindowPlan plan;
+  plan.partials_bytes = records_max * 2 * s.f.hidden;
+  kernels::LsaWindow& w = plan.parts;
+  w.counts_offset = 0;
+  w.expert_counts_offset = aligned(sizeof(int) * n * n);
+  w.headers_offset = w.expert_counts_offset + aligned(sizeof(int) * n * static_cast<std::size_t>(s.experts));
+  w.grouped_offset = w.headers_offset + regions * aligned(records_max * s.header_bytes);
+  w.partials_offset = w.grouped_offset + regions * aligned(std::max<std::size_t>(entries_max * s.f.payload_stride, 16));
+  w.flags_offset = w.partials_offset + aligned(std::max<std::size_t>(plan.partials_bytes, 16));
+  w.partial_flags_offset = w.flags_offset + aligned(std::max<std::size_t>(flags * sizeof(unsigned), 16));
+  plan.end = w.partial_flags_offset + aligned(std::max<std::size_t>(partial_flags * sizeof(unsigned), 16));
+  return plan;
+}
 
 [[maybe_unused]] std::string window_mib(std::size_t bytes) {
   std::ostringstream out;
@@ -61,6 +109,8 @@ struct LsaExchange::NodeComm {
   ~NodeComm() {
     if (comm != nullptr) ncclCommDestroy(comm);
   }
+  NodeComm(const NodeComm&) = delete;
+  NodeComm& operator=(const NodeComm&) = delete;
 };
 
 struct LsaExchange::DevComm {
@@ -92,6 +142,8 @@ struct LsaExchange::DevComm {
     backend.check(ncclDevCommCreate(comm, &reqs, &dev), "ncclDevCommCreate", __FILE__, __LINE__, phase);
   }
   ~DevComm() { ncclDevCommDestroy(comm, &dev); }
+  DevComm(const DevComm&) = delete;
+  DevComm& operator=(const DevComm&) = delete;
 };
 
 struct LsaExchange::Window {
@@ -123,6 +175,8 @@ struct LsaExchange::Window {
     if (handle != nullptr) ncclCommWindowDeregister(comm, handle);
     if (base != nullptr) ncclMemFree(base);
   }
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
 };
 
 #else
@@ -145,12 +199,7 @@ struct LsaExchange::Window {
 struct LsaExchange::Graphs {
   // [clocked]: with the clock's reset before the kernel (timed one by one), or without it
   // (back to back: nothing of the sweep's between the kernels).
-  cudaGraphExec_t dispatch[2] = {nullptr, nullptr}, combine[2] = {nullptr, nullptr};
-  ~Graphs() {
-    for (cudaGraphExec_t g : {dispatch[0], dispatch[1], combine[0], combine[1]}) {
-      if (g != nullptr) cudaGraphExecDestroy(g);
-    }
-  }
+  GraphExec dispatch[2], combine[2];
 };
 
 LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup, int blocks, const LsaVariant& variant)
@@ -211,17 +260,13 @@ LsaExchange::LsaExchange(World& world, NcclBackend& backend, const Phase& setup,
            "use --ep-impl alltoallv";
     throw Error(ErrorKind::Usage, why.str());
   }
-  CS_CUDA(cudaEventCreateWithFlags(&counts_ready_, cudaEventDisableTiming));
+  counts_ready_.emplace();
 #else
   (void)setup;
 #endif
 }
 
-LsaExchange::~LsaExchange() {
-  graphs_.reset();
-  if (counts_ready_ != nullptr) cudaEventDestroy(counts_ready_);
-  if (host_gathered_ != nullptr) cudaFreeHost(host_gathered_);
-}
+LsaExchange::~LsaExchange() = default;
 
 ncclComm_t LsaExchange::team_comm() const { return node_ ? node_->comm : backend_.comm(); }
 
@@ -322,86 +367,57 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
   dispatch_blocks_ = asked_blocks_ > 0 ? asked_blocks_ : c.tokens <= kOneBlockPerSmTokens ? sm_blocks_ : blocks_;
   combine_blocks_ = asked_blocks_ > 0 ? asked_blocks_ : blocks_;
   kernels::LsaArgs& a = args_;
-  a.f = record_format(static_cast<std::uint32_t>(c.hidden), static_cast<std::uint32_t>(c.topk),
-                      c.dtype == EpDtype::Fp8);
-  a.header_bytes = static_cast<std::uint32_t>((12 * c.topk + 15) / 16 * 16);
-  a.rank = world_.rank();
-  a.nranks = n;
-  a.tokens = c.tokens;
-  a.experts = c.experts;
-  a.local_experts = experts_per_rank(c.experts, n);
-  a.first_expert = a.rank * a.local_experts;
-  // The window (kernels/ep_lsa.hpp), every part at fixed places: room for every rank's tokens
-  // here, each in up to min(topk, local experts) entries, and for this rank's tokens' partials
-  // from every rank.
-  a.entries_room = kernels::lsa_entries_room(c.tokens, c.topk, a.local_experts);
+  a.shape = shape_of(c, world_.rank(), n);
   const std::size_t records_max = tokens * n;  // records here, and partials here: ranks x tokens each
-  const std::size_t entries_max = static_cast<std::size_t>(a.entries_room) * n;
-  // A flag per piece: segment_bytes of a record's payload, kLsaCombinePieceMax elements of a
-  // partial (the smaller pieces carry their own arrival: kernels::lsa_combine_marked).
-  a.segment_bytes = kernels::lsa_segment_bytes(a.f.payload_stride);
-  const std::size_t flags = records_max * kernels::lsa_segments(a.f.payload_stride, a.segment_bytes);
-  const std::size_t partial_flags =
-      records_max * kernels::lsa_segments(static_cast<std::uint32_t>(c.hidden), kernels::kLsaCombinePieceMax);
-  const std::size_t partials_bytes = records_max * 2 * c.hidden;
+  const std::size_t entries_max = static_cast<std::size_t>(a.shape.entries_room) * n;
   // One node and few tokens: a marked dispatch, its headers and grouped buffer twice
   // (kernels/ep_lsa.hpp), as the combine's partials are marked.
-  a.dispatch_marked = kernels::lsa_dispatch_marked(static_cast<long long>(records_max), static_cast<std::uint32_t>(c.hidden),
-                                                   kernels::lsa_storing_warps(combine_blocks_, kCombineHelpers), !node_)
-                          ? 1
-                          : 0;
-  const int regions = a.dispatch_marked ? 2 : 1;
-  a.counts_offset = 0;
-  a.expert_counts_offset = aligned(sizeof(int) * n * n);
-  a.headers_offset = a.expert_counts_offset + aligned(sizeof(int) * n * static_cast<std::size_t>(c.experts));
-  a.grouped_offset = a.headers_offset + regions * aligned(records_max * a.header_bytes);
-  a.partials_offset = a.grouped_offset + regions * aligned(std::max<std::size_t>(entries_max * a.f.payload_stride, 16));
-  a.flags_offset = a.partials_offset + aligned(std::max<std::size_t>(partials_bytes, 16));
-  a.partial_flags_offset = a.flags_offset + aligned(std::max<std::size_t>(flags * sizeof(unsigned), 16));
-  const std::size_t window_end = a.partial_flags_offset + aligned(std::max<std::size_t>(partial_flags * sizeof(unsigned), 16));
+  a.schedule.dispatch_marked =
+      kernels::lsa_dispatch_marked(static_cast<long long>(records_max), static_cast<std::uint32_t>(c.hidden),
+                                   kernels::lsa_storing_warps(combine_blocks_, kCombineHelpers), !node_)
+          ? 1
+          : 0;
+  a.schedule.dispatch_helpers = kDispatchHelpers;
+  a.schedule.combine_helpers = kCombineHelpers;
+  a.schedule.flag_batch = kFlagBatch;
+  const WindowPlan plan = window_plan(a.shape, a.schedule.dispatch_marked != 0);
+  const std::size_t window_end = plan.end, partials_bytes = plan.partials_bytes;
+  a.window = plan.parts;
   ensure_window(window_end, phase);
   ensure_counts_room(c.experts, phase);
 #if COMMSWEEP_NCCL_DEVICE_API
-  a.counts_a2a_buffer = devcomm_->counts_a2a.bufHandle;
-  a.counts_a2a_slots = devcomm_->counts_a2a.nSlots;
+  a.signals.counts_a2a_buffer = devcomm_->counts_a2a.bufHandle;
+  a.signals.counts_a2a_slots = devcomm_->counts_a2a.nSlots;
 #endif
-  a.window = window_->handle;
-  a.input = input_.grow<std::uint8_t>(tokens * a.f.payload_stride);
-  a.idx = idx_.grow<std::int32_t>(tokens * c.topk);
-  a.weights = weights_.grow<float>(tokens * c.topk);
-  a.slot = slot_.grow<int>(tokens * n);
-  a.chunk_counts = chunk_counts_.grow<int>(static_cast<std::size_t>(kernels::lsa_layout_chunks(c.tokens)) *
+  a.window.handle = window_->handle;
+  a.input.payload = input_.grow<std::uint8_t>(tokens * a.shape.f.payload_stride);
+  a.input.idx = idx_.grow<std::int32_t>(tokens * c.topk);
+  a.input.weights = weights_.grow<float>(tokens * c.topk);
+  a.layout.slot = slot_.grow<int>(tokens * n);
+  a.layout.chunk_counts = chunk_counts_.grow<int>(static_cast<std::size_t>(kernels::lsa_layout_chunks(c.tokens)) *
                                            (static_cast<std::size_t>(n) + c.experts));
-  a.send_counts = send_counts_.grow<int>(static_cast<std::size_t>(n) + c.experts);  // one row: ranks, experts
-  a.expert_sends = a.send_counts + n;
-  a.rank_in_expert = rank_in_expert_.grow<int>(tokens * c.topk);
-  a.expert_start = expert_start_.grow<int>(c.experts);
-  a.counts_copy = counts_copy_.grow<int>(static_cast<std::size_t>(n) * n);
-  a.starts = starts_.grow<int>(static_cast<std::size_t>(kernels::kLsaStartKinds) * n);
-  a.expert_counts = expert_counts_.grow<int>(static_cast<std::size_t>(a.local_experts) * n);
-  a.expert_base = expert_base_.grow<int>(static_cast<std::size_t>(a.local_experts) * n);
-  grouped_bytes_ = entries_max * a.f.payload_stride;
-  a.expert_output = expert_output_.grow<std::uint16_t>(entries_max * c.hidden);
-  a.out = out_.grow<std::uint16_t>(tokens * c.hidden);
-  a.clock = clock_.grow<unsigned long long>(kernels::kLsaClockSlots + kernels::kLsaSmWords);
-  a.sync = sync_.grow<unsigned>(kernels::kLsaSyncWords);
-  a.dispatch_helpers = kDispatchHelpers;
-  a.combine_helpers = kCombineHelpers;
-  a.flag_batch = kFlagBatch;
-  a.lsa_peer = lsa_peer_dev_.get<int>();
+  a.layout.send_counts = send_counts_.grow<int>(static_cast<std::size_t>(n) + c.experts);  // one row: ranks, experts
+  a.layout.expert_sends = a.layout.send_counts + n;
+  a.layout.rank_in_expert = rank_in_expert_.grow<int>(tokens * c.topk);
+  a.layout.expert_start = expert_start_.grow<int>(c.experts);
+  a.counts.counts_copy = counts_copy_.grow<int>(static_cast<std::size_t>(n) * n);
+  a.counts.starts = starts_.grow<int>(static_cast<std::size_t>(kernels::kLsaStartKinds) * n);
+  a.counts.expert_counts = expert_counts_.grow<int>(static_cast<std::size_t>(a.shape.local_experts) * n);
+  a.counts.expert_base = expert_base_.grow<int>(static_cast<std::size_t>(a.shape.local_experts) * n);
+  grouped_bytes_ = entries_max * a.shape.f.payload_stride;
+  a.combine.expert_output = expert_output_.grow<std::uint16_t>(entries_max * c.hidden);
+  a.combine.out = out_.grow<std::uint16_t>(tokens * c.hidden);
+  a.timing.clock = clock_.grow<unsigned long long>(kernels::kLsaClockSlots + kernels::kLsaSmWords);
+  a.signals.sync = sync_.grow<unsigned>(kernels::kLsaSyncWords);
+  a.nodes.lsa_peer = lsa_peer_dev_.get<int>();
   if (node_) {
     // Room for every token to every rank and every rank's tokens here, as the window's.
     const std::size_t row = static_cast<std::size_t>(n) + c.experts;
-    a.gathered = gathered_.grow<int>(row * n);
-    a.remote_send = remote_send_.grow<std::uint8_t>(records_max * kernels::lsa_remote_record_bytes(a));
-    a.remote_recv = remote_recv_.grow<std::uint8_t>(records_max * kernels::lsa_remote_record_bytes(a));
-    a.remote_partials = remote_partials_.grow<std::uint16_t>(records_max * c.hidden);
-    if (host_gathered_count_ < row * n) {
-      if (host_gathered_ != nullptr) CS_CUDA(cudaFreeHost(host_gathered_));
-      host_gathered_ = nullptr;
-      CS_CUDA(cudaMallocHost(reinterpret_cast<void**>(&host_gathered_), row * n * sizeof(int)));
-      host_gathered_count_ = row * n;
-    }
+    a.nodes.gathered = gathered_.grow<int>(row * n);
+    a.nodes.remote_send = remote_send_.grow<std::uint8_t>(records_max * kernels::lsa_remote_record_bytes(a));
+    a.nodes.remote_recv = remote_recv_.grow<std::uint8_t>(records_max * kernels::lsa_remote_record_bytes(a));
+    a.nodes.remote_partials = remote_partials_.grow<std::uint16_t>(records_max * c.hidden);
+    host_gathered_.grow<int>(row * n);
   }
   stage_us_[0].clear();
   stage_us_[1].clear();
@@ -409,38 +425,31 @@ void LsaExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t se
 
   const cudaStream_t stream = backend_.stream();
   upload_case(input_.get<std::uint8_t>(), idx_.get<std::int32_t>(), weights_.get<float>(), c.tokens,
-              a.f, mine, seed, a.rank, stream);
+              a.shape.f, mine, seed, a.shape.rank, stream);
   // Flags and epochs from zero, and the partials all ones (unset marks), on every rank
   // (kernels/ep_lsa_sync.cuh): what the window held before (another case's payloads or
   // partials) must not read as a flag or a landed partial. A peer's first stores of the case
   // come after the barrier at the end of this, so after these landed (the stream is
   // synchronized before it).
   auto* base = static_cast<char*>(window_->base);
-  CS_CUDA(cudaMemsetAsync(base + a.partials_offset, 0xFF, partials_bytes, stream));
-  if (a.dispatch_marked) {  // both regions' headers and grouped buffers unset
-    CS_CUDA(cudaMemsetAsync(base + a.headers_offset, 0xFF, a.partials_offset - a.headers_offset, stream));
+  CS_CUDA(cudaMemsetAsync(base + a.window.partials_offset, 0xFF, partials_bytes, stream));
+  if (a.schedule.dispatch_marked) {  // both regions' headers and grouped buffers unset
+    CS_CUDA(cudaMemsetAsync(base + a.window.headers_offset, 0xFF, a.window.partials_offset - a.window.headers_offset, stream));
   }
   dispatches_ = 0;
-  CS_CUDA(cudaMemsetAsync(base + a.flags_offset, 0, window_end - a.flags_offset, stream));
-  CS_CUDA(cudaMemsetAsync(a.sync, 0, kernels::kLsaSyncWords * sizeof(unsigned), stream));
+  CS_CUDA(cudaMemsetAsync(base + a.window.flags_offset, 0, window_end - a.window.flags_offset, stream));
+  CS_CUDA(cudaMemsetAsync(a.signals.sync, 0, kernels::kLsaSyncWords * sizeof(unsigned), stream));
 
 #if COMMSWEEP_NCCL_DEVICE_API
   // The kernels' arguments are fixed for the case: capture each once, replay it every time.
   graphs_.reset();
   if (graphs_work_) {
     auto graphs = std::make_unique<Graphs>();
-    auto capture = [&](bool dispatch, bool clocked, cudaGraphExec_t* exec) {
-      cudaGraph_t graph = nullptr;
-      if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return false;
-      const cudaError_t launched = launch(dispatch, clocked, stream);
-      const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
-      bool ok = launched == cudaSuccess && ended == cudaSuccess &&
-                cudaGraphInstantiate(exec, graph, 0) == cudaSuccess;
-      if (graph != nullptr) cudaGraphDestroy(graph);
-      return ok;
+    auto capture = [&](bool dispatch, bool clocked, GraphExec& exec) {
+      return exec.capture(stream, [&] { return launch(dispatch, clocked, stream); });
     };
-    graphs_work_ = capture(true, true, &graphs->dispatch[1]) && capture(false, true, &graphs->combine[1]) &&
-                   capture(true, false, &graphs->dispatch[0]) && capture(false, false, &graphs->combine[0]);
+    graphs_work_ = capture(true, true, graphs->dispatch[1]) && capture(false, true, graphs->combine[1]) &&
+                   capture(true, false, graphs->dispatch[0]) && capture(false, false, graphs->combine[0]);
     if (graphs_work_) {
       graphs_ = std::move(graphs);
     } else {
@@ -459,7 +468,7 @@ double LsaExchange::timed(bool dispatch, const Phase& phase) {
   if (dispatch) ++dispatches_;  // the launch's epoch (kernels/ep_lsa_sync.cuh)
   const bool clocked = !back_to_back_;
   if (graphs_) {
-    CS_CUDA(cudaGraphLaunch(dispatch ? graphs_->dispatch[clocked] : graphs_->combine[clocked], stream));
+    CS_CUDA(cudaGraphLaunch((dispatch ? graphs_->dispatch[clocked] : graphs_->combine[clocked]).get(), stream));
   } else {
     CS_CUDA(launch(dispatch, clocked, stream));
   }
@@ -495,11 +504,12 @@ double LsaExchange::record_stages(bool dispatch) {
 void LsaExchange::read_host_counts() {
   const int n = world_.size(), me = world_.rank();
   const std::size_t row = static_cast<std::size_t>(n) + case_.experts;
+  const int* gathered = host_gathered_.get<int>();
   records_to_.assign(n, 0);
   records_from_.assign(n, 0);
   for (int p = 0; p < n; ++p) {
-    records_to_[p] = host_gathered_[static_cast<std::size_t>(me) * row + p];
-    records_from_[p] = host_gathered_[static_cast<std::size_t>(p) * row + me];
+    records_to_[p] = gathered[static_cast<std::size_t>(me) * row + p];
+    records_from_[p] = gathered[static_cast<std::size_t>(p) * row + me];
   }
 }
 
@@ -523,15 +533,16 @@ double LsaExchange::dispatch_across_nodes(const Phase& phase) {
   const cudaStream_t stream = backend_.stream();
   const ncclComm_t comm = backend_.comm();
   CS_CUDA(kernels::lsa_layout(args_, dispatch_blocks_, stream));
-  CS_LSA_NCCL(ncclAllGather(args_.send_counts, const_cast<int*>(args_.gathered), row, ncclInt32, comm, stream), phase);
-  CS_CUDA(cudaMemcpyAsync(host_gathered_, args_.gathered, row * n * sizeof(int), cudaMemcpyDeviceToHost, stream));
-  CS_CUDA(cudaEventRecord(counts_ready_, stream));
+  CS_LSA_NCCL(ncclAllGather(args_.layout.send_counts, const_cast<int*>(args_.nodes.gathered), row, ncclInt32, comm, stream), phase);
+  CS_CUDA(cudaMemcpyAsync(host_gathered_.get(), args_.nodes.gathered, row * n * sizeof(int), cudaMemcpyDeviceToHost,
+                          stream));
+  CS_CUDA(cudaEventRecord(counts_ready_->get(), stream));
   CS_CUDA(launch(true, !back_to_back_, stream));
-  backend_.wait(counts_ready_, phase);
+  backend_.wait(counts_ready_->get(), phase);
   read_host_counts();
   // The packed records, back to back by peer on both sides (as the kernels laid them out).
-  grouped_send_recv(backend_, args_.remote_send, packed(other_nodes(records_to_)),
-                    const_cast<std::uint8_t*>(args_.remote_recv), packed(other_nodes(records_from_)),
+  grouped_send_recv(backend_, args_.nodes.remote_send, packed(other_nodes(records_to_)),
+                    const_cast<std::uint8_t*>(args_.nodes.remote_recv), packed(other_nodes(records_from_)),
                     kernels::lsa_remote_record_bytes(args_), phase);
   CS_CUDA(kernels::lsa_unpack_remote(args_, dispatch_blocks_, stream));
   backend_.synchronize(phase);
@@ -551,8 +562,8 @@ double LsaExchange::combine_across_nodes(const Phase& phase) {
   // reduction reads (rank p's from p x tokens).
   std::vector<std::size_t> places(records_from_.size());
   for (std::size_t p = 0; p < places.size(); ++p) places[p] = p * static_cast<std::size_t>(case_.tokens);
-  grouped_send_recv(backend_, args_.remote_partials, {other_nodes(records_from_), places},
-                    static_cast<std::uint8_t*>(window_->base) + args_.partials_offset,
+  grouped_send_recv(backend_, args_.nodes.remote_partials, {other_nodes(records_from_), places},
+                    static_cast<std::uint8_t*>(window_->base) + args_.window.partials_offset,
                     {other_nodes(records_to_), places}, 2u * static_cast<std::size_t>(case_.hidden), phase);
   CS_CUDA(kernels::lsa_reduce(args_, combine_blocks_, stream));
   backend_.synchronize(phase);
@@ -565,11 +576,11 @@ cudaError_t LsaExchange::launch(bool dispatch, bool clocked, cudaStream_t stream
   // The clock's start as the largest value (all 0xFF bytes), its end 0. Not back to back: the
   // kernels then still write it, and nothing reads it.
   if (clocked) {
-    if (const cudaError_t rc = cudaMemsetAsync(args_.clock, 0xFF, sizeof(*args_.clock), stream); rc != cudaSuccess) {
+    if (const cudaError_t rc = cudaMemsetAsync(args_.timing.clock, 0xFF, sizeof(*args_.timing.clock), stream); rc != cudaSuccess) {
       return rc;
     }
-    if (const cudaError_t rc = cudaMemsetAsync(args_.clock + 1, 0,
-                                               (kernels::kLsaClockSlots - 1 + kernels::kLsaSmWords) * sizeof(*args_.clock),
+    if (const cudaError_t rc = cudaMemsetAsync(args_.timing.clock + 1, 0,
+                                               (kernels::kLsaClockSlots - 1 + kernels::kLsaSmWords) * sizeof(*args_.timing.clock),
                                                stream);
         rc != cudaSuccess) {
       return rc;
@@ -577,7 +588,7 @@ cudaError_t LsaExchange::launch(bool dispatch, bool clocked, cudaStream_t stream
   }
   kernels::LsaArgs k = args_;
   // Barrier indices follow the device communicator's block count, whatever this case launches.
-  k.barrier_base = dispatch ? 0 : blocks_;
+  k.schedule.barrier_base = dispatch ? 0 : blocks_;
   return dispatch ? variant_.kernels.dispatch(devcomm_->dev, k, dispatch_blocks_, stream)
                   : variant_.kernels.combine(devcomm_->dev, k, combine_blocks_, stream);
 #else
@@ -601,8 +612,8 @@ std::uint8_t* LsaExchange::grouped_of(unsigned epoch) const {
 
 void LsaExchange::run_experts(const Phase& phase) {
   const kernels::LsaArgs& a = args_;
-  CS_CUDA(kernels::run_experts(grouped(), a.expert_counts, a.expert_base, a.local_experts, a.nranks,
-                               a.first_expert, a.f, expert_output_.get<std::uint16_t>(),
+  CS_CUDA(kernels::run_experts(grouped(), a.counts.expert_counts, a.counts.expert_base, a.shape.local_experts, a.shape.nranks,
+                               a.shape.first_expert, a.shape.f, expert_output_.get<std::uint16_t>(),
                                backend_.stream()));
   backend_.synchronize(phase);
 }
@@ -619,24 +630,24 @@ EpResult LsaExchange::result() {
   const kernels::LsaArgs& a = args_;
   const int n = world_.size();
   std::vector<int> counts(static_cast<std::size_t>(n) * n);
-  CS_CUDA(cudaMemcpy(counts.data(), a.counts_copy, counts.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  CS_CUDA(cudaMemcpy(counts.data(), a.counts.counts_copy, counts.size() * sizeof(int), cudaMemcpyDeviceToHost));
   EpDeviceView view;
   view.recv_counts.resize(n);
-  for (int s = 0; s < n; ++s) view.recv_counts[s] = counts[static_cast<std::size_t>(s) * n + a.rank];
+  for (int s = 0; s < n; ++s) view.recv_counts[s] = counts[static_cast<std::size_t>(s) * n + a.shape.rank];
   // The headers stand for the records (rank s's from s x tokens): experts first, then weights.
   view.records = static_cast<const std::uint8_t*>(window_->base) + kernels::lsa_headers_at(a, dispatches_);
   view.records_room = case_.tokens;
-  view.format = a.f;
+  view.format = a.shape.f;
   view.format.idx_offset = 0;
-  view.format.weight_offset = 4 * a.f.topk;
-  view.format.bytes = a.header_bytes;
-  view.expert_counts = a.expert_counts;
-  view.expert_base = a.expert_base;
+  view.format.weight_offset = 4 * a.shape.f.topk;
+  view.format.bytes = a.shape.header_bytes;
+  view.expert_counts = a.counts.expert_counts;
+  view.expert_base = a.counts.expert_base;
   view.expert_sources = n;
-  view.local_experts = a.local_experts;
+  view.local_experts = a.shape.local_experts;
   view.expert_payload = grouped();
   view.expert_payload_bytes = grouped_bytes_;
-  view.combined = a.out;
+  view.combined = a.combine.out;
   view.tokens = case_.tokens;
   return read_device_result(view);
 }

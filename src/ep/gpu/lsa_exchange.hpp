@@ -11,12 +11,13 @@
 #include <nccl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "comm/nccl/nccl_backend.hpp"
-#include "ep/device_memory.hpp"
+#include "ep/gpu/device_memory.hpp"
 #include "ep/exchange.hpp"
 #include "ep_lsa.hpp"
 
@@ -96,8 +97,8 @@ class LsaExchange final : public EpExchange {
   bool graphs_work_ = true;
   EpCase case_;
   kernels::LsaArgs args_;
-  DeviceBuffer clock_;  // the kernels' span and SMs (LsaArgs::clock)
-  DeviceBuffer sync_;   // LsaArgs::sync
+  DeviceBuffer clock_;  // the kernels' span and SMs (LsaArgs::timing.clock)
+  DeviceBuffer sync_;   // LsaArgs::signals.sync
   std::vector<std::vector<double>> stage_us_[2];  // per run of this case: dispatch, combine stages
   int sms_[2] = {0, 0};  // SMs that ran a block of the dispatch, of the combine (this case)
   DeviceBuffer input_, idx_, weights_, slot_, chunk_counts_, send_counts_, rank_in_expert_, expert_start_,
@@ -106,9 +107,8 @@ class LsaExchange final : public EpExchange {
   // travel by ncclSend / ncclRecv.
   DeviceBuffer gathered_, remote_send_, remote_recv_, remote_partials_;
   std::vector<int> records_to_, records_from_;  // this rank's, per peer (last dispatch)
-  int* host_gathered_ = nullptr;  // pinned
-  std::size_t host_gathered_count_ = 0;
-  cudaEvent_t counts_ready_ = nullptr;
+  PinnedBuffer host_gathered_;
+  std::optional<Event> counts_ready_;  // across nodes: the gathered counts are on the host
   std::size_t grouped_bytes_ = 0;  // the expert-grouped buffer's room in the window (a region's)
   unsigned dispatches_ = 0;        // dispatch launches of this case: the last one's epoch
   bool back_to_back_ = false;      // EpExchange::back_to_back: no clock reset, no stages read

@@ -1,4 +1,4 @@
-#include "ep/grouped_send_recv.hpp"
+#include "ep/gpu/grouped_send_recv.hpp"
 
 #define CS_GROUPED_NCCL(call) backend.check((call), #call, __FILE__, __LINE__, phase)
 

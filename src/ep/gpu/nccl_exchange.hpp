@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "comm/nccl/nccl_backend.hpp"
-#include "ep/device_memory.hpp"
+#include "ep/gpu/device_memory.hpp"
 #include "ep/exchange.hpp"
 #include "pattern/ep_record.hpp"
 
@@ -38,7 +38,7 @@ class NcclExchange final : public EpExchange {
   std::vector<int> send_counts_;
   std::vector<int> recv_counts_;
   int records_ = 0;
-  int* host_counts_ = nullptr;  // pinned: send counts, then receive counts
+  PinnedBuffer host_counts_;  // send counts, then receive counts
   DeviceBuffer input_, idx_, weights_, slot_, counts_, send_offsets_, recv_counts_dev_, send_,
       recv_, entry_pos_, expert_counts_, expert_base_, expert_payload_, expert_output_,
       combine_send_, combine_recv_, out_;

@@ -1,11 +1,11 @@
-#include "ep/nccl_exchange.hpp"
+#include "ep/gpu/nccl_exchange.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 
-#include "ep/device_result.hpp"
-#include "ep/grouped_send_recv.hpp"
+#include "ep/gpu/device_result.hpp"
+#include "ep/gpu/grouped_send_recv.hpp"
 #include "ep/layout.hpp"
 #include "ep_kernels.hpp"
 #include "runtime/cuda_check.hpp"
@@ -15,12 +15,10 @@
 namespace commsweep::ep {
 
 NcclExchange::NcclExchange(World& world, NcclBackend& backend) : world_(world), backend_(backend) {
-  CS_CUDA(cudaMallocHost(reinterpret_cast<void**>(&host_counts_), 2 * sizeof(int) * world_.size()));
+  host_counts_.grow<int>(2 * static_cast<std::size_t>(world_.size()));
 }
 
-NcclExchange::~NcclExchange() {
-  if (host_counts_ != nullptr) cudaFreeHost(host_counts_);
-}
+NcclExchange::~NcclExchange() = default;
 
 void NcclExchange::prepare(const EpCase& c, const Routing& mine, std::uint64_t seed) {
   const int n = world_.size();
@@ -79,11 +77,12 @@ double NcclExchange::dispatch(const Phase& phase) {
     CS_EP_NCCL(ncclRecv(recv_counts + p, 1, ncclInt32, p, comm, stream), phase);
   }
   CS_EP_NCCL(ncclGroupEnd(), phase);
-  CS_CUDA(cudaMemcpyAsync(host_counts_, counts, n * sizeof(int), cudaMemcpyDeviceToHost, stream));
-  CS_CUDA(cudaMemcpyAsync(host_counts_ + n, recv_counts, n * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  int* host_counts = host_counts_.get<int>();
+  CS_CUDA(cudaMemcpyAsync(host_counts, counts, n * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  CS_CUDA(cudaMemcpyAsync(host_counts + n, recv_counts, n * sizeof(int), cudaMemcpyDeviceToHost, stream));
   backend_.synchronize(phase);
-  send_counts_.assign(host_counts_, host_counts_ + n);
-  recv_counts_.assign(host_counts_ + n, host_counts_ + 2 * n);
+  send_counts_.assign(host_counts, host_counts + n);
+  recv_counts_.assign(host_counts + n, host_counts + 2 * n);
   records_ = 0;
   for (int c : recv_counts_) records_ += c;
 
