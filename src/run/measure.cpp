@@ -62,11 +62,15 @@ int run_sweeps(World& world, const RunRequest& request, const std::function<std:
       options);
   if (!started) return run.end_failed_transport();
 
-  // Rank 0: the expected figures of this hardware, said once (regress/expected.hpp); each
-  // collective row is annotated and judged by them under its table.
-  if (root) {
-    auto expected = std::make_shared<regress::Expectations>(
-        regress::match(run.expected_table(), regress::facts_of(run.setup().provenance, run.setup().transport)));
+  // Rank 0: the expected figures of this hardware for the workloads measured, said once
+  // (regress/expected.hpp); each collective row, EP phase and nvlink pair is judged by them.
+  std::vector<std::string> scope;
+  for (const RunSweep& s : sweeps)
+    for (const std::string& w : s.measurement->expected_workloads())
+      if (std::find(scope.begin(), scope.end(), w) == scope.end()) scope.push_back(w);
+  if (root && !scope.empty()) {
+    auto expected = std::make_shared<regress::Expectations>(regress::match(
+        run.expected_table(), regress::facts_of(run.setup().provenance, run.setup().transport), scope));
     if (!expected->note.empty()) std::cout << "# " << expected->note << "\n" << std::flush;
     run.setup().expected = std::move(expected);
   }
