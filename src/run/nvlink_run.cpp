@@ -15,6 +15,7 @@
 #include "output/output_file.hpp"
 #include "p2p/measure_node.hpp"
 #include "report/json.hpp"
+#include "run/expected_run.hpp"
 #include "run/nvlink_keeper.hpp"
 #include "run/results_keeper.hpp"
 #include "runtime/termination.hpp"
@@ -156,11 +157,16 @@ std::string nvlink_header(const World& world, const nvlink::RunConfig& settings)
   return nvlink::render_header(settings, static_cast<std::size_t>(world.node_count()), static_cast<std::size_t>(world.size()));
 }
 
+// The expected figures of RUN's hardware for its pairs (regress/expected.hpp), from its provenance.
+regress::Expectations nvlink_expectations(const regress::ExpectedTable& table, const nvlink::NvlinkRun& run) {
+  return regress::match(table, regress::facts_of(run.provenance, std::nullopt), {"nvlink"});
+}
+
 // Rank 0: the report, then the final file and the exit code.
 int report_nvlink_run(nvlink::NvlinkRun& run, const nvlink::NvlinkSettings& s, NvlinkKeeper* keeper, nlohmann::json health,
-                      std::vector<std::string> health_fail) {
+                      std::vector<std::string> health_fail, const regress::Expectations* expected) {
   run.health_fail = std::move(health_fail);
-  const nvlink::Analysis analysis = nvlink::analyse(run);
+  const nvlink::Analysis analysis = nvlink::analyse(run, expected);
   print_nvlink_reports(run, analysis, s);
   if (keeper) {
     keeper->attach("health", std::move(health));
@@ -172,7 +178,7 @@ int report_nvlink_run(nvlink::NvlinkRun& run, const nvlink::NvlinkSettings& s, N
 
 }  // namespace
 
-int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_path) {
+int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_path, const std::string& expected_path) {
   nvlink::NvlinkRun run;
   nlohmann::json doc;
   try {
@@ -189,8 +195,13 @@ int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_p
   run.settings.warmup = measured.warmup;
   run.settings.latency_iters = measured.latency_iters;
   run.settings.fault = measured.fault;
-  const nvlink::Analysis analysis = nvlink::analyse(run);
+  // The file's hardware against the expected figures in force now (--expected over the built-in).
+  const ExpectedFile file = expected_file(expected_path);
+  const regress::ExpectedTable table = regress::expected_table(file.path, file.named);
+  const regress::Expectations expected = nvlink_expectations(table, run);
+  const nvlink::Analysis analysis = nvlink::analyse(run, &expected);
   std::cout << "# commsweep nvlink --judge " << s.judge_path << "\n";
+  if (!expected.note.empty()) std::cout << "# " << expected.note << "\n";
   print_nvlink_reports(run, analysis, s);
   if (!json_path.empty()) {
     nlohmann::json out = nvlink::to_json(run, analysis);
@@ -221,15 +232,21 @@ int run_nvlink_alone(World& world, const RunRequest& request, const nvlink::Nvli
   if (!lifecycle.start()) return lifecycle.end_failed_transport();
   run.provenance = lifecycle.setup().provenance;
   if (root) std::cout << "# " << lifecycle.setup().version_line << "\n" << nvlink_header(world, run.settings) << std::flush;
+  // Rank 0: the expected figures of this hardware's pairs, said once before the matrices.
+  regress::Expectations expected;
+  if (root) {
+    expected = nvlink_expectations(lifecycle.expected_table(), run);
+    if (!expected.note.empty()) std::cout << "# " << expected.note << "\n" << std::flush;
+  }
   measure_nodes(world, lifecycle.control(), s, run);
   NvlinkKeeper* keeper = lifecycle.keeper();
   if (keeper) keeper->keep(run);
 
   RunLifecycle::Ending ending;
-  if (root) ending.evidence = nvlink_slow_evidence(run, nvlink::analyse(run));
+  if (root) ending.evidence = nvlink_slow_evidence(run, nvlink::analyse(run, &expected));
   ending.health_block_last = true;  // under the matrices and their findings
   ending.report = [&](nlohmann::json health, std::vector<std::string> health_fail) {
-    return report_nvlink_run(run, s, keeper, std::move(health), std::move(health_fail));
+    return report_nvlink_run(run, s, keeper, std::move(health), std::move(health_fail), &expected);
   };
   return lifecycle.finish(run, ending);
 }
@@ -245,7 +262,7 @@ Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& s, report::
   if (!run.complete && stage.control.interrupted()) run.interrupted_by = termination_signal_name();
   Outcome outcome;
   if (!root) return outcome;
-  const nvlink::Analysis analysis = nvlink::analyse(run);
+  const nvlink::Analysis analysis = nvlink::analyse(run, stage.setup.expected.get());
   print_nvlink_reports(run, analysis, s, stage.out);
   outcome.wrong = analysis.wrong_total;
   // The run's health, interruption and wrong bytes are the suite's to judge; the slow links are this sweep's.
