@@ -70,6 +70,9 @@ std::string source_short(const regress::ExpectedEntry& e) {
   return "own run " + machine + " " + e.source.date + " " + e.source.commit + " (" + e.source.url + ")";
 }
 
+bool sized_in_tokens(const regress::ExpectedEntry& e);
+std::string expected_size_text(const regress::ExpectedEntry& e, std::uint64_t size);
+
 // One line per entry, columns aligned: its figure at its largest listed size and the floors
 // there (--json has every size, the floors' steps, the shape and the whole citation).
 std::string lines_of(const regress::ExpectedTable& table) {
@@ -79,9 +82,9 @@ std::string lines_of(const regress::ExpectedTable& table) {
     const auto& [size, value] = e.points.back();
     std::string sizes = std::to_string(e.points.size()) + (e.shape.empty() ? "" : "+shape");
     if (e.from > 0) sizes += " from " + compact_size(e.from);
-    rows.push_back({e.id, e.gpu == "any" ? "any GPU" : e.gpu, std::to_string(e.gpus) + "x" + nodes_text(e), e.fabric,
-                    e.nvls + (e.backend != "nccl" ? " (" + e.backend + ")" : ""), e.workload, e.metric,
-                    binary_size_text(size), expected_number(value), floors_at(e, size), sizes, source_short(e)});
+    rows.push_back({e.id, e.gpu == "any" ? "any GPU" : e.gpu, (e.gpus == 0 ? "any" : std::to_string(e.gpus)) + "x" + nodes_text(e),
+                    e.fabric, e.nvls + (e.backend != "nccl" ? " (" + e.backend + ")" : ""), e.workload, e.metric,
+                    expected_size_text(e, size), expected_number(value), floors_at(e, size), sizes, source_short(e)});
   }
   std::vector<std::size_t> width(rows.front().size(), 0);
   for (const auto& r : rows)
@@ -98,9 +101,25 @@ std::string lines_of(const regress::ExpectedTable& table) {
   return out.str();
 }
 
-nlohmann::ordered_json curve_json(const regress::SizeCurve& curve) {
+// An entry's sizes are its figures' own (report/figure.hpp, Series::size): ep's are the tokens a
+// rank sends, every other workload's bytes.
+bool sized_in_tokens(const regress::ExpectedEntry& e) { return e.workload == "ep"; }
+
+std::string expected_size_text(const regress::ExpectedEntry& e, std::uint64_t size) {
+  return sized_in_tokens(e) ? std::to_string(size) + " tokens" : binary_size_text(size);
+}
+
+nlohmann::ordered_json curve_json(const regress::SizeCurve& curve, const char* size_key = "size_bytes") {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const auto& [size, value] : curve) out.push_back({{"size_bytes", size}, {"value", value}});
+  for (const auto& [size, value] : curve) out.push_back({{size_key, size}, {"value", value}});
+  return out;
+}
+
+// The case parts the entry holds for (ep's implementation, data type, phase ...); null: any.
+nlohmann::ordered_json case_json(const regress::ExpectedEntry& e) {
+  if (e.match_case.empty()) return nullptr;
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : e.match_case) out[name] = value;
   return out;
 }
 
@@ -117,18 +136,19 @@ nlohmann::ordered_json json_of(const regress::ExpectedTable& table) {
     }
     entries.push_back({{"id", e.id},
                        {"gpu", e.gpu},
-                       {"gpus", e.gpus},
+                       {"gpus", e.gpus == 0 ? nlohmann::ordered_json("any") : nlohmann::ordered_json(e.gpus)},
                        {"nodes", nodes_text(e)},
                        {"fabric", e.fabric},
                        {"nvls", e.nvls},
                        {"backend", e.backend},
                        {"workload", e.workload},
                        {"metric", e.metric},
-                       {"points", curve_json(e.points)},
+                       {"case", case_json(e)},
+                       {"points", curve_json(e.points, sized_in_tokens(e) ? "tokens" : "size_bytes")},
                        {"shape", e.shape.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.shape)},
                        {"from_bytes", e.from},
-                       {"warn_below", curve_json(e.warn_below)},
-                       {"fail_below", curve_json(e.fail_below)},
+                       {"warn_below", curve_json(e.warn_below, sized_in_tokens(e) ? "tokens" : "size_bytes")},
+                       {"fail_below", curve_json(e.fail_below, sized_in_tokens(e) ? "tokens" : "size_bytes")},
                        {"source", source},
                        {"origin", e.origin}});
   }

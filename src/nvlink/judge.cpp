@@ -111,19 +111,55 @@ void judge_links(const NodeMatrix& node, NodeAnalysis& a) {
   }
 }
 
+// A pair's test as the one result model names it (nvlink/figures.cpp reads a file's so): its
+// size is the copy's bytes, the latency's the 4-byte flag's.
+report::Figure pair_figure(const NodeMatrix& node, const PairResult& p, const std::string& test, double value,
+                           bool latency, std::uint64_t bytes) {
+  report::Figure f;
+  f.workload = "nvlink";
+  f.parts = {{"host", node.host}, {"src", std::to_string(p.src)}, {"dst", std::to_string(p.dst)}, {"test", test}};
+  f.metric = latency ? "latency" : "bandwidth";
+  f.unit = latency ? "us" : "GB/s";
+  f.better = latency ? report::Better::Lower : report::Better::Higher;
+  f.value = value;
+  f.series.size = latency ? 4 : bytes;
+  return f;
+}
+
+// Each test of the pair with an expected figure: kept on the verdict, and a finding below a floor.
+void judge_expected(const NodeMatrix& node, const PairResult& p, const RunConfig& s, const regress::Expectations& expected,
+                    PairVerdict& v, NodeAnalysis& a) {
+  std::vector<std::pair<report::Figure, std::string>> figures;  // (figure, its key in the pair's JSON)
+  for (Metric m : kAllMetrics)
+    if (const auto& g = p.gbps[static_cast<std::size_t>(m)])
+      figures.emplace_back(pair_figure(node, p, metric_name(m), *g, false, s.bytes), metric_name(m));
+  if (p.latency_us) figures.emplace_back(pair_figure(node, p, "latency", *p.latency_us, true, s.bytes), "latency_us");
+  for (const auto& [f, key] : figures) {
+    const auto e = regress::expectation_of(expected, f);
+    if (!e) continue;
+    v.expected.push_back({key, e->expected, e->of_expected, e->entry->id});
+    if (e->verdict == regress::ExpectedVerdict::Pass) continue;
+    const std::string what = "nvlink " + (f.metric == "latency" ? std::string("latency") : key) + " " +
+                             gpu_label(node.gpus.at(p.src)) + " -> " + gpu_label(node.gpus.at(p.dst));
+    a.expected_findings.push_back(regress::expected_finding_line(*e, what, f.value, f.unit, "on " + node.host));
+    a.expected_fails += e->verdict == regress::ExpectedVerdict::Fail;
+  }
+}
+
 }  // namespace
 
 std::string gpu_label(const Gpu& g) {
   return "GPU " + std::to_string(g.index) + " (rank " + std::to_string(g.rank) + ", " + g.pci_bus_id + ")";
 }
 
-NodeAnalysis analyse_node(const NodeMatrix& node, const RunConfig& s) {
+NodeAnalysis analyse_node(const NodeMatrix& node, const RunConfig& s, const regress::Expectations* expected) {
   NodeAnalysis a;
   medians(node, a);
   for (const auto& p : node.pairs) {
     PairVerdict v;
     for (Metric m : kAllMetrics) judge_metric(p, node.gpus.at(p.src), node.gpus.at(p.dst), m, a, s, v);
     judge_latency(p, a, s, v);
+    if (expected) judge_expected(node, p, s, *expected, v, a);
     a.wrong += p.wrong;
     a.slow_pairs += v.slow;
     a.pairs.push_back(std::move(v));
@@ -141,10 +177,12 @@ NodeAnalysis analyse_node(const NodeMatrix& node, const RunConfig& s) {
   return a;
 }
 
-Analysis analyse(const NvlinkRun& run) {
+Analysis analyse(const NvlinkRun& run, const regress::Expectations* expected) {
   Analysis out;
   for (const auto& node : run.nodes) {
-    NodeAnalysis a = analyse_node(node, run.settings);
+    NodeAnalysis a = analyse_node(node, run.settings, expected);
+    out.expected_fails += a.expected_fails;
+    out.expected_warns += static_cast<int>(a.expected_findings.size()) - a.expected_fails;
     out.wrong_total += a.wrong;
     out.slow_pairs += a.slow_pairs;
     out.slow_targets += a.slow_targets;
@@ -157,7 +195,7 @@ Analysis analyse(const NvlinkRun& run) {
 
 int exit_code_of(const NvlinkRun& run, const Analysis& a) {
   // A slow link is the node's fabric too slow, as a slow pair of `commsweep pairs` is.
-  const bool slow = a.slow_pairs > 0 || a.slow_targets > 0 || a.gpu_findings > 0;
+  const bool slow = a.slow_pairs > 0 || a.slow_targets > 0 || a.gpu_findings > 0 || a.expected_fails > 0;
   return combined_exit({a.wrong_total > 0 ? exit_code::kWrongData : exit_code::kOk,
                         run.complete ? exit_code::kOk : exit_code::kInterrupted,
                         run.health_fail.empty() ? exit_code::kOk : exit_code::kHealthFail,

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "nvlink/record.hpp"
+#include "regress/expected.hpp"
 
 namespace commsweep::nvlink {
 
@@ -32,6 +33,9 @@ struct PairVerdict {
   std::optional<double> ratio_to_expected;  // ce_write over the topology's rate
   bool slow = false;
   std::vector<std::string> why;  // "ce_write 95.31 GB/s = 0.26 x the node median 371.20"
+  // The sourced figures of results/expected/ (regress/expected.hpp) this pair's tests are held
+  // to, one per test with an entry (key "ce_write", "latency_us"); empty where none applies.
+  std::vector<report::ExpectedValue> expected;
 };
 
 struct TargetVerdict {
@@ -47,11 +51,17 @@ struct NodeAnalysis {
   std::vector<PairVerdict> pairs;       // parallel to NodeMatrix::pairs
   std::vector<TargetVerdict> targets;   // parallel to NodeMatrix::targets
   std::vector<std::string> gpu_findings;
+  // "FAIL expected: nvlink ce_write GPU 1 (...) -> GPU 2 (...) 99.05 GB/s is 0.25 of the expected
+  // 396.17 GB/s (h100-nvlink-ce_write, FAIL below 0.80); on vm", one per pair's test below a floor.
+  std::vector<std::string> expected_findings;
+  int expected_fails = 0;
   std::uint64_t wrong = 0;
   int slow_pairs = 0;
   int slow_targets = 0;
 
-  bool healthy() const { return slow_pairs == 0 && slow_targets == 0 && gpu_findings.empty() && wrong == 0; }
+  bool healthy() const {
+    return slow_pairs == 0 && slow_targets == 0 && gpu_findings.empty() && expected_findings.empty() && wrong == 0;
+  }
 };
 
 struct Analysis {
@@ -60,19 +70,23 @@ struct Analysis {
   int slow_pairs = 0;
   int slow_targets = 0;
   int gpu_findings = 0;
+  int expected_warns = 0, expected_fails = 0;  // pairs' tests below an expected figure's floors
   int pairs = 0;
 };
 
-Analysis analyse(const NvlinkRun& run);
-NodeAnalysis analyse_node(const NodeMatrix& node, const RunConfig& settings);
+// EXPECTED: the entries that apply to the run's hardware (regress::match), by which each pair's
+// copy-engine and SM bandwidths and latency are judged too; none: not judged so.
+Analysis analyse(const NvlinkRun& run, const regress::Expectations* expected = nullptr);
+NodeAnalysis analyse_node(const NodeMatrix& node, const RunConfig& settings,
+                          const regress::Expectations* expected = nullptr);
 
 // "GPU 1 (rank 1, 0000:2a:00.0)": a GPU as the findings name it.
 std::string gpu_label(const Gpu& g);
 
 // The run's outcomes combined (core/exit_codes.hpp): 8 wrong bytes, 5 an incomplete run, 6 a
 // health FAIL around it (run.health_fail), 10 a slow pair, a slow GPU as all-to-one's target or
-// one-to-all's source, or a GPU with fewer NVLinks than its node's others; in that order of
-// precedence; else 0.
+// one-to-all's source, a GPU with fewer NVLinks than its node's others, or a pair's test below
+// its expected figure's FAIL floor; in that order of precedence; else 0.
 int exit_code_of(const NvlinkRun& run, const Analysis& analysis);
 
 }  // namespace commsweep::nvlink

@@ -68,6 +68,14 @@ json pair_json(const NodeMatrix& node, const PairResult& p, const PairVerdict& v
   j["ratio_to_median"] = metrics_json(v.ratio_to_median);
   j["slow"] = v.slow;
   j["why"] = v.why;
+  // The sourced figures (results/expected/) its tests are held to; null where none applies.
+  json expected = nullptr, of_expected = nullptr;
+  for (const auto& e : v.expected) {
+    expected[e.key] = json{{"value", e.value}, {"entry", e.entry}};
+    of_expected[e.key] = e.of_expected;
+  }
+  j["expected"] = expected;
+  j["of_expected"] = of_expected;
   return j;
 }
 
@@ -107,6 +115,7 @@ json node_json(const NodeMatrix& node, const NodeAnalysis& a) {
               {"medians", medians},      {"pairs", pairs},
               {"targets", targets},      {"matrices", matrices},
               {"gpu_findings", a.gpu_findings},
+              {"expected_findings", a.expected_findings},
               {"slow_pairs", a.slow_pairs}, {"slow_targets", a.slow_targets}, {"wrong", a.wrong}};
 }
 

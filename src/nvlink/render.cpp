@@ -83,6 +83,7 @@ std::string why_text(const std::vector<std::string>& why) {
 
 void findings(std::ostringstream& out, const NodeMatrix& node, const NodeAnalysis& a) {
   for (const auto& f : a.gpu_findings) out << "# SLOW GPU on " << node.host << ": " << f << "\n";
+  for (const auto& f : a.expected_findings) out << "# " << f << "\n";
   for (std::size_t i = 0; i < node.pairs.size(); ++i) {
     const auto& p = node.pairs[i];
     if (p.wrong > 0) {
@@ -189,6 +190,8 @@ std::string render_report(const NvlinkRun& run, const Analysis& a) {
   if (!run.complete) out << "# incomplete: " << (run.interrupted_by.empty() ? "stopped" : run.interrupted_by) << "\n";
   out << "# nvlink: " << count_of(run.nodes.size(), "node") << ", " << count_of(static_cast<std::size_t>(a.pairs), "ordered pair") << ": ";
   if (a.wrong_total > 0) out << a.wrong_total << " wrong words; ";
+  if (a.expected_fails > 0 || a.expected_warns > 0)
+    out << a.expected_fails << " FAIL and " << a.expected_warns << " WARN below the expected figures; ";
   if (a.slow_pairs == 0 && a.slow_targets == 0 && a.gpu_findings == 0) {
     out << "no slow pair\n";
   } else {

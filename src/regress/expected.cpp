@@ -2,6 +2,7 @@
 // (regress/expected.hpp); docs/expected.md says why each choice is what it is.
 #include "regress/expected.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -25,14 +26,17 @@ std::string expected_hardware(const std::string& gpu, const RunFacts& f) {
 bool expected_fabric_matches(const ExpectedEntry& e, const RunFacts& f) {
   if (e.fabric == "any") return true;
   // One node: the GPU model names its NVLink (an H200 is NVLink 4), so the entry's model decides.
-  if (f.nodes <= 1) return e.fabric == "nvlink3" || e.fabric == "nvlink4";
+  const bool nvlink = e.fabric == "nvlink3" || e.fabric == "nvlink4";
+  if (f.nodes <= 1) return nvlink;
+  // An NVLink entry of "1+" nodes holds inside each node of any number (nvlink's pairs).
+  if (nvlink) return e.more_nodes;
   return (e.fabric == "ib" && f.link == "IB") || (e.fabric == "roce" && f.link == "RoCE");
 }
 
 bool expected_hardware_matches(const ExpectedEntry& e, const RunFacts& f, const std::string& gpu) {
   if (e.backend != f.backend) return false;
   if (e.gpu != "any" && e.gpu != gpu) return false;
-  if (f.nodes < 1 || f.ranks % f.nodes != 0 || e.gpus != f.ranks / f.nodes) return false;
+  if (f.nodes < 1 || f.ranks % f.nodes != 0 || (e.gpus != 0 && e.gpus != f.ranks / f.nodes)) return false;
   if (e.more_nodes ? f.nodes < e.nodes : f.nodes != e.nodes) return false;
   return expected_fabric_matches(e, f);
 }
@@ -56,11 +60,16 @@ double expected_log_log(const std::pair<std::uint64_t, double>& a, const std::pa
   return std::exp(std::log(a.second) + t * (std::log(b.second) - std::log(a.second)));
 }
 
-// The curve's own value at SIZE > 0, and below its first size the value falling with the size.
-double expected_curve_at(const SizeCurve& points, std::uint64_t size) {
-  if (size >= points.back().first) return points.back().second;
+// The curve's own value at SIZE > 0. A rate: below its first size falling with the size (a
+// constant time), above its last flat. A TIME: below its first size flat (a time no longer than
+// at that size: errs lenient), above its last growing with the size (the rate stays).
+double expected_curve_at(const SizeCurve& points, std::uint64_t size, bool time = false) {
+  if (size >= points.back().first)
+    return time ? points.back().second * static_cast<double>(size) / static_cast<double>(points.back().first)
+                : points.back().second;
   if (size <= points.front().first)
-    return points.front().second * static_cast<double>(size) / static_cast<double>(points.front().first);
+    return time ? points.front().second
+                : points.front().second * static_cast<double>(size) / static_cast<double>(points.front().first);
   for (std::size_t i = 1; i < points.size(); ++i)
     if (size <= points[i].first) return expected_log_log(points[i - 1], points[i], size);
   return points.back().second;
@@ -88,13 +97,58 @@ RunFacts facts_of(const report::Provenance& provenance, const std::optional<repo
   return f;
 }
 
+bool expected_time_metric(const std::string& metric) {
+  return metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_us") == 0;
+}
+
 const ExpectedEntry* Expectations::for_workload(const std::string& workload) const {
   for (const ExpectedEntry* e : entries)
-    if (e->workload == workload) return e;
+    if (e->workload == workload && e->metric == kExpectedMetric && e->match_case.empty()) return e;
   return nullptr;
 }
 
-Expectations match(const ExpectedTable& table, const RunFacts& facts) {
+std::string figure_metric(const report::Figure& figure) {
+  return figure.metric + (figure.unit == "us" ? "_us" : figure.unit == "GB/s" ? "_gbps" : "");
+}
+
+namespace {
+
+bool expected_case_holds(const ExpectedEntry& e, const report::Figure& figure) {
+  for (const auto& [name, value] : e.match_case) {
+    bool found = false;
+    for (const auto& part : figure.parts)
+      if (part.name == name) found = part.value == value;
+    if (!found) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const ExpectedEntry* Expectations::for_figure(const report::Figure& figure) const {
+  // The last that holds: a user's file comes after the built-in ones, whatever its case names.
+  const std::string metric = figure_metric(figure);
+  for (auto e = entries.rbegin(); e != entries.rend(); ++e)
+    if ((*e)->workload == figure.workload && (*e)->metric == metric && expected_case_holds(**e, figure)) return *e;
+  return nullptr;
+}
+
+std::optional<FigureExpectation> expectation_of(const Expectations& expectations, const report::Figure& figure) {
+  const ExpectedEntry* entry = expectations.for_figure(figure);
+  if (!entry || !expectations.table || figure.value <= 0) return std::nullopt;
+  const auto value = expected_at(*expectations.table, *entry, figure.series.size);
+  if (!value || *value <= 0) return std::nullopt;
+  FigureExpectation out;
+  out.entry = entry;
+  out.expected = *value;
+  out.of_expected = figure.better == report::Better::Lower ? *value / figure.value : figure.value / *value;
+  out.verdict = judge(*entry, figure.series.size, out.of_expected);
+  if (out.verdict != ExpectedVerdict::Pass)
+    out.floor = ratio_at(out.verdict == ExpectedVerdict::Fail ? entry->fail_below : entry->warn_below, figure.series.size);
+  return out;
+}
+
+Expectations match(const ExpectedTable& table, const RunFacts& facts, const std::vector<std::string>& scope) {
   Expectations out;
   out.table = &table;
   const std::set<std::string> models(facts.gpus.begin(), facts.gpus.end());
@@ -106,17 +160,20 @@ Expectations match(const ExpectedTable& table, const RunFacts& facts) {
     out.note = "expected: none for a job of several GPU models (" + std::to_string(models.size()) + ")";
     return out;
   }
+  const auto in_scope = [&](const std::string& workload) {
+    return scope.empty() || std::find(scope.begin(), scope.end(), workload) != scope.end();
+  };
   bool other_nvls = false;
   for (const ExpectedEntry& e : table.entries()) {
-    if (!expected_hardware_matches(e, facts, gpu)) continue;
+    if (!in_scope(e.workload) || !expected_hardware_matches(e, facts, gpu)) continue;
     if (!expected_nvls_matches(e, facts)) {
       other_nvls = true;
       continue;
     }
-    // The last entry of a workload wins: a user's file comes after the built-in ones.
+    // The last entry of a workload, metric and case wins: a user's file comes after the built-in ones.
     bool replaced = false;
     for (auto& known : out.entries)
-      if (known->workload == e.workload) {
+      if (known->workload == e.workload && known->metric == e.metric && known->match_case == e.match_case) {
         known = &e;
         replaced = true;
       }
@@ -125,27 +182,46 @@ Expectations match(const ExpectedTable& table, const RunFacts& facts) {
   if (out.entries.empty()) {
     // The mpi backend measures the host's MPI, which no shipped figure describes: nothing said.
     if (facts.backend == "mpi") return out;
-    out.note = "expected: no expectation for " + where +
+    std::string measured;
+    for (const std::string& w : scope) measured += (measured.empty() ? "" : ", ") + w;
+    out.note = "expected: no expectation for " + where + (measured.empty() ? "" : " (" + measured + ")") +
                (other_nvls ? " (its entries are for the other NVLS setting: NCCL_NVLS_ENABLE=0 is commsweep's usual)"
                            : "") +
                "; commsweep expected lists the entries, --expected FILE adds one (docs/expected.md)";
     return out;
   }
+  // Each workload once: its entry's id, or how many it has (ep: one per implementation, dtype, phase).
+  std::vector<std::string> workloads;
+  bool busbw_only = true;
+  for (const ExpectedEntry* e : out.entries) {
+    if (std::find(workloads.begin(), workloads.end(), e->workload) == workloads.end()) workloads.push_back(e->workload);
+    busbw_only = busbw_only && e->metric == kExpectedMetric;
+  }
   std::string list;
-  for (const ExpectedEntry* e : out.entries) list += (list.empty() ? "" : ", ") + e->workload + " (" + e->id + ")";
-  out.note = "expected busbw for " + where + ": " + list + " [" + table.origin() + "; commsweep expected]";
+  for (const std::string& w : workloads) {
+    std::vector<const ExpectedEntry*> of;
+    for (const ExpectedEntry* e : out.entries)
+      if (e->workload == w) of.push_back(e);
+    list += (list.empty() ? "" : ", ") + w + " (" + (of.size() == 1 ? of[0]->id : std::to_string(of.size()) + " entries") + ")";
+  }
+  std::string none;
+  for (const std::string& w : scope)
+    if (std::find(workloads.begin(), workloads.end(), w) == workloads.end()) none += (none.empty() ? "" : ", ") + w;
+  out.note = std::string(busbw_only ? "expected busbw for " : "expected figures for ") + where + ": " + list + " [" +
+             table.origin() + "; commsweep expected]" + (none.empty() ? "" : "; no expectation for " + none);
   return out;
 }
 
 std::optional<double> expected_at(const ExpectedTable& table, const ExpectedEntry& entry, std::uint64_t size) {
   if (size == 0 || size < entry.from || entry.points.empty()) return std::nullopt;
+  const bool time = expected_time_metric(entry.metric);
   const auto& first = entry.points.front();
   if (size < first.first && !entry.shape.empty()) {
     // Below the published sizes: the shape's curve, scaled to meet the entry at its first size.
     if (const ExpectedEntry* shape = table.find(entry.shape); shape && !shape->points.empty())
-      return expected_curve_at(shape->points, size) * first.second / expected_curve_at(shape->points, first.first);
+      return expected_curve_at(shape->points, size, time) * first.second / expected_curve_at(shape->points, first.first, time);
   }
-  return expected_curve_at(entry.points, size);
+  return expected_curve_at(entry.points, size, time);
 }
 
 double ratio_at(const SizeCurve& curve, std::uint64_t size) {
@@ -160,6 +236,19 @@ ExpectedVerdict judge(const ExpectedEntry& entry, std::uint64_t size, double of_
   if (of_expected < ratio_at(entry.fail_below, size)) return ExpectedVerdict::Fail;
   if (of_expected < ratio_at(entry.warn_below, size)) return ExpectedVerdict::Warn;
   return ExpectedVerdict::Pass;
+}
+
+std::string expected_finding_line(const FigureExpectation& e, const std::string& what, double value,
+                                  const std::string& unit, const std::string& where) {
+  const std::string severity = e.verdict == ExpectedVerdict::Fail ? "FAIL" : "WARN";
+  // A time reads as how many times the expected one, then the share of the speed the floor judges.
+  const std::string against =
+      expected_time_metric(e.entry->metric)
+          ? expected_decimals(value / e.expected) + " x the expected " + expected_decimals(e.expected) + " " + unit +
+                ", " + expected_decimals(e.of_expected) + " of its speed"
+          : expected_decimals(e.of_expected) + " of the expected " + expected_decimals(e.expected) + " " + unit;
+  return severity + " expected: " + what + " " + expected_decimals(value) + " " + unit + " is " + against + " (" +
+         e.entry->id + ", " + severity + " below " + expected_decimals(e.floor) + ")" + (where.empty() ? "" : "; " + where);
 }
 
 void annotate(const Expectations& expectations, report::ResultRow& row) {

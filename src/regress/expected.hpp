@@ -10,14 +10,16 @@
 //   entries:
 //     - id: h200-x2-all_reduce     # unique; a user's entry of a built-in id replaces it
 //       gpu: NVIDIA H200           # as NVML names it (provenance gpus[].name), or "any"
-//       gpus: 2                    # GPUs a node (= ranks on one node)
+//       gpus: 2                    # GPUs a node (= ranks on one node), or "any"
 //       nodes: 1                   # default 1; "4+": four or more
 //       fabric: nvlink4            # nvlink3 nvlink4 (one node), ib roce (between nodes), any
 //       nvls: off                  # off on any: NCCL_NVLS_ENABLE as the run recorded it
 //       backend: nccl              # default nccl; mpi only for tests of the judge itself
-//       workload: all_reduce       # a collective
-//       metric: busbw_gbps
-//       busbw_gbps: {SIZE: GB/s ...}   # one or more sizes (block mapping)
+//       workload: all_reduce       # a collective, or ep, or nvlink
+//       metric: busbw_gbps         # collectives; ep: time_us; nvlink: bandwidth_gbps latency_us
+//       case: {impl: lsa, ...}     # optional: the figure's case parts it holds for (its keys)
+//       busbw_gbps: {SIZE: value ...}  # the metric's curve over the figure's size: bytes, or
+//                                  # tokens a rank (ep); one or more sizes (block mapping)
 //       shape: ID                  # optional: below the first size, ID's curve scaled to it
 //       from: SIZE                 # optional: no expectation below SIZE
 //       warn_below: 0.9 | {SIZE: ratio ...}  # a ratio, or steps that apply from SIZE up
@@ -33,12 +35,18 @@
 #include <utility>
 #include <vector>
 
+#include "report/figure.hpp"
 #include "report/result.hpp"
 
 namespace commsweep::regress {
 
 inline constexpr const char* kExpectedSchema = "commsweep.expected/1";
 inline constexpr const char* kExpectedMetric = "busbw_gbps";
+// The metrics an entry may give, each a figure's metric and unit (report/figure.hpp): the
+// collectives' busbw, ep's phase time, nvlink's pair bandwidth (case test: ce_write ...) and latency.
+inline constexpr const char* kExpectedMetrics[] = {"busbw_gbps", "time_us", "bandwidth_gbps", "latency_us"};
+// A metric in us is a time: lower is better, and its curve is read as one (expected_at).
+bool expected_time_metric(const std::string& metric);
 
 // (size in bytes, value), sorted by size.
 using SizeCurve = std::vector<std::pair<std::uint64_t, double>>;
@@ -55,7 +63,7 @@ struct ExpectedSource {
 struct ExpectedEntry {
   std::string id;
   std::string gpu;  // "any" matches every model (and none: the mpi backend)
-  int gpus = 0;     // a node's
+  int gpus = 0;     // a node's; 0: any (nvlink's pairs, measured one at a time)
   int nodes = 1;
   bool more_nodes = false;  // "4+"
   std::string fabric;       // nvlink3 nvlink4 ib roce any
@@ -63,6 +71,8 @@ struct ExpectedEntry {
   std::string backend = "nccl";
   std::string workload;
   std::string metric = kExpectedMetric;
+  // The case parts a figure must have (name, value), e.g. ep's impl, dtype, phase; empty: any.
+  std::vector<std::pair<std::string, std::string>> match_case;
   SizeCurve points;
   std::string shape;  // an entry id, or ""
   std::uint64_t from = 0;
@@ -120,13 +130,19 @@ struct Expectations {
   // "# expected: ..." (rank 0 prints it once): which entries apply, or that none does ("no
   // expectation for NVIDIA H20 x 8 on NVLink"); "" where nothing is said (the mpi backend).
   std::string note;
+  // A collective's entry (busbw, no case), or none.
   const ExpectedEntry* for_workload(const std::string& workload) const;
+  // The entry of FIGURE's workload, metric and case (the last that applies), or none.
+  const ExpectedEntry* for_figure(const report::Figure& figure) const;
 };
-// TABLE must outlive the result.
-Expectations match(const ExpectedTable& table, const RunFacts& facts);
+// TABLE must outlive the result. SCOPE: the workloads the run measures (a collective's test
+// names, "ep", "nvlink"): the entries and the note are theirs, and the note names those of them
+// without an entry ("no expectation for ep"); empty: every workload (commsweep expected, tests).
+Expectations match(const ExpectedTable& table, const RunFacts& facts, const std::vector<std::string>& scope = {});
 
 // The value ENTRY expects at SIZE (log-log between its sizes, its shape's below them, falling
-// with the size below the first, flat above the last); empty below `from`.
+// with the size below the first, flat above the last; a time the other way round: flat below
+// the first, growing with the size above the last); empty below `from`.
 std::optional<double> expected_at(const ExpectedTable& table, const ExpectedEntry& entry, std::uint64_t size);
 // The step of CURVE in force at SIZE (the last whose size is <= SIZE; the first below all).
 double ratio_at(const SizeCurve& curve, std::uint64_t size);
@@ -134,6 +150,24 @@ double ratio_at(const SizeCurve& curve, std::uint64_t size);
 enum class ExpectedVerdict { Pass, Warn, Fail };
 // The judge: OF_EXPECTED (busbw / expected) below fail_below is FAIL, below warn_below WARN.
 ExpectedVerdict judge(const ExpectedEntry& entry, std::uint64_t size, double of_expected);
+
+// One figure of any workload (report/figure.hpp) against its entry: the value expected at its
+// size (Series::size: bytes, or ep's tokens), its share of it and the verdict. The workload says
+// where (its rank, node or GPU pair): regress knows no workload.
+struct FigureExpectation {
+  const ExpectedEntry* entry = nullptr;
+  double expected = 0;     // in the figure's unit
+  double of_expected = 0;  // value / expected; expected / value for a time (below 1: worse)
+  ExpectedVerdict verdict = ExpectedVerdict::Pass;
+  double floor = 0;        // the ratio it fell below; 0 on a pass
+};
+// "time_us" of a time in us, "bandwidth_gbps" of a bandwidth in GB/s: the entry's metric.
+std::string figure_metric(const report::Figure& figure);
+// Empty where no entry applies to FIGURE, or none at its size.
+std::optional<FigureExpectation> expectation_of(const Expectations& expectations, const report::Figure& figure);
+// "FAIL expected: WHAT 1005.60 us is 0.50 of the expected 502.80 us (ENTRY, FAIL below 0.70); WHERE"
+std::string expected_finding_line(const FigureExpectation& e, const std::string& what, double value,
+                                  const std::string& unit, const std::string& where);
 
 // Sets each half's expected_gbps where an entry applies to ROW's test and size.
 void annotate(const Expectations& expectations, report::ResultRow& row);

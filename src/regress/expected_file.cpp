@@ -26,7 +26,8 @@ constexpr double kMaxExpectedRatio = 2.0;
 
 const std::vector<std::string>& expected_entry_keys() {
   static const std::vector<std::string> keys{"id",       "gpu",    "gpus",       "nodes",      "fabric",
-                                             "nvls",     "backend", "workload",  "metric",     "busbw_gbps",
+                                             "nvls",     "backend", "workload",  "metric",     "case",
+                                             "busbw_gbps", "time_us", "bandwidth_gbps", "latency_us",
                                              "shape",    "from",   "warn_below", "fail_below", "source"};
   return keys;
 }
@@ -84,14 +85,20 @@ class ExpectedReader {
     ExpectedEntry out;
     out.id = text(e, at, "id");
     out.gpu = text(e, at, "gpu");
-    out.gpus = whole(e, at, "gpus");
+    // "any": nvlink's pairs, each measured alone, whatever the node's GPU count.
+    out.gpus = required(e, at, "gpus") == "any" ? 0 : whole(e, at, "gpus");
     read_nodes(e, at, out);
     out.fabric = one_of(e, at, "fabric", {"nvlink3", "nvlink4", "ib", "roce", "any"});
     out.nvls = one_of(e, at, "nvls", {"off", "on", "any"});
     if (e.contains("backend")) out.backend = one_of(e, at, "backend", {"nccl", "mpi"});
     out.workload = text(e, at, "workload");
-    out.metric = one_of(e, at, "metric", {kExpectedMetric});
-    out.points = curve(e, at, kExpectedMetric, /*ratios=*/false);
+    out.metric = one_of(e, at, "metric", {std::begin(kExpectedMetrics), std::end(kExpectedMetrics)});
+    for (const char* other : kExpectedMetrics)
+      if (out.metric != other && e.contains(other))
+        refuse(suite::pointer_child(at, other), "key \"" + std::string(other) + "\": the entry's metric is " + out.metric +
+                                                    ", so its figures are under \"" + out.metric + ":\"");
+    if (e.contains("case")) out.match_case = case_parts(e.at("case"), suite::pointer_child(at, "case"));
+    out.points = curve(e, at, out.metric.c_str(), /*ratios=*/false);
     if (e.contains("shape")) out.shape = text(e, at, "shape");
     if (e.contains("from")) out.from = size(e.at("from"), suite::pointer_child(at, "from"), "from");
     out.warn_below = ratios(e, at, "warn_below");
@@ -127,6 +134,19 @@ class ExpectedReader {
       refuse(suite::pointer_child(at, key), "key \"" + std::string(key) + "\": " + v.dump() + " is not one of: " + expected_words(choices));
     return s;
   }
+  // "case": a mapping of a figure's case parts (ep's impl, dtype, routing, hidden, topk, experts,
+  // phase; nvlink's test) to the value each must have, as text.
+  std::vector<std::pair<std::string, std::string>> case_parts(const json& v, const std::string& pointer) const {
+    if (!v.is_object() || v.empty())
+      refuse(pointer, "key \"case\": a mapping of the figure's case parts is expected (e.g. \"impl: lsa\")");
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [k, value] : v.items()) {
+      if (value.is_object() || value.is_array() || value.is_null())
+        refuse(suite::pointer_child(pointer, k), "key \"case\": " + k + ": one value is expected, not " + value.dump());
+      out.emplace_back(k, value.is_string() ? value.get<std::string>() : value.dump());
+    }
+    return out;
+  }
   void read_nodes(const json& e, const std::string& at, ExpectedEntry& out) const {
     if (!e.contains("nodes")) return;
     const json& v = e.at("nodes");
@@ -153,13 +173,14 @@ class ExpectedReader {
     const json& v = required(e, at, key);
     const std::string pointer = suite::pointer_child(at, key);
     if (!v.is_object() || v.empty())
-      refuse(pointer, "key \"" + std::string(key) + "\": a mapping of SIZE: " + (is_ratio ? "ratio" : "GB/s") +
-                          " lines is expected (e.g. \"8GiB: 348\")");
+      refuse(pointer, "key \"" + std::string(key) + "\": a mapping of SIZE: " + (is_ratio ? "ratio" : "value") +
+                          " lines is expected (e.g. \"8GiB: 348\"; ep's sizes are tokens: \"4096: 502.8\")");
     SizeCurve out;
     for (const auto& [k, value] : v.items()) {
       const std::string p = suite::pointer_child(pointer, k);
       const std::uint64_t bytes = size(json(k), p, "key \"" + std::string(key) + "\"");
-      out.emplace_back(bytes, number(value, p, std::string(key) + " at " + k, is_ratio));
+      out.emplace_back(bytes, number(value, p, std::string(key) + " at " + k, is_ratio,
+                                     expected_time_metric(key) ? " us" : " GB/s"));
     }
     std::sort(out.begin(), out.end());
     for (std::size_t i = 1; i < out.size(); ++i)
@@ -167,13 +188,14 @@ class ExpectedReader {
         refuse(pointer, "key \"" + std::string(key) + "\": the size " + binary_size_text(out[i].first) + " twice");
     return out;
   }
-  double number(const json& v, const std::string& pointer, const std::string& what, bool is_ratio) const {
+  double number(const json& v, const std::string& pointer, const std::string& what, bool is_ratio,
+                const char* unit = "") const {
     if (!v.is_number() || !std::isfinite(v.get<double>()))
       refuse(pointer, what + ": a number is expected, not " + v.dump());
     const double x = v.get<double>();
     if (is_ratio ? (x < 0 || x > kMaxExpectedRatio) : x <= 0)
       refuse(pointer, what + ": " + v.dump() +
-                          (is_ratio ? " is outside 0-2 (a ratio of the expected value)" : " is not above 0 GB/s"));
+                          (is_ratio ? " is outside 0-2 (a ratio of the expected value)" : " is not above 0" + std::string(unit)));
     return x;
   }
   SizeCurve ratios(const json& e, const std::string& at, const char* key) const {

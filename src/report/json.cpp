@@ -113,6 +113,13 @@ NcclChoice nccl_choice_from(const json& j) {
 }
 
 json expected_finding_json(const ExpectedFinding& f) {
+  if (f.workload != "collective") {  // ep: its case and the metric judged, the value in its unit
+    return json{{"severity", f.severity}, {"workload", f.workload},       {"case", f.case_text},
+                {"phase", f.half},        {"metric", f.metric},           {"value", f.busbw_gbps},
+                {"expected", f.expected_gbps}, {"of_expected", f.of_expected}, {"floor", f.floor},
+                {"rank", f.rank},         {"host", f.host},               {"entry", f.entry},
+                {"text", f.text}};
+  }
   return json{{"severity", f.severity},     {"test", f.test},         {"size_bytes", f.size_bytes},
               {"half", f.half},             {"busbw_gbps", f.busbw_gbps}, {"expected", f.expected_gbps},
               {"of_expected", f.of_expected}, {"floor", f.floor},     {"rank", f.rank},
@@ -122,10 +129,19 @@ json expected_finding_json(const ExpectedFinding& f) {
 ExpectedFinding expected_finding_from(const json& j) {
   ExpectedFinding f;
   f.severity = j.at("severity").get<std::string>();
-  f.test = j.at("test").get<std::string>();
-  f.size_bytes = count_at(j, "size_bytes");
-  f.half = j.at("half").get<std::string>();
-  f.busbw_gbps = measure_at(j, "busbw_gbps");
+  if (j.contains("workload")) {
+    f.workload = j.at("workload").get<std::string>();
+    f.test = f.workload;
+    f.case_text = j.at("case").get<std::string>();
+    f.half = j.at("phase").get<std::string>();
+    f.metric = j.at("metric").get<std::string>();
+    f.busbw_gbps = measure_at(j, "value");
+  } else {
+    f.test = j.at("test").get<std::string>();
+    f.size_bytes = count_at(j, "size_bytes");
+    f.half = j.at("half").get<std::string>();
+    f.busbw_gbps = measure_at(j, "busbw_gbps");
+  }
   f.expected_gbps = measure_at(j, "expected");
   f.of_expected = measure_at(j, "of_expected");
   f.floor = measure_at(j, "floor");
@@ -200,7 +216,11 @@ json ep_phase_json(const EpPhase& p) {
               {"slowest_time_us", p.slowest_time_us},
               {"rank_time_us", p.rank_time_us},
               {"sms", p.sms > 0 ? json(p.sms) : json(nullptr)},
-              {"rank_spread_pct", p.rank_spread_pct}};
+              {"rank_spread_pct", p.rank_spread_pct},
+              {"expected", p.expected ? json{{"metric", p.expected->key}, {"value", p.expected->value},
+                                             {"entry", p.expected->entry}}
+                                      : json(nullptr)},
+              {"of_expected", p.expected ? json(p.expected->of_expected) : json(nullptr)}};
 }
 
 EpPhase ep_phase_from(const json& j) {
@@ -215,6 +235,12 @@ EpPhase ep_phase_from(const json& j) {
   // Results written before the SMs were counted have none.
   if (j.contains("sms") && !j.at("sms").is_null()) p.sms = j.at("sms").get<int>();
   if (j.contains("rank_spread_pct")) p.rank_spread_pct = measure_at(j, "rank_spread_pct");
+  // Files written before EP had expected figures have neither key.
+  if (j.contains("expected") && !j.at("expected").is_null()) {
+    const json& e = j.at("expected");
+    p.expected = ExpectedValue{e.at("metric").get<std::string>(), measure_at(e, "value"), measure_at(j, "of_expected"),
+                               e.at("entry").get<std::string>()};
+  }
   return p;
 }
 

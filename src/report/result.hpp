@@ -65,6 +65,15 @@ struct NcclChoice {
   std::string source;  // "profiler", or why there is none
 };
 
+// A figure's expected value where an entry of results/expected/ applies (regress/expected.hpp,
+// judge_figure): any workload's but the collectives' halves, which keep their expected busbw.
+struct ExpectedValue {
+  std::string key;          // the judged value's name in its document: "time_us", "ce_write", "latency_us"
+  double value = 0;         // in that value's unit
+  double of_expected = 0;   // the share of the expected performance: value / expected, expected / value for a time
+  std::string entry;        // the entry's id
+};
+
 struct Timing {
   double time_us = 0;       // per collective, combined over ranks as -a says
   double algbw_gbps = 0;
@@ -113,6 +122,9 @@ struct EpPhase {
   int sms = 0;
   // How far apart the ranks' times are: (slowest - fastest rank) / time_us, in percent.
   double rank_spread_pct = 0;
+  // The phase's expected time on this hardware (results/expected/); empty where no entry applies
+  // (the JSON's null) and in files written before it.
+  std::optional<ExpectedValue> expected;
 };
 
 // The back-to-back pass of an EP row: `pairs` dispatch / experts / combine pairs issued one after
@@ -151,6 +163,12 @@ struct EpRow {
 // under its table, kept in the summary; a FAIL makes the run's exit code 10 (slow).
 struct ExpectedFinding {
   std::string severity;  // "WARN" or "FAIL"
+  // The collectives' findings are of busbw; another workload's (ep) names its case and metric:
+  // e.g. workload "ep", case "lsa randn h7168 k8 e256 bf16 4096 tokens", metric "time_us", half
+  // "dispatch", busbw_gbps the value in the metric's unit (written as "value").
+  std::string workload = "collective";
+  std::string case_text;
+  std::string metric = "busbw_gbps";
   std::string test;
   std::uint64_t size_bytes = 0;
   std::string half;  // "out_of_place" or "in_place": the one further below its expectation

@@ -8,6 +8,7 @@
 #include "ep/make_exchange.hpp"
 #include "ep/nccl_policy.hpp"
 #include "faults/ep_faults.hpp"
+#include "run/expected_run.hpp"
 #include "run/gpu_window_observer.hpp"
 #include "runtime/gpu.hpp"
 #include "report/ep_table.hpp"
@@ -54,11 +55,16 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, cons
   report::EpTablePrinter printer(out);
   if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});
   if (root && !policy_note.empty()) printer.note(policy_note);
+  const regress::Expectations none;
+  const regress::Expectations& expected = run.expected ? *run.expected : none;  // rank 0's
   EpOutcome outcome;
-  outcome.rows = sweep.run([&](const report::EpRow& row) {
+  outcome.rows = sweep.run([&](const report::EpRow& measured) {
+    report::EpRow row = measured;
+    annotate_ep(expected, row);  // each phase's expected time, where an entry applies
     if (run.keeper) run.keeper->add(row);  // kept before it is shown
     printer.row(row);
   });
+  for (auto& row : outcome.rows) annotate_ep(expected, row);
   outcome.wrong = report::wrong_elements(outcome.rows);
   outcome.interrupted = control.interrupted();
   if (root && outcome.interrupted) printer.note(interrupted_note());
@@ -68,6 +74,13 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, cons
   if (root) printer.footer(outcome.wrong);
   if (root)
     for (const std::string& finding : report::gpu_state_findings(outcome.rows, world.hosts_by_rank())) printer.note(finding);
+  // Then each phase below its expected time's floor, once, naming its slowest rank and node.
+  if (root) {
+    for (auto& f : ep_expected_findings(expected, outcome.rows, world.hosts_by_rank())) {
+      printer.note(f.text);
+      outcome.expected_findings.push_back(std::move(f));
+    }
+  }
   // Said where a GPU was read, or could not be on a GPU backend; the mpi backend's ep says nothing
   // (its device lines say host memory), as its pages' outputs show.
   if (root && (gpu_state.reads() > 0 || backend_name == "nccl"))

@@ -32,4 +32,13 @@ std::vector<report::ExpectedFinding> expected_findings(const regress::Expectatio
                                                        const std::vector<report::ResultRow>& rows,
                                                        const std::vector<std::string>& hosts);
 
+// EP: each phase of ROW gets its expected figure where an entry applies (the row's figures,
+// report::figures_of, judged by regress::expectation_of: ep's entries are of the phase's time).
+void annotate_ep(const regress::Expectations& expectations, report::EpRow& row);
+// The findings of annotated EP rows: one per phase below a floor, naming its slowest rank and
+// that rank's host (HOSTS: per rank), as the sweep prints them under its table.
+std::vector<report::ExpectedFinding> ep_expected_findings(const regress::Expectations& expectations,
+                                                          const std::vector<report::EpRow>& rows,
+                                                          const std::vector<std::string>& hosts);
+
 }  // namespace commsweep

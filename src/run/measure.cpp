@@ -63,14 +63,17 @@ int run_lifecycle(World& world, const RunRequest& request, const std::function<s
       options);
   if (!started) return run.end_failed_transport();
 
-  if (root && file == RunFile::Document) {
-    // No table header says it: the version line heads the workload's own output.
-    std::cout << "# " << run.setup().version_line << "\n" << std::flush;
-  } else if (root) {
-    // Rank 0: the expected figures of this hardware, said once (regress/expected.hpp); each
-    // collective row is annotated and judged by them under its table.
-    auto expected = std::make_shared<regress::Expectations>(
-        regress::match(run.expected_table(), regress::facts_of(run.setup().provenance, run.setup().transport)));
+  // No table header says it: the version line heads a workload's own output when it runs alone.
+  if (root && file == RunFile::Document) std::cout << "# " << run.setup().version_line << "\n" << std::flush;
+  // Rank 0: the expected figures of this hardware for the workloads measured, said once
+  // (regress/expected.hpp); each collective row, EP phase and nvlink pair is judged by them.
+  std::vector<std::string> scope;
+  for (const RunSweep& s : sweeps)
+    for (const std::string& w : s.measurement->expected_workloads())
+      if (std::find(scope.begin(), scope.end(), w) == scope.end()) scope.push_back(w);
+  if (root && !scope.empty()) {
+    auto expected = std::make_shared<regress::Expectations>(regress::match(
+        run.expected_table(), regress::facts_of(run.setup().provenance, run.setup().transport), scope));
     if (!expected->note.empty()) std::cout << "# " << expected->note << "\n" << std::flush;
     run.setup().expected = std::move(expected);
   }

@@ -18,6 +18,7 @@
 #include "report/json.hpp"
 #include "report/sheet_html.hpp"
 #include "report/sheet_prometheus.hpp"
+#include "run/expected_run.hpp"
 #include "run/results_keeper.hpp"
 #include "runtime/termination.hpp"
 
@@ -171,7 +172,7 @@ std::string nvlink_header(const World& world, const nvlink::RunConfig& settings)
 
 }  // namespace
 
-int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_path) {
+int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_path, const std::string& expected_path) {
   nvlink::NvlinkRun run;
   nlohmann::json doc;
   try {
@@ -188,8 +189,13 @@ int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_p
   run.settings.warmup = measured.warmup;
   run.settings.latency_iters = measured.latency_iters;
   run.settings.fault = measured.fault;
-  const nvlink::Analysis analysis = nvlink::analyse(run);
+  // The file's hardware against the expected figures in force now (--expected over the built-in).
+  const ExpectedFile file = expected_file(expected_path);
+  const regress::ExpectedTable table = regress::expected_table(file.path, file.named);
+  const regress::Expectations expected = regress::match(table, regress::facts_of(run.provenance, std::nullopt), {"nvlink"});
+  const nvlink::Analysis analysis = nvlink::analyse(run, &expected);
   std::cout << "# commsweep nvlink --judge " << s.judge_path << "\n";
+  if (!expected.note.empty()) std::cout << "# " << expected.note << "\n";
   print_nvlink_reports(run, analysis, s);
   if (!json_path.empty()) {
     nlohmann::json out = nvlink::to_json(run, analysis);
@@ -229,12 +235,14 @@ Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& s) {
   if (stage.document) stage.document->keep<NvlinkDocument>(*run);
   Outcome outcome;
   if (!root) return outcome;
-  outcome.evidence = nvlink_slow_evidence(*run, nvlink::analyse(*run));
+  // The expected figures of this hardware's pairs (regress/expected.hpp), matched by the lifecycle.
+  const std::shared_ptr<const regress::Expectations> expected = stage.setup.expected;
+  outcome.evidence = nvlink_slow_evidence(*run, nvlink::analyse(*run, expected.get()));
   // Its summary's exit code and --prometheus's name the health FAILs when it runs alone: its
   // report comes once the run's health is known (run/measure.cpp).
-  outcome.report = [run, s](const std::vector<std::string>& health_fail, std::ostream& out) {
+  outcome.report = [run, s, expected](const std::vector<std::string>& health_fail, std::ostream& out) {
     run->health_fail = health_fail;
-    const nvlink::Analysis analysis = nvlink::analyse(*run);
+    const nvlink::Analysis analysis = nvlink::analyse(*run, expected.get());
     print_nvlink_reports(*run, analysis, s, out);
     out << std::flush;
     DocumentReport reported;

@@ -20,8 +20,11 @@ void check_nvlink_job(World& world, const nvlink::NvlinkSettings& settings, Back
 
 // `commsweep nvlink --judge FILE`: FILE (commsweep.nvlink/1) judged again with SETTINGS'
 // thresholds, its report printed, --json (JSON_PATH), --html and --prometheus written; no MPI.
-// Returns the run's exit code; a file that is not an nvlink results file is a usage Error.
-int judge_nvlink_file(const nvlink::NvlinkSettings& settings, const std::string& json_path);
+// Its pairs are judged by the expected figures of its hardware too (EXPECTED_PATH: --expected,
+// else COMMSWEEP_EXPECTED, over the built-in table). Returns the run's exit code; a file that is
+// not an nvlink results file, or a bad expectations file, is a usage Error.
+int judge_nvlink_file(const nvlink::NvlinkSettings& settings, const std::string& json_path,
+                      const std::string& expected_path = "");
 
 // Alone with --json: the run as planned (its settings), to the keeper of its document.
 void plan_nvlink_document(DocumentKeeper& keeper, const nvlink::NvlinkSettings& settings);

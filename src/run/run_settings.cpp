@@ -90,11 +90,11 @@ settings::Table<Config> make_table() {
                    fabric),
             [](Config& c, const Value& v, const Given&) { c.fabric.health_thresholds = v.text; }),
       entry_of(settings::shared::expected(
-                   "judge each collective row's busbw (ep, pairs and nvlink have no expected figures yet) against the "
-                   "expected figures of this YAML file over the built-in ones "
-                   "(default: COMMSWEEP_EXPECTED, else results/expected/ as built in; commsweep expected lists them, "
-                   "docs/expected.md); a row below an entry's FAIL floor is exit code 10; a bad file stops the run "
-                   "before measuring, exit code 2",
+                   "judge each collective row's busbw, each ep phase's time and each nvlink pair's bandwidths and "
+                   "latency (pairs has no expected figures yet) against the expected figures of this YAML file over "
+                   "the built-in ones (default: COMMSWEEP_EXPECTED, else results/expected/ as built in; commsweep "
+                   "expected lists them, docs/expected.md); a figure below an entry's FAIL floor is exit code 10; a "
+                   "bad file stops the run before measuring, exit code 2",
                    fabric),
             [](Config& c, const Value& v, const Given&) { c.fabric.expected = v.text; }),
       entry("health-verbose", 0, "", settings::presence(), std::nullopt,

@@ -91,6 +91,9 @@ class Measurement {
   virtual std::vector<std::pair<std::string, std::string>> recorded_once() const { return {}; }
   // Its tests, for a suite's banner: "all_reduce,all_gather", "ep".
   virtual std::string what() const = 0;
+  // The workloads whose figures results/expected/ may hold an entry of (regress/expected.hpp):
+  // a collective's tests, "ep", "nvlink"; none where its figures have no expectation (pairs).
+  virtual std::vector<std::string> expected_workloads() const { return {}; }
   // The seconds its phases may take (-T, or the suite sweep's "timeout").
   virtual double timeout_s() const = 0;
   // A workload with a document of its own (Workload::schema), run alone, rank 0 with --json,

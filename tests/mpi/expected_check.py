@@ -10,7 +10,10 @@ the judge, not of the machine.
 - a figure no loopback reaches, WARN floor only (fail_below 0): a WARN line per row, kept in the
   summary, exit 0 (a WARN never changes the exit code);
 - the same with a FAIL floor and --fault slow:1 (rank 1 twice as long): a FAIL line per row naming
-  the slowest rank and its host, the summary not ok, exit 10 (slow); rank 1 named in most rows.
+  the slowest rank and its host, the summary not ok, exit 10 (slow); rank 1 named in most rows;
+- ep: an entry of its dispatch time no exchange reaches: each row's dispatch has expected and
+  of_expected, its combine null (no entry), a FAIL line per row naming its slowest rank and host,
+  exit 10 through the same policy.
 
     expected_check.py --commsweep BIN --mpiexec MPIEXEC --schema SCHEMA --workdir DIR
 """
@@ -41,6 +44,30 @@ entries:
       1MiB: {large}
     warn_below: 0.9
     fail_below: {fail}
+    source:
+      kind: published
+      cite: a figure of tests/mpi/expected_check.py for the judge's own test, not a measurement
+      url: tests/mpi/expected_check.py
+"""
+EP = ["ep", "--backend", "mpi", "--tokens", "16,32", "--hidden", "256", "--topk", "2", "--experts", "4", "-w", "1",
+      "-n", "3", "--no-preflight"]
+EP_ENTRY = """schema: commsweep.expected/1
+entries:
+  - id: ci-mpi-ep-dispatch
+    gpu: any
+    gpus: 2
+    fabric: any
+    nvls: any
+    backend: mpi
+    workload: ep
+    metric: time_us
+    case:
+      phase: dispatch
+      hidden: 256
+    time_us:
+      16: 0.001
+    warn_below: 0.9
+    fail_below: 0.5
     source:
       kind: published
       cite: a figure of tests/mpi/expected_check.py for the judge's own test, not a measurement
@@ -125,6 +152,37 @@ def main():
                f"fail: {f['size_bytes']} B names its half's slowest rank and host: {f['text']}")
     expect(sum(f["rank"] == 1 for f in found) * 2 > len(found), "fail: the slowed rank 1 named in most rows")
     expect(not doc["summary"]["ok"], "fail: the summary is not ok")
+
+    # ep: the same judge over its phases (an entry of the dispatch's time, 1 ns: none reaches it).
+    ep_yaml = os.path.join(a.workdir, "ep.yaml")
+    with open(ep_yaml, "w") as f:
+        f.write(EP_ENTRY)
+    ep_json = os.path.join(a.workdir, "ep.json")
+    p = subprocess.run(launcher(a.mpiexec, RANKS) + [a.commsweep] + EP + ["--expected", ep_yaml, "--json", ep_json],
+                       capture_output=True, text=True, timeout=150)
+    with open(os.path.join(a.workdir, "ep.stdout.txt"), "w") as f:
+        f.write(p.stdout)
+    expect(p.returncode == 10, f"ep: exit {p.returncode}, 10 expected {p.stderr.strip()[-300:]}")
+    with open(ep_json) as f:
+        doc = json.load(f)
+    errors = validate(doc, schema, schema)
+    expect(not errors, f"ep: follows the schema {errors[:3]}")
+    expect("# expected figures for 2 ranks without a GPU on 1 node, mpi backend: ep (ci-mpi-ep-dispatch)" in p.stdout,
+           "ep: the entry that applies is said once")
+    rows = doc["ep_rows"]
+    expect(len(rows) == 2 and all(r["dispatch"]["expected"]["metric"] == "time_us" and
+                                  abs(r["dispatch"]["of_expected"] - r["dispatch"]["expected"]["value"] / r["dispatch"]["time_us"]) < 1e-9 and
+                                  r["combine"]["expected"] is None and r["combine"]["of_expected"] is None
+                                  for r in rows),
+           "ep: each dispatch has expected and of_expected (expected / time), each combine null")
+    found = doc["summary"].get("expected_findings", [])
+    fails = [l for l in p.stdout.splitlines() if l.startswith("# FAIL expected: ep ")]
+    expect(len(fails) == 2 and len(found) == 2 and all(f["phase"] == "dispatch" for f in found),
+           f"ep: one FAIL line a row's dispatch, kept in the summary ({len(fails)} lines, {len(found)} kept)")
+    hosts = doc["provenance"]["hosts"]
+    expect(all(f["host"] == hosts[f["rank"]] and f["text"].endswith(f"slowest rank {f['rank']} on {f['host']}")
+               for f in found), "ep: each finding names its slowest rank and host")
+    expect(not doc["summary"]["ok"], "ep: the summary is not ok")
 
     if failures:
         print(f"{len(failures)} check(s) failed")

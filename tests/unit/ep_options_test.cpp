@@ -123,7 +123,7 @@ TEST(EpOptions, Help) {
                            "--skew", "--routing-file", "--topk-groups", "--iters", "--warmup_iters",
                            "--check", "--timeout", "--seed", "--backend", "--json", "--suite",
                            "dispatch", "combine", "DeepEP", "UCCL-EP", "fabric", "median",
-                           "--tokens 512 --experts 32", "Exit codes"}) {
+                           "--tokens 512 --experts 32", "Exit codes", "10 slow", "expected time"}) {
     EXPECT_NE(text.find(word), std::string::npos) << word;
   }
 }

@@ -7,8 +7,12 @@
 #include <cmath>
 #include <string>
 
+#include "core/exit_codes.hpp"
 #include "core/text_file.hpp"
+#include "nvlink/judge.hpp"
+#include "nvlink/nvlink_json.hpp"
 #include "regress/expected.hpp"
+#include "report/figure.hpp"
 #include "report/json.hpp"
 #include "usage_error.hpp"
 
@@ -70,18 +74,30 @@ const std::string kExpectedEntry =
 TEST(Expected, ShippedEntriesEachCiteASourceAndOwnRunsAreInFiguresMd) {
   const ExpectedTable& table = builtin_expected();
   ASSERT_GE(table.entries().size(), 15u);
+  // The figures pages: the collectives' and nvlink's, and EP's.
   const std::string figures = read_bounded_file(std::string(COMMSWEEP_SOURCE_DIR) + "/docs/figures.md", 1 << 22);
+  const std::string figures_ep = read_bounded_file(std::string(COMMSWEEP_SOURCE_DIR) + "/docs/figures-ep.md", 1 << 22);
+  int ep = 0, nvlink = 0;
   for (const auto& e : table.entries()) {
+    ep += e.workload == "ep";
+    nvlink += e.workload == "nvlink";
     EXPECT_FALSE(e.source.url.empty()) << e.id;
-    EXPECT_GE(expected_at(table, e, e.points.back().first).value_or(0), 1.0) << e.id;
+    // A figure of at least 1 (GB/s, or us: the smallest EP time is 20.5 us, the latency 0.9 us).
+    EXPECT_GE(expected_at(table, e, e.points.back().first).value_or(0), e.metric == "latency_us" ? 0.5 : 1.0) << e.id;
     if (e.source.kind == "published") {
       EXPECT_EQ(e.source.url.rfind("https://", 0), 0u) << e.id;
-    } else {  // an own run: machine, day, commit and command, and its section of docs/figures.md
-      EXPECT_EQ(e.source.url.rfind("docs/figures.md#", 0), 0u) << e.id;
-      EXPECT_NE(figures.find(e.source.commit), std::string::npos) << e.id << ": commit not in docs/figures.md";
+    } else {  // an own run: machine, day, commit and command, and its section of a figures page
+      const bool on_ep_page = e.source.url.rfind("docs/figures-ep.md#", 0) == 0;
+      EXPECT_TRUE(on_ep_page || e.source.url.rfind("docs/figures.md#", 0) == 0) << e.id << ": " << e.source.url;
+      EXPECT_NE((on_ep_page ? figures_ep : figures).find(e.source.commit), std::string::npos)
+          << e.id << ": commit " << e.source.commit << " not in " << e.source.url;
       EXPECT_FALSE(e.source.machine.empty() || e.source.date.empty() || e.source.command.empty()) << e.id;
     }
   }
+  // EP: one entry per implementation, data type and phase recorded (alltoallv and lsa on 4 x H200,
+  // lsa on 4 x H100); nvlink: write and read by copy engine and by SM, and the latency, of H100.
+  EXPECT_EQ(ep, 12);
+  EXPECT_EQ(nvlink, 5);
   // The NVLS-off 8-GPU figure is the ~370 class, never NVLS's ~480 (a healthy run would WARN).
   EXPECT_LT(table.find("h100-x8-all_reduce-nvls-off")->points.back().second, 380);
   EXPECT_GT(table.find("h100-x8-all_reduce-nvls-on")->points.back().second, 450);
@@ -153,7 +169,9 @@ TEST(Expected, ARunMatchesItsModelCountFabricAndNvlsOrSaysItHasNone) {
   report::Provenance four = expected_provenance("NVIDIA H100 80GB HBM3", 32, "");
   for (int r = 0; r < 32; ++r) four.hosts[static_cast<std::size_t>(r)] = "node-" + std::to_string(r / 8);
   EXPECT_EQ(match(table, facts_of(four, ib)).for_workload("all_reduce")->id, "h100-8x400-ib-all_reduce");
-  EXPECT_TRUE(match(table, facts_of(four, std::nullopt)).entries.empty());
+  // No network said: no collective entry (nvlink's, of each node's own NVLink, still hold).
+  EXPECT_TRUE(match(table, facts_of(four, std::nullopt), {"all_reduce"}).entries.empty());
+  EXPECT_EQ(match(table, facts_of(four, std::nullopt), {"nvlink"}).entries.size(), 5u);
   // A user's entry of a built-in id replaces it.
   ExpectedTable mine = table;
   ExpectedEntry e = *table.find("h200-x2-all_reduce");
@@ -310,3 +328,170 @@ TEST(Expected, TheJsonKeepsExpectedAndTheFindings) {
 
 }  // namespace
 }  // namespace commsweep::regress
+
+namespace commsweep::regress {
+namespace {
+
+std::string expected_fixture(const std::string& name) {
+  return std::string(COMMSWEEP_SOURCE_DIR) + "/" + name;
+}
+
+// EP: a run on 4 x H200 other than the one its entries were taken from (results/samples/
+// h200x4-ep-4096.json, 3c1511d: alltoallv at 4096 tokens, randn and skewed, bf16 and fp8) is
+// within its floors; the same row with rank 1 twice as slow in dispatch FAILs, naming rank 1.
+TEST(Expected, EpPhasesAreJudgedByTheirTimeAndASlowRankIsNamed) {
+  report::Results r = report::read_results_file(expected_fixture("results/samples/h200x4-ep-4096.json"));
+  ASSERT_FALSE(r.ep_rows.empty());
+  r.provenance.hosts = {"node-a", "node-a", "node-a", "node-a"};
+  const Expectations e = match(builtin_expected(), facts_of(r.provenance, std::nullopt), {"ep"});
+  EXPECT_NE(e.note.find("expected figures for NVIDIA H200 x 4 on NVLink, NVLS off: ep (8 entries)"), std::string::npos)
+      << e.note;
+  int judged = 0;
+  for (const report::Figure& f : report::figures_of(r.ep_rows)) {
+    const auto x = expectation_of(e, f);
+    // The entries are randn's: skewed routing and the bandwidths have none.
+    const bool randn_time = f.metric == "time" && f.parts[1].value == "randn";
+    ASSERT_EQ(x.has_value(), randn_time) << f.metric << " " << f.parts[1].value;
+    if (!x) continue;
+    ++judged;
+    EXPECT_EQ(x->verdict, ExpectedVerdict::Pass) << x->entry->id << " " << x->of_expected;
+    EXPECT_GT(x->of_expected, 0.95) << x->entry->id;  // 948 us against 921.25: 0.97
+  }
+  EXPECT_EQ(judged, 4);  // bf16 and fp8, dispatch and combine
+  // Rank 1 twice as slow: every rank waits for its tokens, the mean over ranks grows with it.
+  report::EpRow slow = r.ep_rows.front();
+  ASSERT_EQ(slow.routing, "randn");
+  for (double& t : slow.dispatch.rank_time_us) t *= 2;
+  slow.dispatch.rank_time_us[1] *= 1.1;
+  slow.dispatch.time_us *= 2;
+  report::Figure dispatch = report::figures_of(std::vector<report::EpRow>{slow}).front();
+  ASSERT_EQ(dispatch.metric, "time");
+  const auto x = expectation_of(e, dispatch);
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->verdict, ExpectedVerdict::Fail);
+  EXPECT_EQ(x->entry->id, "h200-x4-ep-alltoallv-bf16-dispatch");
+  const std::string line = expected_finding_line(*x, "ep dispatch time", dispatch.value, dispatch.unit, "slowest rank 1");
+  EXPECT_EQ(line.rfind("FAIL expected: ep dispatch time ", 0), 0u) << line;
+  EXPECT_NE(line.find("x the expected 921.25 us"), std::string::npos) << line;
+  EXPECT_NE(line.find("FAIL below 0.70); slowest rank 1"), std::string::npos) << line;
+  // Times between the listed tokens: log-log, above the time's straight line (lenient); beyond
+  // the last the time grows with the tokens, below the first it stays.
+  const ExpectedEntry& lsa = *builtin_expected().find("h200-x4-ep-lsa-bf16-dispatch");
+  EXPECT_DOUBLE_EQ(expected_at(builtin_expected(), lsa, 4096).value(), 502.8);
+  EXPECT_DOUBLE_EQ(expected_at(builtin_expected(), lsa, 8192).value(), 2 * 502.8);
+  EXPECT_DOUBLE_EQ(expected_at(builtin_expected(), lsa, 64).value(), 25.5);
+  // Two GPUs have no recorded EP run: said once, each phase null.
+  report::Provenance two = r.provenance;
+  two.ranks = 2;
+  two.hosts.resize(2);
+  two.gpus.resize(2);
+  const Expectations none = match(builtin_expected(), facts_of(two, std::nullopt), {"ep"});
+  EXPECT_TRUE(none.entries.empty());
+  EXPECT_NE(none.note.find("no expectation for NVIDIA H200 x 2 on NVLink, NVLS off (ep)"), std::string::npos) << none.note;
+}
+
+// EP's JSON: each phase's expected (metric, value, entry) and of_expected, null where none; a
+// file without them reads as none; an EP finding keeps its case and metric.
+TEST(Expected, EpJsonKeepsEachPhasesExpectedAndItsFindings) {
+  report::Results r;
+  r.provenance = expected_provenance("NVIDIA H200", 4);
+  report::EpRow row;
+  row.impl = "lsa";
+  row.routing = "randn";
+  row.tokens = 4096;
+  row.hidden = 7168;
+  row.topk = 8;
+  row.experts = 256;
+  row.dtype = "bf16";
+  row.dispatch.time_us = 502.8;
+  row.dispatch.expected = report::ExpectedValue{"time_us", 502.8, 1.0, "h200-x4-ep-lsa-bf16-dispatch"};
+  r.ep_rows.push_back(row);
+  report::ExpectedFinding f;
+  f.severity = "FAIL";
+  f.workload = f.test = "ep";
+  f.case_text = "lsa randn h7168 k8 e256 bf16 4096 tokens";
+  f.metric = "time_us";
+  f.half = "dispatch";
+  f.busbw_gbps = 1005.6;
+  f.expected_gbps = 502.8;
+  f.of_expected = 0.5;
+  f.floor = 0.7;
+  f.rank = 1;
+  f.host = "node-a";
+  f.entry = "h200-x4-ep-lsa-bf16-dispatch";
+  f.text = "FAIL expected: ...";
+  r.expected_findings.push_back(f);
+  const auto doc = report::to_json(r);
+  const auto& phase = doc["ep_rows"][0]["dispatch"];
+  EXPECT_EQ(phase["expected"]["metric"], "time_us");
+  EXPECT_DOUBLE_EQ(phase["of_expected"].get<double>(), 1.0);
+  EXPECT_TRUE(doc["ep_rows"][0]["combine"]["expected"].is_null());
+  EXPECT_TRUE(doc["ep_rows"][0]["combine"]["of_expected"].is_null());
+  EXPECT_EQ(doc["summary"]["expected_findings"][0]["phase"], "dispatch");
+  EXPECT_DOUBLE_EQ(doc["summary"]["expected_findings"][0]["value"].get<double>(), 1005.6);
+  EXPECT_FALSE(doc["summary"]["ok"].get<bool>());
+  const report::Results back = report::results_from_json(doc);
+  EXPECT_EQ(report::to_json(back).dump(), doc.dump());
+  auto old = doc;
+  old["ep_rows"][0]["dispatch"].erase("expected");
+  old["ep_rows"][0]["dispatch"].erase("of_expected");
+  EXPECT_FALSE(report::results_from_json(old).ep_rows[0].dispatch.expected.has_value());
+}
+
+}  // namespace
+}  // namespace commsweep::regress
+
+namespace commsweep::nvlink {
+namespace {
+
+NvlinkRun expected_nvlink_capture(const std::string& name) {
+  return run_from_json(report::read_json_file(std::string(COMMSWEEP_SOURCE_DIR) + "/tests/fixtures/nvlink/" + name));
+}
+
+// nvlink: the captured healthy 4 x H100 node (tests/fixtures/nvlink/h100x4.json) holds every
+// pair's write, read and latency to the expected figures, no finding; the same machine's planted
+// slow pair (each copy of 1 <-> 2 made 4 times) FAILs those two pairs alone, naming them and the
+// test, and exits 10.
+TEST(Expected, NvlinkPairsAreJudgedAndAPlantedSlowPairIsNamed) {
+  const NvlinkRun healthy = expected_nvlink_capture("h100x4.json");
+  const regress::Expectations e =
+      regress::match(regress::builtin_expected(), regress::facts_of(healthy.provenance, std::nullopt), {"nvlink"});
+  EXPECT_NE(e.note.find("expected figures for NVIDIA H100 80GB HBM3 x 4 on NVLink"), std::string::npos) << e.note;
+  EXPECT_NE(e.note.find("nvlink (5 entries)"), std::string::npos) << e.note;
+  const Analysis a = analyse(healthy, &e);
+  EXPECT_EQ(a.expected_fails + a.expected_warns, 0);
+  ASSERT_EQ(a.nodes[0].pairs.size(), 12u);
+  for (const PairVerdict& v : a.nodes[0].pairs) {
+    ASSERT_EQ(v.expected.size(), 5u);  // ce_write, ce_read, sm_write, sm_read, latency_us
+    for (const auto& x : v.expected) EXPECT_GT(x.of_expected, 0.93) << x.key;
+  }
+  const auto doc = to_json(healthy, a);
+  EXPECT_NEAR(doc["nodes"][0]["pairs"][0]["of_expected"]["ce_write"].get<double>(), 396.24 / 396.17, 1e-3);
+  EXPECT_EQ(doc["nodes"][0]["pairs"][0]["expected"]["latency_us"]["entry"], "h100-nvlink-latency");
+  EXPECT_EQ(exit_code_of(healthy, a), 0);
+
+  const NvlinkRun planted = expected_nvlink_capture("h100x4-planted-slow-pair-1-2.json");
+  const Analysis p = analyse(planted, &e);
+  EXPECT_EQ(p.expected_fails, 8);  // 1 -> 2 and 2 -> 1, four bandwidths each: 99 of 396 GB/s
+  EXPECT_EQ(p.expected_warns, 0);
+  for (const std::string& f : p.nodes[0].expected_findings) {
+    EXPECT_EQ(f.rfind("FAIL expected: nvlink ", 0), 0u) << f;
+    const bool one_two = f.find("GPU 1 (rank 1, 0000:00:07.0) -> GPU 2 (rank 2, 0000:00:08.0)") != std::string::npos;
+    const bool two_one = f.find("GPU 2 (rank 2, 0000:00:08.0) -> GPU 1 (rank 1, 0000:00:07.0)") != std::string::npos;
+    EXPECT_TRUE(one_two || two_one) << f;
+    EXPECT_NE(f.find("; on vm"), std::string::npos) << f;
+  }
+  EXPECT_NE(p.nodes[0].expected_findings.front().find("nvlink ce_write GPU 1"), std::string::npos)
+      << p.nodes[0].expected_findings.front();
+  EXPECT_EQ(exit_code_of(planted, p), exit_code::kSlow);
+  // H200 has no nvlink run recorded: no entry, said once; each pair's expected is null.
+  NvlinkRun h200 = healthy;
+  for (auto& g : h200.provenance.gpus) g.name = "NVIDIA H200";
+  const regress::Expectations none =
+      regress::match(regress::builtin_expected(), regress::facts_of(h200.provenance, std::nullopt), {"nvlink"});
+  EXPECT_NE(none.note.find("no expectation for NVIDIA H200 x 4 on NVLink"), std::string::npos) << none.note;
+  EXPECT_TRUE(to_json(h200, analyse(h200, &none))["nodes"][0]["pairs"][0]["expected"].is_null());
+}
+
+}  // namespace
+}  // namespace commsweep::nvlink

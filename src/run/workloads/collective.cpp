@@ -48,6 +48,7 @@ class CollectiveMeasurement final : public MeasurementOf<CollectiveSettings> {
     for (const auto& t : config.tests) out += (out.empty() ? "" : ",") + t;
     return out;
   }
+  std::vector<std::string> expected_workloads() const override { return config.tests; }
   double timeout_s() const override { return config.sweep.timeout_s; }
   Outcome run(Stage& stage, report::Results& results) override {
     CollectiveOutcome outcome = run_collective_sweep(stage.world, stage.backend, stage.control, stage.setup,

@@ -22,11 +22,13 @@ class EpMeasurement final : public MeasurementOf<ep::EpConfig> {
     return note_;
   }
   std::string what() const override { return "ep"; }
+  std::vector<std::string> expected_workloads() const override { return {"ep"}; }
   double timeout_s() const override { return config.timeout_s; }
   Outcome run(Stage& stage, report::Results& results) override {
     EpOutcome outcome =
         run_ep_sweep(stage.world, stage.backend, stage.control, stage.setup, config, stage.out, note_);
     for (auto& r : outcome.rows) results.ep_rows.push_back(std::move(r));
+    for (auto& f : outcome.expected_findings) results.expected_findings.push_back(std::move(f));
     Outcome out;
     out.wrong = outcome.wrong;
     return out;
@@ -129,10 +131,12 @@ std::string help_end() {
          "  - kind: ep\n"
          "    tokens: [128, 512]\n"
          "    dtype: [bf16, fp8]\n\n"
-      << measuring_exit_codes_help(/*slow=*/false)
+      << measuring_exit_codes_help(/*slow=*/true)
       << "As the collectives (commsweep --help): 5 the rows measured so far, marked incomplete; 6 a\n"
          "health FAIL around the run, or NCCL did not use the --require-transport / --require-gdr\n"
-         "transport (stopped before measuring); 8 a dispatched or combined element wrong.\n"
+         "transport (stopped before measuring); 8 a dispatched or combined element wrong; 10 a phase\n"
+         "below its expected time's FAIL floor, where results/expected/ (or --expected FILE) has one for\n"
+         "this GPU model and count, its implementation and data type (docs/expected.md).\n"
          "A brief fabric preflight and, on the nccl backend, a transport report (NCCL's own INFO\n"
          "lines) come before the table (commsweep --help, Fabric).\n\n"
          "Examples:\n"
