@@ -27,7 +27,7 @@ Snapshot gpus_of(NvmlApi& nvml) {
 }
 
 // "SEVERITY component: counter detail (limit)", one per finding.
-std::vector<std::string> lines(const std::vector<Finding>& findings) {
+std::vector<std::string> finding_lines(const std::vector<Finding>& findings) {
   std::vector<std::string> out;
   for (const auto& f : findings) out.push_back(to_string(f.severity) + " " + f.component + ": " + describe(f));
   return out;
@@ -36,7 +36,7 @@ std::vector<std::string> lines(const std::vector<Finding>& findings) {
 TEST(NvLinkMode, AHealthyH100NodeSaysItsModeAndFindsNothing) {
   testing::RecordedNvml nvml(8);
   const Snapshot s = gpus_of(nvml);
-  EXPECT_EQ(lines(judge_state(s)), std::vector<std::string>{});
+  EXPECT_EQ(finding_lines(judge_state(s)), std::vector<std::string>{});
   EXPECT_EQ(nvlink_mode(s.gpus[0]).text(), "18 of 18 links at NVLink 4.0, 25 GB/s each");
   const HealthReport r = build_report({NodeHealth{"n0", std::nullopt, s}});
   EXPECT_NE(render_block(r).find("144/144 NVLinks active (18 of 18 links at NVLink 4.0, 25 GB/s each)"), std::string::npos)
@@ -48,7 +48,7 @@ TEST(NvLinkMode, ATrainedDownGpuIsNamedAloneByItsOwnRule) {
   testing::RecordedNvml nvml(8);
   for (int link = 12; link < 18; ++link) nvml.gpus[3].links[link].active = false;  // planted: 12 of 18
   const Snapshot s = gpus_of(nvml);
-  EXPECT_EQ(lines(judge_state(s)),
+  EXPECT_EQ(finding_lines(judge_state(s)),
             std::vector<std::string>{"WARN GPU 3 NVLinks: mode reduced: 12 of 18 links active (H100 SXM has 18 at "
                                      "NVLink 4.0); inactive: 12-17 (NVIDIA)"});
   const HealthReport r = build_report({NodeHealth{"n0", std::nullopt, s}});
@@ -71,7 +71,7 @@ TEST(NvLinkMode, AnOlderVersionOrASlowerSpeedIsReducedToo) {
   // Planted speeds, not measured ones (the lent H200 has no NVLink to read): GPU 6 at half rate.
   for (auto& g : nvml.gpus) g.fields[nvml_field::kNvLinkSpeedMbpsCommon] = 25000;
   nvml.gpus[6].fields[nvml_field::kNvLinkSpeedMbpsCommon] = 12500;
-  EXPECT_EQ(lines(judge_state(gpus_of(nvml))),
+  EXPECT_EQ(finding_lines(judge_state(gpus_of(nvml))),
             (std::vector<std::string>{
                 "WARN GPU 5 NVLinks: mode reduced: links at NVLink 3.0 (H100 SXM has 18 at NVLink 4.0) (NVIDIA)",
                 "WARN GPU 6 NVLinks: mode reduced: links at 12.5 GB/s each (H100 SXM: 25) (NVIDIA)"}));
@@ -85,12 +85,12 @@ TEST(NvLinkMode, FewerLinksByDesignAreNoFindingAndAnUnknownModelIsSaidOnce) {
     for (int link = 4; link < 12; ++link) g.links[link].active = false;  // one bridge of three fitted
   }
   const Snapshot b = gpus_of(bridged);
-  EXPECT_EQ(lines(judge_state(b)), std::vector<std::string>{});
+  EXPECT_EQ(finding_lines(judge_state(b)), std::vector<std::string>{});
   EXPECT_EQ(nvlink_mode(b.gpus[0]).text(), "4 of up to 12 links at NVLink 4.0, 25 GB/s each (bridged: as many as are fitted)");
 
   testing::RecordedNvml unknown(4);
   for (auto& g : unknown.gpus) g.name = "NVIDIA H20";
-  EXPECT_EQ(lines(judge_state(gpus_of(unknown))),
+  EXPECT_EQ(finding_lines(judge_state(gpus_of(unknown))),
             std::vector<std::string>{"INFO GPU 0 NVLinks: mode 18 of 18 links active at NVLink 4.0 (no NVLink table entry "
                                      "for NVIDIA H20): not judged against a model's links (commsweep)"});
 }
@@ -110,7 +110,7 @@ TEST(NvLinkMode, TheLentH200VmsRecordedAnswerIsNoNvlinkNotAReducedOne) {
   EXPECT_TRUE(s.gpus[0].nvlinks.empty());
   EXPECT_FALSE(s.gpus[0].nvlink_speed_mbps);
   EXPECT_EQ(s.gpus[0].unread, std::vector<std::string>{"NVLink: none (Not Supported)"});
-  EXPECT_EQ(lines(judge_state(s)), std::vector<std::string>{});
+  EXPECT_EQ(finding_lines(judge_state(s)), std::vector<std::string>{});
   EXPECT_EQ(nvlink_mode(s.gpus[0]).text(), "no NVLink");
   EXPECT_EQ(nvlink_model_of("NVIDIA H200")->links, 18);
 }
