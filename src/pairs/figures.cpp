@@ -59,6 +59,33 @@ void pairs_node_figures(const json& doc, const std::vector<std::string>& names, 
   }
 }
 
+// Above 64 nodes, the leaf x leaf matrix of the document (the median pair between, or within,
+// two leaves; null where none was measured) as figures shown, not judged: the HTML's heatmap by
+// leaf where no pair's figure is kept (report/sheet_html.hpp: leaf_a, leaf_b). Either order
+// names one cell; the diagonal is a leaf's pairs within it.
+void pairs_leaf_figures(const json& doc, const report::Series& base, report::Sheet& sheet) {
+  if (!doc.contains("leaf_matrix_gbps") || !doc.contains("leaf_summary")) return;
+  const json& summary = array_member(doc, "leaf_summary", "");
+  const json& matrix = array_member(doc, "leaf_matrix_gbps", "");
+  std::vector<std::string> leaves;
+  for (std::size_t i = 0; i < summary.size(); ++i) leaves.push_back(text_of(summary[i], "name", "leaf_summary[" + std::to_string(i) + "]"));
+  if (leaves.size() < 2) return;  // one leaf: the node summary says it all
+  for (std::size_t a = 0; a < matrix.size() && a < leaves.size(); ++a) {
+    const std::string at = "leaf_matrix_gbps[" + std::to_string(a) + "]";
+    if (!matrix[a].is_array()) throw std::runtime_error("field \"" + at + "\" is not an array");
+    for (std::size_t b = a; b < matrix[a].size() && b < leaves.size(); ++b) {
+      if (!matrix[a][b].is_number()) continue;
+      report::Series series = base;
+      series.config = leaves[a] + " <-> " + leaves[b];
+      series.place = "leaf_median";
+      report::Figure f = pairs_bandwidth(pairs_figure({{"leaf_a", leaves[a]}, {"leaf_b", leaves[b]}}, {}, series),
+                                         "leaf_median_bandwidth", matrix[a][b].get<double>(), static_cast<double>(base.size));
+      f.role = report::Role::Shown;
+      sheet.figures.push_back(std::move(f));
+    }
+  }
+}
+
 // What the printers show besides the figures (report/sheet_html.hpp): how it was judged, the
 // findings, and each node's leaf (the heatmap's groups).
 void pairs_report_parts(const json& doc, const std::vector<std::string>& names, report::Sheet& sheet) {
@@ -121,6 +148,7 @@ report::Sheet sheet_from_json(const json& doc) {
   sheet.nodes.erase(std::unique(sheet.nodes.begin(), sheet.nodes.end()), sheet.nodes.end());
   if (doc.contains("detail") && doc.at("detail") == "sparse") {
     pairs_node_figures(doc, names, base, sheet);
+    pairs_leaf_figures(doc, base, sheet);
     return sheet;
   }
   const double bytes = static_cast<double>(base.size);

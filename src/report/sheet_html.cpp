@@ -16,7 +16,8 @@ namespace {
 // matrix's axes, one node, one GPU. A figure's median is its metric's over the figures that
 // differ from it in these parts only (nvlink: one host's pairs of one test).
 bool sheet_place_part(const std::string& name) {
-  return name == "src" || name == "dst" || name == "node_a" || name == "node_b" || name == "node" || name == "gpu";
+  return name == "src" || name == "dst" || name == "node_a" || name == "node_b" || name == "leaf_a" || name == "leaf_b" ||
+         name == "node" || name == "gpu";
 }
 
 std::string sheet_median_key(const Figure& f) {
@@ -50,6 +51,8 @@ std::optional<SheetCell> sheet_cell(const Figure& f) {
   for (const auto& p : f.parts) parts[p.name] = p.value;
   if (parts.count("src") && parts.count("dst")) return SheetCell{parts["src"], parts["dst"], true};
   if (parts.count("node_a") && parts.count("node_b")) return SheetCell{parts["node_a"], parts["node_b"], false};
+  // A pairs run above 64 nodes keeps its leaf x leaf medians, not its pairs (pairs/figures.cpp).
+  if (parts.count("leaf_a") && parts.count("leaf_b")) return SheetCell{parts["leaf_a"], parts["leaf_b"], false};
   return std::nullopt;
 }
 
@@ -135,9 +138,11 @@ void sheet_group_heatmap(std::ostringstream& out, const Sheet& sheet, const Shee
   Heatmap map;
   map.labels = groups;
   map.cells.assign(groups.size(), std::vector<double>(groups.size(), -1));
+  bool grouped = false;  // a matrix whose axes are not the groups' members (pairs' leaves) has none
   for (const Figure* f : m.figures) {
     const SheetCell c = *sheet_cell(*f);
     if (!of.count(c.row) || !of.count(c.column)) continue;
+    grouped = true;
     const int x = of[c.row], y = of[c.column];
     for (const auto& [i, j] : {std::make_pair(x, y), std::make_pair(y, x)}) {
       if (m.directed && (i != x || j != y)) continue;
@@ -145,6 +150,7 @@ void sheet_group_heatmap(std::ostringstream& out, const Sheet& sheet, const Shee
       cell = cell < 0 ? f->value : std::min(cell, f->value);
     }
   }
+  if (!grouped) return;
   map.median = median;
   map.scale = {median, sheet_slow_fraction(sheet)};
   map.between = m.directed ? " -> " : " - ";

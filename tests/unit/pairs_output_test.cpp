@@ -66,6 +66,29 @@ TEST(PairsOutput, JsonIsFullUpTo64NodesAndSparseAbove) {
   EXPECT_LT(sparse.dump().size(), full.dump().size() * 2) << "200 nodes sparse, smaller than 64 nodes full";
 }
 
+// Above 64 nodes the document keeps no pair's figure: its HTML still draws the leaf x leaf
+// heatmap, from the leaf medians read as figures shown (never judged by a baseline).
+TEST(PairsOutput, ASparseDocumentsLeafMatrixIsItsHeatmap) {
+  const PairsRun big = run_of(200, 3);
+  const nlohmann::json sparse = to_json(big, analyse(big));
+  ASSERT_EQ(sparse["detail"], "sparse");
+  const report::Sheet sheet = sheet_from_json(sparse);
+  std::size_t leaf_cells = 0, expected_cells = 0;
+  for (const report::Figure& f : sheet.figures) {
+    if (f.metric != "leaf_median_bandwidth") continue;
+    ++leaf_cells;
+    EXPECT_EQ(f.role, report::Role::Shown) << "a leaf median is shown, never judged";
+  }
+  const auto& matrix = sparse["leaf_matrix_gbps"];
+  for (std::size_t a = 0; a < matrix.size(); ++a)
+    for (std::size_t b = a; b < matrix[a].size(); ++b) expected_cells += matrix[a][b].is_number() ? 1 : 0;
+  EXPECT_GT(expected_cells, 0u);
+  EXPECT_EQ(leaf_cells, expected_cells) << "one figure per measured leaf pair, either order once";
+  const std::string html = report::render_sheet_html(sheet);
+  EXPECT_NE(html.find("leaf_median_bandwidth"), std::string::npos) << "the leaf heatmap's title";
+  EXPECT_NE(html.find("<svg"), std::string::npos) << "a heatmap is drawn";
+}
+
 TEST(PairsOutput, ARoundOfManyPairsIsSummarised) {
   const PairsRun big = run_of(40, 3);
   const std::string line = render_round(big, 0);
