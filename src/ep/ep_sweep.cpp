@@ -11,13 +11,6 @@
 
 namespace commsweep::ep {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
 report::EpPhase combine_phase(const std::vector<double>& rank_time_us,
                               const std::vector<std::uint64_t>& rank_bytes,
                               const std::vector<std::uint64_t>& rank_fabric_bytes,

@@ -14,11 +14,12 @@
 #include "sweep/fault_points.hpp"
 #include "sweep/window_observer.hpp"
 #include "sweep/run_control.hpp"
+#include "core/median.hpp"
 
 namespace commsweep::ep {
 
-// Median of per-iteration times (the statistic the field's EP figures use).
-double median(std::vector<double> values);
+// Median of per-iteration times (the statistic the field's EP figures use): core/median.hpp.
+using commsweep::median;
 
 // Combines per-rank medians and bytes into one phase of a row; `wrong` empty: not checked.
 report::EpPhase combine_phase(const std::vector<double>& rank_time_us,

@@ -6,14 +6,6 @@
 namespace commsweep::pairs {
 
 // nth_element, not a sort: 67 million rails at 4,096 nodes x 8.
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  const std::size_t n = values.size();
-  const auto mid = values.begin() + static_cast<long>(n / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  if (n % 2 == 1) return *mid;
-  return (*std::max_element(values.begin(), mid) + *mid) / 2;
-}
 
 namespace {
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "pairs/record.hpp"
+#include "core/median.hpp"
 
 namespace commsweep::pairs {
 
@@ -73,6 +74,6 @@ inline bool median_unreliable(const Analysis& a) {
 // Every pair measured, slow or not: the evidence of the adaptive follow-up (plan/adaptive.hpp).
 std::vector<plan::Observation> evidence_of(const PairsRun& run, const Analysis& analysis);
 
-double median(std::vector<double> values);  // 0 for none
+using commsweep::median;  // core/median.hpp: 0 for none
 
 }  // namespace commsweep::pairs

@@ -126,12 +126,6 @@ report::Results merge_runs(const std::vector<report::Results>& runs, const std::
   return merged;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 double within_row_spread_pct(double time_us, double other_half_time_us) {
   return report::halves_apart_pct(time_us, other_half_time_us);

@@ -14,6 +14,7 @@
 
 #include "report/figure.hpp"
 #include "report/result.hpp"
+#include "core/median.hpp"
 
 namespace commsweep::regress {
 
@@ -80,8 +81,8 @@ std::map<Key, Observation> observe(const report::Results& results);
 report::Results merge_runs(const std::vector<report::Results>& runs, const std::vector<std::string>& names);
 
 // Statistics over samples: the median, and the spread as (max - min) / median in percent
-// (0 for one sample or a zero median).
-double median(std::vector<double> values);
+// (0 for one sample or a zero median). The median is core/median.hpp's.
+using commsweep::median;
 double spread_pct(const std::vector<double>& values);
 
 // The noise one row shows of itself: its two halves, out-of-place and in-place, are two timings

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/median.hpp"
 #include "core/strings.hpp"
 #include "report/heatmap_svg.hpp"
 
@@ -31,13 +32,6 @@ std::string sheet_case_text(const Figure& f) {
   std::string out;
   for (const auto& p : f.parts) out += (out.empty() ? "" : " ") + p.name + "=" + p.value;
   return out;
-}
-
-double sheet_median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // A figure's place in a matrix: its row's and column's values, where its case has the axes.
@@ -223,7 +217,7 @@ std::string render_sheet_html(const Sheet& sheet) {
   std::map<std::string, std::vector<double>> values;
   for (const Figure& f : sheet.figures) values[sheet_median_key(f)].push_back(f.value);
   std::map<std::string, double> medians;
-  for (auto& [key, v] : values) medians[key] = sheet_median(std::move(v));
+  for (auto& [key, v] : values) medians[key] = median(std::move(v));
 
   std::ostringstream out;
   out << "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>commsweep " << xml_escape(sheet.workload)
