@@ -95,6 +95,13 @@ void NvmlWindowObserver::open(const std::string& backend, int local_rank, const 
     not_read_ = "the " + backend + " backend uses no GPU";
     return;
   }
+  // Off unless asked for: on 2 x H200 the reads (6 ms each, outside every timed pass) still left
+  // the default table's 8 B - 1 MiB rows 5-25% slower than nccl-tests, and within noise of it
+  // with them off (docs/gpu-state.md#what-the-reads-cost). The table comes first.
+  if (const char* on = std::getenv("COMMSWEEP_GPU_STATE"); !on || std::string(on) != "1") {
+    not_read_ = "off by default (COMMSWEEP_GPU_STATE=1 reads it; docs/gpu-state.md)";
+    return;
+  }
   nvml_ = health::load_nvml();
   if (!nvml_->unavailable().empty()) {
     not_read_ = nvml_->unavailable();

@@ -4,7 +4,9 @@
 //                                  driver's NVML: the rank reads the recording's GPU of its local
 //                                  rank, on any backend (tests plant throttling and drift so)
 // Without a recording, only the nccl backend's ranks read (the mpi backend uses no GPU).
-//   COMMSWEEP_GPU_STATE=0          read nothing (to compare a sweep's wall time without the reads)
+//   COMMSWEEP_GPU_STATE=1          read NVML on the nccl backend (off by default: the reads slowed
+//                                  the small rows on 2 x H200; docs/gpu-state.md)
+//   COMMSWEEP_GPU_STATE=0          read nothing, not even a recording's replay
 #pragma once
 
 #include <memory>
