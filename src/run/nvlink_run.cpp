@@ -135,12 +135,15 @@ std::vector<health::TrafficEvidence> nvlink_slow_evidence(const nvlink::NvlinkRu
 void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& analysis, const nvlink::NvlinkSettings& s,
                           std::ostream& out = std::cout) {
   out << nvlink::render_report(run, analysis) << std::flush;
+  if (s.html_path.empty() && s.prometheus_path.empty()) return;
+  // The document and its figures once, for both files.
+  const report::Sheet sheet = nvlink::sheet_from_json(nvlink::to_json(run, analysis));
   if (!s.html_path.empty()) {
-    output::write_output_file(s.html_path, report::render_sheet_html(nvlink::sheet_from_json(nvlink::to_json(run, analysis))));
+    output::write_output_file(s.html_path, report::render_sheet_html(sheet));
     out << "# HTML report written to " << s.html_path << "\n";
   }
   if (!s.prometheus_path.empty()) {
-    output::write_output_file(s.prometheus_path, report::render_sheet_prometheus(nvlink::sheet_from_json(nvlink::to_json(run, analysis)), nvlink::exit_code_of(run, analysis)));
+    output::write_output_file(s.prometheus_path, report::render_sheet_prometheus(sheet, nvlink::exit_code_of(run, analysis)));
     out << "# Prometheus metrics written to " << s.prometheus_path << "\n";
   }
 }
