@@ -11,6 +11,9 @@
 #   COMMSWEEP_TEST_JOBS       ctest's -j (default: COMMSWEEP_JOBS + 1; ctest_jobs says why)
 #   COMMSWEEP_SKIP_DEPS=1     do not run scripts/install-deps.sh
 #   COMMSWEEP_CCACHE=0        do not compile through ccache (default: through it where installed)
+#   COMMSWEEP_DEBUG_INFO=lines  RelWithDebInfo with line tables only (-g1: a backtrace's functions,
+#                             files and lines, no variables), for builds nobody debugs (CI:
+#                             .ci/run); default full (-g)
 #   COMMSWEEP_UNITY_BUILD=0   compile each file alone (default: the libraries and the unit tests
 #                             in batches of files, a new build folder's COMMSWEEP_UNITY_BUILD=ON)
 #   NCCL_ROOT                 the NCCL to build against (and, by the binary's RPATH, run with):
@@ -81,14 +84,16 @@ configure_commsweep() {
     nccl_flags=("-DNCCL_ROOT=$NCCL_ROOT" -UNCCL_INCLUDE_DIR -UNCCL_LIBRARY)
     say "building against the NCCL in NCCL_ROOT=$NCCL_ROOT"
   fi
-  local -a launcher_flags=()
+  local -a launcher_flags=() debug_flags=()
   mapfile -t launcher_flags < <(compiler_launcher_flags)
+  debug_info_flags >/dev/null  # a bad value dies here, not in the substitution below
+  mapfile -t debug_flags < <(debug_info_flags)
   local -a generator_flags=()
   mapfile -t generator_flags < <(generator_flags "$COMMSWEEP_BUILD")
   cmake -S "$COMMSWEEP_REPO" -B "$COMMSWEEP_BUILD" "${generator_flags[@]}" \
     "-DCMAKE_BUILD_TYPE=${COMMSWEEP_BUILD_TYPE:-RelWithDebInfo}" "-DCOMMSWEEP_TESTS=$tests" \
     "-DCOMMSWEEP_UNITY_BUILD=$(unity_build)" \
-    "${cuda_flags[@]}" "${nccl_flags[@]}" "${launcher_flags[@]}" "$@"
+    "${cuda_flags[@]}" "${nccl_flags[@]}" "${launcher_flags[@]}" "${debug_flags[@]}" "$@"
 }
 
 # generator_flags FOLDER: Ninja for a new build folder where it is installed (install-deps.sh
@@ -106,6 +111,23 @@ unity_build() {
   case "${COMMSWEEP_UNITY_BUILD:-1}" in
     0 | OFF | off) echo OFF ;;
     *) echo ON ;;
+  esac
+}
+
+# debug_info_flags: with COMMSWEEP_DEBUG_INFO=lines, RelWithDebInfo's flags with -g1 for -g (gcc
+# and clang read it as line tables only), one CMake flag a line; nothing by default. Full debug
+# info is most of a build's work here: one heavy unity batch (report/) took 20.1 s of CPU with -g
+# and 14.2 s with -g1 (gcc 12), 28.5 s and 25.2 s under clang 14 with the sanitizers, and its
+# object shrank from 17 MB to 4.5 MB, which the links of every test program read. No test reads
+# debug info; sanitizer reports and gdb's backtraces still name functions, files and lines.
+debug_info_flags() {
+  case "${COMMSWEEP_DEBUG_INFO:-full}" in
+    full) ;;
+    lines)
+      local language
+      for language in C CXX; do echo "-DCMAKE_${language}_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"; done
+      ;;
+    *) die "COMMSWEEP_DEBUG_INFO=${COMMSWEEP_DEBUG_INFO}: not full or lines" ;;
   esac
 }
 

@@ -6,7 +6,7 @@
 # With clang (CI installs it) the same build also carries libFuzzer's coverage and holds the
 # fuzz targets, so that scripts/fuzz.sh (FUZZ_BUILD_DIR=build-asan) needs no second build of
 # the library: on 2 cores each instrumented build costs about ten minutes.
-# Settings: SANITIZE_BUILD_DIR (default <repo>/build-asan), COMMSWEEP_JOBS.
+# Settings: SANITIZE_BUILD_DIR (default <repo>/build-asan), COMMSWEEP_JOBS, COMMSWEEP_DEBUG_INFO.
 set -euo pipefail
 
 readonly COMMSWEEP_SCRIPT=sanitize
@@ -32,12 +32,14 @@ build_sanitized() {
   fi
   say "building with -fsanitize=address,undefined (CUDA off; ${compilers[*]:-default compiler}," \
       "${fuzz[*]}) into $SANITIZE_BUILD"
-  local -a generator=()
+  local -a generator=() debug=()
   mapfile -t generator < <(generator_flags "$SANITIZE_BUILD")
+  debug_info_flags >/dev/null  # a bad value dies here, not in the substitution below
+  mapfile -t debug < <(debug_info_flags)
   mkdir -p "$SANITIZE_BUILD"
   env "${compilers[@]}" cmake -S "$COMMSWEEP_REPO" -B "$SANITIZE_BUILD" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMMSWEEP_UNITY_BUILD="$(unity_build)" \
-    -DCOMMSWEEP_CUDA=OFF -DCOMMSWEEP_SANITIZE=ON "${fuzz[@]}" >"$SANITIZE_BUILD/configure.log" 2>&1 ||
+    -DCOMMSWEEP_CUDA=OFF -DCOMMSWEEP_SANITIZE=ON "${fuzz[@]}" "${debug[@]}" >"$SANITIZE_BUILD/configure.log" 2>&1 ||
     { cat "$SANITIZE_BUILD/configure.log" >&2; die "configuring $SANITIZE_BUILD failed"; }
   cmake --build "$SANITIZE_BUILD" -j "${COMMSWEEP_JOBS:-$(nproc)}"
 }
