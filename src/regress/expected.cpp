@@ -51,6 +51,15 @@ std::string expected_decimals(double x) {
   return buffer;
 }
 
+// A figure (busbw, a bandwidth, a time): two decimals, or three significant digits below 1,
+// where two decimals would say "busbw 0.00 GB/s is 0.17 of the expected 0.00" at 8 B.
+std::string expected_figure(double x) {
+  if (x == 0 || std::fabs(x) >= 1) return expected_decimals(x);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", x);
+  return buffer;
+}
+
 // Log-log between two points: a power law, exact where the time is constant (busbw grows with
 // the size) and below the true curve at the knee (the expectation errs low: docs/expected.md).
 double expected_log_log(const std::pair<std::uint64_t, double>& a, const std::pair<std::uint64_t, double>& b,
@@ -244,10 +253,10 @@ std::string expected_finding_line(const FigureExpectation& e, const std::string&
   // A time reads as how many times the expected one, then the share of the speed the floor judges.
   const std::string against =
       expected_time_metric(e.entry->metric)
-          ? expected_decimals(value / e.expected) + " x the expected " + expected_decimals(e.expected) + " " + unit +
+          ? expected_decimals(value / e.expected) + " x the expected " + expected_figure(e.expected) + " " + unit +
                 ", " + expected_decimals(e.of_expected) + " of its speed"
-          : expected_decimals(e.of_expected) + " of the expected " + expected_decimals(e.expected) + " " + unit;
-  return severity + " expected: " + what + " " + expected_decimals(value) + " " + unit + " is " + against + " (" +
+          : expected_decimals(e.of_expected) + " of the expected " + expected_figure(e.expected) + " " + unit;
+  return severity + " expected: " + what + " " + expected_figure(value) + " " + unit + " is " + against + " (" +
          e.entry->id + ", " + severity + " below " + expected_decimals(e.floor) + ")" + (where.empty() ? "" : "; " + where);
 }
 
@@ -298,9 +307,9 @@ std::optional<report::ExpectedFinding> finding_of(const Expectations& expectatio
   if (!worst) return std::nullopt;
   report::ExpectedFinding& f = *worst;
   f.text = f.severity + " expected: " + f.test + " " + binary_size_text(f.size_bytes) + " busbw " +
-           expected_decimals(f.busbw_gbps) + " GB/s (" + (f.half == "in_place" ? "in place" : "out of place") +
+           expected_figure(f.busbw_gbps) + " GB/s (" + (f.half == "in_place" ? "in place" : "out of place") +
            f.text + ") is " +
-           expected_decimals(f.of_expected) + " of the expected " + expected_decimals(f.expected_gbps) + " (" + f.entry + ", " +
+           expected_decimals(f.of_expected) + " of the expected " + expected_figure(f.expected_gbps) + " (" + f.entry + ", " +
            f.severity + " below " + expected_decimals(f.floor) + "); slowest rank " + std::to_string(f.rank) + " on " +
            f.host;
   return worst;
