@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "health/nvml_loader.hpp"
 #include "health/nvml_recording.hpp"
+#include "run/gpu_sampler.hpp"
 
 namespace commsweep {
 namespace {
@@ -64,17 +65,46 @@ report::GpuSample read_gpu_sample(health::NvmlApi& nvml, unsigned gpu, WindowEnd
   return s;
 }
 
+namespace {
+
+// How the live NVML is read, from COMMSWEEP_GPU_STATE: unset or "sampled", "ends" (or "1", its
+// name before sampling), "0".
+enum class LiveReads { Sampled, Ends, Off };
+
+LiveReads live_reads() {
+  const char* v = std::getenv("COMMSWEEP_GPU_STATE");
+  if (!v || !*v) return LiveReads::Sampled;
+  const std::string s(v);
+  if (s == "sampled") return LiveReads::Sampled;
+  if (s == "ends" || s == "1") return LiveReads::Ends;
+  if (s == "0") return LiveReads::Off;
+  throw_usage("COMMSWEEP_GPU_STATE=" + s + ": not sampled, ends or 0 (docs/gpu-state.md)");
+}
+
+// The sampler's period: a window shorter than it shares its samples with its neighbours.
+constexpr std::chrono::milliseconds kSamplePeriod{100};
+
+}  // namespace
+
 NvmlWindowObserver::NvmlWindowObserver(const std::string& backend, int local_rank, const std::string& bus_id) {
-  if (const char* off = std::getenv("COMMSWEEP_GPU_STATE"); off && std::string(off) == "0") {
+  const LiveReads reads = live_reads();
+  if (reads == LiveReads::Off) {
     not_read_ = "COMMSWEEP_GPU_STATE=0";
     return;
   }
-  open(backend, local_rank, bus_id);
+  const bool live = open(backend, local_rank, bus_id);
   unsigned mhz = 0;
   if (nvml_ && nvml_->max_sm_clock(gpu_, &mhz) == health::nvml_rc::kSuccess) max_sm_mhz_ = mhz;
+  if (!nvml_) return;
+  if (live && reads == LiveReads::Sampled) {
+    sampler_ = std::make_unique<GpuSampler>(*nvml_, gpu_, kSamplePeriod);
+    how_ = "sampled";
+  } else {
+    how_ = "ends";
+  }
 }
 
-void NvmlWindowObserver::open(const std::string& backend, int local_rank, const std::string& bus_id) {
+bool NvmlWindowObserver::open(const std::string& backend, int local_rank, const std::string& bus_id) {
   const char* recording = std::getenv("COMMSWEEP_NVML_RECORDING");
   if (recording && *recording) {
     const std::string named = std::string("COMMSWEEP_NVML_RECORDING=") + recording;
@@ -89,24 +119,17 @@ void NvmlWindowObserver::open(const std::string& backend, int local_rank, const 
       throw_usage(named + ": " + std::to_string(count) + " GPUs recorded, and local rank " +
                   std::to_string(local_rank) + " reads GPU " + std::to_string(local_rank));
     gpu_ = static_cast<unsigned>(local_rank);
-    return;
+    return false;
   }
   if (backend != "nccl") {
     not_read_ = "the " + backend + " backend uses no GPU";
-    return;
-  }
-  // Off unless asked for: on 2 x H200 the reads (6 ms each, outside every timed pass) still left
-  // the default table's 8 B - 1 MiB rows 5-25% slower than nccl-tests, and within noise of it
-  // with them off (docs/gpu-state.md#what-the-reads-cost). The table comes first.
-  if (const char* on = std::getenv("COMMSWEEP_GPU_STATE"); !on || std::string(on) != "1") {
-    not_read_ = "off by default (COMMSWEEP_GPU_STATE=1 reads it; docs/gpu-state.md)";
-    return;
+    return false;
   }
   nvml_ = health::load_nvml();
   if (!nvml_->unavailable().empty()) {
     not_read_ = nvml_->unavailable();
     nvml_.reset();
-    return;
+    return false;
   }
   unsigned count = 0;
   nvml_->device_count(&count);
@@ -114,17 +137,26 @@ void NvmlWindowObserver::open(const std::string& backend, int local_rank, const 
     std::string id;
     if (nvml_->pci_bus_id(i, &id) == health::nvml_rc::kSuccess && bus_key(id) == bus_key(bus_id)) {
       gpu_ = i;
-      return;
+      return true;
     }
   }
   not_read_ = "NVML has no GPU of PCI bus id " + (bus_id.empty() ? std::string("(none)") : bus_id);
   nvml_.reset();
+  return false;
 }
 
 NvmlWindowObserver::~NvmlWindowObserver() = default;
 
 std::optional<report::GpuSample> NvmlWindowObserver::sample(WindowEnd end) {
   if (!nvml_) return std::nullopt;
+  if (sampler_) {
+    // No NVML call here: the sample before the last one read at the window's start (so that a
+    // window shorter than the period still spans one, from a read before it), the last one read
+    // at its end.
+    report::GpuSample s = end == WindowEnd::Start ? sampler_->before_latest() : sampler_->latest();
+    s.max_sm_mhz = max_sm_mhz_;
+    return s;
+  }
   const double start = now_us();
   // The calls run on a thread of their own while this one spins: NVML's calls sleep in the
   // driver for milliseconds on some hosts, and a measuring thread that slept there issued its
@@ -152,13 +184,18 @@ std::optional<report::GpuSample> NvmlWindowObserver::sample(WindowEnd end) {
   return s;
 }
 
+long NvmlWindowObserver::reads() const { return sampler_ ? sampler_->reads() : reads_; }
+
+double NvmlWindowObserver::read_us() const { return sampler_ ? sampler_->read_us() : read_us_; }
+
 std::string gpu_state_note(const NvmlWindowObserver& observer) {
   if (!observer.not_read().empty()) return "GPU state per window: not read: " + observer.not_read();
   if (observer.reads() == 0) return "";
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "GPU state per window: read at each window's two ends, outside every timed pass: %ld reads on rank 0, "
-                "%.1f us each (%.0f us in all)",
+  const char* how = observer.how() == "sampled"
+                        ? "sampled every 100 ms on a thread of its own, nothing read between the rows"
+                        : "read at each window's two ends, outside every timed pass";
+  char line[320];
+  std::snprintf(line, sizeof line, "GPU state per window: %s: %ld reads on rank 0, %.1f us each (%.0f us in all)", how,
                 observer.reads(), observer.read_us() / static_cast<double>(observer.reads()), observer.read_us());
   return line;
 }

@@ -1,12 +1,17 @@
 // The GPU state around each measured window (sweep/window_observer.hpp) read through NVML:
-// the rank's own GPU, found among NVML's by its PCI bus id, at the window's two ends.
+// the rank's own GPU, found among NVML's by its PCI bus id.
+//   COMMSWEEP_GPU_STATE (the nccl backend; docs/gpu-state.md):
+//     unset, sampled  sampled on a thread of its own every 100 ms (run/gpu_sampler.hpp); each
+//                     window takes the sample before the last one read at its start and the
+//                     last one read at its end: nothing is read between the rows
+//     ends            read at the window's two ends, on the measuring rank's own turn (exact
+//                     windows; the reads cost the next rows' time at small sizes)
+//     0               read nothing, not even a recording's replay
 //   COMMSWEEP_NVML_RECORDING=FILE  replay FILE (health/nvml_recording.hpp) instead of the
-//                                  driver's NVML: the rank reads the recording's GPU of its local
-//                                  rank, on any backend (tests plant throttling and drift so)
+//                                  driver's NVML, at the window's two ends: the rank reads the
+//                                  recording's GPU of its local rank, on any backend (tests plant
+//                                  throttling and drift so)
 // Without a recording, only the nccl backend's ranks read (the mpi backend uses no GPU).
-//   COMMSWEEP_GPU_STATE=1          read NVML on the nccl backend (off by default: the reads slowed
-//                                  the small rows on 2 x H200; docs/gpu-state.md)
-//   COMMSWEEP_GPU_STATE=0          read nothing, not even a recording's replay
 #pragma once
 
 #include <memory>
@@ -27,6 +32,8 @@ namespace commsweep {
 // The calls NVML does not answer leave their readings empty.
 report::GpuSample read_gpu_sample(health::NvmlApi& nvml, unsigned gpu, WindowEnd end);
 
+class GpuSampler;
+
 class NvmlWindowObserver final : public WindowObserver {
  public:
   // BACKEND: the backend that runs ("nccl", "mpi"); BUS_ID: the rank's GPU's PCI bus id.
@@ -36,14 +43,19 @@ class NvmlWindowObserver final : public WindowObserver {
   std::optional<report::GpuSample> sample(WindowEnd end) override;
   // "" while reading; else why nothing is read (said once by the run).
   const std::string& not_read() const { return not_read_; }
-  // What the reads cost this rank so far: the reads (two per window) and their time.
-  long reads() const { return reads_; }
-  double read_us() const { return read_us_; }
+  // What the reads cost this rank so far: the reads (two per window at the ends; one per period
+  // sampled) and their time; how the state is read ("" while nothing is).
+  long reads() const;
+  double read_us() const;
+  const std::string& how() const { return how_; }
 
  private:
-  void open(const std::string& backend, int local_rank, const std::string& bus_id);
+  // Whether the driver's NVML was opened (a recording's replay: false; nothing: nvml_ empty).
+  bool open(const std::string& backend, int local_rank, const std::string& bus_id);
 
   std::unique_ptr<health::NvmlApi> nvml_;
+  std::unique_ptr<GpuSampler> sampler_;  // after nvml_: destroyed first, it calls it
+  std::string how_;
   unsigned gpu_ = 0;
   std::optional<unsigned> max_sm_mhz_;  // read once: the GPU's, not the window's
   std::string not_read_;

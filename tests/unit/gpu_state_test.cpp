@@ -7,7 +7,12 @@
 #include "report/gpu_findings.hpp"
 #include "report/gpu_window.hpp"
 #include "report/json.hpp"
+#include "run/gpu_sampler.hpp"
 #include "run/gpu_window_observer.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <thread>
 
 namespace commsweep::report {
 namespace {
@@ -71,6 +76,32 @@ TEST(GpuWindow, TheRecordingReplaysNvmlsAnswersWindowAfterWindow) {
   const GpuWindow healthy = recorded_window(*nvml, 0);
   EXPECT_TRUE(healthy.throttles.empty());
   EXPECT_THROW(health::replay_nvml(fixture("README.md"), "COMMSWEEP_NVML_RECORDING=README.md"), std::runtime_error);
+}
+
+// The live reads' sampler (run/gpu_sampler.hpp) on the recording: one read when made, then one
+// a period on its thread; each read is the next window end of the recording, so that the last two
+// samples span the recording's 100 ms step and make a whole window of it, throttle and all.
+TEST(GpuSampler, ReadsOnItsOwnThreadEveryPeriodAndStopsWhenDestroyed) {
+  auto nvml = health::replay_nvml(fixture("throttle-rank1.json"), "COMMSWEEP_NVML_RECORDING=x");
+  const auto made = std::chrono::steady_clock::now();
+  {
+    GpuSampler sampler(*nvml, 1, std::chrono::milliseconds(2));
+    EXPECT_GE(sampler.reads(), 2);  // the first two are the constructor's
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (sampler.reads() < 4 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_GE(sampler.reads(), 4);
+    const GpuSample before = sampler.before_latest(), last = sampler.latest();
+    EXPECT_LT(before.reference_us, last.reference_us);
+    const GpuWindow w = window_between(before, last);
+    // One step of the recording, or more where a read came between the two calls: each 100 ms.
+    EXPECT_GE(w.window_us, 100'000);
+    EXPECT_DOUBLE_EQ(std::fmod(w.window_us, 100'000), 0);
+    ASSERT_NE(throttle_in(w, Throttle::PowerCap), nullptr);
+    EXPECT_NEAR(*throttle_in(w, Throttle::PowerCap)->share, 0.87, 1e-9);
+    EXPECT_GT(sampler.read_us(), 0);
+  }  // joins its thread: a sampler that did not stop would hang here, and ctest's timeout fail it
+  EXPECT_LT(std::chrono::steady_clock::now() - made, std::chrono::seconds(10));
 }
 
 // A sweep of four sizes on 2 ranks of one host whose windows come from a recording.
