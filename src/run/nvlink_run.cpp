@@ -134,7 +134,7 @@ std::vector<health::TrafficEvidence> nvlink_slow_evidence(const nvlink::NvlinkRu
 // The report on OUT, --html and --prometheus of RUN as judged.
 void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& analysis, const nvlink::NvlinkSettings& s,
                           std::ostream& out = std::cout) {
-  out << nvlink::render_report(run, analysis) << std::flush;
+  out << nvlink::render_report(run, analysis, s.show_expected) << std::flush;
   if (s.html_path.empty() && s.prometheus_path.empty()) return;
   // The document and its figures once, for both files.
   const report::Sheet sheet = nvlink::sheet_from_json(nvlink::to_json(run, analysis));
