@@ -133,6 +133,7 @@ void findings(std::ostringstream& out, const NodeMatrix& node, const NodeAnalysi
         << why_text(a.pairs[i].why) << "\n#   NVLink counters over the run: " << counters_rise(s) << "; "
         << counters_rise(d) << "\n";
   }
+  for (const auto& f : a.gpu_state_findings) out << "# " << f << "\n";
   for (std::size_t i = 0; i < node.targets.size(); ++i) {
     if (!a.targets[i].slow) continue;
     const Gpu& g = node.gpus[node.targets[i].gpu];
