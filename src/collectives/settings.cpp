@@ -216,11 +216,13 @@ settings::Table<Config> make_table() {
             "then: loaded, it costs small collectives up to 3 us an iteration) and print them after nccl-tests' "
             "columns; n/a on the mpi backend; without it the JSON says \"not recorded\"",
             run, [](Config& c, const Value& v, const Given&) { c.sweep.show_algo = v.present; }),
-      entry("show-expected", 0, "show_expected", settings::presence(), std::nullopt,
-            "print each row's expected busbw for this hardware and each half's ratio to it after nccl-tests' "
-            "columns (results/expected/, --expected; commsweep expected lists them, docs/expected.md); \"-\" "
-            "where no entry applies; the JSON has them always",
-            run, [](Config& c, const Value& v, const Given&) { c.sweep.show_expected = v.present; }),
+      settings::entry_of<Config>(
+          settings::shared::show_expected(
+              "print each row's expected busbw for this hardware and each half's ratio to it after nccl-tests' "
+              "columns (results/expected/, --expected; commsweep expected lists them, docs/expected.md); \"-\" "
+              "where no entry applies; the JSON has them always",
+              run),
+          [](Config& c, const Value& v, const Given&) { c.sweep.show_expected = v.present; }),
       entry("seed", 0, "seed", settings::whole(0, INT64_MAX), std::nullopt, "seed of the data pattern", run,
             [](Config& c, const Value& v, const Given&) { c.sweep.seed = static_cast<std::uint64_t>(v.whole); }),
       settings::entry_of<Config>(settings::shared::fault(fault_help, run), apply_fault),

@@ -47,6 +47,7 @@ struct EpConfig {
   int iters = 20;
   int warmup = 5;
   bool check = true;
+  bool show_expected = false;    // --show-expected: each phase's expected time and share after the table's columns
   double timeout_s = 300;
   std::uint64_t seed = 0x636f6d6d73776570ull;
   // The settings an implementation declares for itself (EpImplementation::settings), by suite

@@ -165,6 +165,13 @@ settings::Table<EpConfig> make_table() {
             [](EpConfig& c, const Value& v, const Given&) { c.check = v.whole == 1; }),
       entry("seed", 0, "seed", settings::unsigned64(), std::nullopt, "seed of the routing and the token data", run,
             [](EpConfig& c, const Value& v, const Given&) { c.seed = v.count; }),
+      settings::entry_of<EpConfig>(
+          settings::shared::show_expected(
+              "print each phase's expected time for this hardware and its share of it (expected / time) after "
+              "the table's columns (results/expected/ep.yaml, --expected; docs/expected.md); \"-\" where no entry "
+              "applies; the JSON has them always",
+              run),
+          [](EpConfig& c, const Value& v, const Given&) { c.show_expected = v.present; }),
   }, finish};
   // Each implementation's own settings (EpImplementation::settings), after the run's.
   for (const EpImplementation* impl : ep_implementations()) {

@@ -111,6 +111,8 @@ void nvlink_node_figures(const json& node, const std::string& path, std::uint64_
   for (const auto& finding : node.value("gpu_findings", json::array())) {
     if (finding.is_string()) sheet.findings.push_back("GPU on " + host + ": " + finding.get<std::string>());
   }
+  for (const auto& finding : node.value("gpu_state_findings", json::array()))
+    if (finding.is_string()) sheet.findings.push_back(finding.get<std::string>());
   // All-to-one and one-to-all: the bytes of every other GPU's copy over the slowest copy's time.
   const double moved = static_cast<double>(bytes) * static_cast<double>(gpus.size() > 1 ? gpus.size() - 1 : 1);
   const json& targets = array_member(node, "targets", path);

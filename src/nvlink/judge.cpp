@@ -7,6 +7,7 @@
 #include "core/strings.hpp"
 #include "nvlink/expectation.hpp"
 #include "regress/observation.hpp"
+#include "report/gpu_findings.hpp"
 
 namespace commsweep::nvlink {
 namespace {
@@ -146,6 +147,17 @@ void judge_expected(const NodeMatrix& node, const PairResult& p, const RunConfig
   }
 }
 
+// A slow pair laid at its GPUs' throttling during its tests, where there was some.
+void join_gpu_state(const NodeMatrix& node, const PairResult& p, NodeAnalysis& a) {
+  const auto name = [&](const report::GpuWindow& w) {
+    for (const Gpu& g : node.gpus)
+      if (g.rank == w.rank) return gpu_label(g) + " on " + node.host;
+    return "rank " + std::to_string(w.rank) + " on " + node.host;
+  };
+  const std::string during = "the GPU " + std::to_string(p.src) + " -> GPU " + std::to_string(p.dst) + " pair's tests";
+  for (auto& f : report::throttle_findings(p.gpu_state, name, during)) a.gpu_state_findings.push_back(std::move(f));
+}
+
 }  // namespace
 
 std::string gpu_label(const Gpu& g) {
@@ -159,7 +171,9 @@ NodeAnalysis analyse_node(const NodeMatrix& node, const RunConfig& s, const regr
     PairVerdict v;
     for (Metric m : kAllMetrics) judge_metric(p, node.gpus.at(p.src), node.gpus.at(p.dst), m, a, s, v);
     judge_latency(p, a, s, v);
+    const std::size_t below_before = a.expected_findings.size();
     if (expected) judge_expected(node, p, s, *expected, v, a);
+    if (v.slow || a.expected_findings.size() > below_before) join_gpu_state(node, p, a);
     a.wrong += p.wrong;
     a.slow_pairs += v.slow;
     a.pairs.push_back(std::move(v));

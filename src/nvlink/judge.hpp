@@ -54,6 +54,10 @@ struct NodeAnalysis {
   // "FAIL expected: nvlink ce_write GPU 1 (...) -> GPU 2 (...) 99.05 GB/s is 0.25 of the expected
   // 396.17 GB/s (h100-nvlink-ce_write, FAIL below 0.80); on vm", one per pair's test below a floor.
   std::vector<std::string> expected_findings;
+  // "GPU throttled: GPU 1 (...) on vm was held by power cap (87% of the window) during the GPU 0 ->
+  // GPU 1 pair's tests: ...": the throttling of a slow pair's GPUs, or of a pair's below an
+  // expected figure's floor, over its tests (report/gpu_findings.hpp). Evidence, not a verdict.
+  std::vector<std::string> gpu_state_findings;
   int expected_fails = 0;
   std::uint64_t wrong = 0;
   int slow_pairs = 0;

@@ -57,8 +57,15 @@ json metrics_json(const std::array<std::optional<double>, kMetrics>& values) {
 
 // What was measured of a pair (raw_pair_json) and how it was judged.
 json raw_pair_json(const PairResult& p) {
-  return json{{"src", p.src},         {"dst", p.dst}, {"gbps", metrics_json(p.gbps)},
-              {"latency_us", optional_json(p.latency_us)}, {"wrong", p.wrong}, {"note", p.note}};
+  json j{{"src", p.src},         {"dst", p.dst}, {"gbps", metrics_json(p.gbps)},
+         {"latency_us", optional_json(p.latency_us)}, {"wrong", p.wrong}, {"note", p.note}};
+  // Only where a GPU was read, as the sweeps' halves.
+  if (!p.gpu_state.empty()) {
+    json windows = json::array();
+    for (const auto& w : p.gpu_state) windows.push_back(report::gpu_window_json(w));
+    j["gpu_state"] = windows;
+  }
+  return j;
 }
 
 json pair_json(const NodeMatrix& node, const PairResult& p, const PairVerdict& v) {
@@ -116,6 +123,7 @@ json node_json(const NodeMatrix& node, const NodeAnalysis& a) {
               {"targets", targets},      {"matrices", matrices},
               {"gpu_findings", a.gpu_findings},
               {"expected_findings", a.expected_findings},
+              {"gpu_state_findings", a.gpu_state_findings},
               {"slow_pairs", a.slow_pairs}, {"slow_targets", a.slow_targets}, {"wrong", a.wrong}};
 }
 
@@ -174,6 +182,7 @@ PairResult pair_from(const json& j) {
   p.latency_us = optional_number(j.at("latency_us"));
   p.wrong = j.at("wrong").get<std::uint64_t>();
   p.note = j.at("note").get<std::string>();
+  for (const auto& w : j.value("gpu_state", json::array())) p.gpu_state.push_back(report::gpu_window_from(w));
   return p;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "health/records.hpp"
+#include "report/gpu_window.hpp"
 #include "report/result.hpp"
 
 namespace commsweep::nvlink {
@@ -55,6 +56,10 @@ struct PairResult {
   std::optional<double> latency_us;  // one way: half the round trip of a flag through peer memory
   std::uint64_t wrong = 0;           // bytes (8-byte words) that arrived wrong, every test of the pair
   std::string note;                  // "no peer access" and the like
+  // The GPU state of src's and dst's GPUs over the pair's tests (report/gpu_window.hpp: read
+  // before its first test and after its latency, never inside one), each window's rank the GPU's
+  // world rank; empty where none was read and in files written before it.
+  std::vector<report::GpuWindow> gpu_state;
 };
 
 // GPU `gpu` as the target of all-to-one (every other GPU of the node writes into it at once) and

@@ -75,6 +75,42 @@ void targets(std::ostringstream& out, const NodeMatrix& node, const NodeAnalysis
   out << "\n";
 }
 
+// --show-expected: per pair, each test's expected figure (results/expected/) and the pair's share
+// of it, in the order of the matrices' tests, then the latency; only the tests some pair of the
+// node is held to, "-" where a pair has none.
+void expected_table(std::ostringstream& out, const NodeMatrix& node, const NodeAnalysis& a) {
+  std::vector<std::string> keys;
+  for (Metric m : kAllMetrics) keys.push_back(metric_name(m));
+  keys.push_back("latency_us");
+  const auto value_of = [](const PairVerdict& v, const std::string& key) {
+    return std::find_if(v.expected.begin(), v.expected.end(), [&](const report::ExpectedValue& e) { return e.key == key; });
+  };
+  std::vector<std::string> held;
+  for (const auto& key : keys)
+    if (std::any_of(a.pairs.begin(), a.pairs.end(), [&](const PairVerdict& v) { return value_of(v, key) != v.expected.end(); }))
+      held.push_back(key);
+  if (held.empty()) {
+    out << "# expected figures (--show-expected): none applies to this node's GPUs\n";
+    return;
+  }
+  constexpr int kExpected = 10, kShare = 8;  // "  expected", "  of_exp"
+  out << "# expected figures (--show-expected): per pair and test the expected figure (GB/s; latency us) and the pair's "
+         "share of it (a latency's: expected / measured)\n#       ";
+  for (const auto& key : held) out << pad_left(key, kExpected + kShare);
+  out << "\n#src>dst";
+  for (std::size_t k = 0; k < held.size(); ++k) out << pad_left("expected", kExpected) << pad_left("of_exp", kShare);
+  out << "\n";
+  for (std::size_t i = 0; i < node.pairs.size(); ++i) {
+    out << pad_left(std::to_string(node.pairs[i].src) + ">" + std::to_string(node.pairs[i].dst), 8);
+    for (const auto& key : held) {
+      const auto e = value_of(a.pairs[i], key);
+      const bool none = e == a.pairs[i].expected.end();
+      out << pad_left(none ? "-" : fixed(e->value), kExpected) << pad_left(none ? "-" : fixed(e->of_expected), kShare);
+    }
+    out << "\n";
+  }
+}
+
 std::string why_text(const std::vector<std::string>& why) {
   std::string out;
   for (const auto& w : why) out += (out.empty() ? "" : "; ") + w;
@@ -97,6 +133,7 @@ void findings(std::ostringstream& out, const NodeMatrix& node, const NodeAnalysi
         << why_text(a.pairs[i].why) << "\n#   NVLink counters over the run: " << counters_rise(s) << "; "
         << counters_rise(d) << "\n";
   }
+  for (const auto& f : a.gpu_state_findings) out << "# " << f << "\n";
   for (std::size_t i = 0; i < node.targets.size(); ++i) {
     if (!a.targets[i].slow) continue;
     const Gpu& g = node.gpus[node.targets[i].gpu];
@@ -157,7 +194,7 @@ std::string render_header(const RunConfig& s, std::size_t nodes, std::size_t gpu
   return out.str();
 }
 
-std::string render_node(const NodeMatrix& node, const NodeAnalysis& a) {
+std::string render_node(const NodeMatrix& node, const NodeAnalysis& a, bool show_expected) {
   std::ostringstream out;
   out << "# node " << node.host << ": " << count_of(node.gpus.size(), "GPU") << "\n";
   legend(out, node);
@@ -169,15 +206,16 @@ std::string render_node(const NodeMatrix& node, const NodeAnalysis& a) {
   matrix(out, node, Metric::SmWrite, a);
   medians_line(out, a);
   targets(out, node, a);
+  if (show_expected) expected_table(out, node, a);
   findings(out, node, a);
   return out.str();
 }
 
-std::string render_report(const NvlinkRun& run, const Analysis& a) {
+std::string render_report(const NvlinkRun& run, const Analysis& a, bool show_expected) {
   std::ostringstream out;
   const bool few = run.nodes.size() <= kMatricesShown;
   for (std::size_t i = 0; i < run.nodes.size(); ++i) {
-    if (few || !a.nodes[i].healthy()) out << render_node(run.nodes[i], a.nodes[i]);
+    if (few || !a.nodes[i].healthy()) out << render_node(run.nodes[i], a.nodes[i], show_expected);
   }
   if (run.nodes.size() > 1) {
     out << "# nodes x pairs (" << count_of(run.nodes.size(), "node") << (few ? "" : "; matrices above only for the nodes with findings")

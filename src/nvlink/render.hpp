@@ -18,10 +18,11 @@ inline constexpr std::size_t kMatricesShown = 4;
 
 // What is measured and how, before the first node's results.
 std::string render_header(const RunConfig& settings, std::size_t nodes, std::size_t gpus);
-// Every node (or the summary and the nodes with findings), the findings, the verdict line.
-std::string render_report(const NvlinkRun& run, const Analysis& analysis);
-// One node: its legend, matrices, medians, targets, findings.
-std::string render_node(const NodeMatrix& node, const NodeAnalysis& analysis);
+// Every node (or the summary and the nodes with findings), the findings, the verdict line;
+// SHOW_EXPECTED (--show-expected): each node's table of its pairs' expected figures and shares.
+std::string render_report(const NvlinkRun& run, const Analysis& analysis, bool show_expected = false);
+// One node: its legend, matrices, medians, targets, (the expected figures,) findings.
+std::string render_node(const NodeMatrix& node, const NodeAnalysis& analysis, bool show_expected = false);
 // "GPU 3 +12 replay, +0 recovery, +0 CRC flit, +0 CRC data over 18 links": a GPU's NVLink error
 // counters' rise over the run; "not read" where NVML gave none.
 std::string counters_rise(const Gpu& gpu);

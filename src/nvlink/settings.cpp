@@ -64,6 +64,13 @@ settings::Table<Config> make_table() {
               if (v.text.empty()) throw_usage(g.where + ": give a file name");
               o.prometheus_path = v.text;
             }),
+      settings::entry_of<Config>(
+          settings::shared::show_expected(
+              "print each pair's expected figures for this hardware and its share of them, test by test, after "
+              "its node's matrices (results/expected/nvlink-pairs.yaml, --expected; docs/expected.md); \"-\" "
+              "where no entry applies; the JSON has them always",
+              shown),
+          [](Config& o, const Value& v, const Given&) { o.show_expected = v.present; }),
       entry("judge", 0, "", settings::text(), std::nullopt,
             "judge this nvlink results file (--json of a run) again with the thresholds given here, print its "
             "report and write --json, --html, --prometheus; no MPI, no mpirun",

@@ -22,6 +22,8 @@ struct NvlinkSettings {
   std::uint64_t seed = 0x6e766c696e6b3031ull;  // "nvlink01"
   std::string html_path;
   std::string prometheus_path;
+  // --show-expected: a table of each pair's expected figures and its share of them.
+  bool show_expected = false;
   // --judge FILE: judge a results file again without MPI (no mpirun), with these thresholds.
   std::string judge_path;
   double timeout_s = 300;  // the run's -T (run/run_settings.hpp)

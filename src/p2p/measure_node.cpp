@@ -57,7 +57,7 @@ std::string gpu_of_local_rank(int local_rank) {
   return bus.data();
 }
 
-nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s) {
+nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s, WindowObserver* gpu_state) {
   NodeGroup group(world);
   nvlink::RankPart part;
   part.gpu = this_gpu(world, group.rank());
@@ -79,7 +79,7 @@ nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s) {
   const Phase phase{"nvlink: mapping the node's GPU memory (CUDA IPC)", Deadline::after(s.timeout_s)};
   PeerWindow window(group, s.bytes, phase);
   CopyStreams streams(part.gpu.device, group.size());
-  NodeTests tests(group, window, streams, plan);
+  NodeTests tests(group, window, streams, plan, gpu_state);
   std::vector<nvlink::PairResult> pairs = tests.pairs();
   std::vector<nvlink::TargetResult> targets = tests.targets();
   if (group.rank() == 0) {

@@ -9,6 +9,7 @@
 #include "nvlink/nvlink_json.hpp"
 #include "nvlink/settings.hpp"
 #include "runtime/world.hpp"
+#include "sweep/window_observer.hpp"
 
 namespace commsweep::p2p {
 
@@ -22,7 +23,8 @@ std::string gpu_of_local_rank(int local_rank);
 // The node index (its place among its node's ranks, in rank order) of RANK.
 int node_index_of(const World& world, int rank);
 
-// This rank's part (nvlink_json.hpp): its GPU and, on its node's first rank, the node's results.
-nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& settings);
+// This rank's part (nvlink_json.hpp): its GPU and, on its node's first rank, the node's results;
+// GPU_STATE (none: not read) reads the GPU around each pair's tests (p2p/node_tests.hpp).
+nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& settings, WindowObserver* gpu_state = nullptr);
 
 }  // namespace commsweep::p2p

@@ -1,11 +1,14 @@
 #include "p2p/node_tests.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace commsweep::p2p {
 
-NodeTests::NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan)
-    : group_(group), window_(window), streams_(streams), plan_(plan), spec_(CopyStreams::spec(plan.seed, group.size())) {
+NodeTests::NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan,
+                     WindowObserver* gpu_state)
+    : group_(group), window_(window), streams_(streams), plan_(plan), spec_(CopyStreams::spec(plan.seed, group.size())),
+      gpu_state_(gpu_state) {
   std::uint64_t mine = 0;
   for (int k = 0; k < group.size() && k < 64; ++k)
     if (window.mapped(k)) mine |= std::uint64_t{1} << k;
@@ -44,6 +47,30 @@ NodeTests::Outcome NodeTests::run(const std::vector<Transfer>& transfers, Engine
   return out;
 }
 
+std::optional<report::GpuSample> NodeTests::sample(int src, int dst, WindowEnd end) {
+  const int me = group_.rank();
+  if (!gpu_state_ || (me != src && me != dst)) return std::nullopt;
+  return gpu_state_->sample(end);
+}
+
+std::vector<report::GpuWindow> NodeTests::pair_windows(const std::optional<report::GpuSample>& start,
+                                                       const std::optional<report::GpuSample>& end) {
+  if (!gpu_state_) return {};
+  // A window as the node's ranks gather it: read or not, the world rank, window_numbers.
+  std::array<double, 2 + report::kWindowNumbers> mine{};
+  if (start && end) {
+    const std::vector<double> numbers = report::window_numbers(report::window_between(*start, *end));
+    mine[0] = 1;
+    mine[1] = group_.world().rank();
+    std::copy(numbers.begin(), numbers.end(), mine.begin() + 2);
+  }
+  std::vector<report::GpuWindow> out;
+  for (const auto& w : group_.all_gather(mine, phase("GPU state (gather)")))
+    if (w[0] == 1)
+      out.push_back(report::window_from_numbers(std::vector<double>(w.begin() + 2, w.end()), static_cast<int>(w[1])));
+  return out;
+}
+
 std::optional<double> NodeTests::latency(int src, int dst) {
   const int me = group_.rank();
   if (me == src) streams_.zero(window_.flag(src, dst));
@@ -70,6 +97,7 @@ nvlink::PairResult NodeTests::pair(int src, int dst) {
   const bool planted = (src == plan_.slow_a && dst == plan_.slow_b) || (src == plan_.slow_b && dst == plan_.slow_a);
   const int repeat = planted ? plan_.slowdown : 1;
   const std::vector<Transfer> write{{src, src, dst}}, read{{dst, src, dst}}, bidir{{src, src, dst}, {dst, dst, src}};
+  const std::optional<report::GpuSample> start = sample(src, dst, WindowEnd::Start);
   struct Test { nvlink::Metric metric; const std::vector<Transfer>* transfers; Engine engine; };
   const Test tests[] = {{nvlink::Metric::CeWrite, &write, Engine::CopyEngine}, {nvlink::Metric::CeRead, &read, Engine::CopyEngine},
                         {nvlink::Metric::CeBidir, &bidir, Engine::CopyEngine}, {nvlink::Metric::SmWrite, &write, Engine::Sm},
@@ -81,6 +109,8 @@ nvlink::PairResult NodeTests::pair(int src, int dst) {
   }
   p.latency_us = latency(src, dst);
   if (!p.latency_us) p.note = "the latency test's flag did not come back";
+  const std::optional<report::GpuSample> end = sample(src, dst, WindowEnd::End);
+  p.gpu_state = pair_windows(start, end);
   return p;
 }
 

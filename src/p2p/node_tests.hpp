@@ -15,6 +15,8 @@
 #include "p2p/copies.hpp"
 #include "p2p/node_group.hpp"
 #include "p2p/peer_window.hpp"
+#include "report/gpu_window.hpp"
+#include "sweep/window_observer.hpp"
 
 namespace commsweep::p2p {
 
@@ -31,7 +33,11 @@ struct TestPlan {
 
 class NodeTests {
  public:
-  NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan);
+  // GPU_STATE (none: not read): each pair's src and dst GPU read before its first test and after
+  // its latency, outside every timed copy (docs/gpu-state.md); every rank of the node gives one
+  // or none alike.
+  NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan,
+            WindowObserver* gpu_state = nullptr);
   std::vector<nvlink::PairResult> pairs();
   std::vector<nvlink::TargetResult> targets();
 
@@ -50,6 +56,11 @@ class NodeTests {
   std::optional<double> latency(int src, int dst);
   bool can_pair(int a, int b) const;
   Phase phase(const std::string& what) const;
+  // This rank's GPU at END of pair (SRC, DST)'s window, where it is one of the two.
+  std::optional<report::GpuSample> sample(int src, int dst, WindowEnd end);
+  // The pair's windows, on every rank of the node (a gather of the node's ranks).
+  std::vector<report::GpuWindow> pair_windows(const std::optional<report::GpuSample>& start,
+                                              const std::optional<report::GpuSample>& end);
 
   NodeGroup& group_;
   PeerWindow& window_;
@@ -57,6 +68,7 @@ class NodeTests {
   TestPlan plan_;
   pattern::Spec spec_;
   std::vector<std::uint64_t> mapped_;  // per GPU: a bit per GPU its rank mapped
+  WindowObserver* gpu_state_;
 };
 
 }  // namespace commsweep::p2p

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pairs/render.hpp"
+#include "report/gpu_window.hpp"
 #include "report/json.hpp"
 
 namespace commsweep::pairs {
@@ -19,10 +21,17 @@ json rail_json(const Rail& r) {
 json pair_json(const PairMeasurement& p, const PairVerdict& v) {
   json rails = json::array();
   for (const auto& r : p.rails) rails.push_back(rail_json(r));
-  return json{{"round", p.round},         {"node_a", p.node_a}, {"node_b", p.node_b},
-              {"gbps", v.gbps},           {"slowest_rail", v.slowest_rail},
-              {"ratio_to_median", v.ratio}, {"ratio_to_top_third", v.ratio_to_top_third},
-              {"slow", v.slow}, {"rails", rails}};
+  json j{{"round", p.round},         {"node_a", p.node_a}, {"node_b", p.node_b},
+         {"gbps", v.gbps},           {"slowest_rail", v.slowest_rail},
+         {"ratio_to_median", v.ratio}, {"ratio_to_top_third", v.ratio_to_top_third},
+         {"slow", v.slow}, {"rails", rails}};
+  // Only where a GPU was read, as the sweeps' halves.
+  if (!p.gpu_state.empty()) {
+    json windows = json::array();
+    for (const auto& w : p.gpu_state) windows.push_back(report::gpu_window_json(w));
+    j["gpu_state"] = windows;
+  }
+  return j;
 }
 
 // n x n, null on the diagonal and for pairs not measured (an interrupted run).
@@ -148,6 +157,7 @@ json summary_json(const PairsRun& run, const Analysis& a) {
               {"rails", a.rails},
               {"slow_pairs", slow},
               {"suspects", suspects},
+              {"gpu_state_findings", gpu_state_findings(run, a)},
               {"wrong_total", checked ? json(a.wrong_total) : json(nullptr)},
               {"complete", run.complete},
               {"interrupted_by", run.complete ? json(nullptr) : json(run.interrupted_by)},

@@ -11,6 +11,7 @@
 #include "pairs/schedule.hpp"
 #include "plan/adaptive.hpp"
 #include "plan/topology.hpp"
+#include "report/gpu_window.hpp"
 #include "report/result.hpp"
 
 namespace commsweep::pairs {
@@ -38,6 +39,10 @@ struct PairMeasurement {
   int node_a = 0;
   int node_b = 0;
   std::vector<Rail> rails;
+  // The GPU state of its rails' ranks over the round's exchange (report/gpu_window.hpp: read
+  // before it and after it, never inside); empty where none was read and in older files. Above
+  // kWindowsKeptNodes nodes only the windows with a throttle are kept (add_round).
+  std::vector<report::GpuWindow> gpu_state;
 };
 
 struct Settings {

@@ -1,5 +1,6 @@
 #include "pairs/render.hpp"
 #include "core/strings.hpp"
+#include "report/gpu_findings.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -171,6 +172,7 @@ std::string findings(const PairsRun& run, const Analysis& a) {
     return out.str();
   }
   for (int i : a.slow) out << slow_pair_line(run, a, i);
+  for (const auto& f : gpu_state_findings(run, a)) out << "# " << f << "\n";
   for (const auto& s : a.suspects) {
     out << "# LIKELY BAD NODE " << node_label(s.node) << " " << run.nodes[s.node].name << ": in " << s.slow_pairs
         << " slow pairs (of its " << s.pairs << "); its slowest rail: local rank " << s.local_rank << ", rank "
@@ -183,6 +185,21 @@ std::string findings(const PairsRun& run, const Analysis& a) {
 }  // namespace
 
 std::string node_label(int node) { return "N" + std::to_string(node); }
+
+std::vector<std::string> gpu_state_findings(const PairsRun& run, const Analysis& a) {
+  std::vector<std::string> out;
+  for (int i : a.slow) {
+    const PairMeasurement& p = run.pairs[i];
+    const auto name = [&](const report::GpuWindow& w) {
+      const auto& a_ranks = run.nodes[p.node_a].ranks;
+      const bool in_a = std::find(a_ranks.begin(), a_ranks.end(), w.rank) != a_ranks.end();
+      return rank_text(run, in_a ? p.node_a : p.node_b, w.rank);
+    };
+    const std::string during = "the " + pair_label(p) + " pair's exchange in round " + std::to_string(p.round + 1);
+    for (auto& f : report::throttle_findings(p.gpu_state, name, during)) out.push_back(std::move(f));
+  }
+  return out;
+}
 
 std::string render_header(const PairsRun& run) {
   const Settings& s = run.settings;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "pairs/outliers.hpp"
 #include "pairs/record.hpp"
@@ -20,5 +21,11 @@ std::string render_header(const PairsRun& run);
 std::string render_round(const PairsRun& run, int round);
 // Legend, matrix, median and findings.
 std::string render_report(const PairsRun& run, const Analysis& analysis);
+
+// Each slow pair laid at the throttling of its ranks' GPUs during its round's exchange
+// (report/gpu_findings.hpp), slowest pair first: "GPU throttled: rank 3 (node-b, GPU 0000:19:00.0)
+// was held by power cap (87% of the window) during the N0-N1 pair's exchange in round 1: the
+// likely cause of its slowness, before the fabric". Evidence, not a verdict.
+std::vector<std::string> gpu_state_findings(const PairsRun& run, const Analysis& analysis);
 
 }  // namespace commsweep::pairs

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -42,8 +43,13 @@ ExchangeConfig exchange_config(const PairsSettings& s) {
   return config;
 }
 
-void add_round(PairsRun& run, int round, const std::vector<std::string>& reports, bool checked) {
+void add_round(PairsRun& run, int round, const std::vector<std::string>& reports, bool checked,
+               const std::vector<report::GpuWindow>& windows) {
   const std::uint64_t bytes = run.settings.bytes;
+  const bool keep_all = run.nodes.size() <= kWindowsKeptNodes;
+  std::map<int, const report::GpuWindow*> window_of;  // by rank
+  for (const auto& w : windows)
+    if (keep_all || !w.throttles.empty()) window_of[w.rank] = &w;
   for (const auto& np : run.rounds[round].pairs) {
     PairMeasurement m;
     m.round = round;
@@ -65,12 +71,16 @@ void add_round(PairsRun& run, int round, const std::vector<std::string>& reports
       if (checked) rail.wrong = wrong_a + wrong_b;
       m.rails.push_back(rail);
     }
+    for (const Rail& rail : m.rails)
+      for (const int rank : {rail.rank_a, rail.rank_b})
+        if (const auto w = window_of.find(rank); w != window_of.end()) m.gpu_state.push_back(*w->second);
     run.pairs.push_back(std::move(m));
   }
 }
 
 void measure_rounds(World& world, RunControl& control, PairExchange& exchange, const PairsSettings& s,
-                    PairsRun& run, std::size_t first, RoundWatcher& watcher, FaultPoints& faults) {
+                    PairsRun& run, std::size_t first, RoundWatcher& watcher, FaultPoints& faults,
+                    WindowObserver* gpu_state) {
   const auto node_of = node_of_every_rank(world);
   const auto by_node = ranks_by_node(node_of);
   const Watching watching(watcher, run.rounds.size() - first);
@@ -80,13 +90,19 @@ void measure_rounds(World& world, RunControl& control, PairExchange& exchange, c
       const std::string label = "pairs round " + std::to_string(r + 1);
       faults.before_round(r);
       const int partner = partner_of(world.rank(), run.rounds[r], by_node, node_of);
+      const auto window_start = gpu_state ? gpu_state->sample(WindowEnd::Start) : std::nullopt;
       const RankRound mine = exchange.run_round(partner, label);
-      std::ostringstream report;
-      report.precision(17);
-      report << mine.time_us << " " << mine.wrong;
-      const auto reports = world.gather(report.str(), Phase{label + " (gather)", Deadline::after(s.timeout_s)});
+      const auto window_end = gpu_state ? gpu_state->sample(WindowEnd::End) : std::nullopt;
+      std::ostringstream told;
+      told.precision(17);
+      told << mine.time_us << " " << mine.wrong;
+      const auto reports = world.gather(told.str(), Phase{label + " (gather)", Deadline::after(s.timeout_s)});
+      std::vector<report::GpuWindow> windows;
+      if (gpu_state)
+        windows = gather_windows(world, window_start, window_end,
+                                 Phase{label + " (GPU state gather)", Deadline::after(s.timeout_s)});
       if (world.rank() != 0) continue;
-      add_round(run, r, reports, s.check > 0);
+      add_round(run, r, reports, s.check > 0, windows);
       run.round_wall_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       watcher.round_measured(run, r);
     }
@@ -119,7 +135,7 @@ std::vector<Round> decode_rounds(const std::vector<int>& in, const std::string& 
 }
 
 void follow_up(World& world, RunControl& control, PairExchange& exchange, const PairsSettings& s,
-               PairsRun& run, RoundWatcher& watcher, FaultPoints& faults) {
+               PairsRun& run, RoundWatcher& watcher, FaultPoints& faults, WindowObserver* gpu_state) {
   const Phase phase{"pairs follow-up plan (broadcast)", Deadline::after(s.timeout_s)};
   for (int step = 1; step <= kMaxFollowUps; ++step) {
     std::vector<int> encoded;
@@ -137,7 +153,7 @@ void follow_up(World& world, RunControl& control, PairExchange& exchange, const 
     const std::size_t first = run.rounds.size();
     for (auto& r : decode_rounds(encoded, "follow-up " + std::to_string(step))) run.rounds.push_back(std::move(r));
     if (world.rank() == 0) watcher.follow_up_planned(step, run.rounds.size() - first);
-    measure_rounds(world, control, exchange, s, run, first, watcher, faults);
+    measure_rounds(world, control, exchange, s, run, first, watcher, faults, gpu_state);
     int complete = run.complete ? 1 : 0;
     world.broadcast(&complete, sizeof complete, 0, phase);
     if (!complete) return;

@@ -53,6 +53,23 @@ std::string phase_values(const EpPhase& p) {
                        p.wrong ? std::to_string(*p.wrong).c_str() : "N/A");
 }
 
+// --show-expected's columns: per phase the expected time (us) and the phase's share of it.
+constexpr int kExpectedW = 8;  // "expected", the widest of its header and its times
+constexpr int kShareW = 6;
+constexpr int kExpectedPhaseW = 2 + kExpectedW + 2 + kShareW;
+
+std::string expected_columns(const char* expected, const char* share) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "  %*s  %*s", kExpectedW, expected, kShareW, share);
+  return buf;
+}
+
+std::string expected_values(const EpPhase& p) {
+  if (!p.expected) return expected_columns("-", "-");
+  return expected_columns(fit_column(p.expected->value, kExpectedW).c_str(),
+                          fit_column(p.expected->of_expected, kShareW).c_str());
+}
+
 // A header line: the row's layout, its first character made the comment mark.
 std::string comment(std::string line) {
   line[0] = '#';
@@ -75,6 +92,8 @@ std::string format_ep_row(const EpRow& r) {
          phase_values(r.dispatch) + phase_values(r.combine) + pair_values(r);
 }
 
+std::string format_ep_expected(const EpRow& r) { return expected_values(r.dispatch) + expected_values(r.combine); }
+
 void EpTablePrinter::header(const EpTableHeader& h) {
   out_ << "# " << h.version_line << "\n";
   out_ << "# EP test starting: ep\n";
@@ -83,16 +102,20 @@ void EpTablePrinter::header(const EpTableHeader& h) {
   for (const auto& line : h.device_lines) out_ << "#  " << line << "\n";
   out_ << "#\n";
   const std::string blank = configuration("", "", "", "", "", "", "");
+  const bool x = expected_;
   out_ << comment(blank + centred("dispatch", kPhaseW) + centred("combine", kPhaseW) +
-                  centred("back to back", kBackToBackW))
+                  centred("back to back", kBackToBackW) +
+                  (x ? centred("dispatch", kExpectedPhaseW) + centred("combine", kExpectedPhaseW) : ""))
        << "\n";
   out_ << comment(configuration("tokens", "hidden", "topk", "experts", "dtype", "routing", "impl") +
                   phase_columns("time", "bw", "#wrong") + phase_columns("time", "bw", "#wrong") +
-                  pair_columns("pair", "spread"))
+                  pair_columns("pair", "spread") +
+                  (x ? expected_columns("expected", "of_exp") + expected_columns("expected", "of_exp") : ""))
        << "\n";
   out_ << comment(configuration("(/rank)", "", "", "", "", "", "") +
                   phase_columns("(us)", "(GB/s)", "") + phase_columns("(us)", "(GB/s)", "") +
-                  pair_columns("(us)", "(%)"))
+                  pair_columns("(us)", "(%)") +
+                  (x ? expected_columns("(us)", "(x)") + expected_columns("(us)", "(x)") : ""))
        << "\n";
   out_.flush();
 }
@@ -100,7 +123,7 @@ void EpTablePrinter::header(const EpTableHeader& h) {
 void EpTablePrinter::note(const std::string& text) { out_ << "# " << text << "\n" << std::flush; }
 
 void EpTablePrinter::row(const EpRow& r) {
-  out_ << format_ep_row(r) << "\n";
+  out_ << format_ep_row(r) << (expected_ ? format_ep_expected(r) : "") << "\n";
   if (!r.note.empty()) out_ << "# " << r.note << "\n";
   out_ << std::flush;
 }

@@ -18,9 +18,12 @@ struct EpTableHeader {
   std::vector<std::string> device_lines;  // one per rank
 };
 
+// EXPECTED (--show-expected): after the back-to-back columns, each phase's expected time on this
+// hardware (results/expected/ep.yaml) and its share of it, expected / time ("-" where no entry
+// applies), as the collectives' table adds its expected busbw and ratios.
 class EpTablePrinter {
  public:
-  explicit EpTablePrinter(std::ostream& out) : out_(out) {}
+  explicit EpTablePrinter(std::ostream& out, bool expected = false) : out_(out), expected_(expected) {}
   void header(const EpTableHeader& h);
   void note(const std::string& text);  // a '#' line
   void row(const EpRow& r);
@@ -28,10 +31,13 @@ class EpTablePrinter {
 
  private:
   std::ostream& out_;
+  bool expected_;
 };
 
 // One data row (no newline): tokens hidden topk experts dtype routing, then time (us),
 // bandwidth (GB/s, DeepEP's accounting) and #wrong for dispatch and for combine.
 std::string format_ep_row(const EpRow& r);
+// --show-expected's columns of R (no newline): dispatch's expected time and share, then combine's.
+std::string format_ep_expected(const EpRow& r);
 
 }  // namespace commsweep::report

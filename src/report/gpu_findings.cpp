@@ -174,6 +174,21 @@ std::vector<std::string> gpu_state_findings(const std::vector<EpRow>& rows,
   return findings_of(window_rows(rows), hosts_by_rank);
 }
 
+std::vector<std::string> throttle_findings(const std::vector<GpuWindow>& windows,
+                                           const std::function<std::string(const GpuWindow&)>& name,
+                                           const std::string& during) {
+  std::vector<std::string> out;
+  for (const GpuWindow& w : windows) {
+    if (w.throttles.empty()) continue;
+    std::string held;
+    for (const ThrottleShare& th : w.throttles)
+      held += (held.empty() ? "" : " and ") + th.reason + " (" + share_text(th.share ? *th.share : -1.0) + ")";
+    out.push_back("GPU throttled: " + name(w) + " was held by " + held + " during " + during +
+                  ": the likely cause of its slowness, before the fabric");
+  }
+  return out;
+}
+
 std::string throttle_during(const std::vector<ResultRow>& rows, int rank) {
   std::map<std::string, std::pair<int, double>> seen;  // reason -> windows, largest share
   int windows = 0;

@@ -5,6 +5,7 @@
 // likely cause before the fabric is blamed.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,15 @@ std::vector<std::string> gpu_state_findings(const std::vector<ResultRow>& rows,
 // implementation, type, routing and shape grouped by tokens.
 std::vector<std::string> gpu_state_findings(const std::vector<EpRow>& rows,
                                             const std::vector<std::string>& hosts_by_rank);
+
+// The throttling in one measured window of a workload without rows (a pair's tests of `nvlink`, a
+// round of `pairs`): WINDOWS are the GPUs timed in it, NAME names one ("GPU 1 (rank 1, ...)"),
+// DURING says what was timed ("GPU 0 -> GPU 1's tests"). One finding per throttled GPU:
+// "GPU throttled: GPU 1 (...) was held by power cap (87% of the window) during GPU 0 -> GPU 1's
+// tests: the likely cause of its slowness, before the fabric". Empty where none was throttled.
+std::vector<std::string> throttle_findings(const std::vector<GpuWindow>& windows,
+                                           const std::function<std::string(const GpuWindow&)>& name,
+                                           const std::string& during);
 
 // RANK's throttling over ROWS, to join to a finding about that rank ("power cap in 12 of its 16
 // windows, up to 87% of a window"); "" when none was active.

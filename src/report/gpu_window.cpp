@@ -79,7 +79,7 @@ std::vector<double> window_numbers(const GpuWindow& w) {
 }
 
 GpuWindow window_from_numbers(const std::vector<double>& v, int rank) {
-  if (v.size() != 10 + kThrottles) throw std::runtime_error("a GPU window of " + std::to_string(v.size()) + " numbers");
+  if (v.size() != kWindowNumbers) throw std::runtime_error("a GPU window of " + std::to_string(v.size()) + " numbers");
   auto o = [&](std::size_t i) { return std::isnan(v[i]) ? std::nullopt : std::optional<double>(v[i]); };
   GpuWindow w;
   w.rank = rank;

@@ -72,7 +72,8 @@ GpuWindow window_between(const GpuSample& start, const GpuSample& end);
 // (throttle_active tells it was active).
 const ThrottleShare* throttle_in(const GpuWindow& w, Throttle reason);
 
-// A flat form for the gather of the windows to rank 0 (World gathers numbers).
+// A flat form for the gather of the windows to rank 0 (World gathers numbers): kWindowNumbers.
+inline constexpr std::size_t kWindowNumbers = 10 + kThrottles;
 std::vector<double> window_numbers(const GpuWindow& w);
 GpuWindow window_from_numbers(const std::vector<double>& v, int rank);
 

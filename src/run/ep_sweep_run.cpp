@@ -52,7 +52,7 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, cons
                                backend_name == "nccl" ? planned_gpu_bus_id(world.local_rank()) : "");
   ep::EpSweep sweep(world, exchanges.named(), control, config, world.node_size(), &faults, &gpu_state);
 
-  report::EpTablePrinter printer(out);
+  report::EpTablePrinter printer(out, config.show_expected);
   if (root) printer.header({run.version_line, parameters_line(world, config), run.device_lines});
   if (root && !policy_note.empty()) printer.note(policy_note);
   const regress::Expectations none;

@@ -19,6 +19,7 @@
 #include "report/sheet_html.hpp"
 #include "report/sheet_prometheus.hpp"
 #include "run/expected_run.hpp"
+#include "run/gpu_window_observer.hpp"
 #include "run/results_keeper.hpp"
 #include "runtime/termination.hpp"
 
@@ -134,7 +135,7 @@ std::vector<health::TrafficEvidence> nvlink_slow_evidence(const nvlink::NvlinkRu
 // The report on OUT, --html and --prometheus of RUN as judged.
 void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& analysis, const nvlink::NvlinkSettings& s,
                           std::ostream& out = std::cout) {
-  out << nvlink::render_report(run, analysis) << std::flush;
+  out << nvlink::render_report(run, analysis, s.show_expected) << std::flush;
   if (s.html_path.empty() && s.prometheus_path.empty()) return;
   // The document and its figures once, for both files.
   const report::Sheet sheet = nvlink::sheet_from_json(nvlink::to_json(run, analysis));
@@ -150,14 +151,17 @@ void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& 
 
 // Every node's tests at once, between two arrivals of every rank (a GPU or a node that hangs ends
 // the job at -T, exit code 4, naming the phase), the ranks' parts gathered into RUN's nodes on
-// rank 0; RUN is complete when every rank measured and no signal stopped it.
-void measure_nodes(World& world, RunControl& control, const nvlink::NvlinkSettings& s, nvlink::NvlinkRun& run) {
+// rank 0; RUN is complete when every rank measured and no signal stopped it. GPU_STATE reads each
+// pair's GPUs around its tests (docs/gpu-state.md: sampled on the nccl backend unless
+// COMMSWEEP_GPU_STATE says otherwise, or a recording's replay).
+void measure_nodes(World& world, RunControl& control, const nvlink::NvlinkSettings& s, nvlink::NvlinkRun& run,
+                   WindowObserver& gpu_state) {
   std::optional<nvlink::RankPart> part;
   control.until_stopped([&] {
     control.arrive(Phase{"nvlink: before the nodes' tests", Deadline::after(s.timeout_s)});
     {
       const auto guard = control.watch(Phase{"nvlink: the node's tests", Deadline::after(s.timeout_s)});
-      part = p2p::measure_node(world, s);
+      part = p2p::measure_node(world, s, &gpu_state);
     }
     control.arrive(Phase{"nvlink: after the nodes' tests", Deadline::after(s.timeout_s)});
   });
@@ -233,7 +237,10 @@ Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& s) {
   run->settings = recorded(s);
   run->provenance = stage.setup.provenance;
   if (root) stage.out << nvlink_header(world, run->settings) << std::flush;
-  measure_nodes(world, stage.control, s, *run);
+  NvmlWindowObserver gpu_state(std::string(stage.backend.name()), world.local_rank(),
+                               p2p::gpu_of_local_rank(world.local_rank()));
+  measure_nodes(world, stage.control, s, *run, gpu_state);
+  const std::string gpu_state_line = gpu_state_note(gpu_state);
   if (!run->complete && stage.control.interrupted()) run->interrupted_by = termination_signal_name();
   if (stage.document) stage.document->keep<NvlinkDocument>(*run);
   Outcome outcome;
@@ -243,10 +250,11 @@ Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& s) {
   outcome.evidence = nvlink_slow_evidence(*run, nvlink::analyse(*run, expected.get()));
   // Its summary's exit code and --prometheus's name the health FAILs when it runs alone: its
   // report comes once the run's health is known (run/measure.cpp).
-  outcome.report = [run, s, expected](const std::vector<std::string>& health_fail, std::ostream& out) {
+  outcome.report = [run, s, expected, gpu_state_line](const std::vector<std::string>& health_fail, std::ostream& out) {
     run->health_fail = health_fail;
     const nvlink::Analysis analysis = nvlink::analyse(*run, expected.get());
     print_nvlink_reports(*run, analysis, s, out);
+    if (!gpu_state_line.empty()) out << "# " << gpu_state_line << "\n";
     out << std::flush;
     DocumentReport reported;
     reported.document = nvlink::to_json(*run, analysis);

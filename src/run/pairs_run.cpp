@@ -24,8 +24,10 @@
 #include "report/sheet_html.hpp"
 #include "pairs/rounds.hpp"
 #include "plan/adaptive.hpp"
+#include "run/gpu_window_observer.hpp"
 #include "run/pairs_health.hpp"
 #include "run/progress.hpp"
+#include "runtime/gpu.hpp"
 #include "runtime/termination.hpp"
 #include "runtime/world.hpp"
 
@@ -98,15 +100,21 @@ pairs::Analysis report_run(pairs::PairsRun& run, const pairs::PairsSettings& s, 
 }
 
 // The rounds of RUN on BACKEND (or the planted slow one; a planted hang at the rounds' named
-// point), rank 0 printing them to OUT.
-void measure(World& world, Backend& backend, RunControl& control, const pairs::PairsSettings& s,
-             pairs::PairsRun& run, DocumentKeeper* keeper, std::ostream& out) {
+// point), rank 0 printing them to OUT, each rank's GPU read around each round (docs/gpu-state.md).
+// Returns the line that says what the reads cost, or why none were made ("" where nothing is
+// said: the mpi backend without a recording, as its pages' outputs show).
+std::string measure(World& world, Backend& backend, RunControl& control, const pairs::PairsSettings& s,
+                    pairs::PairsRun& run, DocumentKeeper* keeper, std::ostream& out) {
   const std::unique_ptr<Backend> slowed = faults::planted_slow_backend(world, backend, s.slow_rank, s.slow_leaf, s.fault_slowdown, run.topology);
   pairs::PairExchange exchange(world, slowed ? *slowed : backend, control, pairs::exchange_config(s));
   RoundPrinter printer(world.rank() == 0, keeper, out);
   faults::PairsFaults planted(s.hang_rank, s.hang_round, world.rank());
-  pairs::measure_rounds(world, control, exchange, s, run, 0, printer, planted);
-  if (s.adaptive) pairs::follow_up(world, control, exchange, s, run, printer, planted);
+  const std::string backend_name(backend.name());
+  NvmlWindowObserver gpu_state(backend_name, world.local_rank(),
+                               backend_name == "nccl" ? planned_gpu_bus_id(world.local_rank()) : "");
+  pairs::measure_rounds(world, control, exchange, s, run, 0, printer, planted, &gpu_state);
+  if (s.adaptive) pairs::follow_up(world, control, exchange, s, run, printer, planted, &gpu_state);
+  return gpu_state.reads() > 0 || backend_name == "nccl" ? gpu_state_note(gpu_state) : "";
 }
 
 }  // namespace
@@ -137,7 +145,7 @@ Outcome run_pairs_stage(Stage& stage, const pairs::PairsSettings& s, PairsJob jo
     stage.out << pairs::render_header(*run) << std::flush;
     for (const auto& note : job.plan.notes) stage.out << "# note: " << note << "\n";
   }
-  measure(world, stage.backend, stage.control, s, *run, stage.document, stage.out);
+  const std::string gpu_state_line = measure(world, stage.backend, stage.control, s, *run, stage.document, stage.out);
   run->complete = !stage.control.interrupted();
   if (!run->complete) run->interrupted_by = termination_signal_name();
   Outcome outcome;
@@ -145,9 +153,10 @@ Outcome run_pairs_stage(Stage& stage, const pairs::PairsSettings& s, PairsJob jo
   outcome.evidence = slow_pair_evidence(*run);
   // The matrix and findings name the health FAILs when it runs alone: its report comes once
   // the run's health is known (run/measure.cpp).
-  outcome.report = [run, s](const std::vector<std::string>& health_fail, std::ostream& out) {
+  outcome.report = [run, s, gpu_state_line](const std::vector<std::string>& health_fail, std::ostream& out) {
     run->health_fail = health_fail;
     const pairs::Analysis analysis = report_run(*run, s, out);
+    if (!gpu_state_line.empty()) out << "# " << gpu_state_line << "\n" << std::flush;
     DocumentReport reported;
     reported.document = pairs::to_json(*run, analysis);
     reported.wrong = analysis.wrong_total;

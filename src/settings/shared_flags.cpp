@@ -34,6 +34,12 @@ Spec expected(std::string help, std::string section) {
   return shared_flag("expected", 0, text(), std::nullopt, std::move(help), std::move(section));
 }
 
+Spec show_expected(std::string help, std::string section) {
+  Spec s = shared_flag("show-expected", 0, presence(), std::nullopt, std::move(help), std::move(section));
+  s.key = "show_expected";
+  return s;
+}
+
 Spec fault(std::string help, std::string section) {
   return shared_flag("fault", 0, text(), std::nullopt, std::move(help), std::move(section));
 }

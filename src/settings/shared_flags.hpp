@@ -24,6 +24,9 @@ Spec timeout(std::string default_seconds, std::string help, std::string section 
 Spec health_thresholds(std::string help, std::string section = {});
 // --expected FILE: expected figures over the built-in ones (results/expected/, docs/expected.md).
 Spec expected(std::string help, std::string section = {});
+// --show-expected: print the expected figures (results/expected/, --expected) and each figure's
+// share of them as the table's columns; suite key show_expected.
+Spec show_expected(std::string help, std::string section = {});
 // --fault FORM: the tests' planted fault (faults/catalog.hpp lists each workload's forms).
 Spec fault(std::string help, std::string section);
 // --sysfs-root FOLDER: read /sys (and /proc) under it.

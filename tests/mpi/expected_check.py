@@ -13,7 +13,8 @@ the judge, not of the machine.
   the slowest rank and its host, the summary not ok, exit 10 (slow); rank 1 named in most rows;
 - ep: an entry of its dispatch time no exchange reaches: each row's dispatch has expected and
   of_expected, its combine null (no entry), a FAIL line per row naming its slowest rank and host,
-  exit 10 through the same policy.
+  exit 10 through the same policy; with --show-expected each row's dispatch expected time and share
+  after the table's 15 columns, combine's "-".
 
     expected_check.py --commsweep BIN --mpiexec MPIEXEC --schema SCHEMA --workdir DIR
 """
@@ -158,7 +159,8 @@ def main():
     with open(ep_yaml, "w") as f:
         f.write(EP_ENTRY)
     ep_json = os.path.join(a.workdir, "ep.json")
-    p = subprocess.run(launcher(a.mpiexec, RANKS) + [a.commsweep] + EP + ["--expected", ep_yaml, "--json", ep_json],
+    p = subprocess.run(launcher(a.mpiexec, RANKS) + [a.commsweep] + EP + ["--expected", ep_yaml, "--show-expected",
+                                                                      "--json", ep_json],
                        capture_output=True, text=True, timeout=150)
     with open(os.path.join(a.workdir, "ep.stdout.txt"), "w") as f:
         f.write(p.stdout)
@@ -175,6 +177,11 @@ def main():
                                   r["combine"]["expected"] is None and r["combine"]["of_expected"] is None
                                   for r in rows),
            "ep: each dispatch has expected and of_expected (expected / time), each combine null")
+    # --show-expected: each phase's expected time and share after the back-to-back columns, "-" for combine.
+    expect("pair  spread  expected  of_exp  expected  of_exp" in p.stdout, "ep --show-expected: the header names the columns")
+    table = [l.split() for l in p.stdout.splitlines() if l and not l.startswith("#")]
+    expect(len(table) == 2 and all(len(r) == 19 and r[-2:] == ["-", "-"] and float(r[-3]) < 0.01 for r in table),
+           f"ep --show-expected: 15 columns then dispatch's expected and share (1 ns: ~0), combine's '-': {table}")
     found = doc["summary"].get("expected_findings", [])
     fails = [l for l in p.stdout.splitlines() if l.startswith("# FAIL expected: ep ")]
     expect(len(fails) == 2 and len(found) == 2 and all(f["phase"] == "dispatch" for f in found),

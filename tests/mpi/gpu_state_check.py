@@ -20,6 +20,12 @@ COMMSWEEP_NVML_RECORDING=<fixture> makes local rank r read the recording's GPU r
                finding names rank 1 over "the 16-32 tokens ep ... rows"; each row's gpu_state
                has both ranks' windows
 Each exits 0 (the state is evidence, not a verdict) and its JSON validates against the schema.
+  pairs        `commsweep pairs` on 3 emulated nodes of 1 rank (scripts/emulate-nodes.sh), rank 1
+               slowed (--fault slow-rank:1, as mpi.pairs.np3.slow_node_three_nodes) and its GPU
+               throttled (throttle-rank1-of-3.json): exit 10 for its two slow pairs, each laid at
+               "GPU throttled: rank 1 (...) was held by power cap (87% of the window) during the
+               N0-N1 (N1-N2) pair's exchange in round R"; every pair's gpu_state has its two ranks'
+               windows; the document validates against the pairs schema.
 Standard library only.
 """
 import argparse
@@ -29,7 +35,7 @@ import shutil
 import sys
 
 sys.dont_write_bytecode = True
-from commsweep_check import Failures, launcher, run, verdict  # noqa: E402
+from commsweep_check import REPO, Failures, launcher, run, verdict  # noqa: E402
 from results_json import validate  # noqa: E402
 
 BOUND_S = 60  # each sweep takes a second or two
@@ -75,9 +81,52 @@ def run_case(opts, fail, schema, name, fixture):
     return out, err, doc
 
 
+PAIRS = ["pairs", "--backend", "mpi", "-s", "1M", "-n", "20", "-w", "2", "--fault", "slow-rank:1", "--fault-slowdown", "100"]
+
+
+def pairs_case(opts, fail):
+    """The pairs case (the docstring): rank 1's slow pairs laid at its throttled GPU."""
+    work = os.path.join(opts.workdir, "pairs")
+    os.makedirs(work)
+    results = os.path.join(work, "pairs.json")
+    os.environ["COMMSWEEP_NVML_RECORDING"] = os.path.join(opts.fixtures, "throttle-rank1-of-3.json")
+    os.environ["COMMSWEEP_RANKS_PER_NODE"] = "1"
+    os.environ["COMMSWEEP_HEALTH"] = "0"
+    cmd = launcher(opts.mpiexec, 3) + [os.path.join(REPO, "scripts", "emulate-nodes.sh"), opts.commsweep] + PAIRS + [
+        "--no-preflight", "--json", results]
+    rc, out, err, _, timed_out = run(cmd, BOUND_S, work)
+    fail.check(not timed_out and rc == 10, "pairs: exit %s, 10 expected%s: %s" % (rc, " (timed out)" if timed_out else "", err[-300:]))
+    try:
+        with open(results) as f:
+            doc = json.load(f)
+        with open(opts.pairs_schema) as f:
+            schema = json.load(f)
+    except (OSError, ValueError) as e:
+        fail.check(False, "pairs: %s" % e)
+        return out, err
+    errors = validate(doc, schema, schema)
+    fail.check(not errors, "pairs: the document does not validate: %s" % errors[:5])
+    slow = sorted(tuple(sorted(p)) for p in doc["summary"]["slow_pairs"])
+    fail.check(slow == [(0, 1), (1, 2)], "pairs: slow pairs %s, expected N0-N1 and N1-N2" % slow)
+    found = [l[2:] for l in out.splitlines() if l.startswith("# GPU throttled: ")]
+    fail.check(len(found) == 2 and all(f.startswith("GPU throttled: rank 1 (") and
+                                       "was held by power cap (87% of the window) during the N" in f and
+                                       "pair's exchange in round" in f for f in found),
+               "pairs: expected rank 1 named once per slow pair, got %s" % found)
+    fail.check(doc["summary"].get("gpu_state_findings") == found, "pairs: the summary's gpu_state_findings %s" %
+               doc["summary"].get("gpu_state_findings"))
+    for p in doc["pairs"]:
+        ranks = sorted(w["rank"] for w in p.get("gpu_state", []))
+        expected = sorted([p["node_a"], p["node_b"]])  # one rank a node: rank = node
+        fail.check(ranks == expected, "pairs: pair %s-%s's windows of ranks %s" % (p["node_a"], p["node_b"], ranks))
+    fail.check(any("GPU state per window: read at each window's two ends" in l for l in out.splitlines()),
+               "pairs: no line saying what the reads cost")
+    return out, err
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    for flag in ("--commsweep", "--mpiexec", "--fixtures", "--results-schema", "--workdir"):
+    for flag in ("--commsweep", "--mpiexec", "--fixtures", "--results-schema", "--pairs-schema", "--workdir"):
         ap.add_argument(flag, required=True)
     opts = ap.parse_args()
     shutil.rmtree(opts.workdir, ignore_errors=True)
@@ -112,8 +161,10 @@ def main():
             fail.check(window(ws[1]) and not ws[0]["throttles"], "%s: half %d: rank 1's window %s" % (name, i, ws[1]))
         fail.check(any("GPU state per window: read at each window's two ends" in l for l in out.splitlines()),
                    "%s: no line saying what the reads cost" % name)
+    out, err = pairs_case(opts, fail)
     return verdict(fail, "a throttle, a clock drift and a power drift planted on rank 1 are each named alone, "
-                   "in the output and the JSON; without a GPU nothing is read, said once", out, err)
+                   "in the output and the JSON; without a GPU nothing is read, said once; pairs' slow pairs of a "
+                   "throttled rank are laid at it", out, err)
 
 
 if __name__ == "__main__":

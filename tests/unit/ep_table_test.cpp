@@ -51,6 +51,29 @@ TEST(FormatEpRow, DeepEpSizes) {
             "  2345.60   150.02       0      N/A     0.0");
 }
 
+// --show-expected: each phase's expected time and its share after the back-to-back columns, "-"
+// where no entry applies (here combine's), the header's names over them; without it, the row is
+// the table's as before.
+TEST(FormatEpRow, ShowExpectedAddsEachPhasesExpectedTimeAndShare) {
+  EpRow r = row(4096, 7168, 8, 256, "bf16", "randn", phase(1842.5, 153.27, 0), phase(2345.6, 150.02, 0));
+  r.dispatch.expected = ExpectedValue{"time_us", 921.25, 0.5, "h200-x4-ep-alltoallv-bf16-dispatch"};
+  EXPECT_EQ(format_ep_expected(r), "    921.25    0.50         -       -");
+  const auto f = fields(format_ep_row(r) + format_ep_expected(r));
+  ASSERT_EQ(f.size(), 19u);
+  EXPECT_EQ(f[15], "921.25");
+  EXPECT_EQ(f[16], "0.50");
+  EXPECT_EQ(f[17], "-");
+  std::ostringstream plain, shown;
+  EpTablePrinter(plain).row(r);
+  EpTablePrinter(shown, true).row(r);
+  EXPECT_EQ(plain.str(), format_ep_row(r) + "\n");
+  EXPECT_EQ(shown.str(), format_ep_row(r) + format_ep_expected(r) + "\n");
+  std::ostringstream header;
+  EpTablePrinter(header, true).header({"v", "p", {}});
+  EXPECT_NE(header.str().find("pair  spread  expected  of_exp  expected  of_exp\n"), std::string::npos) << header.str();
+  EXPECT_NE(header.str().find("(%)      (us)     (x)      (us)     (x)\n"), std::string::npos) << header.str();
+}
+
 // The back-to-back pair's period and the larger of the two phases' rank spreads (2 x H200's
 // 128-token fp8 lsa row, issue 40).
 TEST(FormatEpRow, TheBackToBackPairAndTheRanksSpread) {

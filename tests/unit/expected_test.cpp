@@ -11,6 +11,7 @@
 #include "core/text_file.hpp"
 #include "nvlink/judge.hpp"
 #include "nvlink/nvlink_json.hpp"
+#include "nvlink/render.hpp"
 #include "regress/expected.hpp"
 #include "report/figure.hpp"
 #include "report/json.hpp"
@@ -472,6 +473,17 @@ TEST(Expected, NvlinkPairsAreJudgedAndAPlantedSlowPairIsNamed) {
   EXPECT_NEAR(doc["nodes"][0]["pairs"][0]["of_expected"]["ce_write"].get<double>(), 396.24 / 396.17, 1e-3);
   EXPECT_EQ(doc["nodes"][0]["pairs"][0]["expected"]["latency_us"]["entry"], "h100-nvlink-latency");
   EXPECT_EQ(exit_code_of(healthy, a), 0);
+  // --show-expected: a table per node of each pair's expected figures and shares, after its
+  // matrices; none without it.
+  const std::string shown = render_report(healthy, a, true);
+  EXPECT_NE(shown.find("# expected figures (--show-expected): per pair and test the expected figure"), std::string::npos)
+      << shown;
+  EXPECT_NE(shown.find("\n#src>dst  expected  of_exp  expected  of_exp  expected  of_exp  expected  of_exp  expected  "
+                       "of_exp\n"),
+            std::string::npos)
+      << shown;
+  EXPECT_NE(shown.find("\n     0>1    396.17    1.00    "), std::string::npos) << shown;
+  EXPECT_EQ(render_report(healthy, a).find("# expected figures"), std::string::npos);
 
   const NvlinkRun planted = expected_nvlink_capture("h100x4-planted-slow-pair-1-2.json");
   const Analysis p = analyse(planted, &e);
@@ -502,6 +514,9 @@ TEST(Expected, NvlinkPairsAreJudgedAndAPlantedSlowPairIsNamed) {
       regress::match(regress::builtin_expected(), regress::facts_of(h20.provenance, std::nullopt), {"nvlink"});
   EXPECT_NE(none.note.find("no expectation for NVIDIA H20 x 4 on NVLink"), std::string::npos) << none.note;
   EXPECT_TRUE(to_json(h20, analyse(h20, &none))["nodes"][0]["pairs"][0]["expected"].is_null());
+  EXPECT_NE(render_report(h20, analyse(h20, &none), true)
+                .find("# expected figures (--show-expected): none applies to this node's GPUs\n"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -15,8 +15,10 @@
 #include "nvlink/render.hpp"
 #include "nvlink/figures.hpp"
 #include "nvlink/settings.hpp"
+#include "health/nvml_recording.hpp"
 #include "report/sheet_html.hpp"
 #include "report/sheet_prometheus.hpp"
+#include "run/gpu_window_observer.hpp"
 #include "usage_error.hpp"
 
 namespace commsweep::nvlink {
@@ -188,6 +190,54 @@ TEST(NvlinkJudge, LatencyFarAboveTheMedianIsSlow) {
   const Analysis a = analyse(run);
   EXPECT_EQ(a.slow_pairs, 1);
   EXPECT_TRUE(a.nodes[0].pairs[4].slow);
+}
+
+// Issue 45: each pair's src and dst GPU over its tests, replayed from a recording whose GPU 1 is
+// held by its power cap (tests/fixtures/gpu_state/throttle-rank1.json; the node's other GPUs read
+// the recording's healthy GPU 0), as p2p/node_tests.cpp reads them on a GPU.
+void replay_pair_windows(NvlinkRun& run) {
+  auto nvml = health::replay_nvml(std::string(COMMSWEEP_GPU_STATE_FIXTURES) + "/throttle-rank1.json",
+                                  "COMMSWEEP_NVML_RECORDING=x");
+  for (auto& p : run.nodes[0].pairs)
+    for (const int g : {p.src, p.dst}) {
+      const unsigned recorded = g == 1 ? 1 : 0;
+      const report::GpuSample start = read_gpu_sample(*nvml, recorded, WindowEnd::Start);
+      report::GpuWindow w = report::window_between(start, read_gpu_sample(*nvml, recorded, WindowEnd::End));
+      w.rank = run.nodes[0].gpus[g].rank;
+      p.gpu_state.push_back(w);
+    }
+}
+
+// A slow pair through the throttled GPU names the throttle as its likely cause, once per slow
+// pair; the healthy pairs through it name nothing (the windows are evidence for a slow pair, not a
+// verdict); the windows and findings travel in the JSON and read back.
+TEST(NvlinkJudge, ASlowPairsThrottledGpuIsNamedAsItsLikelyCause) {
+  NvlinkRun run = captured();
+  slow_down(run, 1, 2, 0.25);
+  replay_pair_windows(run);
+  const Analysis a = analyse(run);
+  EXPECT_EQ(a.slow_pairs, 2);
+  const std::string host = run.nodes[0].host;
+  const std::string gpu1 = "GPU 1 (rank 1, " + run.nodes[0].gpus[1].pci_bus_id + ") on " + host;
+  ASSERT_EQ(a.nodes[0].gpu_state_findings.size(), 2u) << ::testing::PrintToString(a.nodes[0].gpu_state_findings);
+  EXPECT_EQ(a.nodes[0].gpu_state_findings[0],
+            "GPU throttled: " + gpu1 + " was held by power cap (87% of the window) during the GPU 1 -> GPU 2 pair's "
+            "tests: the likely cause of its slowness, before the fabric");
+  EXPECT_NE(a.nodes[0].gpu_state_findings[1].find("during the GPU 2 -> GPU 1 pair's tests"), std::string::npos);
+  EXPECT_EQ(exit_code_of(run, a), exit_code::kSlow);  // the slow pairs' verdict, unchanged
+  EXPECT_NE(render_report(run, a).find("\n# " + a.nodes[0].gpu_state_findings[0] + "\n"), std::string::npos);
+  const nlohmann::json doc = to_json(run, a);
+  EXPECT_EQ(doc["nodes"][0]["gpu_state_findings"].size(), 2u);
+  const auto& windows = doc["nodes"][0]["pairs"][0]["gpu_state"];  // 0 -> 1
+  ASSERT_EQ(windows.size(), 2u);
+  EXPECT_EQ(windows[1]["rank"], 1);
+  EXPECT_EQ(windows[1]["throttles"][0]["reason"], "power cap");
+  const NvlinkRun again = run_from_json(doc);
+  EXPECT_EQ(to_json(again, analyse(again)), doc);
+  // The same windows on the healthy node: no finding.
+  NvlinkRun healthy = captured();
+  replay_pair_windows(healthy);
+  EXPECT_TRUE(analyse(healthy).nodes[0].gpu_state_findings.empty());
 }
 
 TEST(NvlinkJson, TheCommandsFormatRoundTrips) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "pairs/outliers.hpp"
+#include "pairs/pairs_json.hpp"
 #include "pairs/render.hpp"
 
 namespace commsweep::pairs {
@@ -80,6 +81,44 @@ TEST(PairsOutliers, OneSlowRailNamesItsNodeRankAndGpu) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("# SLOW pair N0-N2: 10.00 GB/s"), std::string::npos) << text;
+}
+
+// Issue 45: a slow pair whose rank's GPU was throttled during its round is laid at it; a throttle
+// during a healthy pair's round is no finding (evidence joined to a slow pair, not a verdict).
+TEST(PairsOutliers, ASlowPairsThrottledGpuIsNamedAsItsLikelyCause) {
+  PairsRun run = cluster(3, 2, 100, {{2, 1}});
+  for (auto& p : run.pairs) {
+    for (const Rail& rail : p.rails)
+      for (const int rank : {rail.rank_a, rail.rank_b}) {
+        report::GpuWindow w;
+        w.rank = rank;
+        w.gpu = rail.local_rank;
+        if (rank == 5 || (rank == 1 && p.node_b == 1)) w.throttles.push_back({"power cap", 0.87});
+        p.gpu_state.push_back(w);
+      }
+  }
+  const Analysis a = analyse(run);
+  ASSERT_EQ(a.slow.size(), 2u);
+  const std::vector<std::string> found = gpu_state_findings(run, a);
+  ASSERT_EQ(found.size(), 2u) << ::testing::PrintToString(found);
+  for (std::size_t k = 0; k < found.size(); ++k) {
+    const PairMeasurement& p = run.pairs[a.slow[k]];
+    EXPECT_EQ(found[k], "GPU throttled: rank 5 (host2, GPU 0000:11:00.0) was held by power cap (87% of the window) "
+                        "during the N" + std::to_string(p.node_a) + "-N2 pair's exchange in round " +
+                            std::to_string(p.round + 1) + ": the likely cause of its slowness, before the fabric");
+  }
+  const std::string text = render_report(run, a);
+  EXPECT_NE(text.find("\n# " + found[0] + "\n"), std::string::npos) << text;
+  // The JSON: the findings in the summary, each pair's windows (4: its two rails' two ranks).
+  const nlohmann::json doc = to_json(run, a);
+  EXPECT_EQ(doc["summary"]["gpu_state_findings"], nlohmann::json(found));
+  ASSERT_EQ(doc["pairs"][0]["gpu_state"].size(), 4u);
+  EXPECT_EQ(doc["pairs"][0]["gpu_state"][0]["rank"], run.pairs[0].rails[0].rank_a);
+  // A healthy run's throttle names nothing.
+  PairsRun healthy = cluster(3, 2, 100);
+  healthy.pairs[0].gpu_state.push_back(run.pairs[0].gpu_state.front());
+  healthy.pairs[0].gpu_state.back().throttles.push_back({"thermal", std::nullopt});
+  EXPECT_TRUE(gpu_state_findings(healthy, analyse(healthy)).empty());
 }
 
 TEST(PairsOutliers, AWholeBadNodeIsFoundFromFiveNodes) {

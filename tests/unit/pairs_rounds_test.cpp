@@ -56,6 +56,37 @@ TEST(PairsRounds, AddRoundMakesARailPerLocalRank) {
   EXPECT_EQ(rails[1].wrong, std::optional<std::uint64_t>{3});
 }
 
+// A rank's GPU window over a round, held by the power cap for SHARE of it where SHARE > 0.
+report::GpuWindow round_window(int rank, double share) {
+  report::GpuWindow w;
+  w.rank = rank;
+  w.gpu = rank % 2;
+  w.window_us = 100'000;
+  if (share > 0) w.throttles.push_back({"power cap", share});
+  return w;
+}
+
+// Each pair keeps the windows of its rails' ranks (a rank sitting out keeps none); above
+// kWindowsKeptNodes nodes only the throttled ones.
+TEST(PairsRounds, AddRoundGivesEachPairItsRanksGpuWindows) {
+  PairsRun run = two_nodes();
+  const std::vector<report::GpuWindow> windows = {round_window(0, 0), round_window(1, 0), round_window(2, 0),
+                                                  round_window(3, 0.87), round_window(4, 0.5)};
+  add_round(run, 0, {"100 0", "100 0", "100 0", "100 0"}, true, windows);
+  ASSERT_EQ(run.pairs[0].gpu_state.size(), 4u);  // rank 4 is in no rail of the pair
+  std::vector<int> ranks;
+  for (const auto& w : run.pairs[0].gpu_state) ranks.push_back(w.rank);
+  EXPECT_EQ(ranks, (std::vector<int>{0, 2, 1, 3}));  // rail by rail
+  PairsRun many = two_nodes();
+  many.nodes.resize(kWindowsKeptNodes + 1, Node{"idle", {}, {}});
+  add_round(many, 0, {"100 0", "100 0", "100 0", "100 0"}, true, windows);
+  ASSERT_EQ(many.pairs[0].gpu_state.size(), 1u);
+  EXPECT_EQ(many.pairs[0].gpu_state[0].rank, 3);
+  PairsRun none = two_nodes();
+  add_round(none, 0, {"100 0", "100 0", "100 0", "100 0"}, true);
+  EXPECT_TRUE(none.pairs[0].gpu_state.empty());
+}
+
 TEST(PairsRounds, UncheckedRoundsLeaveWrongElementsUnknown) {
   PairsRun run = two_nodes();
   add_round(run, 0, {"100 5", "100 5", "100 5", "100 5"}, /*checked=*/false);
