@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -78,6 +79,39 @@ void add_round(PairsRun& run, int round, const std::vector<std::string>& reports
   }
 }
 
+namespace {
+
+// A rank's round as it tells rank 0, in the one gather of the round: its time and wrong count,
+// then its GPU's window as numbers (report::window_numbers; NaN: a reading NVML did not give),
+// where one was read and is kept.
+std::string round_report(const RankRound& mine, const std::optional<report::GpuWindow>& window) {
+  std::ostringstream told;
+  told.precision(17);
+  told << mine.time_us << " " << mine.wrong;
+  if (window)
+    for (const double x : report::window_numbers(*window)) told << " " << x;
+  return told.str();
+}
+
+// The windows the ranks' reports carry, each with its rank. (strtod, not >>: it reads "nan".)
+std::vector<report::GpuWindow> windows_of(const std::vector<std::string>& reports) {
+  std::vector<report::GpuWindow> windows;
+  for (std::size_t rank = 0; rank < reports.size(); ++rank) {
+    std::vector<double> numbers;
+    const char* p = reports[rank].c_str();
+    for (char* end = nullptr;; p = end) {
+      const double x = std::strtod(p, &end);
+      if (end == p) break;
+      numbers.push_back(x);
+    }
+    if (numbers.size() > 2)
+      windows.push_back(report::window_from_numbers({numbers.begin() + 2, numbers.end()}, static_cast<int>(rank)));
+  }
+  return windows;
+}
+
+}  // namespace
+
 void measure_rounds(World& world, RunControl& control, PairExchange& exchange, const PairsSettings& s,
                     PairsRun& run, std::size_t first, RoundWatcher& watcher, FaultPoints& faults,
                     WindowObserver* gpu_state) {
@@ -93,16 +127,14 @@ void measure_rounds(World& world, RunControl& control, PairExchange& exchange, c
       const auto window_start = gpu_state ? gpu_state->sample(WindowEnd::Start) : std::nullopt;
       const RankRound mine = exchange.run_round(partner, label);
       const auto window_end = gpu_state ? gpu_state->sample(WindowEnd::End) : std::nullopt;
-      std::ostringstream told;
-      told.precision(17);
-      told << mine.time_us << " " << mine.wrong;
-      const auto reports = world.gather(told.str(), Phase{label + " (gather)", Deadline::after(s.timeout_s)});
-      std::vector<report::GpuWindow> windows;
-      if (gpu_state)
-        windows = gather_windows(world, window_start, window_end,
-                                 Phase{label + " (GPU state gather)", Deadline::after(s.timeout_s)});
+      std::optional<report::GpuWindow> window;
+      if (window_start && window_end) window = report::window_between(*window_start, *window_end);
+      // Sent only where rank 0 keeps it (add_round): above kWindowsKeptNodes nodes, a throttled one.
+      if (window && by_node.size() > kWindowsKeptNodes && window->throttles.empty()) window.reset();
+      const auto reports =
+          world.gather(round_report(mine, window), Phase{label + " (gather)", Deadline::after(s.timeout_s)});
       if (world.rank() != 0) continue;
-      add_round(run, r, reports, s.check > 0, windows);
+      add_round(run, r, reports, s.check > 0, windows_of(reports));
       run.round_wall_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       watcher.round_measured(run, r);
     }
