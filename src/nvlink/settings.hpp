@@ -20,8 +20,6 @@ struct NvlinkSettings {
   double expected_floor = 0.7;
   double latency_over = 2;
   std::uint64_t seed = 0x6e766c696e6b3031ull;  // "nvlink01"
-  std::string html_path;
-  std::string prometheus_path;
   // --judge FILE: judge a results file again without MPI (no mpirun), with these thresholds.
   std::string judge_path;
   double timeout_s = 300;  // the run's -T (run/run_settings.hpp)
