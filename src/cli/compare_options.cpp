@@ -36,9 +36,7 @@ settings::Table<CompareOptions> make_compare_table() {
                      &O::record),
       settings::entry_into(settings::command_flag("markdown", settings::text(), std::nullopt, "write a markdown summary here"),
                    &O::markdown),
-      settings::entry_into(settings::command_flag("html", settings::text(), std::nullopt,
-                                "write a self-contained HTML report with plots here"),
-                   &O::html),
+      settings::entry_into(settings::shared::html("write a self-contained HTML report with plots here"), &O::html),
       settings::entry_into(settings::shared::prometheus(), &O::prometheus),
       settings::entry_into(settings::shared::json("write the verdicts as JSON (schema commsweep.compare/3) here"), &O::json),
       settings::entry_into(settings::shared::mode(std::nullopt, "the fabric mode RESULTS were taken in (as baseline --mode: "

@@ -52,6 +52,10 @@ std::vector<po::options_description> sections(const Workload& w) {
     out.emplace_back(std::string(title));
     settings::describe(out.back(), w.specs(), std::string(section));
   }
+  if (!document_specs(w).empty()) {
+    out.emplace_back("Reports (every command with a --json document of its own: docs/output.md)");
+    settings::describe(out.back(), document_specs(w), kReportFilesSection);
+  }
   out.emplace_back("Run (every measuring command)");
   settings::describe(out.back(), run_settings().specs(), kRunSettingsSection);
   settings::describe(out.back(), own.after_run(w));
@@ -118,6 +122,7 @@ MeasureOptions parse_measure_options(const Workload& w, int argc, const char* co
     o.run.timeout_s = read_run_settings(settings::given_flags(vm, run_settings().specs()), &file->entry).timeout_s;
   }
   try {
+    o.run.reports = read_report_files(w, settings::given_flags(vm, document_specs(w)), file ? &file->entry : nullptr);
     o.measurement = w.read(flags, file ? &file->entry : nullptr, o.run);
   } catch (const Error& e) {
     // Every refusal of a command says whose ("ep: --topk: ..."), once.

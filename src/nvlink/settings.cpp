@@ -52,18 +52,6 @@ settings::Table<Config> make_table() {
             [](Config& o, const Value& v, const Given&) { o.latency_over = v.number; }),
       entry("seed", 0, "seed", settings::unsigned64(), std::nullopt, "seed of the data pattern", shown,
             [](Config& o, const Value& v, const Given&) { o.seed = v.count; }),
-      entry("html", 0, "html", settings::text(), std::nullopt,
-            "write a self-contained HTML report here: a heatmap per node and test, the findings, the lowest pairs", shown,
-            [](Config& o, const Value& v, const Given& g) {
-              if (v.text.empty()) throw_usage(g.where + ": give a file name");
-              o.html_path = v.text;
-            }),
-      entry("prometheus", 0, "prometheus", settings::text(), std::nullopt,
-            "write Prometheus metrics here (text format, for node-exporter's textfile collector)", shown,
-            [](Config& o, const Value& v, const Given& g) {
-              if (v.text.empty()) throw_usage(g.where + ": give a file name");
-              o.prometheus_path = v.text;
-            }),
       settings::entry_of<Config>(
           settings::shared::show_expected(
               "print each pair's expected figures for this hardware and its share of them, test by test, after "

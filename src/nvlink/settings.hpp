@@ -20,8 +20,6 @@ struct NvlinkSettings {
   double expected_floor = 0.7;
   double latency_over = 2;
   std::uint64_t seed = 0x6e766c696e6b3031ull;  // "nvlink01"
-  std::string html_path;
-  std::string prometheus_path;
   // --show-expected: a table of each pair's expected figures and its share of them.
   bool show_expected = false;
   // --judge FILE: judge a results file again without MPI (no mpirun), with these thresholds.

@@ -98,13 +98,6 @@ settings::Table<Config> make_table() {
       entry("cost-from", 0, "cost_from", settings::text(), std::nullopt,
             "fit the cost model to this pairs results file (--json of an earlier run)", shown,
             [](Config& o, const Value& v, const Given& g) { o.cost_from = beside(g, v.text); }),
-      entry("html", 0, "html", settings::text(), std::nullopt,
-            "write a self-contained HTML report here: the pair heatmap grouped by leaf, the findings, the slowest "
-            "pairs",
-            shown, [](Config& o, const Value& v, const Given& g) {
-              if (v.text.empty()) throw_usage(g.where + ": give a file name");
-              o.html_path = v.text;
-            }),
       entry("plan", 0, "", settings::presence(), std::nullopt,
             "print the plan (rounds, pairs, bytes, predicted time) and exit; no MPI, no mpirun", shown,
             settings::into(&Config::plan)),

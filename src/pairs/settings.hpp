@@ -25,7 +25,6 @@ struct PairsSettings {
   bool adaptive = false;
   double max_minutes = 0;                   // 0: no limit
   std::string cost_from;                    // a pairs results file to fit the cost model to
-  std::string html_path;                    // --html: the heatmap by leaf
   // --plan: print the plan and its predicted time, without MPI.
   bool plan = false;
   int plan_nodes = 0;            // --nodes N (without --topology)

@@ -37,6 +37,10 @@ struct DocumentReport {
   nlohmann::json document;  // its schema's (Workload::schema); null: none
   std::uint64_t wrong = 0;  // wrong elements or bytes seen (exit code 8)
   int verdict = 0;          // its fabric verdict (a slow pair or link: 10), or 0
+  // What --html and --prometheus are drawn from where it holds more than DOCUMENT (pairs from 65
+  // to 128 nodes: every pair, for the heatmap, where the --json file keeps the slow ones); null:
+  // DOCUMENT. The lifecycle writes both files from its figures (run/report_files.hpp).
+  nlohmann::json drawn;
 };
 // HEALTH_FAIL: the health snapshots' FAIL lines, which its document names (empty in a suite,
 // whose results file names them); its analysis printed to OUT.

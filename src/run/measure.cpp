@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/exit_codes.hpp"
+#include "run/report_files.hpp"
 
 namespace commsweep {
 namespace {
@@ -17,6 +19,15 @@ std::string banner(const RunSweep& s, std::size_t index, std::size_t count) {
 void add_note(report::Results& results, const std::string& note) {
   if (note.empty() || std::find(results.notes.begin(), results.notes.end(), note) != results.notes.end()) return;
   results.notes.push_back(note);
+}
+
+// Rank 0: a workload's --html and --prometheus (run/report_files.hpp) from its registry entry's
+// figures of what REPORTED drew, the gauge EXIT_CODE: written here once for every workload with a
+// document of its own, none of which writes them.
+void write_reports(const RunSweep& s, const DocumentReport& reported, int exit_code, std::ostream& out) {
+  if (!s.reports.any() || !s.workload || !s.workload->figures || reported.document.is_null()) return;
+  write_report_files(s.reports, s.workload->figures(reported.drawn.is_null() ? reported.document : reported.drawn),
+                     exit_code, out);
 }
 
 }  // namespace
@@ -100,6 +111,11 @@ int run_lifecycle(World& world, const RunRequest& request, const std::function<s
       const DocumentReport reported = outcome.report({}, std::cout);
       results.wrong_total += reported.wrong;
       verdict = combined_exit(verdict, reported.verdict);
+      // Its files' exit code is the sweep's own: the run's health is the results file's.
+      write_reports(s, reported,
+                    combined_exit({reported.wrong > 0 ? exit_code::kWrongData : exit_code::kOk,
+                                   control.interrupted() ? exit_code::kInterrupted : exit_code::kOk, reported.verdict}),
+                    std::cout);
       if (!reported.document.is_null()) {
         results.documents.push_back(reported.document);
         if (run.setup().keeper) run.setup().keeper->add_document(results.documents.back());
@@ -110,7 +126,9 @@ int run_lifecycle(World& world, const RunRequest& request, const std::function<s
     }
   }
   results.avg_busbw_gbps = report::average_busbw(results.rows);
-  return run.finish(results, std::move(evidence), verdict, alone_report);
+  return run.finish(results, std::move(evidence), verdict, alone_report, [&](const DocumentReport& reported, int code) {
+    write_reports(sweeps.front(), reported, code, std::cout);
+  });
 }
 
 }  // namespace
@@ -125,7 +143,8 @@ int run_alone(World& world, const Workload& workload, Measurement& measurement, 
   RunRequest request{run, arguments};
   request.timeout_s = measurement.timeout_s();
   const RunFile file = workload.schema.empty() ? RunFile::Results : RunFile::Document;
-  return run_lifecycle(world, request, [&] { return std::vector<RunSweep>{{"", "", &measurement}}; }, file, envp,
+  return run_lifecycle(world, request,
+                       [&] { return std::vector<RunSweep>{{"", "", &measurement, &workload, run.reports}}; }, file, envp,
                        context);
 }
 

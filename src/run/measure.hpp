@@ -24,6 +24,10 @@ struct RunSweep {
   std::string name;   // a suite's name of it ("" for a command alone: no banner)
   std::string where;  // "FILE:LINE: sweep 2 \"big\"", before its usage and out-of-memory errors ("" alone)
   Measurement* measurement = nullptr;
+  // Its workload's entry (a workload with a document: its `figures`, which its --html and
+  // --prometheus are drawn from) and those files (run/report_files.hpp), written by the lifecycle.
+  const Workload* workload = nullptr;
+  ReportFiles reports;
 };
 
 // Runs the sweeps READ returns (called once --json is checked and the keeper made, so that a

@@ -112,7 +112,7 @@ void MeasuringRun::keep(const report::Results& header) {
 }
 
 int MeasuringRun::finish(report::Results& results, std::vector<health::TrafficEvidence> evidence, int verdict,
-                         const DocumentReporter& document) {
+                         const DocumentReporter& document, const DocumentFiles& files) {
   results.complete = !control().interrupted();
   if (!results.complete) results.interrupted_by = termination_signal_name();
   Ending ending;
@@ -132,12 +132,14 @@ int MeasuringRun::finish(report::Results& results, std::vector<health::TrafficEv
     results.health_fail = std::move(health_fail);
     const DocumentReport reported = document ? document(results.health_fail, std::cout) : DocumentReport{};
     results.wrong_total += reported.wrong;
+    const int code = combined_exit({exit_code_of(results), verdict, reported.verdict});
+    if (files && !reported.document.is_null()) files(reported, code);
     if (document_keeper_ && !reported.document.is_null()) {
       document_keeper_->attach("health", std::move(health));
       document_keeper_->write_final(reported.document);
     }
     std::cout << std::flush;
-    return combined_exit({exit_code_of(results), verdict, reported.verdict});
+    return code;
   };
   return end(ending);
 }

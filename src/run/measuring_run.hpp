@@ -126,6 +126,10 @@ class RunLifecycle {
 // the health block under it.
 enum class RunFile { Results, Document };
 
+// Rank 0, a workload's document run alone: its --html and --prometheus (run/report_files.hpp)
+// drawn from what REPORTED made, the gauge of the run's EXIT_CODE.
+using DocumentFiles = std::function<void(const DocumentReport& reported, int exit_code)>;
+
 // The lifecycle with its keeper, whichever FILE it writes: a ResultsKeeper (record
 // report::Results) or the DocumentKeeper (run/document_keeper.hpp).
 class MeasuringRun final : public RunLifecycle {
@@ -150,9 +154,10 @@ class MeasuringRun final : public RunLifecycle {
   // joined with EVIDENCE); rank 0's file: the results (the health block under the tables), or
   // the workload's document as DOCUMENT reports it (the health block under its report); the
   // exit code of exit_code_of combined with VERDICT (a sweep's fabric verdict: a slow pair, 10)
-  // by core/exit_codes.hpp's precedence.
+  // by core/exit_codes.hpp's precedence. FILES: the workload's --html and --prometheus of what
+  // DOCUMENT reported, with that exit code, written after its report and before its file.
   int finish(report::Results& results, std::vector<health::TrafficEvidence> evidence = {}, int verdict = 0,
-             const DocumentReporter& document = {});
+             const DocumentReporter& document = {}, const DocumentFiles& files = {});
 
  private:
   RunFile file_;

@@ -16,10 +16,9 @@
 #include "output/output_file.hpp"
 #include "p2p/measure_node.hpp"
 #include "report/json.hpp"
-#include "report/sheet_html.hpp"
-#include "report/sheet_prometheus.hpp"
 #include "run/expected_run.hpp"
 #include "run/gpu_window_observer.hpp"
+#include "run/report_files.hpp"
 #include "run/results_keeper.hpp"
 #include "runtime/termination.hpp"
 
@@ -132,21 +131,10 @@ std::vector<health::TrafficEvidence> nvlink_slow_evidence(const nvlink::NvlinkRu
   return out;
 }
 
-// The report on OUT, --html and --prometheus of RUN as judged.
-void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& analysis, const nvlink::NvlinkSettings& s,
-                          std::ostream& out = std::cout) {
-  out << nvlink::render_report(run, analysis, s.show_expected) << std::flush;
-  if (s.html_path.empty() && s.prometheus_path.empty()) return;
-  // The document and its figures once, for both files.
-  const report::Sheet sheet = nvlink::sheet_from_json(nvlink::to_json(run, analysis));
-  if (!s.html_path.empty()) {
-    output::write_output_file(s.html_path, report::render_sheet_html(sheet));
-    out << "# HTML report written to " << s.html_path << "\n";
-  }
-  if (!s.prometheus_path.empty()) {
-    output::write_output_file(s.prometheus_path, report::render_sheet_prometheus(sheet, nvlink::exit_code_of(run, analysis)));
-    out << "# Prometheus metrics written to " << s.prometheus_path << "\n";
-  }
+// The report of RUN as judged, on OUT (with each pair's expected figures where SHOW_EXPECTED).
+void print_nvlink_report(const nvlink::NvlinkRun& run, const nvlink::Analysis& analysis, bool show_expected,
+                         std::ostream& out = std::cout) {
+  out << nvlink::render_report(run, analysis, show_expected) << std::flush;
 }
 
 // Every node's tests at once, between two arrivals of every rank (a GPU or a node that hangs ends
@@ -179,7 +167,7 @@ std::string nvlink_header(const World& world, const nvlink::RunConfig& settings)
 
 }  // namespace
 
-int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_path, const std::string& expected_path) {
+int judge_nvlink_file(const nvlink::NvlinkSettings& s, const RunSettings& settings) {
   nvlink::NvlinkRun run;
   nlohmann::json doc;
   try {
@@ -197,20 +185,24 @@ int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_p
   run.settings.latency_iters = measured.latency_iters;
   run.settings.fault = measured.fault;
   // The file's hardware against the expected figures in force now (--expected over the built-in).
-  const ExpectedFile file = expected_file(expected_path);
+  const ExpectedFile file = expected_file(settings.fabric.expected);
   const regress::ExpectedTable table = regress::expected_table(file.path, file.named);
   const regress::Expectations expected = regress::match(table, regress::facts_of(run.provenance, std::nullopt), {"nvlink"});
   const nvlink::Analysis analysis = nvlink::analyse(run, &expected);
   std::cout << "# commsweep nvlink --judge " << s.judge_path << "\n";
   if (!expected.note.empty()) std::cout << "# " << expected.note << "\n";
-  print_nvlink_reports(run, analysis, s);
-  if (!json_path.empty()) {
-    nlohmann::json out = nvlink::to_json(run, analysis);
+  print_nvlink_report(run, analysis, s.show_expected);
+  const nlohmann::json judged = nvlink::to_json(run, analysis);
+  const int code = nvlink::exit_code_of(run, analysis);
+  // The files a run's lifecycle writes, by the same writer (none of them is nvlink's).
+  if (settings.reports.any()) write_report_files(settings.reports, nvlink::sheet_from_json(judged), code, std::cout);
+  if (!settings.json_path.empty()) {
+    nlohmann::json out = judged;
     if (doc.contains("health")) out["health"] = doc["health"];
-    output::write_output_file(json_path, out.dump(1) + "\n");
-    std::cout << "# Results written to " << json_path << "\n";
+    output::write_output_file(settings.json_path, out.dump(1) + "\n");
+    std::cout << "# Results written to " << settings.json_path << "\n";
   }
-  return nvlink::exit_code_of(run, analysis);
+  return code;
 }
 
 void check_nvlink_job(World& world, const nvlink::NvlinkSettings& s, BackendChoice backend) {
@@ -250,10 +242,11 @@ Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& s) {
   outcome.evidence = nvlink_slow_evidence(*run, nvlink::analyse(*run, expected.get()));
   // Its summary's exit code and --prometheus's name the health FAILs when it runs alone: its
   // report comes once the run's health is known (run/measure.cpp).
-  outcome.report = [run, s, expected, gpu_state_line](const std::vector<std::string>& health_fail, std::ostream& out) {
+  outcome.report = [run, show_expected = s.show_expected, expected, gpu_state_line](
+                       const std::vector<std::string>& health_fail, std::ostream& out) {
     run->health_fail = health_fail;
     const nvlink::Analysis analysis = nvlink::analyse(*run, expected.get());
-    print_nvlink_reports(*run, analysis, s, out);
+    print_nvlink_report(*run, analysis, show_expected, out);
     if (!gpu_state_line.empty()) out << "# " << gpu_state_line << "\n";
     out << std::flush;
     DocumentReport reported;

@@ -2,7 +2,8 @@
 // suite's sweep: the job checked (a GPU on every rank, one rank per GPU, not the mpi backend,
 // the planted fault inside one node), every node measured at once (p2p/measure_node.hpp), the
 // ranks' parts gathered on rank 0 (to the keeper of its own file when alone), and its report:
-// the matrices, findings, --html, --prometheus and the commsweep.nvlink/1 document.
+// the matrices, findings and the commsweep.nvlink/1 document (its --html and --prometheus are
+// the lifecycle's, from that document's figures: run/report_files.hpp).
 #pragma once
 
 #include <string>
@@ -19,19 +20,18 @@ namespace commsweep {
 void check_nvlink_job(World& world, const nvlink::NvlinkSettings& settings, BackendChoice backend);
 
 // `commsweep nvlink --judge FILE`: FILE (commsweep.nvlink/1) judged again with SETTINGS'
-// thresholds, its report printed, --json (JSON_PATH), --html and --prometheus written; no MPI.
-// Its pairs are judged by the expected figures of its hardware too (EXPECTED_PATH: --expected,
-// else COMMSWEEP_EXPECTED, over the built-in table). Returns the run's exit code; a file that is
-// not an nvlink results file, or a bad expectations file, is a usage Error.
-int judge_nvlink_file(const nvlink::NvlinkSettings& settings, const std::string& json_path,
-                      const std::string& expected_path = "");
+// thresholds, its report printed, RUN's --json, --html and --prometheus (run/report_files.hpp)
+// written; no MPI. Its pairs are judged by the expected figures of its hardware too (RUN's
+// --expected, else COMMSWEEP_EXPECTED, over the built-in table). Returns the run's exit code; a
+// file that is not an nvlink results file, or a bad expectations file, is a usage Error.
+int judge_nvlink_file(const nvlink::NvlinkSettings& settings, const RunSettings& run);
 
 // Alone with --json: the run as planned (its settings), to the keeper of its document.
 void plan_nvlink_document(DocumentKeeper& keeper, const nvlink::NvlinkSettings& settings);
 
 // Every node measured on the run's backend; rank 0's outcome: the slow pairs as the health
-// findings' evidence, and its report (the matrices and findings, --html, --prometheus, the
-// commsweep.nvlink/1 document; the verdict 10 for a slow link).
+// findings' evidence, and its report (the matrices and findings, the commsweep.nvlink/1
+// document; the verdict 10 for a slow link).
 Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& settings);
 
 }  // namespace commsweep

@@ -11,17 +11,14 @@
 
 #include "core/error.hpp"
 #include "core/exit_codes.hpp"
-#include "output/output_file.hpp"
 #include "pairs/exchange.hpp"
 #include "faults/pairs_faults.hpp"
 #include "pairs/fault_checks.hpp"
-#include "pairs/figures.hpp"
 #include "pairs/job.hpp"
 #include "pairs/job_plan.hpp"
 #include "pairs/outliers.hpp"
 #include "pairs/pairs_json.hpp"
 #include "pairs/render.hpp"
-#include "report/sheet_html.hpp"
 #include "pairs/rounds.hpp"
 #include "plan/adaptive.hpp"
 #include "run/gpu_window_observer.hpp"
@@ -85,17 +82,12 @@ class RoundPrinter final : public pairs::RoundWatcher {
   std::optional<ProgressLine> progress_;
 };
 
-// Rank 0: the matrix and findings, the HTML report; the analysis, for the JSON.
+// Rank 0: the matrix and findings; the analysis, for the JSON.
 pairs::Analysis report_run(pairs::PairsRun& run, const pairs::PairsSettings& s, std::ostream& out) {
   pairs::Analysis analysis = pairs::analyse(run);
   // The findings on every pair measured, the last follow-up's included.
   if (s.adaptive) run.findings = plan::localise(run.topology, pairs::evidence_of(run, analysis));
   out << pairs::render_report(run, analysis) << std::flush;
-  if (!s.html_path.empty()) {
-    output::write_output_file(s.html_path, report::render_sheet_html(pairs::sheet_from_json(pairs::report_json(run, analysis))));
-    out << "# HTML report written to " << s.html_path << "\n";
-  }
-  out << std::flush;
   return analysis;
 }
 
@@ -159,6 +151,10 @@ Outcome run_pairs_stage(Stage& stage, const pairs::PairsSettings& s, PairsJob jo
     if (!gpu_state_line.empty()) out << "# " << gpu_state_line << "\n" << std::flush;
     DocumentReport reported;
     reported.document = pairs::to_json(*run, analysis);
+    // --html's heatmap has every pair up to 128 nodes, where the --json file is full up to 64.
+    if (!pairs::full_detail(*run) && run->nodes.size() <= pairs::kReportFullNodes) {
+      reported.drawn = pairs::report_json(*run, analysis);
+    }
     reported.wrong = analysis.wrong_total;
     reported.verdict = pairs::exit_code_of(*run, analysis) == exit_code::kSlow ? exit_code::kSlow : 0;
     return reported;

@@ -8,6 +8,7 @@
 
 #include "comm/make_backend.hpp"
 #include "run/fabric_run_options.hpp"
+#include "run/report_files.hpp"
 #include "run/run_topology.hpp"
 #include "settings/setting.hpp"
 
@@ -20,6 +21,9 @@ struct RunSettings {
   double timeout_s = 300;                        // -T: every phase of the set-up and of the run
   // --no-preflight, --require-transport, --require-gdr, --bind, --health-thresholds, --health-verbose
   FabricRunOptions fabric;
+  // --html, --prometheus: a workload with a document of its own only (its table is
+  // run/report_files.hpp's, read by read_report_files, not this table's), a suite's per sweep.
+  ReportFiles reports;
 };
 
 // Sections of --help the entries are listed under.

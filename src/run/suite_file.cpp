@@ -23,10 +23,11 @@ const settings::Spec* check_key(const Workload& w) {
   return nullptr;
 }
 
-std::unique_ptr<Measurement> read_kind(const Workload& w, const settings::DocumentEntry& e, const SuiteOverrides& o) {
-  settings::check_keys(e, entry_specs(w), kEntryKeys);
+std::unique_ptr<Measurement> read_kind(const Workload& w, const settings::DocumentEntry& e, const SuiteOverrides& o,
+                                       const ReportFiles& reports) {
   RunSettings run = o.run;
   run.timeout_s = read_run_settings(o.run_flags, &e).timeout_s;
+  run.reports = reports;
   settings::Flags flags;
   const settings::Spec* check = check_key(w);
   if (o.check && check) {
@@ -64,7 +65,10 @@ RunSweep read_sweep(const std::string& path, const suite::Document& doc, const s
   const json& kind = entry.at("kind");
   const Workload* w = kind.is_string() ? find_workload(kind.get<std::string>()) : nullptr;
   if (w == nullptr) e.refuse("kind", kind.dump() + " is not a kind (" + suite_kinds() + ")");
-  owned.push_back(read_kind(*w, e, o));
+  settings::check_keys(e, entry_specs(*w), kEntryKeys);
+  s.workload = w;
+  s.reports = read_report_files(*w, {}, &e);
+  owned.push_back(read_kind(*w, e, o, s.reports));
   s.measurement = owned.back().get();
   s.where = e.where();
   return s;

@@ -28,8 +28,20 @@ const Workload& default_workload() {
   throw std::logic_error("no workload runs `commsweep TEST...` (run/workloads/)");
 }
 
+std::vector<const settings::Spec*> document_specs(const Workload& w) {
+  if (w.schema.empty()) return {};
+  return report_files_settings().specs();
+}
+
+ReportFiles read_report_files(const Workload& w, const settings::Flags& flags, const settings::DocumentEntry* document) {
+  ReportFiles files;
+  if (!w.schema.empty()) settings::apply(report_files_settings(), files, flags, document);
+  return files;
+}
+
 std::vector<const settings::Spec*> entry_specs(const Workload& w) {
   std::vector<const settings::Spec*> all = w.specs();
+  for (const settings::Spec* s : document_specs(w)) all.push_back(s);
   for (const settings::Spec* s : run_settings().specs()) all.push_back(s);
   return all;
 }

@@ -166,8 +166,14 @@ const Workload* find_workload(std::string_view kind);
 const Workload* find_command_workload(std::string_view command);
 // The workload of `commsweep TEST...` (the one whose command is empty).
 const Workload& default_workload();
-// The keys one entry of W takes (a suite's sweep, `ep --suite FILE`): its table's, then the
-// run's ("timeout").
+// The flags and keys W takes besides its table's and the run's: --html and --prometheus
+// (run/report_files.hpp) where it has a document of its own (`schema`), none otherwise.
+std::vector<const settings::Spec*> document_specs(const Workload& w);
+// W's report files: FLAGS over DOCUMENT's keys (a suite's entry, or null); none where W has no
+// document of its own.
+ReportFiles read_report_files(const Workload& w, const settings::Flags& flags, const settings::DocumentEntry* document);
+// The keys one entry of W takes (a suite's sweep, `ep --suite FILE`): its table's, its
+// document's (document_specs), then the run's ("timeout").
 std::vector<const settings::Spec*> entry_specs(const Workload& w);
 // The figure readers of every workload with a document of its own (`schema` and `figures`), for
 // the commands that read results files (csv, baseline, compare) to pass down to report/ and

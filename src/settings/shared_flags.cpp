@@ -68,9 +68,12 @@ Spec shape(std::string help, std::string section) {
 
 Spec output(std::string help) { return shared_flag("output", 'o', text(), std::nullopt, std::move(help), {}); }
 
-Spec prometheus() {
-  return shared_flag("prometheus", 0, text(), std::nullopt,
-                     "write Prometheus text exposition here (node-exporter textfile collector: *.prom)", {});
+Spec html(std::string help, std::string section) {
+  return shared_flag("html", 0, text(), std::nullopt, std::move(help), std::move(section));
+}
+
+Spec prometheus(std::string help, std::string section) {
+  return shared_flag("prometheus", 0, text(), std::nullopt, std::move(help), std::move(section));
 }
 
 Spec mode(std::optional<std::string> default_text, std::string help) {

@@ -43,8 +43,12 @@ Spec require_gdr(std::string help, std::string section = {});
 Spec shape(std::string help = {}, std::string section = {});
 // -o/--output FILE: where the command writes what it makes.
 Spec output(std::string help);
-// --prometheus FILE: Prometheus text exposition (node-exporter textfile collector: *.prom).
-Spec prometheus();
+// --html FILE: a self-contained HTML report (compare's plots, a workload's figures).
+Spec html(std::string help, std::string section = {});
+// --prometheus FILE: Prometheus text exposition (node-exporter textfile collector: *.prom); the
+// help says what, where a command's metrics need saying.
+Spec prometheus(std::string help = "write Prometheus text exposition here (node-exporter textfile collector: *.prom)",
+                std::string section = {});
 // --mode NAME: the fabric mode (nvlink, ib, roce-sriov, ...).
 Spec mode(std::optional<std::string> default_text, std::string help);
 // --descriptions FOLDER: the shape descriptions (topo).

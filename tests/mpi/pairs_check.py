@@ -14,6 +14,9 @@ node r // P. --expect:
          and no other pair is (below --slow-below x the median, or --slow-below-top-third x the
          top-third pair); with 3 nodes or more that node is named as the likely bad node (host,
          rank R, its GPU); with 2 nodes no node is named and the output says why.
+  ok and slow also write --html and --prometheus (the lifecycle's, from the document's figures):
+         a commsweep_pairs_bandwidth_gbps sample per pair equal to the JSON's, commsweep_pairs_slow
+         1 exactly for its slow pairs, the exit code gauge the command's, the HTML a heatmap.
 Every run: the line saying the median may be a bad node's, exactly, where one node's pairs hold
 half the rails or more (summary.median_reliable false), and none elsewhere.
   kept   the job is ended by a timeout in round K (--fault hang:R@K, with --hang-rank R and
@@ -259,7 +262,7 @@ def check_kept(opts, rc, err, doc_path, fail):
     check_rails(doc, nodes, doc["settings"], fail)
 
 
-def check_run(opts, rc, out, doc_path, fail):
+def check_run(opts, rc, out, doc_path, reports, fail):
     want_rc = 0 if opts.expect == "ok" else SLOW_PAIR_EXIT
     fail.check(rc == want_rc, "exit code %s, expected %d" % (rc, want_rc))
     doc = read_valid_doc(opts, doc_path, fail)
@@ -271,12 +274,52 @@ def check_run(opts, rc, out, doc_path, fail):
     check_schedule(doc, n, fail)
     check_rails(doc, nodes, doc["settings"], fail)
     check_text(out, doc, n, nodes, fail)
+    check_reports(rc, out, doc, *reports, fail)
     if opts.expect == "slow":
         check_slow(opts, out, doc, nodes, fail)
     else:
         fail.check(doc["summary"]["slow_pairs"] == [] and doc["summary"]["ok"] is True,
                    "slow pairs %s in a run without a fault" % doc["summary"]["slow_pairs"])
         fail.check("# no slow pair" in out, "no '# no slow pair' line")
+
+
+def prom_samples(text):
+    """{(name, ((label, value), ...)): value} of a Prometheus text exposition."""
+    samples = {}
+    for line in text.splitlines():
+        m = re.match(r'^(\w+)(?:\{(.*)\})? (\S+)$', line)
+        if m and not line.startswith("#"):
+            labels = tuple(re.findall(r'(\w+)="([^"]*)"', m.group(2) or ""))
+            samples[(m.group(1), labels)] = float(m.group(3))
+    return samples
+
+
+def check_reports(rc, out, doc, html_path, prom_path, fail):
+    """--html and --prometheus of the run, from the document's figures (each pair's nodes by name, in order)."""
+    if not (fail.check(os.path.exists(prom_path), "no --prometheus file at %s" % prom_path)
+            and fail.check(os.path.exists(html_path), "no --html file at %s" % html_path)):
+        return
+    fail.check("# Prometheus metrics written to %s" % prom_path in out and "# HTML report written to %s" % html_path in out,
+               "the output does not name the --html and --prometheus files")
+    with open(prom_path) as f:
+        samples = prom_samples(f.read())
+    names = [n["name"] for n in doc["nodes"]]
+    for p in doc["pairs"]:
+        a, b = sorted((names[p["node_a"]], names[p["node_b"]]))
+        labels = (("node_a", a), ("node_b", b))
+        got = samples.get(("commsweep_pairs_bandwidth_gbps", labels))
+        fail.check(got is not None and abs(got - p["gbps"]) <= 1e-6 * max(1.0, p["gbps"]),
+                   "commsweep_pairs_bandwidth_gbps %s: %s, the JSON %s" % (labels, got, p["gbps"]))
+        slow = samples.get(("commsweep_pairs_slow", labels + (("metric", "bandwidth"),)))
+        fail.check(slow == (1 if p["slow"] else 0), "commsweep_pairs_slow %s: %s, the JSON's slow %s" % (labels, slow, p["slow"]))
+    bandwidths = [k for k in samples if k[0] == "commsweep_pairs_bandwidth_gbps"]
+    fail.check(len(bandwidths) == len(doc["pairs"]), "%d bandwidth samples for %d pairs" % (len(bandwidths), len(doc["pairs"])))
+    fail.check(samples.get(("commsweep_pairs_exit_code", ())) == rc and samples.get(("commsweep_pairs_complete", ())) == 1,
+               "commsweep_pairs_exit_code %s (exit %s), complete %s" % (samples.get(("commsweep_pairs_exit_code", ())), rc,
+                                                                     samples.get(("commsweep_pairs_complete", ()))))
+    with open(html_path) as f:
+        html = f.read()
+    fail.check("<svg" in html and "<script" not in html, "the --html file holds no heatmap, or a script")
 
 
 def check_usage(opts, rc, out, err, fail):
@@ -318,10 +361,14 @@ def main():
     args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
     os.makedirs(opts.workdir, exist_ok=True)
     doc_path = os.path.join(opts.workdir, "pairs.json")
-    if os.path.exists(doc_path):
-        os.remove(doc_path)
+    reports = tuple(os.path.join(opts.workdir, "pairs." + ext) for ext in ("html", "prom"))
+    for path in (doc_path,) + reports:
+        if os.path.exists(path):
+            os.remove(path)
     if opts.expect in ("ok", "slow", "kept"):
         args = args + ["--json", doc_path]
+    if opts.expect in ("ok", "slow"):
+        args = args + ["--html", reports[0], "--prometheus", reports[1]]
     os.environ["COMMSWEEP_RANKS_PER_NODE"] = str(opts.per_node)
     cmd = launcher(opts.mpiexec, opts.np) + [os.path.join(REPO, "scripts", "emulate-nodes.sh"), opts.commsweep] + args
     print("running: COMMSWEEP_RANKS_PER_NODE=%d %s" % (opts.per_node, " ".join(cmd)), flush=True)
@@ -337,7 +384,7 @@ def main():
     elif opts.expect == "kept":
         check_kept(opts, rc, err, doc_path, fail)
     else:
-        check_run(opts, rc, out, doc_path, fail)
+        check_run(opts, rc, out, doc_path, reports, fail)
     return verdict(fail, "pairs %s" % opts.expect, out, err)
 
 

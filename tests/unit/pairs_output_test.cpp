@@ -1,15 +1,19 @@
 // The output of `commsweep pairs` at scale: the JSON full up to 64 nodes and sparse above (slow
 // pairs only, summaries by node and leaf, the distribution), a round of many pairs summarised,
-// and the HTML heatmap grouped by leaf (the printer written once over its figures, report/sheet_html).
+// the HTML heatmap grouped by leaf and the Prometheus metrics (the printers written once over its
+// figures, report/sheet_html and sheet_prometheus, which the lifecycle writes for --html and
+// --prometheus).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "pairs/figures.hpp"
+#include "pairs/job.hpp"
 #include "pairs/outliers.hpp"
 #include "pairs/pairs_json.hpp"
 #include "pairs/render.hpp"
 #include "report/sheet_html.hpp"
+#include "report/sheet_prometheus.hpp"
 
 namespace commsweep::pairs {
 namespace {
@@ -152,6 +156,28 @@ TEST(PairsOutput, HtmlLabelsColumnsShowsItsScaleAndTheSlowestPairs) {
   none.pairs.clear();
   EXPECT_NE(render_html(none, analyse(none)).find("<h2>Lowest figures</h2>\n<p>No figure was measured.</p>"),
             std::string::npos);
+}
+
+// --prometheus: its figures' families named as nvlink's (commsweep_<workload>_<metric>_<unit>), a
+// pair's nodes by name in name order, its verdict from the document, the command's exit code.
+TEST(PairsOutput, PrometheusNamesEachPairAndItsVerdict) {
+  const PairsRun run = run_of(6, 5);
+  const Analysis a = analyse(run);
+  const std::string prom = report::render_sheet_prometheus(sheet_from_json(report_json(run, a)), exit_code_of(run, a));
+  EXPECT_NE(prom.find("# TYPE commsweep_pairs_bandwidth_gbps gauge\n"), std::string::npos) << prom;
+  EXPECT_EQ(count(prom, "\ncommsweep_pairs_bandwidth_gbps{"), 15u) << "one sample per pair of 6 nodes";
+  EXPECT_EQ(count(prom, "\ncommsweep_pairs_time_us{"), 15u);
+  EXPECT_NE(prom.find("commsweep_pairs_bandwidth_gbps{node_a=\"host<0>\",node_b=\"host<1>\"} 40\n"), std::string::npos);
+  EXPECT_NE(prom.find("commsweep_pairs_bandwidth_gbps{node_a=\"host<2>\",node_b=\"host<5>\"} 4\n"), std::string::npos);
+  // Node 5's pairs are slow, the others not.
+  EXPECT_NE(prom.find("commsweep_pairs_slow{node_a=\"host<0>\",node_b=\"host<5>\",metric=\"bandwidth\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(prom.find("commsweep_pairs_slow{node_a=\"host<0>\",node_b=\"host<1>\",metric=\"bandwidth\"} 0\n"),
+            std::string::npos);
+  EXPECT_EQ(count(prom, "metric=\"bandwidth\"} 1\n"), 5u);
+  EXPECT_NE(prom.find("\ncommsweep_pairs_wrong{} 0\n"), std::string::npos);
+  EXPECT_NE(prom.find("\ncommsweep_pairs_complete{} 1\n"), std::string::npos);
+  EXPECT_NE(prom.find("\ncommsweep_pairs_exit_code{} 10\n"), std::string::npos) << "a slow pair";
 }
 
 }  // namespace

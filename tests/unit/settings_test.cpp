@@ -55,19 +55,24 @@ TEST(Settings, EveryTableChecksItself) {
   check_table(ep::ep_settings());
   check_table(pairs::pairs_settings());
   check_table(run_settings());
+  check_table(report_files_settings());
 }
 
-// The run's settings (--backend, --json, -T, the fabric flags, ...) are declared once: no
-// registered workload declares one of their flags, letters or keys again, and every workload's
-// --help sections name sections its table has.
+// The run's settings (--backend, --json, -T, the fabric flags, ...) and the report files of a
+// workload with a document (--html, --prometheus) are declared once: no registered workload
+// declares one of their flags, letters or keys again, and every workload's --help sections name
+// sections its table has.
 TEST(Settings, TheRunsSettingsAreDeclaredOnce) {
   std::set<std::string> run;
-  for (const settings::Spec* s : run_settings().specs()) {
+  std::vector<const settings::Spec*> once = run_settings().specs();
+  for (const settings::Spec* s : report_files_settings().specs()) once.push_back(s);
+  for (const settings::Spec* s : once) {
     if (!s->flag.empty()) run.insert("--" + s->flag);
     if (s->letter) run.insert(std::string("-") + s->letter);
     if (!s->key.empty()) run.insert("key " + s->key);
   }
-  EXPECT_TRUE(run.count("--backend") && run.count("--json") && run.count("-T") && run.count("--bind"));
+  EXPECT_TRUE(run.count("--backend") && run.count("--json") && run.count("-T") && run.count("--bind") &&
+              run.count("--html") && run.count("--prometheus"));
   for (const Workload* w : workloads()) {
     SCOPED_TRACE(std::string(w->name));
     std::set<std::string> sections;
@@ -79,6 +84,23 @@ TEST(Settings, TheRunsSettingsAreDeclaredOnce) {
     }
     for (const auto& [section, title] : w->sections) EXPECT_EQ(sections.count(std::string(section)), 1u) << title;
   }
+}
+
+// Every workload with a document of its own (pairs, nvlink) takes --html and --prometheus, and a
+// suite's sweep of it the keys html and prometheus, from the one table; the others neither.
+TEST(Settings, EveryWorkloadWithADocumentTakesItsReportFiles) {
+  for (const Workload* w : workloads()) {
+    SCOPED_TRACE(std::string(w->name));
+    std::set<std::string> flags, keys;
+    for (const settings::Spec* s : document_specs(*w)) flags.insert(s->flag);
+    for (const settings::Spec* s : entry_specs(*w)) keys.insert(s->key);
+    const bool document = !w->schema.empty();
+    const std::set<std::string> offered = document ? std::set<std::string>{"html", "prometheus"} : std::set<std::string>{};
+    EXPECT_EQ(flags, offered);
+    EXPECT_EQ(keys.count("html") + keys.count("prometheus"), document ? 2u : 0u);
+  }
+  EXPECT_FALSE(document_specs(*find_workload("pairs")).empty());
+  EXPECT_FALSE(document_specs(*find_workload("nvlink")).empty());
 }
 
 TEST(Settings, ChoicesComeFromTheModelsNames) {

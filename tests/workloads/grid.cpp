@@ -7,9 +7,9 @@
 // file, partial results on a signal, complete: false; in a suite: the results file's
 // documents), baselined, compared and written as CSV through the one result model
 // (report/figure.hpp), which its registry entry (`schema`, `figures`) makes known to csv,
-// baseline and compare, and printed as HTML and Prometheus (--html, --prometheus) by the printers
-// written once over figures (report/sheet_html.hpp, sheet_prometheus.hpp): no line of it is in
-// src/report/, src/regress/ or the keepers.
+// baseline and compare, and printed as HTML and Prometheus (--html, --prometheus: the flags and
+// files of every workload with a document, run/report_files.hpp, drawn by the printers written
+// once over figures): no line of it is in src/report/, src/regress/, the keepers or its files.
 //
 // Its values are synthetic so that two runs compare identical: rank dst computes the pair's
 // GB/s (10 + src + dst / 2) and rank 0 gathers each row (the gather is the measured exchange);
@@ -28,9 +28,6 @@
 #include "core/exit_codes.hpp"
 #include "report/json.hpp"
 #include "report/json_fields.hpp"
-#include "report/sheet_html.hpp"
-#include "report/sheet_prometheus.hpp"
-#include "output/output_file.hpp"
 #include "run/document_keeper.hpp"
 #include "run/workload.hpp"
 #include "runtime/termination.hpp"
@@ -47,7 +44,6 @@ struct GridSettings {
   std::string drop;  // "SRC:DST:PCT"
   int pause_ms = 0;
   double timeout_s = 300;
-  std::string html_path, prometheus_path;
 };
 
 const settings::Table<GridSettings>& grid_settings() {
@@ -66,17 +62,6 @@ const settings::Table<GridSettings>& grid_settings() {
                                       "milliseconds of pause after each row", "grid",
                                       [](GridSettings& s, const settings::Value& v, const settings::Given&) {
                                         s.pause_ms = static_cast<int>(v.whole);
-                                      }),
-        // The printers written once over the figures (report/sheet_html.hpp, sheet_prometheus.hpp).
-        settings::entry<GridSettings>("html", 0, "", settings::text(), std::nullopt,
-                                      "write the HTML report of its figures here (a heatmap, the lowest pairs)", "grid",
-                                      [](GridSettings& s, const settings::Value& v, const settings::Given&) {
-                                        s.html_path = v.text;
-                                      }),
-        settings::entry<GridSettings>("prometheus", 0, "", settings::text(), std::nullopt,
-                                      "write the Prometheus metrics of its figures here", "grid",
-                                      [](GridSettings& s, const settings::Value& v, const settings::Given&) {
-                                        s.prometheus_path = v.text;
                                       })};
     return t;
   }();
@@ -244,19 +229,10 @@ class GridMeasurement final : public MeasurementOf<GridSettings> {
     });
     Outcome outcome;
     if (stage.world.rank() != 0) return outcome;
-    const GridSettings settings = config;
-    outcome.report = [grid, settings](const std::vector<std::string>& health_fail, std::ostream& out) {
+    outcome.report = [grid](const std::vector<std::string>&, std::ostream& out) {
       out << "# grid: " << grid_measured(*grid) << " pairs\n";
       DocumentReport reported;
       reported.document = grid_json(*grid);
-      // Its reports through its figures, as nvlink's and pairs': no printer of its own.
-      const int code = combined_exit({grid->complete ? exit_code::kOk : exit_code::kInterrupted,
-                                      health_fail.empty() ? exit_code::kOk : exit_code::kHealthFail});
-      const report::Sheet sheet = grid_sheet(reported.document);
-      if (!settings.html_path.empty()) output::write_output_file(settings.html_path, report::render_sheet_html(sheet));
-      if (!settings.prometheus_path.empty()) {
-        output::write_output_file(settings.prometheus_path, report::render_sheet_prometheus(sheet, code));
-      }
       return reported;
     };
     return outcome;

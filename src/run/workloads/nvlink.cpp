@@ -15,20 +15,17 @@ namespace {
 
 class NvlinkMeasurement final : public MeasurementOf<nvlink::NvlinkSettings> {
  public:
-  NvlinkMeasurement(nvlink::NvlinkSettings s, const RunSettings& run)
-      : MeasurementOf(std::move(s)), backend_(run.backend), json_path_(run.json_path), expected_path_(run.fabric.expected) {}
-  void check(World& world) override { check_nvlink_job(world, config, backend_); }
+  NvlinkMeasurement(nvlink::NvlinkSettings s, const RunSettings& run) : MeasurementOf(std::move(s)), run_(run) {}
+  void check(World& world) override { check_nvlink_job(world, config, run_.backend); }
   std::string what() const override { return "nvlink"; }
   std::vector<std::string> expected_workloads() const override { return {"nvlink"}; }
   double timeout_s() const override { return config.timeout_s; }
   void plan_document(DocumentKeeper& keeper) const override { plan_nvlink_document(keeper, config); }
   Outcome run(Stage& stage, report::Results&) override { return run_nvlink_stage(stage, config); }
-  int run_offline() override { return judge_nvlink_file(config, json_path_, expected_path_); }
+  int run_offline() override { return judge_nvlink_file(config, run_); }
 
  private:
-  BackendChoice backend_;
-  std::string json_path_;
-  std::string expected_path_;  // --expected: the figures --judge holds the file's pairs to
+  RunSettings run_;  // --backend; --judge's --json, --expected, --html and --prometheus
 };
 
 std::unique_ptr<Measurement> read(const settings::Flags& flags, const settings::DocumentEntry* document,
