@@ -10,7 +10,7 @@
 
 #include "pairs/schedule.hpp"
 #include "plan/adaptive.hpp"
-#include "plan/topology.hpp"
+#include "topology/network/topology.hpp"
 #include "report/result.hpp"
 
 namespace commsweep::pairs {
