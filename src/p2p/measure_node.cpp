@@ -57,7 +57,7 @@ std::string gpu_of_local_rank(int local_rank) {
   return bus.data();
 }
 
-nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s) {
+nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s, FaultPoints& faults) {
   NodeGroup group(world);
   nvlink::RankPart part;
   part.gpu = this_gpu(world, group.rank());
@@ -71,15 +71,10 @@ nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s) {
   plan.latency_iters = s.latency_iters;
   plan.seed = s.seed;
   plan.timeout_s = s.timeout_s;
-  if (s.slow_pair_a >= 0 && world.node_of(s.slow_pair_a) == world.node_of(world.rank())) {
-    plan.slow_a = node_index_of(world, s.slow_pair_a);
-    plan.slow_b = node_index_of(world, s.slow_pair_b);
-    plan.slowdown = s.fault_slowdown;
-  }
   const Phase phase{"nvlink: mapping the node's GPU memory (CUDA IPC)", Deadline::after(s.timeout_s)};
   PeerWindow window(group, s.bytes, phase);
   CopyStreams streams(part.gpu.device, group.size());
-  NodeTests tests(group, window, streams, plan);
+  NodeTests tests(group, window, streams, plan, faults);
   std::vector<nvlink::PairResult> pairs = tests.pairs();
   std::vector<nvlink::TargetResult> targets = tests.targets();
   if (group.rank() == 0) {

@@ -9,6 +9,7 @@
 #include "nvlink/nvlink_json.hpp"
 #include "nvlink/settings.hpp"
 #include "runtime/world.hpp"
+#include "sweep/fault_points.hpp"
 
 namespace commsweep::p2p {
 
@@ -19,10 +20,8 @@ std::string why_no_gpu_here();
 // chooses: runtime/gpu.hpp), "" where there is none.
 std::string gpu_of_local_rank(int local_rank);
 
-// The node index (its place among its node's ranks, in rank order) of RANK.
-int node_index_of(const World& world, int rank);
-
 // This rank's part (nvlink_json.hpp): its GPU and, on its node's first rank, the node's results.
-nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& settings);
+// FAULTS: the named points the copies pass (sweep/fault_points.hpp).
+nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& settings, FaultPoints& faults);
 
 }  // namespace commsweep::p2p

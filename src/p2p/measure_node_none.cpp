@@ -14,7 +14,7 @@ std::string why_no_gpu_here() {
 
 std::string gpu_of_local_rank(int) { return ""; }
 
-nvlink::RankPart measure_node(World&, const nvlink::NvlinkSettings&) {
+nvlink::RankPart measure_node(World&, const nvlink::NvlinkSettings&, FaultPoints&) {
   throw Error(ErrorKind::Runtime, "nvlink: this commsweep was built without CUDA: no GPU to measure");
 }
 

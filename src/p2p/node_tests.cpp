@@ -4,8 +4,13 @@
 
 namespace commsweep::p2p {
 
-NodeTests::NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan)
-    : group_(group), window_(window), streams_(streams), plan_(plan), spec_(CopyStreams::spec(plan.seed, group.size())) {
+NodeTests::NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan, FaultPoints& faults)
+    : group_(group),
+      window_(window),
+      streams_(streams),
+      plan_(plan),
+      faults_(faults),
+      spec_(CopyStreams::spec(plan.seed, group.size())) {
   std::uint64_t mine = 0;
   for (int k = 0; k < group.size() && k < 64; ++k)
     if (window.mapped(k)) mine |= std::uint64_t{1} << k;
@@ -67,8 +72,7 @@ nvlink::PairResult NodeTests::pair(int src, int dst) {
     p.note = "no peer access between the two GPUs (CUDA IPC could not map one's memory in the other's process)";
     return p;
   }
-  const bool planted = (src == plan_.slow_a && dst == plan_.slow_b) || (src == plan_.slow_b && dst == plan_.slow_a);
-  const int repeat = planted ? plan_.slowdown : 1;
+  const int repeat = faults_.copies_per_timed_copy(group_.world_rank(src), group_.world_rank(dst));
   const std::vector<Transfer> write{{src, src, dst}}, read{{dst, src, dst}}, bidir{{src, src, dst}, {dst, dst, src}};
   struct Test { nvlink::Metric metric; const std::vector<Transfer>* transfers; Engine engine; };
   const Test tests[] = {{nvlink::Metric::CeWrite, &write, Engine::CopyEngine}, {nvlink::Metric::CeRead, &read, Engine::CopyEngine},

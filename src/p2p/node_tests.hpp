@@ -15,6 +15,7 @@
 #include "p2p/copies.hpp"
 #include "p2p/node_group.hpp"
 #include "p2p/peer_window.hpp"
+#include "sweep/fault_points.hpp"
 
 namespace commsweep::p2p {
 
@@ -23,15 +24,12 @@ struct TestPlan {
   int iters = 0, warmup = 0, latency_iters = 0;
   std::uint64_t seed = 0;
   double timeout_s = 300;
-  // Testing only: the node GPUs of a planted slow pair (-1: none), and how many copies each of
-  // their timed copies becomes.
-  int slow_a = -1, slow_b = -1;
-  int slowdown = 1;
 };
 
 class NodeTests {
  public:
-  NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan);
+  // FAULTS: asked how many copies each timed copy of a pair's tests makes (copies_per_timed_copy).
+  NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan, FaultPoints& faults);
   std::vector<nvlink::PairResult> pairs();
   std::vector<nvlink::TargetResult> targets();
 
@@ -55,6 +53,7 @@ class NodeTests {
   PeerWindow& window_;
   CopyStreams& streams_;
   TestPlan plan_;
+  FaultPoints& faults_;
   pattern::Spec spec_;
   std::vector<std::uint64_t> mapped_;  // per GPU: a bit per GPU its rank mapped
 };

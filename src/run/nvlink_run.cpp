@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/exit_codes.hpp"
 #include "core/strings.hpp"
+#include "faults/nvlink_faults.hpp"
 #include "nvlink/judge.hpp"
 #include "nvlink/nvlink_json.hpp"
 #include "nvlink/render.hpp"
@@ -153,11 +154,12 @@ void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& 
 // rank 0; RUN is complete when every rank measured and no signal stopped it.
 void measure_nodes(World& world, RunControl& control, const nvlink::NvlinkSettings& s, nvlink::NvlinkRun& run) {
   std::optional<nvlink::RankPart> part;
+  faults::NvlinkFaults faults(s.slow_pair_a, s.slow_pair_b, s.fault_slowdown);  // --fault, testing only
   control.until_stopped([&] {
     control.arrive(Phase{"nvlink: before the nodes' tests", Deadline::after(s.timeout_s)});
     {
       const auto guard = control.watch(Phase{"nvlink: the node's tests", Deadline::after(s.timeout_s)});
-      part = p2p::measure_node(world, s);
+      part = p2p::measure_node(world, s, faults);
     }
     control.arrive(Phase{"nvlink: after the nodes' tests", Deadline::after(s.timeout_s)});
   });
