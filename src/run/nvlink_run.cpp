@@ -15,7 +15,7 @@
 #include "nvlink/render.hpp"
 #include "nvlink/figures.hpp"
 #include "output/output_file.hpp"
-#include "p2p/measure_node.hpp"
+#include "nvlink/gpu/measure_node.hpp"
 #include "report/json.hpp"
 #include "report/sheet_html.hpp"
 #include "report/sheet_prometheus.hpp"

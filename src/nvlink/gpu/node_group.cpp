@@ -1,4 +1,4 @@
-#include "p2p/node_group.hpp"
+#include "nvlink/gpu/node_group.hpp"
 
 #include "runtime/mpi_check.hpp"
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "nvlink/record.hpp"
-#include "p2p/copies.hpp"
-#include "p2p/node_group.hpp"
-#include "p2p/peer_window.hpp"
+#include "nvlink/gpu/copies.hpp"
+#include "nvlink/gpu/node_group.hpp"
+#include "nvlink/gpu/peer_window.hpp"
 #include "sweep/fault_points.hpp"
 
 namespace commsweep::p2p {

@@ -1,4 +1,4 @@
-#include "p2p/node_tests.hpp"
+#include "nvlink/gpu/node_tests.hpp"
 
 #include <algorithm>
 

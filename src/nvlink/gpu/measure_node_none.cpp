@@ -1,7 +1,7 @@
 // The build without CUDA (-DCOMMSWEEP_CUDA=OFF or no toolkit): no GPU to measure; `commsweep
 // nvlink` refuses before anything runs (run/nvlink_run.cpp), so measure_node is never reached.
 #include "core/error.hpp"
-#include "p2p/measure_node.hpp"
+#include "nvlink/gpu/measure_node.hpp"
 #include "runtime/gpu.hpp"
 
 namespace commsweep::p2p {

@@ -1,4 +1,4 @@
-#include "p2p/measure_node.hpp"
+#include "nvlink/gpu/measure_node.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -7,7 +7,7 @@
 
 #include "health/nvml_loader.hpp"
 #include "nvlink/gpu_links.hpp"
-#include "p2p/node_tests.hpp"
+#include "nvlink/gpu/node_tests.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
 
