@@ -1,7 +1,7 @@
 // `commsweep nvlink`'s measurement on this rank (built with CUDA: measure_node.cpp; without:
 // measure_node_none.cpp, which can only refuse): the node's ranks find each other, map each
 // other's GPU memory (CUDA IPC), read their GPU's NVLinks (NVML, loaded at run time), run the
-// node's tests (p2p/node_tests.hpp) and read the NVLinks' counters again.
+// node's tests (nvlink/gpu/node_tests.hpp) and read the NVLinks' counters again.
 #pragma once
 
 #include <string>
