@@ -1,25 +1,20 @@
-// `commsweep topo` (offline): help, dispatch, validate, dump, detect (generate, shapes: topo_shapes.cpp).
-#include <stdlib.h>
-
+// `commsweep topo` (offline): the command adapter: its help, the verbs' flags read and each verb
+// called (topology/commands.hpp; `topo dump` is NCCL's own view: topology/nccl/nccl_dump.hpp).
 #include <boost/program_options.hpp>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/flags.hpp"
-#include "cli/topo_command.hpp"
-#include "comm/nccl_dump.hpp"
 #include "core/error.hpp"
-#include "core/text_file.hpp"
 #include "settings/program_options.hpp"
 #include "settings/shared_flags.hpp"
-#include "topology/shape_detect.hpp"
-#include "topology/validate.hpp"
+#include "topology/commands.hpp"
+#include "topology/nccl/nccl_dump.hpp"
 
 namespace commsweep {
 namespace {
 
 namespace po = boost::program_options;
-using namespace topology;
 
 constexpr const char* kHelp =
     "commsweep topo: NCCL topology files per node shape (offline, no MPI)\n"
@@ -45,27 +40,43 @@ std::string topo_help() {
   return kHelp + exit_codes_help({exit_code::kOk, exit_code::kUsage, exit_code::kRuntime, exit_code::kOutputFailed});
 }
 
-std::string read_file(const std::string& path) {
-  try {
-    return read_bounded_file(path);
-  } catch (const std::runtime_error& e) {
-    throw Error(ErrorKind::Usage, e.what());
+// argv[0] the program, argv[1] "topo", argv[2] the verb: its flags (SPECS, whose words' spec the
+// words fill), a usage Error naming a bad one; the flags given.
+settings::Flags parse_topo_verb(int argc, char** argv, const std::vector<const settings::Spec*>& specs) {
+  po::options_description flags;
+  settings::describe(flags, specs);
+  po::positional_options_description positional;
+  settings::describe_words(flags, positional, specs);
+  return settings::given_flags(parse_flags(argc, argv, 3, flags, positional, "", " (see commsweep topo --help)"), specs);
+}
+
+// The flag's value, or FALLBACK when it was not given.
+std::string flag_or(const settings::Flags& given, const char* name, const std::string& fallback = {}) {
+  const auto it = given.find(name);
+  return it == given.end() ? fallback : settings::read(settings::text(), it->second).text;
+}
+
+int generate(int argc, char** argv) {
+  settings::Spec shapes_flag = settings::shared::shape();  // here a list: --shape S1 --shape S2
+  shapes_flag.type = settings::list_of(shapes_flag.type, false);
+  shapes_flag.repeatable = true;
+  const settings::Spec descriptions = settings::shared::descriptions(), out_flag = settings::shared::out();
+  const settings::Spec check = settings::command_flag("check", settings::presence(), std::nullopt, "");
+  const settings::Flags vm = parse_topo_verb(argc, argv, {&shapes_flag, &descriptions, &out_flag, &check});
+  topology::GenerateRequest request;
+  if (vm.count("shape")) {
+    for (const auto& s : settings::read(shapes_flag.type, vm.at("shape")).items) request.shapes.push_back(s.text);
   }
+  request.descriptions = flag_or(vm, "descriptions");
+  request.out = flag_or(vm, "out", request.out);
+  request.check = vm.count("check") > 0;
+  return topology::generate_files(request);
 }
 
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
-
-std::string shape_for(const settings::Flags& given, std::string* reason) {
-  ShapeEvidence e;
-  e.flag = flag_or(given, "shape");
-  e.env = env_or("COMMSWEEP_SHAPE", "");
-  e.labels_file = env_or("COMMSWEEP_LABELS_FILE", kDefaultLabelsFile);
-  const auto d = detect_shape(e, {});
-  *reason = d.reason;
-  return d.shape;
+int shapes(int argc, char** argv) {
+  const settings::Spec descriptions = settings::shared::descriptions();
+  const auto vm = parse_topo_verb(argc, argv, {&descriptions});
+  return topology::list_shapes(flag_or(vm, "descriptions"));
 }
 
 int validate(int argc, char** argv) {
@@ -77,64 +88,29 @@ int validate(int argc, char** argv) {
   const settings::Flags vm = parse_topo_verb(argc, argv, {&file_word, &shape_flag, &descriptions, &sysfs_root, &no_node});
   if (!vm.count("file")) throw Error(ErrorKind::Usage, "validate: give the topology file (commsweep topo validate FILE)");
   if (vm.count("no-node") && vm.count("sysfs-root")) throw Error(ErrorKind::Usage, "--no-node and --sysfs-root exclude each other");
-  const std::string file = flag_or(vm, "file");
-  std::string reason;
-  const std::string shape = shape_for(vm, &reason);
-  std::optional<ShapeDescription> description;
-  if (!shape.empty()) {
-    description = load_shape(shape, flag_or(vm, "descriptions"));
-    std::cout << "# shape " << shape << " (" << reason << ")\n";
-  } else {
-    std::cout << "# no shape given (--shape, COMMSWEEP_SHAPE or label): GPU and NIC counts not checked\n";
-  }
-  ValidateOptions options;
-  options.shape = description ? &*description : nullptr;
-  if (!vm.count("no-node")) options.sysfs_root = flag_or(vm, "sysfs-root", "/");
-  const auto report = validate_topology(read_file(file), options);
-  const std::string text = format_report(file, report);
-  (report.valid() ? std::cout : std::cerr) << text;
-  return report.valid() ? exit_code::kOk : exit_code::kUsage;
+  topology::ValidateRequest request;
+  request.file = flag_or(vm, "file");
+  request.shape = flag_or(vm, "shape");
+  request.descriptions = flag_or(vm, "descriptions");
+  if (!vm.count("no-node")) request.sysfs_root = flag_or(vm, "sysfs-root", "/");
+  return topology::validate_file(request);
 }
 
 int dump(int argc, char** argv) {
   const settings::Spec out_flag = settings::shared::out();
   const settings::Flags vm = parse_topo_verb(argc, argv, {&out_flag});
   const std::string out = flag_or(vm, "out", "nccl-topology-dump.xml");
-  dump_nccl_topology(out);
-  ValidateOptions options;
-  const auto report = validate_topology(read_file(out), options);
-  std::cout << "NCCL wrote its view of this node to " << out << "\n" << format_report(out, report);
-  return report.valid() ? exit_code::kOk : exit_code::kRuntime;
+  topology::dump_nccl_topology(out);
+  return topology::report_nccl_dump(out);
 }
 
 int detect(int argc, char** argv) {
   const settings::Spec shape_flag = settings::shared::shape();
   const settings::Flags vm = parse_topo_verb(argc, argv, {&shape_flag});
-  std::string reason;
-  const std::string shape = shape_for(vm, &reason);
-  if (shape.empty()) {
-    std::cerr << "shape unknown: " << reason << "\n";
-    return exit_code::kUsage;
-  }
-  std::cout << shape << " (" << reason << ")\n";
-  return exit_code::kOk;
+  return topology::print_detected_shape(flag_or(vm, "shape"));
 }
 
 }  // namespace
-
-settings::Flags parse_topo_verb(int argc, char** argv, const std::vector<const settings::Spec*>& specs) {
-  po::options_description flags;
-  settings::describe(flags, specs);
-  po::positional_options_description positional;
-  settings::describe_words(flags, positional, specs);
-  // argv[0] program, argv[1] "topo", argv[2] the verb.
-  return settings::given_flags(parse_flags(argc, argv, 3, flags, positional, "", " (see commsweep topo --help)"), specs);
-}
-
-std::string flag_or(const settings::Flags& given, const char* name, const std::string& fallback) {
-  const auto it = given.find(name);
-  return it == given.end() ? fallback : settings::read(settings::text(), it->second).text;
-}
 
 int run_topo_command(int argc, char** argv, char**) {
   const std::string verb = argc > 2 ? argv[2] : "";
@@ -148,10 +124,10 @@ int run_topo_command(int argc, char** argv, char**) {
       return exit_code::kOk;
     }
   }
-  if (verb == "generate") return run_topo_generate(argc, argv);
+  if (verb == "generate") return generate(argc, argv);
   if (verb == "validate") return validate(argc, argv);
   if (verb == "dump") return dump(argc, argv);
-  if (verb == "shapes") return run_topo_shapes(argc, argv);
+  if (verb == "shapes") return shapes(argc, argv);
   if (verb == "detect") return detect(argc, argv);
   throw Error(ErrorKind::Usage, "unknown verb '" + verb + "' (generate, validate, dump, shapes, detect; see --help)");
 }

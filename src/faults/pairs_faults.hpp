@@ -7,7 +7,7 @@
 #include <string>
 
 #include "comm/backend.hpp"
-#include "plan/topology.hpp"
+#include "topology/network/topology.hpp"
 #include "runtime/world.hpp"
 #include "sweep/fault_points.hpp"
 

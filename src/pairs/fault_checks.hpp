@@ -4,7 +4,7 @@
 #pragma once
 
 #include "pairs/settings.hpp"
-#include "plan/topology.hpp"
+#include "topology/network/topology.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep::pairs {

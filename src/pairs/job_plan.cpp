@@ -13,7 +13,7 @@
 #include "pairs/job.hpp"
 #include "pairs/schedule.hpp"
 #include "plan/plan_text.hpp"
-#include "plan/topology_readers.hpp"
+#include "topology/network/topology_readers.hpp"
 #include "report/json.hpp"
 #include "core/error.hpp"
 

@@ -10,7 +10,7 @@
 #include "pairs/settings.hpp"
 #include "plan/cost_model.hpp"
 #include "plan/planners.hpp"
-#include "plan/topology.hpp"
+#include "topology/network/topology.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep::pairs {

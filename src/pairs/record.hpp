@@ -10,8 +10,8 @@
 
 #include "pairs/schedule.hpp"
 #include "plan/adaptive.hpp"
-#include "plan/topology.hpp"
 #include "report/gpu_window.hpp"
+#include "topology/network/topology.hpp"
 #include "report/result.hpp"
 
 namespace commsweep::pairs {

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "plan/planners.hpp"
-#include "plan/topology.hpp"
+#include "topology/network/topology.hpp"
 
 namespace commsweep::plan {
 

@@ -6,7 +6,7 @@
 
 #include "plan/cost_model.hpp"
 #include "plan/planners.hpp"
-#include "plan/topology.hpp"
+#include "topology/network/topology.hpp"
 
 namespace commsweep::plan {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "plan/topology.hpp"
+#include "topology/network/topology.hpp"
 
 namespace commsweep::plan {
 

@@ -9,12 +9,13 @@
 #include "core/error.hpp"
 #include "core/exit_codes.hpp"
 #include "core/strings.hpp"
+#include "faults/nvlink_faults.hpp"
 #include "nvlink/judge.hpp"
 #include "nvlink/nvlink_json.hpp"
 #include "nvlink/render.hpp"
 #include "nvlink/figures.hpp"
 #include "output/output_file.hpp"
-#include "p2p/measure_node.hpp"
+#include "nvlink/gpu/measure_node.hpp"
 #include "report/json.hpp"
 #include "run/expected_run.hpp"
 #include "run/gpu_window_observer.hpp"
@@ -145,11 +146,12 @@ void print_nvlink_report(const nvlink::NvlinkRun& run, const nvlink::Analysis& a
 void measure_nodes(World& world, RunControl& control, const nvlink::NvlinkSettings& s, nvlink::NvlinkRun& run,
                    WindowObserver& gpu_state) {
   std::optional<nvlink::RankPart> part;
+  faults::NvlinkFaults faults(s.slow_pair_a, s.slow_pair_b, s.fault_slowdown);  // --fault, testing only
   control.until_stopped([&] {
     control.arrive(Phase{"nvlink: before the nodes' tests", Deadline::after(s.timeout_s)});
     {
       const auto guard = control.watch(Phase{"nvlink: the node's tests", Deadline::after(s.timeout_s)});
-      part = p2p::measure_node(world, s, &gpu_state);
+      part = p2p::measure_node(world, s, faults, &gpu_state);
     }
     control.arrive(Phase{"nvlink: after the nodes' tests", Deadline::after(s.timeout_s)});
   });

@@ -1,6 +1,6 @@
 // `commsweep nvlink`'s measurement step in the one lifecycle (run/measure.hpp), alone or as a
 // suite's sweep: the job checked (a GPU on every rank, one rank per GPU, not the mpi backend,
-// the planted fault inside one node), every node measured at once (p2p/measure_node.hpp), the
+// the planted fault inside one node), every node measured at once (nvlink/gpu/measure_node.hpp), the
 // ranks' parts gathered on rank 0 (to the keeper of its own file when alone), and its report:
 // the matrices, findings and the commsweep.nvlink/1 document (its --html and --prometheus are
 // the lifecycle's, from that document's figures: run/report_files.hpp).

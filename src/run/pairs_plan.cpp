@@ -6,7 +6,7 @@
 
 #include "pairs/job_plan.hpp"
 #include "plan/plan_text.hpp"
-#include "plan/topology_readers.hpp"
+#include "topology/network/topology_readers.hpp"
 #include "core/error.hpp"
 
 namespace commsweep {

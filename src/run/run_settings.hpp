@@ -9,7 +9,7 @@
 #include "comm/make_backend.hpp"
 #include "run/fabric_run_options.hpp"
 #include "run/report_files.hpp"
-#include "run/run_topology.hpp"
+#include "topology/run/run_topology.hpp"
 #include "settings/setting.hpp"
 
 namespace commsweep {

@@ -10,7 +10,7 @@
 #include "run/fabric_run_options.hpp"
 #include "run/hang_account.hpp"
 #include "run/results_keeper.hpp"
-#include "run/run_topology.hpp"
+#include "topology/run/run_topology.hpp"
 #include "comm/make_backend.hpp"
 #include "nccl_policy/policy.hpp"
 #include "regress/expected.hpp"

@@ -1,5 +1,5 @@
-// The named points of a collective sweep (and an EP sweep's check, and pairs' rounds) where a
-// planted fault may act.
+// The named points of a collective sweep (and an EP sweep's check, pairs' rounds and nvlink's
+// copies) where a planted fault may act.
 // The sweeps call them and know no fault: the faults themselves live behind this seam, in faults/ (testing only,
 // --fault); a sweep without one calls the defaults, which do nothing.
 #pragma once
@@ -48,6 +48,13 @@ class FaultPoints {
   // Before pairs' round ROUND (0-based) on this rank, before its exchange (a rank that hangs
   // stays here).
   virtual void before_round(int round) { (void)round; }
+  // How many copies a timed copy between the GPUs of world ranks SRC_RANK and DST_RANK makes
+  // (nvlink's tests of one pair, either way): 1, more where a planted fault slows the pair.
+  virtual int copies_per_timed_copy(int src_rank, int dst_rank) {
+    (void)src_rank;
+    (void)dst_rank;
+    return 1;
+  }
 };
 
 }  // namespace commsweep

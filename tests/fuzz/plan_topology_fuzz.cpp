@@ -8,8 +8,8 @@
 #include <string>
 
 #include "plan/planners.hpp"
-#include "plan/topology.hpp"
-#include "plan/topology_readers.hpp"
+#include "topology/network/topology.hpp"
+#include "topology/network/topology_readers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace commsweep::plan;

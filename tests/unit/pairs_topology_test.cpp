@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "plan/topology.hpp"
-#include "plan/topology_readers.hpp"
+#include "topology/network/topology.hpp"
+#include "topology/network/topology_readers.hpp"
 
 namespace commsweep::plan {
 namespace {

@@ -1,6 +1,6 @@
 // Inside every node, every ordered GPU pair's NVLink bandwidth (copy engine and SM) and latency,
 // all-to-one and one-to-all per GPU, judged against the node's median and the topology
-// (`commsweep nvlink`; nvlink/ judges and prints, p2p/ measures).
+// (`commsweep nvlink`; nvlink/ judges and prints, nvlink/gpu/ measures).
 #include <sstream>
 
 #include "core/error.hpp"

@@ -1,6 +1,5 @@
-#include "p2p/node_group.hpp"
+#include "nvlink/gpu/node_group.hpp"
 
-#include "p2p/measure_node.hpp"
 #include "runtime/mpi_check.hpp"
 
 namespace commsweep::p2p {
@@ -9,6 +8,9 @@ NodeGroup::NodeGroup(World& world) : world_(world) {
   CS_MPI(MPI_Comm_split(world.comm(), world.node_of(world.rank()), world.rank(), &comm_));
   CS_MPI(MPI_Comm_rank(comm_, &rank_));
   CS_MPI(MPI_Comm_size(comm_, &size_));
+  // The split above keys the node's ranks by world rank: node rank k is its k-th in world order.
+  for (int r = 0; r < world.size(); ++r)
+    if (world.node_of(r) == world.node_of(world.rank())) world_ranks_.push_back(r);
 }
 
 NodeGroup::~NodeGroup() {
@@ -21,12 +23,6 @@ std::vector<char> NodeGroup::all_gather(const void* data, int bytes, const Phase
   CS_MPI(MPI_Iallgather(data, bytes, MPI_BYTE, out.data(), bytes, MPI_BYTE, comm_, &request));
   world_.wait(&request, phase);
   return out;
-}
-
-int node_index_of(const World& world, int rank) {
-  int index = 0;
-  for (int r = 0; r < rank; ++r) index += world.node_of(r) == world.node_of(rank);
-  return index;
 }
 
 }  // namespace commsweep::p2p

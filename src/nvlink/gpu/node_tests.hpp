@@ -12,10 +12,11 @@
 #include <vector>
 
 #include "nvlink/record.hpp"
-#include "p2p/copies.hpp"
-#include "p2p/node_group.hpp"
-#include "p2p/peer_window.hpp"
+#include "nvlink/gpu/copies.hpp"
+#include "nvlink/gpu/node_group.hpp"
+#include "nvlink/gpu/peer_window.hpp"
 #include "report/gpu_window.hpp"
+#include "sweep/fault_points.hpp"
 #include "sweep/window_observer.hpp"
 
 namespace commsweep::p2p {
@@ -25,18 +26,15 @@ struct TestPlan {
   int iters = 0, warmup = 0, latency_iters = 0;
   std::uint64_t seed = 0;
   double timeout_s = 300;
-  // Testing only: the node GPUs of a planted slow pair (-1: none), and how many copies each of
-  // their timed copies becomes.
-  int slow_a = -1, slow_b = -1;
-  int slowdown = 1;
 };
 
 class NodeTests {
  public:
+  // FAULTS: asked how many copies each timed copy of a pair's tests makes (copies_per_timed_copy).
   // GPU_STATE (none: not read): each pair's src and dst GPU read before its first test and after
   // its latency, outside every timed copy (docs/gpu-state.md); every rank of the node gives one
   // or none alike.
-  NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan,
+  NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan, FaultPoints& faults,
             WindowObserver* gpu_state = nullptr);
   std::vector<nvlink::PairResult> pairs();
   std::vector<nvlink::TargetResult> targets();
@@ -66,6 +64,7 @@ class NodeTests {
   PeerWindow& window_;
   CopyStreams& streams_;
   TestPlan plan_;
+  FaultPoints& faults_;
   pattern::Spec spec_;
   std::vector<std::uint64_t> mapped_;  // per GPU: a bit per GPU its rank mapped
   WindowObserver* gpu_state_;

@@ -22,6 +22,8 @@ class NodeGroup {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // The world rank of the node's rank NODE_RANK.
+  int world_rank(int node_rank) const { return world_ranks_[static_cast<std::size_t>(node_rank)]; }
   World& world() { return world_; }
 
   // Every rank's BYTES bytes at DATA, in node rank order (a barrier too).
@@ -38,6 +40,7 @@ class NodeGroup {
   World& world_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
+  std::vector<int> world_ranks_;  // node rank -> world rank
 };
 
 }  // namespace commsweep::p2p

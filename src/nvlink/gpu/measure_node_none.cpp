@@ -1,7 +1,7 @@
 // The build without CUDA (-DCOMMSWEEP_CUDA=OFF or no toolkit): no GPU to measure; `commsweep
 // nvlink` refuses before anything runs (run/nvlink_run.cpp), so measure_node is never reached.
 #include "core/error.hpp"
-#include "p2p/measure_node.hpp"
+#include "nvlink/gpu/measure_node.hpp"
 #include "runtime/gpu.hpp"
 
 namespace commsweep::p2p {
@@ -14,7 +14,7 @@ std::string why_no_gpu_here() {
 
 std::string gpu_of_local_rank(int) { return ""; }
 
-nvlink::RankPart measure_node(World&, const nvlink::NvlinkSettings&, WindowObserver*) {
+nvlink::RankPart measure_node(World&, const nvlink::NvlinkSettings&, FaultPoints&, WindowObserver*) {
   throw Error(ErrorKind::Runtime, "nvlink: this commsweep was built without CUDA: no GPU to measure");
 }
 

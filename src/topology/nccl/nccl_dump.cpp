@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "comm/nccl_dump.hpp"
+#include "topology/nccl/nccl_dump.hpp"
 
 namespace commsweep::topology {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "p2p/node_group.hpp"
+#include "nvlink/gpu/node_group.hpp"
 
 namespace commsweep::p2p {
 

@@ -1,4 +1,4 @@
-#include "p2p/peer_window.hpp"
+#include "nvlink/gpu/peer_window.hpp"
 
 #include <cuda_runtime_api.h>
 

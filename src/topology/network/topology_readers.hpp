@@ -16,7 +16,7 @@
 
 #include <string>
 
-#include "plan/topology.hpp"
+#include "topology/network/topology.hpp"
 
 namespace commsweep::plan {
 

@@ -1,4 +1,4 @@
-#include "plan/topology_readers.hpp"
+#include "topology/network/topology_readers.hpp"
 
 #include <yaml-cpp/yaml.h>
 

@@ -1,4 +1,4 @@
-#include "p2p/measure_node.hpp"
+#include "nvlink/gpu/measure_node.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -7,7 +7,7 @@
 
 #include "health/nvml_loader.hpp"
 #include "nvlink/gpu_links.hpp"
-#include "p2p/node_tests.hpp"
+#include "nvlink/gpu/node_tests.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
 
@@ -57,7 +57,8 @@ std::string gpu_of_local_rank(int local_rank) {
   return bus.data();
 }
 
-nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s, WindowObserver* gpu_state) {
+nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s, FaultPoints& faults,
+                              WindowObserver* gpu_state) {
   NodeGroup group(world);
   nvlink::RankPart part;
   part.gpu = this_gpu(world, group.rank());
@@ -71,15 +72,10 @@ nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s, Win
   plan.latency_iters = s.latency_iters;
   plan.seed = s.seed;
   plan.timeout_s = s.timeout_s;
-  if (s.slow_pair_a >= 0 && world.node_of(s.slow_pair_a) == world.node_of(world.rank())) {
-    plan.slow_a = node_index_of(world, s.slow_pair_a);
-    plan.slow_b = node_index_of(world, s.slow_pair_b);
-    plan.slowdown = s.fault_slowdown;
-  }
   const Phase phase{"nvlink: mapping the node's GPU memory (CUDA IPC)", Deadline::after(s.timeout_s)};
   PeerWindow window(group, s.bytes, phase);
   CopyStreams streams(part.gpu.device, group.size());
-  NodeTests tests(group, window, streams, plan, gpu_state);
+  NodeTests tests(group, window, streams, plan, faults, gpu_state);
   std::vector<nvlink::PairResult> pairs = tests.pairs();
   std::vector<nvlink::TargetResult> targets = tests.targets();
   if (group.rank() == 0) {

@@ -1,4 +1,4 @@
-#include "run/run_topology.hpp"
+#include "topology/run/run_topology.hpp"
 
 #include <stdlib.h>
 

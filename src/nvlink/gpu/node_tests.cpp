@@ -1,13 +1,18 @@
-#include "p2p/node_tests.hpp"
+#include "nvlink/gpu/node_tests.hpp"
 
 #include <algorithm>
 #include <array>
 
 namespace commsweep::p2p {
 
-NodeTests::NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan,
+NodeTests::NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan, FaultPoints& faults,
                      WindowObserver* gpu_state)
-    : group_(group), window_(window), streams_(streams), plan_(plan), spec_(CopyStreams::spec(plan.seed, group.size())),
+    : group_(group),
+      window_(window),
+      streams_(streams),
+      plan_(plan),
+      faults_(faults),
+      spec_(CopyStreams::spec(plan.seed, group.size())),
       gpu_state_(gpu_state) {
   std::uint64_t mine = 0;
   for (int k = 0; k < group.size() && k < 64; ++k)
@@ -94,8 +99,7 @@ nvlink::PairResult NodeTests::pair(int src, int dst) {
     p.note = "no peer access between the two GPUs (CUDA IPC could not map one's memory in the other's process)";
     return p;
   }
-  const bool planted = (src == plan_.slow_a && dst == plan_.slow_b) || (src == plan_.slow_b && dst == plan_.slow_a);
-  const int repeat = planted ? plan_.slowdown : 1;
+  const int repeat = faults_.copies_per_timed_copy(group_.world_rank(src), group_.world_rank(dst));
   const std::vector<Transfer> write{{src, src, dst}}, read{{dst, src, dst}}, bidir{{src, src, dst}, {dst, dst, src}};
   const std::optional<report::GpuSample> start = sample(src, dst, WindowEnd::Start);
   struct Test { nvlink::Metric metric; const std::vector<Transfer>* transfers; Engine engine; };

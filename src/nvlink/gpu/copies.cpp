@@ -1,4 +1,4 @@
-#include "p2p/copies.hpp"
+#include "nvlink/gpu/copies.hpp"
 
 #include "p2p_kernels.hpp"
 #include "pattern_kernels.hpp"

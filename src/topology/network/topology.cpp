@@ -1,4 +1,4 @@
-#include "plan/topology.hpp"
+#include "topology/network/topology.hpp"
 
 #include <deque>
 #include <map>

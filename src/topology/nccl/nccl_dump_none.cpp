@@ -1,5 +1,5 @@
 #include "core/error.hpp"
-#include "comm/nccl_dump.hpp"
+#include "topology/nccl/nccl_dump.hpp"
 
 namespace commsweep::topology {
 
