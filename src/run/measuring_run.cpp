@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "judge/outcomes.hpp"
 #include "run/preflight_gather.hpp"
 #include "run/provenance.hpp"
 #include "report/json.hpp"
@@ -122,7 +123,7 @@ int MeasuringRun::finish(report::Results& results, std::vector<health::TrafficEv
       results.health = std::move(health);
       results.health_fail = std::move(health_fail);
       if (results_keeper_) results_keeper_->write_final(results);
-      return combined_exit(exit_code_of(results), verdict);
+      return combined_exit(judge::exit_code_of(outcomes_of(results)), verdict);
     };
     return end(ending);
   }
@@ -137,7 +138,7 @@ int MeasuringRun::finish(report::Results& results, std::vector<health::TrafficEv
       document_keeper_->write_final(reported.document);
     }
     std::cout << std::flush;
-    return combined_exit({exit_code_of(results), verdict, reported.verdict});
+    return combined_exit({judge::exit_code_of(outcomes_of(results)), verdict, reported.verdict});
   };
   return end(ending);
 }

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/exit_codes.hpp"
 #include "core/strings.hpp"
+#include "judge/outcomes.hpp"
 #include "nvlink/judge.hpp"
 #include "nvlink/nvlink_json.hpp"
 #include "nvlink/render.hpp"
@@ -143,7 +144,7 @@ void print_nvlink_reports(const nvlink::NvlinkRun& run, const nvlink::Analysis& 
     out << "# HTML report written to " << s.html_path << "\n";
   }
   if (!s.prometheus_path.empty()) {
-    output::write_output_file(s.prometheus_path, report::render_sheet_prometheus(sheet, nvlink::exit_code_of(run, analysis)));
+    output::write_output_file(s.prometheus_path, report::render_sheet_prometheus(sheet, judge::exit_code_of(nvlink::outcomes_of(run, analysis))));
     out << "# Prometheus metrics written to " << s.prometheus_path << "\n";
   }
 }
@@ -206,7 +207,7 @@ int judge_nvlink_file(const nvlink::NvlinkSettings& s, const std::string& json_p
     output::write_output_file(json_path, out.dump(1) + "\n");
     std::cout << "# Results written to " << json_path << "\n";
   }
-  return nvlink::exit_code_of(run, analysis);
+  return judge::exit_code_of(nvlink::outcomes_of(run, analysis));
 }
 
 void check_nvlink_job(World& world, const nvlink::NvlinkSettings& s, BackendChoice backend) {
@@ -252,7 +253,7 @@ Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& s) {
     reported.document = nvlink::to_json(*run, analysis);
     reported.wrong = analysis.wrong_total;
     // The run's health, interruption and wrong bytes are the lifecycle's to judge; the slow links are this sweep's.
-    reported.verdict = nvlink::exit_code_of(*run, analysis) == exit_code::kSlow ? exit_code::kSlow : 0;
+    reported.verdict = judge::exit_code_of(nvlink::outcomes_of(*run, analysis)) == exit_code::kSlow ? exit_code::kSlow : 0;
     return reported;
   };
   return outcome;
