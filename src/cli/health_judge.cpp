@@ -5,6 +5,7 @@
 
 #include "run/health_gather.hpp"
 #include "core/text_file.hpp"
+#include "judge/outcomes.hpp"
 #include "pairs/pairs_json.hpp"
 #include "report/json.hpp"
 #include "report/result.hpp"
@@ -72,7 +73,8 @@ json stored_health(const std::string& path) {
 int print_and_write(const health::HealthReport& report, bool verbose, const std::string& json_path,
                     const std::string& prometheus, std::ostream& out, const std::string& where) {
   out << (verbose ? health::render_inventory(report) : "") << health::render_block(report, verbose) << std::flush;
-  int code = health::worst(report.findings) == health::Severity::Fail ? exit_code::kHealthFail : exit_code::kOk;
+  judge::Outcomes outcomes;
+  outcomes.health_fail = health::worst(report.findings) == health::Severity::Fail;
   // A node where nothing was read was not checked: no pass (the "not read" lines say why).
   if (const auto blind = health::hosts_read_nothing(report); !blind.empty()) {
     std::string hosts;
@@ -82,16 +84,16 @@ int print_and_write(const health::HealthReport& report, bool verbose, const std:
     std::fprintf(stderr, "commsweep: health: nothing could be read on %s (0 RDMA ports, 0 PCIe links of GPUs or NICs, %s)%s: "
                  "a check that read nothing is no pass (exit 6, as for a FAIL)\n",
                  hosts.c_str(), gpus_read ? "0 GPUs" : "GPUs not read", where.c_str());
-    code = exit_code::kHealthFail;
+    outcomes.health_fail = true;
   }
   try {
     if (!json_path.empty()) output::write_output_file(json_path, health::report_json(report).dump(2) + "\n");
     if (!prometheus.empty()) output::write_output_file(prometheus, health::render_prometheus(report));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "commsweep health: %s\n", e.what());
-    code = combined_exit(code, exit_code::kOutputFailed);
+    outcomes.output_failed = true;
   }
-  return code;
+  return judge::exit_code_of(outcomes);
 }
 
 int judge_stored_health(const JudgeRequest& r, std::ostream& out) {

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "fabric/preflight.hpp"
 #include "fabric/preflight_table.hpp"
+#include "judge/outcomes.hpp"
 #include "output/output_file.hpp"
 #include "run/health_gather.hpp"
 #include "run/preflight_gather.hpp"
@@ -113,20 +114,20 @@ int run_preflight_command(World& world, int argc, char** argv, char** envp) {
   require_sysfs_root(world, options.sysfs_root, "preflight: --sysfs-root " + options.sysfs_root, timeout);
   if (json) require_writable_results(world, o.json, timeout);
   const auto nodes = gather_preflight(world, options, envp, timeout, bind_note(o.bind, world.local_rank()));
-  int code = exit_code::kOk;
+  judge::Outcomes outcomes;
   if (world.rank() == 0) {
     std::cout << fabric::render_preflight_table(nodes) << std::flush;
-    if (fabric::tally(nodes).fail) code = exit_code::kHealthFail;
+    outcomes.health_fail = fabric::tally(nodes).fail != 0;
     if (json) {
       try {
         output::write_output_file(o.json, fabric::preflight_json(nodes).dump(2) + "\n");
       } catch (const std::exception& e) {
         std::fprintf(stderr, "commsweep preflight: --json: %s\n", e.what());
-        code = combined_exit(code, exit_code::kOutputFailed);
+        outcomes.output_failed = true;
       }
     }
   }
-  return broadcast_preflight_verdict(world, code, timeout);
+  return broadcast_preflight_verdict(world, judge::exit_code_of(outcomes), timeout);
 }
 
 }  // namespace commsweep

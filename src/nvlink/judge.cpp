@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include "core/error.hpp"
 #include "core/strings.hpp"
+#include "judge/reference.hpp"
 #include "nvlink/expectation.hpp"
 #include "regress/observation.hpp"
 #include "report/gpu_findings.hpp"
@@ -28,29 +28,29 @@ void judge_metric(const PairResult& p, const Gpu& src, const Gpu& dst, Metric m,
   if (!p.gbps[i]) return;
   const double value = *p.gbps[i];
   if (node.median_gbps[i] && *node.median_gbps[i] > 0) {
-    const double ratio = value / *node.median_gbps[i];
-    v.ratio_to_median[i] = ratio;
-    if (ratio < s.slow_fraction) {
+    const judge::Against to_median = judge::below(value, *node.median_gbps[i], s.slow_fraction);
+    v.ratio_to_median[i] = to_median.ratio;
+    if (to_median.slow) {
       v.slow = true;
-      v.why.push_back(below(metric_name(m), value, ratio, "the node median", *node.median_gbps[i]));
+      v.why.push_back(below(metric_name(m), value, to_median.ratio, "the node median", *node.median_gbps[i]));
     }
   }
   const auto expected = expected_gbps(src, dst, m);
   if (!by_copy_engine(m) || !expected || *expected <= 0) return;
-  const double ratio = value / *expected;
-  if (m == Metric::CeWrite) v.ratio_to_expected = ratio;
-  if (ratio < s.expected_floor) {
+  const judge::Against to_expected = judge::below(value, *expected, s.expected_floor);
+  if (m == Metric::CeWrite) v.ratio_to_expected = to_expected.ratio;
+  if (to_expected.slow) {
     v.slow = true;
-    v.why.push_back(below(metric_name(m), value, ratio, "the topology's", *expected));
+    v.why.push_back(below(metric_name(m), value, to_expected.ratio, "the topology's", *expected));
   }
 }
 
 void judge_latency(const PairResult& p, const NodeAnalysis& node, const RunConfig& s, PairVerdict& v) {
-  if (!p.latency_us || !node.median_latency_us || *node.median_latency_us <= 0) return;
-  const double ratio = *p.latency_us / *node.median_latency_us;
-  if (ratio > s.latency_over) {
+  if (!p.latency_us || !node.median_latency_us) return;
+  const judge::Against to_median = judge::above(*p.latency_us, *node.median_latency_us, s.latency_over);
+  if (to_median.slow) {
     v.slow = true;
-    v.why.push_back("latency " + fixed(*p.latency_us) + " us = " + fixed(ratio) + " x the node median " +
+    v.why.push_back("latency " + fixed(*p.latency_us) + " us = " + fixed(to_median.ratio) + " x the node median " +
                     fixed(*node.median_latency_us) + " us");
   }
 }
@@ -85,13 +85,17 @@ void medians(const NodeMatrix& node, NodeAnalysis& a) {
 void judge_target(const char* what, const std::optional<double>& value, const std::optional<double>& median,
                   const std::optional<double>& expected, const RunConfig& s, TargetVerdict& v) {
   if (!value) return;
-  if (median && *median > 0 && *value / *median < s.slow_fraction) {
-    v.slow = true;
-    v.why.push_back(below(what, *value, *value / *median, "the node median", *median));
+  if (median) {
+    if (const judge::Against a = judge::below(*value, *median, s.slow_fraction); a.slow) {
+      v.slow = true;
+      v.why.push_back(below(what, *value, a.ratio, "the node median", *median));
+    }
   }
-  if (expected && *expected > 0 && *value / *expected < s.expected_floor) {
-    v.slow = true;
-    v.why.push_back(below(what, *value, *value / *expected, "the topology's", *expected));
+  if (expected) {
+    if (const judge::Against a = judge::below(*value, *expected, s.expected_floor); a.slow) {
+      v.slow = true;
+      v.why.push_back(below(what, *value, a.ratio, "the topology's", *expected));
+    }
   }
 }
 
@@ -207,13 +211,11 @@ Analysis analyse(const NvlinkRun& run, const regress::Expectations* expected) {
   return out;
 }
 
-int exit_code_of(const NvlinkRun& run, const Analysis& a) {
+judge::Outcomes outcomes_of(const NvlinkRun& run, const Analysis& a) {
+  judge::Outcomes o = judge::run_ending(a.wrong_total, run.complete, !run.health_fail.empty());
   // A slow link is the node's fabric too slow, as a slow pair of `commsweep pairs` is.
-  const bool slow = a.slow_pairs > 0 || a.slow_targets > 0 || a.gpu_findings > 0 || a.expected_fails > 0;
-  return combined_exit({a.wrong_total > 0 ? exit_code::kWrongData : exit_code::kOk,
-                        run.complete ? exit_code::kOk : exit_code::kInterrupted,
-                        run.health_fail.empty() ? exit_code::kOk : exit_code::kHealthFail,
-                        slow ? exit_code::kSlow : exit_code::kOk});
+  o.slow = a.slow_pairs > 0 || a.slow_targets > 0 || a.gpu_findings > 0 || a.expected_fails > 0;
+  return o;
 }
 
 }  // namespace commsweep::nvlink

@@ -15,6 +15,8 @@
 //   - all-to-one and one-to-all per GPU, against the median over the node's GPUs and the floor.
 //   - a GPU with fewer active NVLinks than another GPU of its node is named (its links trained
 //     down, or one is down): a finding, like a slow pair.
+// The rules against a reference (below a fraction of it, above a multiple) are the one judge's
+// (judge/reference.hpp); here: which figures are held to which reference, and the wording.
 #pragma once
 
 #include <array>
@@ -23,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "judge/outcomes.hpp"
 #include "nvlink/record.hpp"
 #include "regress/expected.hpp"
 
@@ -87,10 +90,10 @@ NodeAnalysis analyse_node(const NodeMatrix& node, const RunConfig& settings,
 // "GPU 1 (rank 1, 0000:2a:00.0)": a GPU as the findings name it.
 std::string gpu_label(const Gpu& g);
 
-// The run's outcomes combined (core/exit_codes.hpp): 8 wrong bytes, 5 an incomplete run, 6 a
-// health FAIL around it (run.health_fail), 10 a slow pair, a slow GPU as all-to-one's target or
-// one-to-all's source, a GPU with fewer NVLinks than its node's others, or a pair's test below
-// its expected figure's FAIL floor; in that order of precedence; else 0.
-int exit_code_of(const NvlinkRun& run, const Analysis& analysis);
+// The run's outcomes, for the one judge's exit code (judge/outcomes.hpp: 8 wrong bytes, 5 an
+// incomplete run, 6 a health FAIL around it (run.health_fail), 10 slow: a slow pair, a slow GPU
+// as all-to-one's target or one-to-all's source, a GPU with fewer NVLinks than its node's
+// others, or a pair's test below its expected figure's FAIL floor).
+judge::Outcomes outcomes_of(const NvlinkRun& run, const Analysis& analysis);
 
 }  // namespace commsweep::nvlink

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "judge/outcomes.hpp"
 #include "nvlink/expectation.hpp"
 #include "report/json.hpp"
 
@@ -235,7 +236,7 @@ json to_json(const NvlinkRun& run, const Analysis& a) {
                {"slow_targets", a.slow_targets},
                {"gpu_findings", a.gpu_findings},
                {"wrong", a.wrong_total},
-               {"exit_code", exit_code_of(run, a)}};
+               {"exit_code", judge::exit_code_of(outcomes_of(run, a))}};
   if (!run.health_fail.empty()) summary["health_fail"] = run.health_fail;
   return json{{"schema", kSchema},
               {"complete", run.complete},

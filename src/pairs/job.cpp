@@ -55,11 +55,10 @@ std::vector<Node> describe_nodes(const World& world, const report::Provenance& p
   return nodes;
 }
 
-int exit_code_of(const PairsRun& run, const Analysis& a) {
-  return combined_exit({a.wrong_total > 0 ? exit_code::kWrongData : exit_code::kOk,
-                        run.complete ? exit_code::kOk : exit_code::kInterrupted,
-                        run.health_fail.empty() ? exit_code::kOk : exit_code::kHealthFail,
-                        a.slow.empty() ? exit_code::kOk : exit_code::kSlow});
+judge::Outcomes outcomes_of(const PairsRun& run, const Analysis& a) {
+  judge::Outcomes o = judge::run_ending(a.wrong_total, run.complete, !run.health_fail.empty());
+  o.slow = !a.slow.empty();
+  return o;
 }
 
 }  // namespace commsweep::pairs

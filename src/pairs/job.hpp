@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "judge/outcomes.hpp"
 #include "pairs/outliers.hpp"
 #include "pairs/record.hpp"
 #include "report/result.hpp"
@@ -26,8 +27,8 @@ std::string from_rank0(World& world, double timeout_s, const std::function<std::
 // The nodes as rank 0 prints them: name, ranks, and their GPUs from the provenance.
 std::vector<Node> describe_nodes(const World& world, const report::Provenance& provenance);
 
-// The run's outcomes combined (core/exit_codes.hpp): 8 wrong elements, 5 an incomplete run, 6 a
-// health FAIL around it (run.health_fail), 10 a slow pair, in that order of precedence; else 0.
-int exit_code_of(const PairsRun& run, const Analysis& analysis);
+// The run's outcomes, for the one judge's exit code (judge/outcomes.hpp): wrong elements, an
+// incomplete run, a health FAIL around it (run.health_fail), a slow pair.
+judge::Outcomes outcomes_of(const PairsRun& run, const Analysis& analysis);
 
 }  // namespace commsweep::pairs

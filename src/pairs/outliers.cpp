@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <map>
 
+#include "judge/reference.hpp"
+
 namespace commsweep::pairs {
 
 // nth_element, not a sort: 67 million rails at 4,096 nodes x 8.
 
 namespace {
 
-PairVerdict judge(const PairMeasurement& p, double median_gbps) {
+// A pair's figure: its slowest rail, and that against the median rail.
+PairVerdict slowest_rail_of(const PairMeasurement& p, double median_gbps) {
   PairVerdict v;
   if (p.rails.empty()) return v;
   const auto slowest = std::min_element(p.rails.begin(), p.rails.end(),
@@ -32,21 +35,17 @@ std::vector<bool> reference_pairs(const PairsRun& run) {
   return ref;
 }
 
-// The slowest of the fastest third of the reference pairs (the ceil(n / 3)-th fastest): a
-// healthy pair's while one node is bad among 3 or more (outliers.hpp). nth_element: O(pairs).
+// The slowest of the fastest third of the reference pairs: the one judge's top-third reference
+// (judge/reference.hpp), a healthy pair's while one node is bad among 3 or more (outliers.hpp).
 void top_third_pair(const PairsRun& run, const std::vector<bool>& ref, Analysis& a) {
-  std::vector<std::pair<double, int>> pairs;  // figure, index; fastest first after the partition
+  std::vector<judge::Candidate> pairs;
   for (std::size_t i = 0; i < run.pairs.size(); ++i) {
-    if (ref[i] && !run.pairs[i].rails.empty()) pairs.emplace_back(a.verdicts[i].gbps, static_cast<int>(i));
+    if (ref[i] && !run.pairs[i].rails.empty()) pairs.push_back({a.verdicts[i].gbps, static_cast<int>(i)});
   }
-  if (pairs.empty()) return;
-  const auto nth = pairs.begin() + static_cast<long>((pairs.size() + 2) / 3 - 1);
-  // Faster first; among equal figures the pair measured first, so that the choice is stable.
-  std::nth_element(pairs.begin(), nth, pairs.end(), [](const auto& x, const auto& y) {
-    return x.first > y.first || (x.first == y.first && x.second < y.second);
-  });
-  a.top_third_gbps = nth->first;
-  a.top_third = nth->second;
+  if (const auto top = judge::top_third(std::move(pairs))) {
+    a.top_third_gbps = top->value;
+    a.top_third = top->index;
+  }
 }
 
 // The node whose pairs hold the most of the reference rails: with half or more, one bad node
@@ -63,43 +62,38 @@ void busiest_node(const PairsRun& run, const std::vector<bool>& ref, Analysis& a
   }
 }
 
-// Nodes in the most slow pairs, when that is more than one and more than some other node is
-// in: one slow pair alone cannot tell which of its two nodes is at fault.
+// Nodes in the most slow pairs, when the one judge names them (judge::most_named: in more than
+// one, and more than some other node is in), each with the rail slowest most often in its slow pairs.
 std::vector<Suspect> suspects(const PairsRun& run, const Analysis& a) {
-  std::map<int, Suspect> by_node;
+  // Counted in vectors: a map lookup per pair end is 17 M lookups at 4,096 nodes.
+  std::vector<int> pairs_of(run.nodes.size(), 0), slow_pairs_of(run.nodes.size(), 0);
+  for (const auto& p : run.pairs) ++pairs_of[p.node_a], ++pairs_of[p.node_b];
   std::map<int, std::map<int, int>> slowest_rail_counts;  // node -> local rank -> times slowest
-  {
-    // Counted in a vector first: a map lookup per pair end is 17 M lookups at 4,096 nodes.
-    std::vector<int> pairs_of(run.nodes.size(), 0);
-    for (const auto& p : run.pairs) ++pairs_of[p.node_a], ++pairs_of[p.node_b];
-    for (std::size_t n = 0; n < pairs_of.size(); ++n) {
-      if (pairs_of[n] > 0) by_node[static_cast<int>(n)].pairs = pairs_of[n];
-    }
-  }
   for (int i : a.slow) {
     const auto& p = run.pairs[i];
     for (int node : {p.node_a, p.node_b}) {
-      ++by_node[node].slow_pairs;
+      ++slow_pairs_of[node];
       ++slowest_rail_counts[node][a.verdicts[i].slowest_rail];
     }
   }
-  int most = 0, fewest = static_cast<int>(run.pairs.size());
-  for (const auto& [node, s] : by_node) {
-    most = std::max(most, s.slow_pairs);
-    fewest = std::min(fewest, s.slow_pairs);
+  // The nodes judged: those in a pair.
+  std::vector<int> nodes, counts;
+  for (std::size_t n = 0; n < pairs_of.size(); ++n) {
+    if (pairs_of[n] == 0) continue;
+    nodes.push_back(static_cast<int>(n));
+    counts.push_back(slow_pairs_of[n]);
   }
   std::vector<Suspect> out;
-  // Every node in as many slow pairs as the others: none stands out (a fabric-wide slowdown,
-  // or noise), and naming them all would say nothing.
-  if (most < 2 || fewest == most) return out;
-  for (auto& [node, s] : by_node) {
-    if (s.slow_pairs != most) continue;
-    s.node = node;
+  for (const std::size_t at : judge::most_named(counts)) {
+    Suspect s;
+    s.node = nodes[at];
+    s.pairs = pairs_of[s.node];
+    s.slow_pairs = counts[at];
     int best = -1;
-    for (const auto& [rail, count] : slowest_rail_counts[node]) {
+    for (const auto& [rail, count] : slowest_rail_counts[s.node]) {
       if (count > best) best = count, s.local_rank = rail;  // ties: the lowest local rank
     }
-    const Node& n = run.nodes[node];
+    const Node& n = run.nodes[s.node];
     s.rank = n.ranks[s.local_rank];
     s.pci_bus_id = s.local_rank < static_cast<int>(n.pci_bus_ids.size()) ? n.pci_bus_ids[s.local_rank] : "-";
     out.push_back(s);
@@ -123,15 +117,16 @@ Analysis analyse(const PairsRun& run) {
   a.median_rails = reference.size();
   a.median_gbps = median(std::move(reference));
   a.slow_below_gbps = run.settings.slow_fraction * a.median_gbps;
-  for (const auto& p : run.pairs) a.verdicts.push_back(judge(p, a.median_gbps));
+  for (const auto& p : run.pairs) a.verdicts.push_back(slowest_rail_of(p, a.median_gbps));
   top_third_pair(run, ref, a);
   a.slow_below_top_third_gbps = run.settings.slow_fraction_of_top_third * a.top_third_gbps;
   for (std::size_t i = 0; i < run.pairs.size(); ++i) {
     PairVerdict& v = a.verdicts[i];
     if (run.pairs[i].rails.empty()) continue;
-    v.ratio_to_top_third = a.top_third_gbps > 0 ? v.gbps / a.top_third_gbps : 0;
-    v.below_top_third = v.gbps < a.slow_below_top_third_gbps;
-    v.slow = v.gbps < a.slow_below_gbps || v.below_top_third;
+    const judge::Against to_top_third = judge::below(v.gbps, a.top_third_gbps, run.settings.slow_fraction_of_top_third);
+    v.ratio_to_top_third = to_top_third.ratio;
+    v.below_top_third = to_top_third.slow;
+    v.slow = judge::below(v.gbps, a.median_gbps, run.settings.slow_fraction).slow || v.below_top_third;
     if (v.slow) a.slow.push_back(static_cast<int>(i));
   }
   std::stable_sort(a.slow.begin(), a.slow.end(),

@@ -17,6 +17,8 @@
 // A node in more than one slow pair, and in the most of them, is named as the likely bad
 // node, with the local rank whose rail was slowest in its slow pairs most often; unless every
 // node is in as many slow pairs (then none stands out). Everything here is O(pairs x rails).
+// The rules (below a fraction of a reference, the top-third reference, naming the suspect) are
+// the one judge's (judge/reference.hpp); here: which figures pairs holds to which reference.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/strings.hpp"
+#include "judge/outcomes.hpp"
 #include "regress/stragglers.hpp"
 
 namespace commsweep::regress {
@@ -290,12 +291,13 @@ Judgement missing(const BaselineEntry& e) {
   return j;
 }
 
+// 8 wrong elements, 9 a FAIL or a new health finding, 12 a NOISY: the one judge orders them.
 int exit_code_of(const Comparison& c) {
-  const bool regression = c.counts[static_cast<int>(Verdict::Fail)] > 0 || !c.health.empty();
-  const bool noisy = c.counts[static_cast<int>(Verdict::Noisy)] > 0;
-  return combined_exit({c.wrong_total > 0 ? exit_code::kWrongData : exit_code::kOk,
-                        regression ? exit_code::kRegression : exit_code::kOk,
-                        noisy ? exit_code::kNoisy : exit_code::kOk});
+  judge::Outcomes o;
+  o.wrong_data = c.wrong_total > 0;
+  o.regression = c.counts[static_cast<int>(Verdict::Fail)] > 0 || !c.health.empty();
+  o.noisy = c.counts[static_cast<int>(Verdict::Noisy)] > 0;
+  return judge::exit_code_of(o);
 }
 
 // The WARN and FAIL findings of the run's "health" member; a malformed member is bad input.
@@ -336,30 +338,6 @@ std::vector<std::string> join_with_slow(const Comparison& c) {
 
 std::string health_text(const HealthFinding& h) {
   return h.counter + " " + h.detail + (h.rule.empty() ? "" : " (rule " + h.rule + ": " + h.limit + ")");
-}
-
-const char* name_of(Verdict v) {
-  switch (v) {
-    case Verdict::NotJudged: return "NOT_JUDGED";
-    case Verdict::Same: return "SAME";
-    case Verdict::Pass: return "PASS";
-    case Verdict::Warn: return "WARN";
-    case Verdict::Noisy: return "NOISY";
-    case Verdict::Fail: return "FAIL";
-  }
-  return "?";
-}
-
-int level_of(Verdict v) {
-  switch (v) {
-    case Verdict::NotJudged: return -1;
-    case Verdict::Same: return 0;
-    case Verdict::Pass: return 1;
-    case Verdict::Warn: return 2;
-    case Verdict::Noisy: return -2;  // not judged: no level on the SAME-to-FAIL scale
-    case Verdict::Fail: return 3;
-  }
-  return -1;
 }
 
 double Judgement::NoiseParts::shift() const { return std::max(cycles, halves); }

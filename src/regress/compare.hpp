@@ -8,23 +8,21 @@
 #include <vector>
 
 #include "core/exit_codes.hpp"
+#include "judge/verdict.hpp"
 #include "regress/baseline.hpp"
 #include "regress/measured_setup.hpp"
 #include "regress/observation.hpp"
 
 namespace commsweep::regress {
 
-// Ordered by severity: a group's verdict is its worst member's. NotJudged: in the run, not in
-// the baseline (nothing to judge it against): never a PASS, never a regression by itself.
-// Noisy ("NOISY: not judged"): worse than the fail band by its change alone, but by less than
-// the noise the run and the baseline showed of themselves (Judgement::noisy_band_pct): a run
-// noisier than the change it shows, said so (exit 12) rather than judged a regression.
-enum class Verdict { NotJudged, Same, Pass, Warn, Noisy, Fail };
-inline constexpr int kVerdicts = 6;
-const char* name_of(Verdict v);
-// The Prometheus level (commsweep_verdict_level): 0 SAME, 1 PASS, 2 WARN, 3 FAIL, -1 not judged,
-// -2 NOISY (not judged: the run too noisy for its change).
-int level_of(Verdict v);
+// The verdict words are the one judge's (judge/verdict.hpp): NotJudged (in the run, not in the
+// baseline), SAME, PASS, WARN, NOISY (worse than the fail band by its change alone, but by less
+// than the noise the run and the baseline showed of themselves, Judgement::noisy_band_pct: exit
+// 12), FAIL; a group's verdict is its worst member's.
+using judge::kVerdicts;
+using judge::level_of;
+using judge::name_of;
+using judge::Verdict;
 
 // 2: the verdict NOT_JUDGED (rows the baseline lacks, PASS in 1), counts.NOT_JUDGED, "setup".
 // 3: the verdict NOISY, counts.NOISY, each judgement's "noise" (the band that excused it).

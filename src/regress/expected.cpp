@@ -249,7 +249,7 @@ ExpectedVerdict judge(const ExpectedEntry& entry, std::uint64_t size, double of_
 
 std::string expected_finding_line(const FigureExpectation& e, const std::string& what, double value,
                                   const std::string& unit, const std::string& where) {
-  const std::string severity = e.verdict == ExpectedVerdict::Fail ? "FAIL" : "WARN";
+  const std::string severity = judge::name_of(e.verdict);
   // A time reads as how many times the expected one, then the share of the speed the floor judges.
   const std::string against =
       expected_time_metric(e.entry->metric)
@@ -290,7 +290,7 @@ std::optional<report::ExpectedFinding> finding_of(const Expectations& expectatio
     const ExpectedVerdict v = judge(*entry, row.size_bytes, of);
     if (v == ExpectedVerdict::Pass || (worst && of >= worst->of_expected)) continue;
     report::ExpectedFinding f;
-    f.severity = v == ExpectedVerdict::Fail ? "FAIL" : "WARN";
+    f.severity = judge::name_of(v);
     f.test = row.test;
     f.size_bytes = row.size_bytes;
     f.half = half;

@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "judge/verdict.hpp"
 #include "report/figure.hpp"
 #include "report/result.hpp"
 
@@ -147,7 +148,8 @@ std::optional<double> expected_at(const ExpectedTable& table, const ExpectedEntr
 // The step of CURVE in force at SIZE (the last whose size is <= SIZE; the first below all).
 double ratio_at(const SizeCurve& curve, std::uint64_t size);
 
-enum class ExpectedVerdict { Pass, Warn, Fail };
+// The one judge's words (judge/verdict.hpp): Pass, Warn or Fail here.
+using ExpectedVerdict = judge::Verdict;
 // The judge: OF_EXPECTED (busbw / expected) below fail_below is FAIL, below warn_below WARN.
 ExpectedVerdict judge(const ExpectedEntry& entry, std::uint64_t size, double of_expected);
 

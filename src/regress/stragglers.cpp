@@ -1,29 +1,14 @@
 #include "regress/stragglers.hpp"
 
-#include <cmath>
-
+#include "judge/reference.hpp"
 #include "report/gpu_findings.hpp"
 
 namespace commsweep::regress {
 
+// The one judge's outlier rule (judge/reference.hpp), with the baseline's limits.
 std::vector<std::pair<int, double>> outlier_ranks(const std::vector<double>& times,
                                                   const StragglerRules& rules) {
-  std::vector<std::pair<int, double>> out;
-  // With two ranks there is no majority to be an outlier from.
-  if (times.size() < 3) return out;
-  const double m = median(times);
-  if (m <= 0) return out;
-  std::vector<double> deviations;
-  for (double t : times) deviations.push_back(std::fabs(t - m));
-  // MAD: robust to the outlier itself, unlike the standard deviation.
-  const double mad = median(deviations);
-  for (std::size_t r = 0; r < times.size(); ++r) {
-    const double slower = (times[r] - m) / m * 100;
-    if (times[r] > m + rules.mad_k * mad && slower > rules.min_slower_pct) {
-      out.emplace_back(static_cast<int>(r), slower);
-    }
-  }
-  return out;
+  return judge::outliers_above(times, rules.mad_k, rules.min_slower_pct);
 }
 
 std::vector<Straggler> find_stragglers(const report::Results& results,

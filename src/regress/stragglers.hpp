@@ -9,13 +9,15 @@
 
 namespace commsweep::regress {
 
-// Ranks whose time exceeds median + mad_k * MAD and is min_slower_pct above the median, in
-// at least min_samples_pct of the samples (rows with at least 3 ranks), named with host and GPU.
+// Ranks whose time exceeds median + mad_k * MAD and is min_slower_pct above the median (the one
+// judge's outlier rule, judge/reference.hpp), in at least min_samples_pct of the samples (rows
+// with at least 3 ranks), named with host and GPU.
 std::vector<Straggler> find_stragglers(const report::Results& results,
                                        const std::map<Key, Observation>& observed,
                                        const StragglerRules& rules);
 
-// The ranks that are outliers in one sample's per-rank times, with how much slower (percent).
+// The ranks that are outliers in one sample's per-rank times, with how much slower (percent):
+// judge::outliers_above under RULES' limits.
 std::vector<std::pair<int, double>> outlier_ranks(const std::vector<double>& rank_time_us,
                                                   const StragglerRules& rules);
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "judge/verdict.hpp"
 #include "report/figure.hpp"
 
 namespace commsweep {
@@ -78,7 +79,7 @@ std::vector<report::ExpectedFinding> ep_expected_findings(const regress::Expecta
     for (std::size_t r = 1; r < f.spread.rank_values.size(); ++r)
       if (f.spread.rank_values[r] > f.spread.rank_values[static_cast<std::size_t>(rank)]) rank = static_cast<int>(r);
     report::ExpectedFinding finding;
-    finding.severity = e->verdict == regress::ExpectedVerdict::Fail ? "FAIL" : "WARN";
+    finding.severity = judge::name_of(e->verdict);
     finding.workload = f.workload;
     finding.test = f.workload;
     finding.case_text = ep_case_text(f);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "judge/outcomes.hpp"
 #include "run/preflight_gather.hpp"
 #include "run/provenance.hpp"
 #include "report/json.hpp"
@@ -122,7 +123,7 @@ int MeasuringRun::finish(report::Results& results, std::vector<health::TrafficEv
       results.health = std::move(health);
       results.health_fail = std::move(health_fail);
       if (results_keeper_) results_keeper_->write_final(results);
-      return combined_exit(exit_code_of(results), verdict);
+      return combined_exit(judge::exit_code_of(outcomes_of(results)), verdict);
     };
     return end(ending);
   }
@@ -132,7 +133,7 @@ int MeasuringRun::finish(report::Results& results, std::vector<health::TrafficEv
     results.health_fail = std::move(health_fail);
     const DocumentReport reported = document ? document(results.health_fail, std::cout) : DocumentReport{};
     results.wrong_total += reported.wrong;
-    const int code = combined_exit({exit_code_of(results), verdict, reported.verdict});
+    const int code = combined_exit({judge::exit_code_of(outcomes_of(results)), verdict, reported.verdict});
     if (files && !reported.document.is_null()) files(reported, code);
     if (document_keeper_ && !reported.document.is_null()) {
       document_keeper_->attach("health", std::move(health));

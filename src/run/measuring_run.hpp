@@ -153,9 +153,10 @@ class MeasuringRun final : public RunLifecycle {
   // signal where the ranks agreed to stop (RunControl); the health snapshot after (its findings
   // joined with EVIDENCE); rank 0's file: the results (the health block under the tables), or
   // the workload's document as DOCUMENT reports it (the health block under its report); the
-  // exit code of exit_code_of combined with VERDICT (a sweep's fabric verdict: a slow pair, 10)
-  // by core/exit_codes.hpp's precedence. FILES: the workload's --html and --prometheus of what
-  // DOCUMENT reported, with that exit code, written after its report and before its file.
+  // one judge's exit code of the results' outcomes (outcomes_of) combined with VERDICT (a
+  // sweep's fabric verdict: a slow pair, 10) by core/exit_codes.hpp's precedence. FILES: the
+  // workload's --html and --prometheus of what DOCUMENT reported, with that exit code, written
+  // after its report and before its file.
   int finish(report::Results& results, std::vector<health::TrafficEvidence> evidence = {}, int verdict = 0,
              const DocumentReporter& document = {}, const DocumentFiles& files = {});
 

@@ -10,6 +10,7 @@
 #include "core/exit_codes.hpp"
 #include "core/strings.hpp"
 #include "faults/nvlink_faults.hpp"
+#include "judge/outcomes.hpp"
 #include "nvlink/judge.hpp"
 #include "nvlink/nvlink_json.hpp"
 #include "nvlink/render.hpp"
@@ -195,7 +196,7 @@ int judge_nvlink_file(const nvlink::NvlinkSettings& s, const RunSettings& settin
   if (!expected.note.empty()) std::cout << "# " << expected.note << "\n";
   print_nvlink_report(run, analysis, s.show_expected);
   const nlohmann::json judged = nvlink::to_json(run, analysis);
-  const int code = nvlink::exit_code_of(run, analysis);
+  const int code = judge::exit_code_of(nvlink::outcomes_of(run, analysis));
   // The files a run's lifecycle writes, by the same writer (none of them is nvlink's).
   if (settings.reports.any()) write_report_files(settings.reports, nvlink::sheet_from_json(judged), code, std::cout);
   if (!settings.json_path.empty()) {
@@ -255,7 +256,7 @@ Outcome run_nvlink_stage(Stage& stage, const nvlink::NvlinkSettings& s) {
     reported.document = nvlink::to_json(*run, analysis);
     reported.wrong = analysis.wrong_total;
     // The run's health, interruption and wrong bytes are the lifecycle's to judge; the slow links are this sweep's.
-    reported.verdict = nvlink::exit_code_of(*run, analysis) == exit_code::kSlow ? exit_code::kSlow : 0;
+    reported.verdict = judge::exit_code_of(nvlink::outcomes_of(*run, analysis)) == exit_code::kSlow ? exit_code::kSlow : 0;
     return reported;
   };
   return outcome;

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/exit_codes.hpp"
+#include "judge/outcomes.hpp"
 #include "pairs/exchange.hpp"
 #include "faults/pairs_faults.hpp"
 #include "pairs/fault_checks.hpp"
@@ -156,7 +157,7 @@ Outcome run_pairs_stage(Stage& stage, const pairs::PairsSettings& s, PairsJob jo
       reported.drawn = pairs::report_json(*run, analysis);
     }
     reported.wrong = analysis.wrong_total;
-    reported.verdict = pairs::exit_code_of(*run, analysis) == exit_code::kSlow ? exit_code::kSlow : 0;
+    reported.verdict = judge::exit_code_of(pairs::outcomes_of(*run, analysis)) == exit_code::kSlow ? exit_code::kSlow : 0;
     return reported;
   };
   return outcome;

@@ -114,12 +114,11 @@ std::string argument_mismatch(World& world, const std::vector<std::string>& argu
   return message;
 }
 
-int exit_code_of(const report::Results& results) {
-  return combined_exit({results.wrong_total > 0 ? exit_code::kWrongData : exit_code::kOk,
-                        results.complete ? exit_code::kOk : exit_code::kInterrupted,
-                        results.health_fail.empty() ? exit_code::kOk : exit_code::kHealthFail,
-                        // A row below its expected figure's FAIL floor (regress/expected.hpp).
-                        report::expected_fail(results) ? exit_code::kSlow : exit_code::kOk});
+judge::Outcomes outcomes_of(const report::Results& results) {
+  judge::Outcomes o = judge::run_ending(results.wrong_total, results.complete, !results.health_fail.empty());
+  // A row below its expected figure's FAIL floor (regress/expected.hpp).
+  o.slow = report::expected_fail(results);
+  return o;
 }
 
 std::string interrupted_note() {

@@ -12,6 +12,7 @@
 #include "run/results_keeper.hpp"
 #include "topology/run/run_topology.hpp"
 #include "comm/make_backend.hpp"
+#include "judge/outcomes.hpp"
 #include "nccl_policy/policy.hpp"
 #include "regress/expected.hpp"
 #include "report/result.hpp"
@@ -81,9 +82,10 @@ std::string argument_mismatch(World& world, const std::vector<std::string>& argu
 // Error on every rank, before anything is measured. Nothing when path is empty.
 void require_writable_results(World& world, const std::string& path, double timeout_s);
 
-// The run's outcomes combined (core/exit_codes.hpp): 8 wrong elements, 5 an incomplete run, 6
-// a health FAIL (results.health_fail), in that order of precedence; else 0.
-int exit_code_of(const report::Results& results);
+// The run's outcomes, for the one judge's exit code (judge/outcomes.hpp): wrong elements, an
+// incomplete run, a health FAIL (results.health_fail), a row below its expected figure's FAIL
+// floor (slow).
+judge::Outcomes outcomes_of(const report::Results& results);
 // "interrupted by SIGTERM: the rows above were measured; the rest were not (incomplete)"
 std::string interrupted_note();
 

@@ -96,24 +96,24 @@ TEST(ExitCodes, AHealthFailMakesARunNotOkAndExitSix) {
   EXPECT_EQ(lines[0].rfind("node1 mlx5_1 port 1: link_downed +1", 0), 0u) << lines[0];
 
   report::Results results;
-  EXPECT_EQ(exit_code_of(results), x::kOk);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(results)), x::kOk);
   results.health_fail = lines;
-  EXPECT_EQ(exit_code_of(results), x::kHealthFail);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(results)), x::kHealthFail);
   const nlohmann::json summary = report::to_json(results).at("summary");
   EXPECT_FALSE(summary.at("ok").get<bool>());
   EXPECT_EQ(summary.at("health_fail"), nlohmann::json(lines));
   EXPECT_EQ(report::results_from_json(report::to_json(results)).health_fail, lines);
   results.complete = false;
-  EXPECT_EQ(exit_code_of(results), x::kInterrupted);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(results)), x::kInterrupted);
   results.wrong_total = 1;
-  EXPECT_EQ(exit_code_of(results), x::kWrongData);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(results)), x::kWrongData);
 
   nvlink::NvlinkRun run;
   run.complete = true;
   const nvlink::Analysis none;
-  EXPECT_EQ(nvlink::exit_code_of(run, none), x::kOk);
+  EXPECT_EQ(judge::exit_code_of(nvlink::outcomes_of(run, none)), x::kOk);
   run.health_fail = lines;
-  EXPECT_EQ(nvlink::exit_code_of(run, none), x::kHealthFail);
+  EXPECT_EQ(judge::exit_code_of(nvlink::outcomes_of(run, none)), x::kHealthFail);
 }
 
 }  // namespace

@@ -472,7 +472,7 @@ TEST(Expected, NvlinkPairsAreJudgedAndAPlantedSlowPairIsNamed) {
   const auto doc = to_json(healthy, a);
   EXPECT_NEAR(doc["nodes"][0]["pairs"][0]["of_expected"]["ce_write"].get<double>(), 396.24 / 396.17, 1e-3);
   EXPECT_EQ(doc["nodes"][0]["pairs"][0]["expected"]["latency_us"]["entry"], "h100-nvlink-latency");
-  EXPECT_EQ(exit_code_of(healthy, a), 0);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(healthy, a)), 0);
   // --show-expected: a table per node of each pair's expected figures and shares, after its
   // matrices; none without it.
   const std::string shown = render_report(healthy, a, true);
@@ -498,7 +498,7 @@ TEST(Expected, NvlinkPairsAreJudgedAndAPlantedSlowPairIsNamed) {
   }
   EXPECT_NE(p.nodes[0].expected_findings.front().find("nvlink ce_write GPU 1"), std::string::npos)
       << p.nodes[0].expected_findings.front();
-  EXPECT_EQ(exit_code_of(planted, p), exit_code::kSlow);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(planted, p)), exit_code::kSlow);
   // H200 has its own entries (the lent 2 x H200's runs), which hold the H100 capture's pairs too;
   // a model with no nvlink run recorded has none, said once; each pair's expected is null.
   NvlinkRun h200 = healthy;

@@ -83,7 +83,7 @@ TEST(NvlinkJudge, CapturedNodePassesQuietly) {
   EXPECT_EQ(a.slow_pairs, 0);
   EXPECT_EQ(a.slow_targets, 0);
   EXPECT_EQ(a.gpu_findings, 0);
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kOk);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(run, a)), exit_code::kOk);
   EXPECT_EQ(*a.nodes[0].expected_gbps, 450);
   const std::string text = render_report(run, a);
   EXPECT_NE(text.find("# ce_write GB/s, rows src, columns dst"), std::string::npos) << text;
@@ -104,7 +104,7 @@ TEST(NvlinkJudge, CapturedPlantedSlowPairIsNamedAlone) {
     EXPECT_EQ(a.nodes[0].pairs[i].slow, (p.src == 1 && p.dst == 2) || (p.src == 2 && p.dst == 1)) << p.src << "->" << p.dst;
   }
   EXPECT_EQ(a.slow_targets, 0);
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kSlow);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(run, a)), exit_code::kSlow);
 }
 
 TEST(NvlinkJudge, PlantedSlowPairIsNamedAlone) {
@@ -116,7 +116,7 @@ TEST(NvlinkJudge, PlantedSlowPairIsNamedAlone) {
     const auto& p = run.nodes[0].pairs[i];
     EXPECT_EQ(a.nodes[0].pairs[i].slow, (p.src == 1 && p.dst == 2) || (p.src == 2 && p.dst == 1));
   }
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kSlow);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(run, a)), exit_code::kSlow);
   const std::string text = render_report(run, a);
   const std::string& bus1 = run.nodes[0].gpus[1].pci_bus_id;
   const std::string& bus2 = run.nodes[0].gpus[2].pci_bus_id;
@@ -151,7 +151,7 @@ TEST(NvlinkJudge, GpuWithALinkDownIsNamed) {
   EXPECT_EQ(a.nodes[0].gpu_findings[0], "GPU 3 (rank 3, " + run.nodes[0].gpus[3].pci_bus_id +
                                             "): NVLink reduced: 17 of 18 links active (H100 SXM has 18 at NVLink 4.0)");
   EXPECT_NE(render_report(run, a).find("reduced: 17 of 18 links active"), std::string::npos);
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kSlow);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(run, a)), exit_code::kSlow);
   // A model the table lacks is held to its node's other GPUs only.
   for (auto& g : run.nodes[0].gpus) g.name = "NVIDIA H20";
   const Analysis unknown = analyse(run);
@@ -180,7 +180,7 @@ TEST(NvlinkJudge, WrongBytesOutrankSlowness) {
   slow_down(run, 0, 1, 0.1);
   const Analysis a = analyse(run);
   EXPECT_EQ(a.wrong_total, 5u);
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kWrongData);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(run, a)), exit_code::kWrongData);
   EXPECT_NE(render_report(run, a).find("# WRONG pair"), std::string::npos);
 }
 
@@ -224,7 +224,7 @@ TEST(NvlinkJudge, ASlowPairsThrottledGpuIsNamedAsItsLikelyCause) {
             "GPU throttled: " + gpu1 + " was held by power cap (87% of the window) during the GPU 1 -> GPU 2 pair's "
             "tests: the likely cause of its slowness, before the fabric");
   EXPECT_NE(a.nodes[0].gpu_state_findings[1].find("during the GPU 2 -> GPU 1 pair's tests"), std::string::npos);
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kSlow);  // the slow pairs' verdict, unchanged
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(run, a)), exit_code::kSlow);  // the slow pairs' verdict, unchanged
   EXPECT_NE(render_report(run, a).find("\n# " + a.nodes[0].gpu_state_findings[0] + "\n"), std::string::npos);
   const nlohmann::json doc = to_json(run, a);
   EXPECT_EQ(doc["nodes"][0]["gpu_state_findings"].size(), 2u);
@@ -269,7 +269,7 @@ TEST(NvlinkReports, PrometheusAndHtmlNameThePlantedPair) {
   slow_down(run, 1, 2, 0.25);
   const Analysis a = analyse(run);
   const report::Sheet sheet = sheet_from_json(to_json(run, a));
-  const std::string prom = report::render_sheet_prometheus(sheet, exit_code_of(run, a));
+  const std::string prom = report::render_sheet_prometheus(sheet, judge::exit_code_of(outcomes_of(run, a)));
   const std::string& host = run.nodes[0].host;
   EXPECT_NE(prom.find("# TYPE commsweep_nvlink_bandwidth_gbps gauge"), std::string::npos);
   // Labels: the case parts of the family's figures (pairs: host, src, dst, test; GPUs: gpu).

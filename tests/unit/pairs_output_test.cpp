@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "judge/outcomes.hpp"
 #include "pairs/figures.hpp"
 #include "pairs/job.hpp"
 #include "pairs/outliers.hpp"
@@ -163,7 +164,7 @@ TEST(PairsOutput, HtmlLabelsColumnsShowsItsScaleAndTheSlowestPairs) {
 TEST(PairsOutput, PrometheusNamesEachPairAndItsVerdict) {
   const PairsRun run = run_of(6, 5);
   const Analysis a = analyse(run);
-  const std::string prom = report::render_sheet_prometheus(sheet_from_json(report_json(run, a)), exit_code_of(run, a));
+  const std::string prom = report::render_sheet_prometheus(sheet_from_json(report_json(run, a)), judge::exit_code_of(outcomes_of(run, a)));
   EXPECT_NE(prom.find("# TYPE commsweep_pairs_bandwidth_gbps gauge\n"), std::string::npos) << prom;
   EXPECT_EQ(count(prom, "\ncommsweep_pairs_bandwidth_gbps{"), 15u) << "one sample per pair of 6 nodes";
   EXPECT_EQ(count(prom, "\ncommsweep_pairs_time_us{"), 15u);

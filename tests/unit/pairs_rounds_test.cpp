@@ -96,15 +96,15 @@ TEST(PairsRounds, UncheckedRoundsLeaveWrongElementsUnknown) {
 TEST(PairsRounds, ExitCodeWrongOutranksIncompleteWhichOutranksHealthWhichOutranksSlow) {
   PairsRun run;
   Analysis a;
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kOk);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(run, a)), exit_code::kOk);
   a.slow = {0};
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kSlow);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(run, a)), exit_code::kSlow);
   run.health_fail = {"node1 mlx5_1 port 1: link_downed +1"};
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kHealthFail);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(run, a)), exit_code::kHealthFail);
   run.complete = false;
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kInterrupted);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(run, a)), exit_code::kInterrupted);
   a.wrong_total = 1;
-  EXPECT_EQ(exit_code_of(run, a), exit_code::kWrongData);
+  EXPECT_EQ(judge::exit_code_of(outcomes_of(run, a)), exit_code::kWrongData);
 }
 
 }  // namespace
