@@ -143,7 +143,9 @@ TEST(NvLinkMode, ARecordingPlantsATrainedDownLinkOnGpu1Alone) {
   // The after snapshot of a run: a recording gives no PCI bus ids, so each GPU is matched with
   // itself by its index, never GPU 1's inactive links taken for GPU 0's gone down.
   const HealthReport r = build_report({NodeHealth{"n0", s, gpus_of(*nvml)}});
-  EXPECT_EQ(finding_lines(r.findings), finding_lines(judge_state(s)));
+  EXPECT_EQ(finding_lines(r.findings),
+            std::vector<std::string>{"WARN GPU 1 NVLinks: mode reduced: 12 of 18 links active (H200 SXM has 18 at "
+                                     "NVLink 4.0); inactive: 12-17 (NVIDIA) (so before the run too)"});
 
   auto without = replay_nvml(gpu_state_fixture("healthy.json"), "COMMSWEEP_NVML_RECORDING=x");
   const Snapshot h = gpus_of(*without);
