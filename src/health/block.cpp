@@ -64,7 +64,7 @@ void add_gpus(const NodeHealth& n, double seconds, Summary& s) {
     }
     if (!n.before) continue;
     for (const auto& gb : n.before->gpus) {
-      if (gb.pci_bus_id != g.pci_bus_id) continue;
+      if (!gb.same_gpu(g)) continue;
       for (const auto& lb : gb.nvlinks)
         for (const auto& la : g.nvlinks) {
           if (la.link != lb.link) continue;

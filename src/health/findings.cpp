@@ -269,7 +269,7 @@ void gpu_changes(const Snapshot& b, const Snapshot& a, Judge& j) {
   for (const auto& gb : b.gpus) {
     const GpuHealth* ga = nullptr;
     for (const auto& g : a.gpus)
-      if (g.pci_bus_id == gb.pci_bus_id) ga = &g;
+      if (g.same_gpu(gb)) ga = &g;
     if (!ga) {
       j.add("gpu_gone", gb.component(), "present", "gone since the first snapshot (fallen off the bus?)");
       continue;

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "health/gpu_reader.hpp"
+
 namespace commsweep::health {
 namespace {
 
@@ -24,11 +26,23 @@ constexpr std::array<const char*, 6> kCounters = {"energy_mj", "reference_us", "
 constexpr std::array<const char*, 7> kGauges = {"sm_mhz", "mem_mhz", "max_sm_mhz", "temperature_c",
                                                 "power_mw", "power_limit_mw", "clock_event_reasons"};
 
+// nvmlNvlinkVersion_t's last value (NVML_NVLINK_VERSION_5_0).
+constexpr std::uint64_t kMaxNvlinkVersion = 7;
+
 using Sample = std::map<std::string, std::uint64_t>;  // key -> value; absent: Not Supported
+
+// The GPU's NVLinks, which do not change from sample to sample (a link trains at boot): what
+// the health snapshots read (health/gpu_reader.hpp). Each left out answers Not Supported.
+struct NvLinks {
+  std::optional<std::vector<std::uint64_t>> state;    // nvmlEnableState_t per link (1: active)
+  std::optional<std::vector<std::uint64_t>> version;  // nvmlNvlinkVersion_t per link
+  std::map<unsigned, std::uint64_t> fields;           // nvml_field id -> value
+};
 
 struct Gpu {
   std::string name;
   std::vector<Sample> samples;
+  NvLinks nvlinks;
   std::size_t at = 0;             // the sample answering now
   std::set<std::string> answered;  // the calls it answered
 };
@@ -73,6 +87,28 @@ class ReplayNvml final : public UnsupportedNvml {
     if (rc != 0) return rc;
     return value(*s, "reference_us", reference_us);
   }
+  // The NVLink calls answer from the GPU's own keys and move no sample: the health snapshots
+  // read them, and a GPU's links do not change between its window reads.
+  int nvlink_state(unsigned gpu, unsigned link, bool* active) override {
+    std::uint64_t v = 0;
+    const int rc = per_link(gpu, link, &NvLinks::state, &v);
+    *active = v == 1;
+    return rc;
+  }
+  int nvlink_version(unsigned gpu, unsigned link, unsigned* version) override {
+    std::uint64_t v = 0;
+    const int rc = per_link(gpu, link, &NvLinks::version, &v);
+    *version = static_cast<unsigned>(v);
+    return rc;
+  }
+  int field_value(unsigned gpu, unsigned field, std::int64_t* value) override {
+    if (gpu >= gpus_.size()) return nvml_rc::kInvalidArgument;
+    const auto& fields = gpus_[gpu].nvlinks.fields;
+    const auto it = fields.find(field);
+    if (it == fields.end()) return nvml_rc::kNotSupported;
+    *value = static_cast<std::int64_t>(it->second);
+    return 0;
+  }
 
  private:
   // The sample that answers CALL on GPU: the current one, or the next where CALL was answered.
@@ -100,6 +136,17 @@ class ReplayNvml final : public UnsupportedNvml {
       b->second += (b->second - a->second) * (k - last);
     }
     return s;
+  }
+  // LINK's value in the GPU's per-link list: Not Supported without the list, an invalid
+  // argument past its end (NVML's answer for a link the GPU does not have).
+  int per_link(unsigned gpu, unsigned link, std::optional<std::vector<std::uint64_t>> NvLinks::*list,
+               std::uint64_t* out) const {
+    if (gpu >= gpus_.size()) return nvml_rc::kInvalidArgument;
+    const auto& values = gpus_[gpu].nvlinks.*list;
+    if (!values) return nvml_rc::kNotSupported;
+    if (link >= values->size()) return nvml_rc::kInvalidArgument;
+    *out = (*values)[link];
+    return 0;
   }
   template <typename T>
   static int value(const Sample& s, const std::string& key, T* out) {
@@ -149,6 +196,37 @@ Sample sample_from(const json& j, const std::string& where) {
   return s;
 }
 
+// A per-link list V (at AT), each value at most MAX.
+std::vector<std::uint64_t> links_in(const json& v, std::uint64_t max, const std::string& at) {
+  if (!v.is_array() || v.empty() || v.size() > kMaxNvLinks)
+    throw std::runtime_error(at + ": not an array of 1 to " + std::to_string(kMaxNvLinks) + " links");
+  std::vector<std::uint64_t> out;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    out.push_back(count_in(v[k], at + "[" + std::to_string(k) + "]"));
+    if (out.back() > max)
+      throw std::runtime_error(at + "[" + std::to_string(k) + "]: above " + std::to_string(max) + " (NVML's enum)");
+  }
+  return out;
+}
+
+// The NVLink keys of G, a GPU's object at WHERE; every other key but its name and samples is
+// wrong.
+NvLinks nvlinks_from(const json& g, const std::string& where) {
+  NvLinks n;
+  for (const auto& [key, v] : g.items()) {
+    if (key == "name" || key == "samples") continue;
+    const std::string at = where + "." + key;
+    if (key == "nvlink_state") n.state = links_in(v, 1, at);
+    else if (key == "nvlink_version") n.version = links_in(v, kMaxNvlinkVersion, at);
+    else if (key == "nvlink_speed_mbps") n.fields[nvml_field::kNvLinkSpeedMbpsCommon] = count_in(v, at);
+    else if (key == "nvlink_link_count") n.fields[nvml_field::kNvLinkLinkCount] = count_in(v, at);
+    else throw std::runtime_error(at + ": unknown key");
+  }
+  if (n.version && (!n.state || n.version->size() != n.state->size()))
+    throw std::runtime_error(where + ".nvlink_version: not one per link of nvlink_state");
+  return n;
+}
+
 }  // namespace
 
 std::unique_ptr<NvmlApi> replay_nvml(const std::string& file, const std::string& named) {
@@ -173,6 +251,7 @@ std::unique_ptr<NvmlApi> replay_nvml(const std::string& file, const std::string&
         throw std::runtime_error(where + ".samples: not a non-empty array");
       Gpu gpu;
       gpu.name = g.value("name", "recorded GPU");
+      gpu.nvlinks = nvlinks_from(g, where);
       for (std::size_t k = 0; k < g.at("samples").size(); ++k)
         gpu.samples.push_back(sample_from(g.at("samples")[k], where + ".samples[" + std::to_string(k) + "]"));
       gpus.push_back(std::move(gpu));

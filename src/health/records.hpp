@@ -77,6 +77,12 @@ struct GpuHealth {
   std::vector<std::string> unread;  // "NVLink: not supported", "ECC: ..."
 
   std::string component() const { return "GPU " + std::to_string(index); }
+  // Whether OTHER, in another snapshot of the node, is this GPU: the same PCI bus id, or, where
+  // either has none (NVML gave none: a recording's replay, health/nvml_recording.hpp), the same
+  // NVML index, so that two GPUs without one are never taken for each other.
+  bool same_gpu(const GpuHealth& other) const {
+    return pci_bus_id.empty() || other.pci_bus_id.empty() ? index == other.index : pci_bus_id == other.pci_bus_id;
+  }
 };
 
 struct XidEvent {

@@ -6,13 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <stdexcept>
 #include <thread>
 
 #include "core/error.hpp"
 #include "health/nvml_loader.hpp"
-#include "health/nvml_recording.hpp"
 #include "run/gpu_sampler.hpp"
+#include "run/nvml_recording_env.hpp"
 
 namespace commsweep {
 namespace {
@@ -105,18 +104,12 @@ NvmlWindowObserver::NvmlWindowObserver(const std::string& backend, int local_ran
 }
 
 bool NvmlWindowObserver::open(const std::string& backend, int local_rank, const std::string& bus_id) {
-  const char* recording = std::getenv("COMMSWEEP_NVML_RECORDING");
-  if (recording && *recording) {
-    const std::string named = std::string("COMMSWEEP_NVML_RECORDING=") + recording;
-    try {
-      nvml_ = health::replay_nvml(recording, named);
-    } catch (const std::runtime_error& e) {
-      throw_usage(e.what());
-    }
+  if (NvmlRecording recording = nvml_recording(); recording.nvml) {
+    nvml_ = std::move(recording.nvml);
     unsigned count = 0;
     nvml_->device_count(&count);
     if (static_cast<unsigned>(local_rank) >= count)
-      throw_usage(named + ": " + std::to_string(count) + " GPUs recorded, and local rank " +
+      throw_usage(recording.named + ": " + std::to_string(count) + " GPUs recorded, and local rank " +
                   std::to_string(local_rank) + " reads GPU " + std::to_string(local_rank));
     gpu_ = static_cast<unsigned>(local_rank);
     return false;

@@ -7,7 +7,7 @@
 //     ends            read at the window's two ends, on the measuring rank's own turn (exact
 //                     windows; the reads cost the next rows' time at small sizes)
 //     0               read nothing, not even a recording's replay
-//   COMMSWEEP_NVML_RECORDING=FILE  replay FILE (health/nvml_recording.hpp) instead of the
+//   COMMSWEEP_NVML_RECORDING=FILE  replay FILE (run/nvml_recording_env.hpp) instead of the
 //                                  driver's NVML, at the window's two ends: the rank reads the
 //                                  recording's GPU of its local rank, on any backend (tests plant
 //                                  throttling and drift so)

@@ -12,6 +12,7 @@
 #include "health/tree.hpp"
 #include "health/thresholds.hpp"
 #include "core/error.hpp"
+#include "run/nvml_recording_env.hpp"
 #include "runtime/world.hpp"
 
 namespace commsweep {
@@ -75,10 +76,13 @@ health::RuleBook health_rules(World& world, const ThresholdsFile& file, double t
 
 HealthWatch::HealthWatch(World& world, std::string sysfs_root, double timeout_s, bool read_gpus)
     : world_(world), tree_(std::move(sysfs_root)), timeout_s_(timeout_s), reader_(world.node_rank() == 0) {
-  if (reader_ && read_gpus) {
-    nvml_ = health::load_nvml();
-    if (nvml_->unavailable().empty()) nvml_->register_xid_events();
-  }
+  if (!read_gpus) return;
+  // Every rank opens a recording, so that one that cannot be read stops them all alike; the
+  // readers keep theirs (a replay of their own: the window reads' samples stay where they are).
+  NvmlRecording recording = nvml_recording();
+  if (!reader_) return;
+  nvml_ = recording.nvml ? std::move(recording.nvml) : health::load_nvml();
+  if (nvml_->unavailable().empty()) nvml_->register_xid_events();
 }
 
 HealthWatch::~HealthWatch() = default;

@@ -3,6 +3,10 @@
 // (src/health/) know no MPI; this is where they meet the World.
 //   COMMSWEEP_SYSFS_ROOT  the folder /sys is read under (default /; tests point it at trees)
 //   COMMSWEEP_HEALTH=0    no snapshots around the measuring commands
+//   COMMSWEEP_NVML_RECORDING=FILE  the GPUs read from FILE's replay in place of the driver's
+//                         NVML (run/nvml_recording_env.hpp): every GPU of the recording is one
+//                         of the node's, on any backend; the before snapshot reads each GPU's
+//                         first sample, the after snapshot its next
 #pragma once
 
 #include <memory>
@@ -22,7 +26,8 @@ class World;
 
 class HealthWatch {
  public:
-  // NVML is loaded on the reader ranks only when READ_GPUS.
+  // NVML (or COMMSWEEP_NVML_RECORDING's replay) is opened on the reader ranks only when
+  // READ_GPUS.
   HealthWatch(World& world, std::string sysfs_root, double timeout_s, bool read_gpus = true);
   ~HealthWatch();
   HealthWatch(const HealthWatch&) = delete;

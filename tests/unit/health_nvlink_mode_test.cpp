@@ -2,16 +2,20 @@
 // recorded NVML double: a healthy H100 SXM node, one GPU planted trained down (fewer links, an
 // older version, a slower speed: named alone, by its own rule), a bridged board with fewer
 // links by design, a model the table lacks (said once), and the lent H200's recorded answer
-// (a pass-through VM: no NVLink at all).
+// (a pass-through VM: no NVLink at all); the same planted through a recording
+// (health/nvml_recording.hpp), as the MPI test plants it.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/text_file.hpp"
 #include "health/findings.hpp"
 #include "health/gpu_reader.hpp"
+#include "health/nvml_recording.hpp"
 #include "health/nvlink_mode.hpp"
 #include "health/report.hpp"
 #include "health_nvml_double.hpp"
@@ -113,6 +117,65 @@ TEST(NvLinkMode, TheLentH200VmsRecordedAnswerIsNoNvlinkNotAReducedOne) {
   EXPECT_EQ(finding_lines(judge_state(s)), std::vector<std::string>{});
   EXPECT_EQ(nvlink_mode(s.gpus[0]).text(), "no NVLink");
   EXPECT_EQ(nvlink_model_of("NVIDIA H200")->links, 18);
+}
+
+std::string gpu_state_fixture(const std::string& name) {
+  return std::string(COMMSWEEP_SOURCE_DIR) + "/tests/fixtures/gpu_state/" + name;
+}
+
+// The recording the MPI test plants with (COMMSWEEP_NVML_RECORDING): its NVLink keys answer the
+// reader's calls, GPU 1's 12 of 18 links named alone; a recording without them is no NVLink.
+TEST(NvLinkMode, ARecordingPlantsATrainedDownLinkOnGpu1Alone) {
+  auto nvml = replay_nvml(gpu_state_fixture("nvlink-trained-down-rank1.json"), "COMMSWEEP_NVML_RECORDING=x");
+  const Snapshot s = gpus_of(*nvml);
+  ASSERT_EQ(s.gpus.size(), 2u);
+  EXPECT_EQ(s.gpus[0].nvlinks.size(), 18u);
+  EXPECT_EQ(s.gpus[0].nvlink_speed_mbps, 25000u);
+  EXPECT_EQ(s.gpus[0].nvlink_link_count, 18u);
+  EXPECT_EQ(nvlink_mode(s.gpus[0]).text(), "18 of 18 links at NVLink 4.0, 25 GB/s each");
+  EXPECT_EQ(finding_lines(judge_state(s)),
+            std::vector<std::string>{"WARN GPU 1 NVLinks: mode reduced: 12 of 18 links active (H200 SXM has 18 at "
+                                     "NVLink 4.0); inactive: 12-17 (NVIDIA)"});
+  // Reading the links, 18 per GPU, moved no sample: a counter still reads the first one.
+  std::uint64_t mj = 0;
+  ASSERT_EQ(nvml->total_energy(1, &mj), nvml_rc::kSuccess);
+  EXPECT_EQ(mj, 9'000'000'000u);
+  // The after snapshot of a run: a recording gives no PCI bus ids, so each GPU is matched with
+  // itself by its index, never GPU 1's inactive links taken for GPU 0's gone down.
+  const HealthReport r = build_report({NodeHealth{"n0", s, gpus_of(*nvml)}});
+  EXPECT_EQ(finding_lines(r.findings),
+            std::vector<std::string>{"WARN GPU 1 NVLinks: mode reduced: 12 of 18 links active (H200 SXM has 18 at "
+                                     "NVLink 4.0); inactive: 12-17 (NVIDIA) (so before the run too)"});
+
+  auto without = replay_nvml(gpu_state_fixture("healthy.json"), "COMMSWEEP_NVML_RECORDING=x");
+  const Snapshot h = gpus_of(*without);
+  ASSERT_EQ(h.gpus.size(), 2u);
+  EXPECT_TRUE(h.gpus[1].nvlinks.empty());
+  EXPECT_EQ(h.gpus[1].unread, std::vector<std::string>{"NVLink: none (Not Supported (not in the recording))"});
+  EXPECT_EQ(finding_lines(judge_state(h)), std::vector<std::string>{});
+}
+
+// A wrong NVLink key is refused with the variable, the GPU and the key, as a wrong sample key is.
+TEST(NvLinkMode, AWrongNvlinkKeyInARecordingIsNamed) {
+  const std::string file = ::testing::TempDir() + "/nvlink-recording.json";
+  const auto refused = [&](const std::string& gpu) {
+    std::ofstream(file) << R"({"format": "commsweep.nvml-recording/1", "gpus": [{"samples": [{}]}, )" << gpu << "]}";
+    try {
+      replay_nvml(file, "COMMSWEEP_NVML_RECORDING=f");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refused(R"({"samples": [{}], "nvlink_states": [1]})"),
+            "COMMSWEEP_NVML_RECORDING=f: gpus[1].nvlink_states: unknown key");
+  EXPECT_EQ(refused(R"({"samples": [{}], "nvlink_state": [1, 2]})"),
+            "COMMSWEEP_NVML_RECORDING=f: gpus[1].nvlink_state[1]: above 1 (NVML's enum)");
+  EXPECT_EQ(refused(R"({"samples": [{}], "nvlink_state": [1, 1], "nvlink_version": [6]})"),
+            "COMMSWEEP_NVML_RECORDING=f: gpus[1].nvlink_version: not one per link of nvlink_state");
+  EXPECT_EQ(refused(R"({"samples": [{}], "nvlink_speed_mbps": -1})"),
+            "COMMSWEEP_NVML_RECORDING=f: gpus[1].nvlink_speed_mbps: not a whole number >= 0 (NVML's unit)");
+  EXPECT_EQ(refused(R"({"samples": [{}], "nvlink_state": [1], "nvlink_link_count": 1})"), "accepted");
 }
 
 TEST(NvLinkMode, TheTableNamesEachModelAsNvmlDoes) {
