@@ -136,6 +136,7 @@ def pairs_case(opts, fail):
         fail.check(ranks == expected, "pairs: pair %s-%s's windows of ranks %s" % (p["node_a"], p["node_b"], ranks))
     fail.check(any("GPU state per window: read at each window's two ends" in l for l in out.splitlines()),
                "pairs: no line saying what the reads cost")
+    return out, err
 
 
 def check_trained_down(opts, fail, schema):
