@@ -50,9 +50,9 @@ void keep_worst(std::map<std::size_t, Mark>& by_row, std::size_t row, const Mark
   if (it == by_row.end() || (higher_is_worse ? m.value > it->second.value : m.value < it->second.value)) by_row[row] = m;
 }
 
-// The throttles of each window, and each GPU's drift from the mean of its node's GPUs in the
-// same window.
-Marks marks_of(const std::vector<WindowRow>& rows, const std::vector<std::string>& hosts) {
+// The throttles of each window, and, where DRIFT, each GPU's drift from the mean of its node's
+// GPUs in the same window.
+Marks marks_of(const std::vector<WindowRow>& rows, const std::vector<std::string>& hosts, bool drift_judged) {
   Marks marks;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (const std::vector<GpuWindow>* half : rows[i].halves) {
@@ -63,6 +63,7 @@ Marks marks_of(const std::vector<WindowRow>& rows, const std::vector<std::string
         if (w.rank >= 0 && static_cast<std::size_t>(w.rank) < hosts.size()) by_host[hosts[w.rank]].push_back(&w);
       }
       for (const auto& entry : by_host) {
+        if (!drift_judged) break;
         const std::vector<const GpuWindow*>& ws = entry.second;  // a named reference: clang 14 refuses a lambda capturing a structured binding
         auto drift = [&](auto reading, const std::string& what, double pct, bool below) {
           double sum = 0;
@@ -128,9 +129,10 @@ std::string share_text(double share) {
   return s;
 }
 
-std::vector<std::string> findings_of(const std::vector<WindowRow>& rows, const std::vector<std::string>& hosts_by_rank) {
+std::vector<std::string> findings_of(const std::vector<WindowRow>& rows, const std::vector<std::string>& hosts_by_rank,
+                                     bool drift) {
   std::vector<std::string> out;
-  for (const auto& [key, by_row] : marks_of(rows, hosts_by_rank)) {
+  for (const auto& [key, by_row] : marks_of(rows, hosts_by_rank, drift)) {
     const auto& [rank, what] = key;
     const bool throttle = what.rfind("throttle:", 0) == 0;
     const bool higher_is_worse = throttle || what == "power";
@@ -165,13 +167,13 @@ std::vector<std::string> findings_of(const std::vector<WindowRow>& rows, const s
 }  // namespace
 
 std::vector<std::string> gpu_state_findings(const std::vector<ResultRow>& rows,
-                                            const std::vector<std::string>& hosts_by_rank) {
-  return findings_of(window_rows(rows), hosts_by_rank);
+                                            const std::vector<std::string>& hosts_by_rank, bool drift) {
+  return findings_of(window_rows(rows), hosts_by_rank, drift);
 }
 
 std::vector<std::string> gpu_state_findings(const std::vector<EpRow>& rows,
-                                            const std::vector<std::string>& hosts_by_rank) {
-  return findings_of(window_rows(rows), hosts_by_rank);
+                                            const std::vector<std::string>& hosts_by_rank, bool drift) {
+  return findings_of(window_rows(rows), hosts_by_rank, drift);
 }
 
 std::vector<std::string> throttle_findings(const std::vector<GpuWindow>& windows,

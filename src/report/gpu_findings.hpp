@@ -27,13 +27,17 @@ inline constexpr double kClockDriftPct = 10;
 inline constexpr double kPowerDriftPct = 20;
 
 // The findings over ROWS (in the order measured); HOSTS_BY_RANK names the hosts (the node of a
-// GPU is its host). Empty where no window was read or nothing is wrong.
+// GPU is its host). Empty where no window was read or nothing is wrong. DRIFT: whether the drift
+// rules are judged. They compare the GPUs of a node in one window, so they need windows read at
+// the same moments on every rank (at the window's ends); sampled windows (run/gpu_sampler.hpp)
+// are each rank's own, up to a period apart, and a GPU's power follows the rows within them: on
+// 2 x H200 two healthy GPUs' sampled powers differed by 20-42% (docs/gpu-state.md).
 std::vector<std::string> gpu_state_findings(const std::vector<ResultRow>& rows,
-                                            const std::vector<std::string>& hosts_by_rank);
+                                            const std::vector<std::string>& hosts_by_rank, bool drift = true);
 // The same over EP rows (one window per case: its fresh-entry timed iterations), the cases of one
 // implementation, type, routing and shape grouped by tokens.
 std::vector<std::string> gpu_state_findings(const std::vector<EpRow>& rows,
-                                            const std::vector<std::string>& hosts_by_rank);
+                                            const std::vector<std::string>& hosts_by_rank, bool drift = true);
 
 // The throttling in one measured window of a workload without rows (a pair's tests of `nvlink`, a
 // round of `pairs`): WINDOWS are the GPUs timed in it, NAME names one ("GPU 1 (rank 1, ...)"),

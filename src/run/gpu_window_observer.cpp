@@ -185,9 +185,10 @@ std::string gpu_state_note(const NvmlWindowObserver& observer) {
   if (!observer.not_read().empty()) return "GPU state per window: not read: " + observer.not_read();
   if (observer.reads() == 0) return "";
   const char* how = observer.how() == "sampled"
-                        ? "sampled every 100 ms on a thread of its own, nothing read between the rows"
+                        ? "sampled every 100 ms on a thread of its own, nothing read between the rows, drift from the "
+                          "node's mean not judged (COMMSWEEP_GPU_STATE=ends judges it)"
                         : "read at each window's two ends, outside every timed pass";
-  char line[320];
+  char line[400];
   std::snprintf(line, sizeof line, "GPU state per window: %s: %ld reads on rank 0, %.1f us each (%.0f us in all)", how,
                 observer.reads(), observer.read_us() / static_cast<double>(observer.reads()), observer.read_us());
   return line;

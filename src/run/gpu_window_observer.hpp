@@ -48,6 +48,8 @@ class NvmlWindowObserver final : public WindowObserver {
   long reads() const;
   double read_us() const;
   const std::string& how() const { return how_; }
+  // Whether the drift rules hold for these windows (report/gpu_findings.hpp): not when sampled.
+  bool drift_judged() const { return how_ != "sampled"; }
 
  private:
   // Whether the driver's NVML was opened (a recording's replay: false; nothing: nvml_ empty).

@@ -147,6 +147,11 @@ TEST(GpuFindings, APowerDriftIsNamedAlone) {
   EXPECT_EQ(found[0],
             "GPU power drift: rank 1 (host node-a, GPU 1) drew 500 W, 25% above its node's mean of 400 W (limit "
             "20%, DCGM 4.5's rule), during the 1 MiB-8 MiB all_reduce float sum rows");
+  // Sampled windows (each rank's own, up to a period apart) are not held to the drift rules; a
+  // throttle is still named.
+  EXPECT_TRUE(gpu_state_findings(rows_from("power-drift-rank1.json"), kHosts, /*drift=*/false).empty());
+  EXPECT_TRUE(gpu_state_findings(rows_from("clock-drift-rank1.json"), kHosts, /*drift=*/false).empty());
+  EXPECT_EQ(gpu_state_findings(rows_from("throttle-rank1.json"), kHosts, /*drift=*/false).size(), 1u);
 }
 
 TEST(GpuFindings, EpCasesAreGroupedByTokens) {
