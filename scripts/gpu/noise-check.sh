@@ -35,18 +35,19 @@ step() {
   echo "== $name: $*" | tee "$OUT/$name.log"
   timeout --kill-after=30 "$STEP_TIMEOUT_S" "$@" >>"$OUT/$name.log" 2>&1 || rc=$?
   SUMMARY+=("$name: exit $rc (expected $want)")
-  [ "$rc" = "$want" ] || FAILED=1
+  [[ "|$want|" == *"|$rc|"* ]] || FAILED=1  # WANT: a code, or codes as "0|10"
 }
 
-# An all_reduce run on NP ranks: NAME then extra commsweep arguments; its JSON in $OUT/NAME.json.
+# sweep NAME WANT [FLAGS...]: an all_reduce run on NP ranks with FLAGS added, its JSON in
+# $OUT/NAME.json; WANT its exit code, or codes as "0|10".
 sweep() {
-  local name=$1
-  shift
+  local name=$1 want=$2
+  shift 2
   local -a cmd=(mpirun --bind-to none -np "$NP")
   [ "$(id -u)" -ne 0 ] || cmd+=(--allow-run-as-root)
   # shellcheck disable=SC2206 # NOISE_MPIRUN_ARGS is a list of words on purpose
   cmd+=(${NOISE_MPIRUN_ARGS:-} -x NCCL_NVLS_ENABLE "$BIN" "${SWEEP[@]}" --json "$OUT/$name.json" "${EXTRA[@]}" "$@")
-  step "$name" 0 "${cmd[@]}"
+  step "$name" "$want" "${cmd[@]}"
 }
 
 # compare NAME RESULTS EXPECTED_RC: the verdict table in $OUT/NAME.log, the verdicts as JSON beside it.
@@ -73,15 +74,17 @@ main() {
 
   local -a base=()
   for ((i = 1; i <= RUNS; i++)); do
-    sweep "base$i"
+    sweep "base$i" 0
     base+=("$OUT/base$i.json")
   done
   step baseline 0 "$BIN" baseline "${base[@]}" -o "$OUT/baseline.json" --note "scripts/gpu/noise-check.sh"
   for ((i = 1; i <= RUNS; i++)); do
-    sweep "run$i"
+    sweep "run$i" 0
     compare "compare-run$i" "$OUT/run$i.json" 0
   done
-  sweep slowed --fault "slow:$slow_rank"
+  # The slowed run itself: 0, or 10 where an expected figure applies to the hardware (its rows
+  # below their FAIL floor: docs/expected.md); compare must call it a regression either way.
+  sweep slowed "0|10" --fault "slow:$slow_rank"
   compare compare-slowed "$OUT/slowed.json" 9  # a regression (docs/failures.md)
 
   echo "== summary"
