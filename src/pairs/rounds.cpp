@@ -17,6 +17,12 @@
 namespace commsweep::pairs {
 namespace {
 
+// Whether a pair keeps a GPU window of a run of NODES nodes: every window up to kWindowsKeptNodes
+// nodes, a throttled one above (the findings use those; all of 1,000 nodes' would be millions).
+bool window_kept(const report::GpuWindow& w, std::size_t nodes) {
+  return nodes <= kWindowsKeptNodes || !w.throttles.empty();
+}
+
 constexpr int kMaxFollowUps = 4;  // each re-tests only what is still open; 2 suffice for one fault
 
 // rounds_ended() on the way out, an exception's included.
@@ -47,10 +53,9 @@ ExchangeConfig exchange_config(const PairsSettings& s) {
 void add_round(PairsRun& run, int round, const std::vector<std::string>& reports, bool checked,
                const std::vector<report::GpuWindow>& windows) {
   const std::uint64_t bytes = run.settings.bytes;
-  const bool keep_all = run.nodes.size() <= kWindowsKeptNodes;
   std::map<int, const report::GpuWindow*> window_of;  // by rank
   for (const auto& w : windows)
-    if (keep_all || !w.throttles.empty()) window_of[w.rank] = &w;
+    if (window_kept(w, run.nodes.size())) window_of[w.rank] = &w;
   for (const auto& np : run.rounds[round].pairs) {
     PairMeasurement m;
     m.round = round;
@@ -129,8 +134,8 @@ void measure_rounds(World& world, RunControl& control, PairExchange& exchange, c
       const auto window_end = gpu_state ? gpu_state->sample(WindowEnd::End) : std::nullopt;
       std::optional<report::GpuWindow> window;
       if (window_start && window_end) window = report::window_between(*window_start, *window_end);
-      // Sent only where rank 0 keeps it (add_round): above kWindowsKeptNodes nodes, a throttled one.
-      if (window && by_node.size() > kWindowsKeptNodes && window->throttles.empty()) window.reset();
+      // Sent only where rank 0 keeps it (add_round).
+      if (window && !window_kept(*window, by_node.size())) window.reset();
       const auto reports =
           world.gather(round_report(mine, window), Phase{label + " (gather)", Deadline::after(s.timeout_s)});
       if (world.rank() != 0) continue;

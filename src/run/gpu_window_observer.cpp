@@ -95,12 +95,7 @@ NvmlWindowObserver::NvmlWindowObserver(const std::string& backend, int local_ran
   unsigned mhz = 0;
   if (nvml_ && nvml_->max_sm_clock(gpu_, &mhz) == health::nvml_rc::kSuccess) max_sm_mhz_ = mhz;
   if (!nvml_) return;
-  if (live && reads == LiveReads::Sampled) {
-    sampler_ = std::make_unique<GpuSampler>(*nvml_, gpu_, kSamplePeriod);
-    how_ = "sampled";
-  } else {
-    how_ = "ends";
-  }
+  if (live && reads == LiveReads::Sampled) sampler_ = std::make_unique<GpuSampler>(*nvml_, gpu_, kSamplePeriod);
 }
 
 bool NvmlWindowObserver::open(const std::string& backend, int local_rank, const std::string& bus_id) {
@@ -184,7 +179,7 @@ double NvmlWindowObserver::read_us() const { return sampler_ ? sampler_->read_us
 std::string gpu_state_note(const NvmlWindowObserver& observer) {
   if (!observer.not_read().empty()) return "GPU state per window: not read: " + observer.not_read();
   if (observer.reads() == 0) return "";
-  const char* how = observer.how() == "sampled"
+  const char* how = observer.sampled()
                         ? "sampled every 100 ms on a thread of its own, nothing read between the rows, drift from the "
                           "node's mean not judged (COMMSWEEP_GPU_STATE=ends judges it)"
                         : "read at each window's two ends, outside every timed pass";

@@ -47,9 +47,10 @@ class NvmlWindowObserver final : public WindowObserver {
   // sampled) and their time; how the state is read ("" while nothing is).
   long reads() const;
   double read_us() const;
-  const std::string& how() const { return how_; }
+  // Whether the windows come from the sampler (else from reads at their ends, or none).
+  bool sampled() const { return sampler_ != nullptr; }
   // Whether the drift rules hold for these windows (report/gpu_findings.hpp): not when sampled.
-  bool drift_judged() const { return how_ != "sampled"; }
+  bool drift_judged() const { return !sampled(); }
 
  private:
   // Whether the driver's NVML was opened (a recording's replay: false; nothing: nvml_ empty).
@@ -57,7 +58,6 @@ class NvmlWindowObserver final : public WindowObserver {
 
   std::unique_ptr<health::NvmlApi> nvml_;
   std::unique_ptr<GpuSampler> sampler_;  // after nvml_: destroyed first, it calls it
-  std::string how_;
   unsigned gpu_ = 0;
   std::optional<unsigned> max_sm_mhz_;  // read once: the GPU's, not the window's
   std::string not_read_;
