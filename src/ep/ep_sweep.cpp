@@ -91,8 +91,8 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
   std::vector<double> dispatch_us, combine_us;
   // The GPU's state over the case: read before the warm-up and after the back-to-back pass, never
   // between a warm-up and what it warms (a read costs milliseconds on some hosts: docs/gpu-state.md).
-  std::optional<report::GpuSample> window_start, window_end;
-  if (gpu_state_) window_start = gpu_state_->sample(WindowEnd::Start);
+  std::optional<WindowSamples> window;
+  if (gpu_state_) gpu_state_->window_starts();
   for (int i = 0; i < config_.warmup + config_.iters; ++i) {
     const Phase p = phase(i < config_.warmup ? "warm-up" : "timed iterations");
     const auto guard = control_.watch(p);
@@ -127,7 +127,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
                    config_.iters;
     exchange.back_to_back(false);
   }
-  if (gpu_state_ && window_start) window_end = gpu_state_->sample(WindowEnd::End);
+  if (gpu_state_) window = gpu_state_->window_ends();
 
   EpWrong wrong;
   EpResult result;
@@ -179,7 +179,7 @@ report::EpRow EpSweep::run_case(const EpCase& c, const std::vector<Routing>& all
     return all.empty() ? 0 : static_cast<int>(*std::max_element(all.begin(), all.end()));
   };
   std::vector<report::GpuWindow> gpu_state;
-  if (gpu_state_) gpu_state = gather_windows(world_, window_start, window_end, p);
+  if (gpu_state_) gpu_state = gather_windows(world_, window, p);
   const int d_sms = most(exchange.kernel_sms(true));
   const int c_sms = most(exchange.kernel_sms(false));
 

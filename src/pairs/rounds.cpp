@@ -129,11 +129,11 @@ void measure_rounds(World& world, RunControl& control, PairExchange& exchange, c
       const std::string label = "pairs round " + std::to_string(r + 1);
       faults.before_round(r);
       const int partner = partner_of(world.rank(), run.rounds[r], by_node, node_of);
-      const auto window_start = gpu_state ? gpu_state->sample(WindowEnd::Start) : std::nullopt;
+      if (gpu_state) gpu_state->window_starts();
       const RankRound mine = exchange.run_round(partner, label);
-      const auto window_end = gpu_state ? gpu_state->sample(WindowEnd::End) : std::nullopt;
+      const auto samples = gpu_state ? gpu_state->window_ends() : std::nullopt;
       std::optional<report::GpuWindow> window;
-      if (window_start && window_end) window = report::window_between(*window_start, *window_end);
+      if (samples) window = report::window_between(samples->start, samples->end);
       // Sent only where rank 0 keeps it (add_round).
       if (window && !window_kept(*window, by_node.size())) window.reset();
       const auto reports =

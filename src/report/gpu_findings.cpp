@@ -50,9 +50,24 @@ void keep_worst(std::map<std::size_t, Mark>& by_row, std::size_t row, const Mark
   if (it == by_row.end() || (higher_is_worse ? m.value > it->second.value : m.value < it->second.value)) by_row[row] = m;
 }
 
-// The throttles of each window, and, where DRIFT, each GPU's drift from the mean of its node's
-// GPUs in the same window.
-Marks marks_of(const std::vector<WindowRow>& rows, const std::vector<std::string>& hosts, bool drift_judged) {
+// The windows of one node that span the same moments: those whose length lies within
+// kWindowMatchPct and kWindowMatchUs of the node's median.
+std::vector<const GpuWindow*> same_moments(const std::vector<const GpuWindow*>& windows) {
+  std::vector<double> lengths;
+  for (const GpuWindow* w : windows) lengths.push_back(w->window_us);
+  std::sort(lengths.begin(), lengths.end());
+  const std::size_t n = lengths.size();
+  const double median = n == 0 ? 0 : n % 2 ? lengths[n / 2] : (lengths[n / 2 - 1] + lengths[n / 2]) / 2;
+  const double tolerance = std::max(median * kWindowMatchPct / 100, kWindowMatchUs);
+  std::vector<const GpuWindow*> out;
+  for (const GpuWindow* w : windows)
+    if (std::abs(w->window_us - median) <= tolerance) out.push_back(w);
+  return out;
+}
+
+// The throttles of each window, and each GPU's drift from the mean of its node's GPUs in the
+// same window (those of its windows that span the same moments).
+Marks marks_of(const std::vector<WindowRow>& rows, const std::vector<std::string>& hosts) {
   Marks marks;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (const std::vector<GpuWindow>* half : rows[i].halves) {
@@ -63,8 +78,7 @@ Marks marks_of(const std::vector<WindowRow>& rows, const std::vector<std::string
         if (w.rank >= 0 && static_cast<std::size_t>(w.rank) < hosts.size()) by_host[hosts[w.rank]].push_back(&w);
       }
       for (const auto& entry : by_host) {
-        if (!drift_judged) break;
-        const std::vector<const GpuWindow*>& ws = entry.second;  // a named reference: clang 14 refuses a lambda capturing a structured binding
+        const std::vector<const GpuWindow*> ws = same_moments(entry.second);
         auto drift = [&](auto reading, const std::string& what, double pct, bool below) {
           double sum = 0;
           int n = 0;
@@ -80,7 +94,10 @@ Marks marks_of(const std::vector<WindowRow>& rows, const std::vector<std::string
           }
         };
         drift([](const GpuWindow& w) { return w.sm_mhz_end; }, "clock", kClockDriftPct, true);
-        drift([](const GpuWindow& w) { return w.power_w; }, "power", kPowerDriftPct, false);
+        // A mean over the window (energy) and a reading at its end (sample) are not compared.
+        for (const char* from : {"energy", "sample"})
+          drift([from](const GpuWindow& w) { return w.power_from == from ? w.power_w : std::nullopt; }, "power",
+                kPowerDriftPct, false);
       }
     }
   }
@@ -129,10 +146,9 @@ std::string share_text(double share) {
   return s;
 }
 
-std::vector<std::string> findings_of(const std::vector<WindowRow>& rows, const std::vector<std::string>& hosts_by_rank,
-                                     bool drift) {
+std::vector<std::string> findings_of(const std::vector<WindowRow>& rows, const std::vector<std::string>& hosts_by_rank) {
   std::vector<std::string> out;
-  for (const auto& [key, by_row] : marks_of(rows, hosts_by_rank, drift)) {
+  for (const auto& [key, by_row] : marks_of(rows, hosts_by_rank)) {
     const auto& [rank, what] = key;
     const bool throttle = what.rfind("throttle:", 0) == 0;
     const bool higher_is_worse = throttle || what == "power";
@@ -167,13 +183,13 @@ std::vector<std::string> findings_of(const std::vector<WindowRow>& rows, const s
 }  // namespace
 
 std::vector<std::string> gpu_state_findings(const std::vector<ResultRow>& rows,
-                                            const std::vector<std::string>& hosts_by_rank, bool drift) {
-  return findings_of(window_rows(rows), hosts_by_rank, drift);
+                                            const std::vector<std::string>& hosts_by_rank) {
+  return findings_of(window_rows(rows), hosts_by_rank);
 }
 
 std::vector<std::string> gpu_state_findings(const std::vector<EpRow>& rows,
-                                            const std::vector<std::string>& hosts_by_rank, bool drift) {
-  return findings_of(window_rows(rows), hosts_by_rank, drift);
+                                            const std::vector<std::string>& hosts_by_rank) {
+  return findings_of(window_rows(rows), hosts_by_rank);
 }
 
 std::vector<std::string> throttle_findings(const std::vector<GpuWindow>& windows,

@@ -25,19 +25,27 @@ namespace commsweep::report {
 //   names one GPU, not both.
 inline constexpr double kClockDriftPct = 10;
 inline constexpr double kPowerDriftPct = 20;
+// The drift rules compare a node's GPUs over the same moments, so a window whose length differs
+// from the median of its node's by more than 10% and 10 ms is left out of them: one of its reads
+// came off the schedule (a late sample). On 2 x H200 (2026-11-29, 29 healthy sampled runs, 9,982
+// pairs of windows: docs/gpu-state.md#drift) the two GPUs' power went above the mean by up to 13%
+// wherever the lengths and the sources matched (9,919 pairs), and by up to 29% where not.
+// Power is compared between windows of one source only: a mean over the window (energy) and a
+// reading at its end (a window under 50 ms) differ whenever the power moves within it (read at
+// the ends, 2 x H200: 440 W over 56 ms against 166 W at the end of 45 ms, in the same row).
+inline constexpr double kWindowMatchPct = 10;
+inline constexpr double kWindowMatchUs = 10'000;
 
 // The findings over ROWS (in the order measured); HOSTS_BY_RANK names the hosts (the node of a
-// GPU is its host). Empty where no window was read or nothing is wrong. DRIFT: whether the drift
-// rules are judged. They compare the GPUs of a node in one window, so they need windows read at
-// the same moments on every rank (at the window's ends); sampled windows (run/gpu_sampler.hpp)
-// are each rank's own, up to a period apart, and a GPU's power follows the rows within them: on
-// 2 x H200 two healthy GPUs' sampled powers differed by 20-42% (docs/gpu-state.md).
+// GPU is its host). Empty where no window was read or nothing is wrong. The drift rules compare
+// the GPUs of a node in one window, so its ranks' windows must span the same moments: read at
+// the window's ends, or sampled on one schedule for the host (run/gpu_sampler.hpp).
 std::vector<std::string> gpu_state_findings(const std::vector<ResultRow>& rows,
-                                            const std::vector<std::string>& hosts_by_rank, bool drift = true);
+                                            const std::vector<std::string>& hosts_by_rank);
 // The same over EP rows (one window per case: its fresh-entry timed iterations), the cases of one
 // implementation, type, routing and shape grouped by tokens.
 std::vector<std::string> gpu_state_findings(const std::vector<EpRow>& rows,
-                                            const std::vector<std::string>& hosts_by_rank, bool drift = true);
+                                            const std::vector<std::string>& hosts_by_rank);
 
 // The throttling in one measured window of a workload without rows (a pair's tests of `nvlink`, a
 // round of `pairs`): WINDOWS are the GPUs timed in it, NAME names one ("GPU 1 (rank 1, ...)"),

@@ -142,7 +142,7 @@ CollectiveOutcome run_collective_sweep(World& world, Backend& backend, RunContro
         printer.note(held.empty() ? finding : finding + "; its GPU was throttled: " + held);
       }
       if (root)
-        for (const std::string& finding : report::gpu_state_findings(rows, world.hosts_by_rank(), gpu_state.drift_judged())) printer.note(finding);
+        for (const std::string& finding : report::gpu_state_findings(rows, world.hosts_by_rank())) printer.note(finding);
       // Then each row below its expected busbw's floor, once, naming its slowest rank and node.
       if (root) {
         for (auto& f : expected_findings(expected, rows, world.hosts_by_rank())) {

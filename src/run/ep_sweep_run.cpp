@@ -73,7 +73,7 @@ EpOutcome run_ep_sweep(World& world, Backend& backend, RunControl& control, cons
   }
   if (root) printer.footer(outcome.wrong);
   if (root)
-    for (const std::string& finding : report::gpu_state_findings(outcome.rows, world.hosts_by_rank(), gpu_state.drift_judged())) printer.note(finding);
+    for (const std::string& finding : report::gpu_state_findings(outcome.rows, world.hosts_by_rank())) printer.note(finding);
   // Then each phase below its expected time's floor, once, naming its slowest rank and node.
   if (root) {
     for (auto& f : ep_expected_findings(expected, outcome.rows, world.hosts_by_rank())) {

@@ -95,7 +95,10 @@ NvmlWindowObserver::NvmlWindowObserver(const std::string& backend, int local_ran
   unsigned mhz = 0;
   if (nvml_ && nvml_->max_sm_clock(gpu_, &mhz) == health::nvml_rc::kSuccess) max_sm_mhz_ = mhz;
   if (!nvml_) return;
-  if (live && reads == LiveReads::Sampled) sampler_ = std::make_unique<GpuSampler>(*nvml_, gpu_, kSamplePeriod);
+  if (live && reads == LiveReads::Sampled) {
+    sampler_ = std::make_unique<GpuSampler>(*nvml_, gpu_, kSamplePeriod);
+    mark_ = std::make_unique<SamplerMark>(sampler_->mark());
+  }
 }
 
 bool NvmlWindowObserver::open(const std::string& backend, int local_rank, const std::string& bus_id) {
@@ -135,16 +138,31 @@ bool NvmlWindowObserver::open(const std::string& backend, int local_rank, const 
 
 NvmlWindowObserver::~NvmlWindowObserver() = default;
 
-std::optional<report::GpuSample> NvmlWindowObserver::sample(WindowEnd end) {
+void NvmlWindowObserver::window_starts() {
+  if (!nvml_) return;
+  // No NVML call when sampled: the samples the window may take are copied.
+  if (sampler_) *mark_ = sampler_->mark();
+  else start_ = read_now(WindowEnd::Start);
+}
+
+std::optional<WindowSamples> NvmlWindowObserver::window_ends() {
   if (!nvml_) return std::nullopt;
+  WindowSamples w;
   if (sampler_) {
-    // No NVML call here: the sample before the last one read at the window's start (so that a
-    // window shorter than the period still spans one, from a read before it), the last one read
-    // at its end.
-    report::GpuSample s = end == WindowEnd::Start ? sampler_->before_latest() : sampler_->latest();
-    s.max_sm_mhz = max_sm_mhz_;
-    return s;
+    const auto [start, end] = sampler_->window(*mark_);
+    w.start = start.sample;
+    w.end = end.sample;
+  } else {
+    if (!start_) return std::nullopt;
+    w.start = *start_;
+    w.end = read_now(WindowEnd::End);
+    start_.reset();
   }
+  w.start.max_sm_mhz = w.end.max_sm_mhz = max_sm_mhz_;
+  return w;
+}
+
+report::GpuSample NvmlWindowObserver::read_now(WindowEnd end) {
   const double start = now_us();
   // The calls run on a thread of their own while this one spins: NVML's calls sleep in the
   // driver for milliseconds on some hosts, and a measuring thread that slept there issued its
@@ -166,7 +184,6 @@ std::optional<report::GpuSample> NvmlWindowObserver::sample(WindowEnd end) {
   }
   reader.join();
   if (failed) std::rethrow_exception(failed);
-  s.max_sm_mhz = max_sm_mhz_;
   read_us_ += now_us() - start;
   ++reads_;
   return s;
@@ -180,8 +197,8 @@ std::string gpu_state_note(const NvmlWindowObserver& observer) {
   if (!observer.not_read().empty()) return "GPU state per window: not read: " + observer.not_read();
   if (observer.reads() == 0) return "";
   const char* how = observer.sampled()
-                        ? "sampled every 100 ms on a thread of its own, nothing read between the rows, drift from the "
-                          "node's mean not judged (COMMSWEEP_GPU_STATE=ends judges it)"
+                        ? "sampled at each 100 ms slot of the host's clock on a thread of its own, nothing read "
+                          "between the rows"
                         : "read at each window's two ends, outside every timed pass";
   char line[400];
   std::snprintf(line, sizeof line, "GPU state per window: %s: %ld reads on rank 0, %.1f us each (%.0f us in all)", how,

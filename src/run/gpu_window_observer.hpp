@@ -1,9 +1,10 @@
 // The GPU state around each measured window (sweep/window_observer.hpp) read through NVML:
 // the rank's own GPU, found among NVML's by its PCI bus id.
 //   COMMSWEEP_GPU_STATE (the nccl backend; docs/gpu-state.md):
-//     unset, sampled  sampled on a thread of its own every 100 ms (run/gpu_sampler.hpp); each
-//                     window takes the sample before the last one read at its start and the
-//                     last one read at its end: nothing is read between the rows
+//     unset, sampled  sampled on a thread of its own at each 100 ms slot of the host's clock,
+//                     one schedule for every rank of the host (run/gpu_sampler.hpp); a window
+//                     takes the samples of the last slots read before its two ends: nothing is
+//                     read between the rows
 //     ends            read at the window's two ends, on the measuring rank's own turn (exact
 //                     windows; the reads cost the next rows' time at small sizes)
 //     0               read nothing, not even a recording's replay
@@ -33,6 +34,7 @@ namespace commsweep {
 report::GpuSample read_gpu_sample(health::NvmlApi& nvml, unsigned gpu, WindowEnd end);
 
 class GpuSampler;
+struct SamplerMark;
 
 class NvmlWindowObserver final : public WindowObserver {
  public:
@@ -40,7 +42,8 @@ class NvmlWindowObserver final : public WindowObserver {
   // Throws a usage Error for a recording that cannot be read.
   NvmlWindowObserver(const std::string& backend, int local_rank, const std::string& bus_id);
   ~NvmlWindowObserver() override;
-  std::optional<report::GpuSample> sample(WindowEnd end) override;
+  void window_starts() override;
+  std::optional<WindowSamples> window_ends() override;
   // "" while reading; else why nothing is read (said once by the run).
   const std::string& not_read() const { return not_read_; }
   // What the reads cost this rank so far: the reads (two per window at the ends; one per period
@@ -49,15 +52,17 @@ class NvmlWindowObserver final : public WindowObserver {
   double read_us() const;
   // Whether the windows come from the sampler (else from reads at their ends, or none).
   bool sampled() const { return sampler_ != nullptr; }
-  // Whether the drift rules hold for these windows (report/gpu_findings.hpp): not when sampled.
-  bool drift_judged() const { return !sampled(); }
 
  private:
   // Whether the driver's NVML was opened (a recording's replay: false; nothing: nvml_ empty).
   bool open(const std::string& backend, int local_rank, const std::string& bus_id);
+  // One end's reads now, on a thread of its own while this one spins.
+  report::GpuSample read_now(WindowEnd end);
 
   std::unique_ptr<health::NvmlApi> nvml_;
   std::unique_ptr<GpuSampler> sampler_;  // after nvml_: destroyed first, it calls it
+  std::unique_ptr<SamplerMark> mark_;     // sampled: the window's start
+  std::optional<report::GpuSample> start_;  // read at the ends: the window's start
   unsigned gpu_ = 0;
   std::optional<unsigned> max_sm_mhz_;  // read once: the GPU's, not the window's
   std::string not_read_;

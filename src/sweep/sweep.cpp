@@ -218,8 +218,8 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   // on some hosts (6 ms on the lent H200 VM), long enough for the GPU to slow down while idle,
   // and the first timed iteration after one was 1.48x the median where it was 1.08x without
   // (docs/gpu-state.md). The window holds the warm-up, the table's pass and the tails' pass.
-  std::optional<report::GpuSample> window_start, window_end;
-  if (gpu_state_) window_start = gpu_state_->sample(WindowEnd::Start);
+  std::optional<WindowSamples> window;
+  if (gpu_state_) gpu_state_->window_starts();
   if (config_.warmup > 0) {
     const Phase p = phase("warm-up");
     const auto guard = control_.watch(p);
@@ -260,7 +260,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
       timing.run(args, each, p);
       clock = timing.iteration_clock();
     }
-    if (gpu_state_ && window_start) window_end = gpu_state_->sample(WindowEnd::End);  // after the last pass returned
+    if (gpu_state_) window = gpu_state_->window_ends();  // after the last pass returned
   }
 
   std::optional<std::uint64_t> wrong;
@@ -269,7 +269,7 @@ report::Timing Sweep::measure(const CollectiveTest& test, const PlannedSize& siz
   report::Timing t = combine_timing(times, config_.average, size.bytes, test.bus_factor(nranks));
   t.method = config_.device_timer ? report::kDeviceSpan : report::kHostSpan;
   t.wrong = wrong;
-  if (gpu_state_) t.gpu_state = gather_windows(world_, window_start, window_end, phase("GPU state gather"));
+  if (gpu_state_) t.gpu_state = gather_windows(world_, window, phase("GPU state gather"));
   if (per_iteration_) {
     const auto iterations = world_.gather(my_iterations, phase("iteration times gather"));
     // Every rank's times or none: a rank whose clock missed them (nccl_backend.hpp) would leave

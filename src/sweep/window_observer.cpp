@@ -2,10 +2,10 @@
 
 namespace commsweep {
 
-std::vector<report::GpuWindow> gather_windows(World& world, const std::optional<report::GpuSample>& start,
-                                              const std::optional<report::GpuSample>& end, const Phase& phase) {
+std::vector<report::GpuWindow> gather_windows(World& world, const std::optional<WindowSamples>& samples,
+                                              const Phase& phase) {
   std::vector<double> mine;
-  if (start && end) mine = report::window_numbers(report::window_between(*start, *end));
+  if (samples) mine = report::window_numbers(report::window_between(samples->start, samples->end));
   const auto all = world.gather(mine, phase);
   std::vector<report::GpuWindow> windows;
   for (std::size_t r = 0; world.rank() == 0 && r < all.size(); ++r)

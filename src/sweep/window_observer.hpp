@@ -1,7 +1,8 @@
 // The seam where the GPU's state is read around a measured window (report/gpu_window.hpp): the
-// sweep asks for a sample at the window's two ends, before the barrier that starts the clock and
-// after the timed pass returns, and never inside. The sweep knows no NVML: the run layer passes
-// an observer that reads it (run/gpu_window_observer.hpp), or a recording's replay in tests.
+// sweep says when a window starts, before the barrier that starts the clock, and when it ends,
+// after the timed pass returns, and never calls the observer inside. The sweep knows no NVML: the
+// run layer passes an observer that reads it (run/gpu_window_observer.hpp), or a recording's
+// replay in tests.
 #pragma once
 
 #include <optional>
@@ -14,17 +15,24 @@ namespace commsweep {
 
 enum class WindowEnd { Start, End };
 
+// The two samples a window spans: read at its ends, or sampled around them.
+struct WindowSamples {
+  report::GpuSample start, end;
+};
+
 class WindowObserver {
  public:
   virtual ~WindowObserver() = default;
-  // This rank's GPU now, at END of a window (an observer may read less at its start: only what
-  // the window's deltas need); empty where no GPU is read (then no window is kept for this rank).
-  virtual std::optional<report::GpuSample> sample(WindowEnd end) = 0;
+  // A window starts now. One window at a time: each start is followed by its end.
+  virtual void window_starts() = 0;
+  // The window that started last ended now: the samples of this rank's GPU that span it; empty
+  // where no GPU is read (then no window is kept for this rank).
+  virtual std::optional<WindowSamples> window_ends() = 0;
 };
 
-// Every rank's window of START and END (its two ends; none where either is empty), on rank 0
-// with each window's rank; empty elsewhere. Collective: one gather, after the window.
-std::vector<report::GpuWindow> gather_windows(World& world, const std::optional<report::GpuSample>& start,
-                                              const std::optional<report::GpuSample>& end, const Phase& phase);
+// Every rank's window from its SAMPLES (none where empty), on rank 0 with each window's rank;
+// empty elsewhere. Collective: one gather, after the window.
+std::vector<report::GpuWindow> gather_windows(World& world, const std::optional<WindowSamples>& samples,
+                                              const Phase& phase);
 
 }  // namespace commsweep

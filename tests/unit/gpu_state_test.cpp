@@ -78,29 +78,68 @@ TEST(GpuWindow, TheRecordingReplaysNvmlsAnswersWindowAfterWindow) {
   EXPECT_THROW(health::replay_nvml(fixture("README.md"), "COMMSWEEP_NVML_RECORDING=README.md"), std::runtime_error);
 }
 
-// The live reads' sampler (run/gpu_sampler.hpp) on the recording: one read when made, then one
-// a period on its thread; each read is the next window end of the recording, so that the last two
-// samples span the recording's 100 ms step and make a whole window of it, throttle and all.
-TEST(GpuSampler, ReadsOnItsOwnThreadEveryPeriodAndStopsWhenDestroyed) {
-  auto nvml = health::replay_nvml(fixture("throttle-rank1.json"), "COMMSWEEP_NVML_RECORDING=x");
+// The slots a window takes (run/gpu_sampler.hpp): the last read whole before each of its ends,
+// or the two before it where it starts and ends in one slot.
+TEST(GpuSampler, AWindowTakesTheLastSlotsReadBeforeItsEnds) {
+  EXPECT_EQ(slot_at(250'000, std::chrono::milliseconds(100)), 2);
+  EXPECT_EQ(slot_at(299'999.5, std::chrono::milliseconds(100)), 2);
+  EXPECT_EQ(slot_at(300'000, std::chrono::milliseconds(100)), 3);
+  const SlotSpan within = window_slots(5, 5), next = window_slots(5, 6), longer = window_slots(5, 9);
+  EXPECT_EQ(within.start, 3);
+  EXPECT_EQ(within.end, 4);
+  EXPECT_EQ(next.start, 4);
+  EXPECT_EQ(next.end, 5);
+  EXPECT_EQ(longer.start, 4);
+  EXPECT_EQ(longer.end, 8);
+}
+
+// Two ranks' samplers on the recording (each its own replay, as each rank opens its own): they
+// read at the host's slots, and a window marked and ended at the same moments on both takes the
+// same slots' samples on both, so that their GPUs can be compared (the drift rules). Each read
+// is the recording's next window end, so the samples of two slots make a window of it, throttle
+// and all.
+TEST(GpuSampler, TwoRanksReadAtTheHostsSlotsAndTakeTheSameOnes) {
+  const std::chrono::milliseconds period(50);
+  const double period_us = 50'000;
+  auto nvml_a = health::replay_nvml(fixture("throttle-rank1.json"), "COMMSWEEP_NVML_RECORDING=x");
+  auto nvml_b = health::replay_nvml(fixture("throttle-rank1.json"), "COMMSWEEP_NVML_RECORDING=x");
   const auto made = std::chrono::steady_clock::now();
   {
-    GpuSampler sampler(*nvml, 1, std::chrono::milliseconds(2));
-    EXPECT_GE(sampler.reads(), 2);  // the first two are the constructor's
+    GpuSampler a(*nvml_a, 1, period), b(*nvml_b, 0, period);
+    EXPECT_GE(a.reads(), 2);  // the first two are the constructor's
+    // A window before the thread's first read spans those two, never one sample twice.
+    const auto [first_start, first_end] = a.window(a.mark());
+    EXPECT_LT(first_start.sample.host_us, first_end.sample.host_us);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (sampler.reads() < 4 && std::chrono::steady_clock::now() < deadline)
+    while ((a.reads() < 4 || b.reads() < 4) && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    ASSERT_GE(sampler.reads(), 4);
-    const GpuSample before = sampler.before_latest(), last = sampler.latest();
-    EXPECT_LT(before.reference_us, last.reference_us);
-    const GpuWindow w = window_between(before, last);
-    // One step of the recording, or more where a read came between the two calls: each 100 ms.
-    EXPECT_GE(w.window_us, 100'000);
+    ASSERT_GE(a.reads(), 4);
+    ASSERT_GE(b.reads(), 4);
+    // A window of several slots, then one within a slot (marked and ended at once).
+    const SamplerMark ma = a.mark(), mb = b.mark();
+    std::this_thread::sleep_for(3 * period);
+    const auto [a_start, a_end] = a.window(ma);
+    const auto [b_start, b_end] = b.window(mb);
+    EXPECT_EQ(a_start.slot, ma.slot - 1);
+    EXPECT_GE(a_end.slot, ma.slot + 2);
+    EXPECT_EQ(b_start.slot, a_start.slot);
+    EXPECT_EQ(b_end.slot, a_end.slot);
+    for (const SlotSample* s : {&a_start, &a_end, &b_start, &b_end})
+      EXPECT_GE(s->sample.host_us, static_cast<double>(s->slot) * period_us) << "read before its slot began";
+    const SamplerMark short_mark = a.mark();
+    const auto [s_start, s_end] = a.window(short_mark);
+    EXPECT_EQ(s_end.slot, short_mark.slot - 1);
+    EXPECT_LT(s_start.slot, s_end.slot);
+
+    const GpuWindow w = window_between(a_start.sample, a_end.sample);
+    // Whole steps of the recording, each 100 ms: one per read between the two samples.
+    EXPECT_GE(w.window_us, 200'000);
     EXPECT_DOUBLE_EQ(std::fmod(w.window_us, 100'000), 0);
     ASSERT_NE(throttle_in(w, Throttle::PowerCap), nullptr);
     EXPECT_NEAR(*throttle_in(w, Throttle::PowerCap)->share, 0.87, 1e-9);
-    EXPECT_GT(sampler.read_us(), 0);
-  }  // joins its thread: a sampler that did not stop would hang here, and ctest's timeout fail it
+    EXPECT_TRUE(window_between(b_start.sample, b_end.sample).throttles.empty());
+    EXPECT_GT(a.read_us(), 0);
+  }  // joins their threads: a sampler that did not stop would hang here, and ctest's timeout fail it
   EXPECT_LT(std::chrono::steady_clock::now() - made, std::chrono::seconds(10));
 }
 
@@ -147,11 +186,29 @@ TEST(GpuFindings, APowerDriftIsNamedAlone) {
   EXPECT_EQ(found[0],
             "GPU power drift: rank 1 (host node-a, GPU 1) drew 500 W, 25% above its node's mean of 400 W (limit "
             "20%, DCGM 4.5's rule), during the 1 MiB-8 MiB all_reduce float sum rows");
-  // Sampled windows (each rank's own, up to a period apart) are not held to the drift rules; a
-  // throttle is still named.
-  EXPECT_TRUE(gpu_state_findings(rows_from("power-drift-rank1.json"), kHosts, /*drift=*/false).empty());
-  EXPECT_TRUE(gpu_state_findings(rows_from("clock-drift-rank1.json"), kHosts, /*drift=*/false).empty());
-  EXPECT_EQ(gpu_state_findings(rows_from("throttle-rank1.json"), kHosts, /*drift=*/false).size(), 1u);
+}
+
+// A window read off the schedule (one rank's sample came late, so its window is longer than the
+// node's others) spans other moments: it is left out of the drift rules, and a throttle in it is
+// still named.
+TEST(GpuFindings, AWindowOfAnotherLengthIsNotHeldToTheDriftRules) {
+  auto late = [](std::vector<ResultRow> rows, double factor) {
+    for (ResultRow& row : rows)
+      for (Timing* t : {&row.out_of_place, &row.in_place}) t->gpu_state[1].window_us *= factor;
+    return rows;
+  };
+  // The recording's windows are 100 ms: 134 ms is off by more than 10% (and 10 ms) of the
+  // median, 108 ms is within it.
+  EXPECT_TRUE(gpu_state_findings(late(rows_from("power-drift-rank1.json"), 1.34), kHosts).empty());
+  EXPECT_TRUE(gpu_state_findings(late(rows_from("clock-drift-rank1.json"), 1.34), kHosts).empty());
+  EXPECT_EQ(gpu_state_findings(late(rows_from("power-drift-rank1.json"), 1.08), kHosts).size(), 1u);
+  EXPECT_EQ(gpu_state_findings(late(rows_from("throttle-rank1.json"), 1.34), kHosts).size(), 1u);
+  // A mean over the window and a reading at its end are not compared (read at the ends, a
+  // window under 50 ms keeps its end's reading).
+  std::vector<ResultRow> mixed = rows_from("power-drift-rank1.json");
+  for (ResultRow& row : mixed)
+    for (Timing* t : {&row.out_of_place, &row.in_place}) t->gpu_state[1].power_from = "sample";
+  EXPECT_TRUE(gpu_state_findings(mixed, kHosts).empty());
 }
 
 TEST(GpuFindings, EpCasesAreGroupedByTokens) {

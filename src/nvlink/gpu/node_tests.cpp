@@ -52,19 +52,17 @@ NodeTests::Outcome NodeTests::run(const std::vector<Transfer>& transfers, Engine
   return out;
 }
 
-std::optional<report::GpuSample> NodeTests::sample(int src, int dst, WindowEnd end) {
+bool NodeTests::in_pair(int src, int dst) const {
   const int me = group_.rank();
-  if (!gpu_state_ || (me != src && me != dst)) return std::nullopt;
-  return gpu_state_->sample(end);
+  return gpu_state_ && (me == src || me == dst);
 }
 
-std::vector<report::GpuWindow> NodeTests::pair_windows(const std::optional<report::GpuSample>& start,
-                                                       const std::optional<report::GpuSample>& end) {
+std::vector<report::GpuWindow> NodeTests::pair_windows(const std::optional<WindowSamples>& samples) {
   if (!gpu_state_) return {};
   // A window as the node's ranks gather it: read or not, the world rank, window_numbers.
   std::array<double, 2 + report::kWindowNumbers> mine{};
-  if (start && end) {
-    const std::vector<double> numbers = report::window_numbers(report::window_between(*start, *end));
+  if (samples) {
+    const std::vector<double> numbers = report::window_numbers(report::window_between(samples->start, samples->end));
     mine[0] = 1;
     mine[1] = group_.world().rank();
     std::copy(numbers.begin(), numbers.end(), mine.begin() + 2);
@@ -101,7 +99,8 @@ nvlink::PairResult NodeTests::pair(int src, int dst) {
   }
   const int repeat = faults_.copies_per_timed_copy(group_.world_rank(src), group_.world_rank(dst));
   const std::vector<Transfer> write{{src, src, dst}}, read{{dst, src, dst}}, bidir{{src, src, dst}, {dst, dst, src}};
-  const std::optional<report::GpuSample> start = sample(src, dst, WindowEnd::Start);
+  const bool observed = in_pair(src, dst);
+  if (observed) gpu_state_->window_starts();
   struct Test { nvlink::Metric metric; const std::vector<Transfer>* transfers; Engine engine; };
   const Test tests[] = {{nvlink::Metric::CeWrite, &write, Engine::CopyEngine}, {nvlink::Metric::CeRead, &read, Engine::CopyEngine},
                         {nvlink::Metric::CeBidir, &bidir, Engine::CopyEngine}, {nvlink::Metric::SmWrite, &write, Engine::Sm},
@@ -113,8 +112,9 @@ nvlink::PairResult NodeTests::pair(int src, int dst) {
   }
   p.latency_us = latency(src, dst);
   if (!p.latency_us) p.note = "the latency test's flag did not come back";
-  const std::optional<report::GpuSample> end = sample(src, dst, WindowEnd::End);
-  p.gpu_state = pair_windows(start, end);
+  std::optional<WindowSamples> samples;
+  if (observed) samples = gpu_state_->window_ends();
+  p.gpu_state = pair_windows(samples);
   return p;
 }
 

@@ -54,11 +54,10 @@ class NodeTests {
   std::optional<double> latency(int src, int dst);
   bool can_pair(int a, int b) const;
   Phase phase(const std::string& what) const;
-  // This rank's GPU at END of pair (SRC, DST)'s window, where it is one of the two.
-  std::optional<report::GpuSample> sample(int src, int dst, WindowEnd end);
+  // Whether this rank's GPU is observed over pair (SRC, DST)'s window: where it is one of the two.
+  bool in_pair(int src, int dst) const;
   // The pair's windows, on every rank of the node (a gather of the node's ranks).
-  std::vector<report::GpuWindow> pair_windows(const std::optional<report::GpuSample>& start,
-                                              const std::optional<report::GpuSample>& end);
+  std::vector<report::GpuWindow> pair_windows(const std::optional<WindowSamples>& samples);
 
   NodeGroup& group_;
   PeerWindow& window_;
