@@ -272,7 +272,7 @@ std::optional<report::ExpectedFinding> finding_of(const Expectations& expectatio
                                                   const std::vector<std::string>& hosts) {
   const ExpectedEntry* entry = expectations.for_workload(row.test);
   if (!entry) return std::nullopt;
-  std::optional<report::ExpectedFinding> worst;
+  std::optional<report::ExpectedFinding> better;  // the better half's, where both are below
   for (const auto& [half, t] : {std::pair<const char*, const report::Timing*>{"out_of_place", &row.out_of_place},
                                 {"in_place", &row.in_place}}) {
     if (!t->expected_gbps || *t->expected_gbps <= 0 || t->time_us <= 0) continue;
@@ -280,6 +280,10 @@ std::optional<report::ExpectedFinding> finding_of(const Expectations& expectatio
     // iterations.md's finding) can put a small size at a tenth of its figure on a healthy node.
     // The judge asks the median iteration too where it was kept, and takes the better: a slow
     // link or GPU is slow in every iteration (--fault slow doubles each), a spike in one.
+    // Likewise of the two halves, two measurements of the size: a slow link or GPU is slow in
+    // both, and a row is a finding only where both are below the floor (the better one named).
+    // On 2 x H200 (2026-11-29, 50 healthy runs, 18,814 rows, docs/expected.md) 22 rows had one
+    // half below its floor, at about half speed with the other at full, and 2 rows had both.
     double busbw = t->busbw_gbps;
     bool median = false;
     if (t->per_iter && t->per_iter->p50_us > 0 && t->per_iter->p50_us < t->time_us) {
@@ -288,7 +292,8 @@ std::optional<report::ExpectedFinding> finding_of(const Expectations& expectatio
     }
     const double of = busbw / *t->expected_gbps;
     const ExpectedVerdict v = judge(*entry, row.size_bytes, of);
-    if (v == ExpectedVerdict::Pass || (worst && of >= worst->of_expected)) continue;
+    if (v == ExpectedVerdict::Pass) return std::nullopt;
+    if (better && of <= better->of_expected) continue;
     report::ExpectedFinding f;
     f.severity = judge::name_of(v);
     f.test = row.test;
@@ -302,17 +307,17 @@ std::optional<report::ExpectedFinding> finding_of(const Expectations& expectatio
     f.rank = t->slowest_rank;
     f.host = f.rank >= 0 && f.rank < static_cast<int>(hosts.size()) ? hosts[static_cast<std::size_t>(f.rank)] : "?";
     f.entry = entry->id;
-    worst = f;
+    better = f;
   }
-  if (!worst) return std::nullopt;
-  report::ExpectedFinding& f = *worst;
+  if (!better) return std::nullopt;
+  report::ExpectedFinding& f = *better;
   f.text = f.severity + " expected: " + f.test + " " + binary_size_text(f.size_bytes) + " busbw " +
            expected_figure(f.busbw_gbps) + " GB/s (" + (f.half == "in_place" ? "in place" : "out of place") +
-           f.text + ") is " +
+           ", the better half" + f.text + ") is " +
            expected_decimals(f.of_expected) + " of the expected " + expected_figure(f.expected_gbps) + " (" + f.entry + ", " +
            f.severity + " below " + expected_decimals(f.floor) + "); slowest rank " + std::to_string(f.rank) + " on " +
            f.host;
-  return worst;
+  return better;
 }
 
 }  // namespace commsweep::regress

@@ -173,8 +173,8 @@ std::string expected_finding_line(const FigureExpectation& e, const std::string&
 
 // Sets each half's expected_gbps where an entry applies to ROW's test and size.
 void annotate(const Expectations& expectations, report::ResultRow& row);
-// The finding of an annotated ROW below a floor (the half further below; its slowest rank and
-// that rank's host from HOSTS), or none.
+// The finding of an annotated ROW whose two halves are both below a floor (the better half
+// named, with its slowest rank and that rank's host from HOSTS), or none.
 std::optional<report::ExpectedFinding> finding_of(const Expectations& expectations, const report::ResultRow& row,
                                                   const std::vector<std::string>& hosts);
 
