@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace commsweep {
@@ -20,6 +21,11 @@ std::string system_host_name() {
   std::array<char, 256> name{};  // HOST_NAME_MAX is 64 on Linux
   if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
   return name.data();
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
 }
 
 }  // namespace commsweep

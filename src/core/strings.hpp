@@ -13,6 +13,9 @@ std::string upper_case(std::string text);
 // This machine's name as gethostname(2) gives it; "unknown" when it fails.
 std::string system_host_name();
 
+// The environment variable NAME, or FALLBACK where it is unset or empty.
+std::string env_or(const char* name, const std::string& fallback);
+
 }  // namespace commsweep
 
 namespace commsweep {

@@ -1,7 +1,5 @@
 #include "topology/commands.hpp"
 
-#include <stdlib.h>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -28,18 +26,7 @@ std::string read_input(const std::string& path) {
   }
 }
 
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
-
-DetectedShape shape_of_node(const std::string& flag) {
-  ShapeEvidence e;
-  e.flag = flag;
-  e.env = env_or("COMMSWEEP_SHAPE", "");
-  e.labels_file = env_or("COMMSWEEP_LABELS_FILE", kDefaultLabelsFile);
-  return detect_shape(e, {});
-}
+DetectedShape shape_of_node(const std::string& flag) { return detect_shape(stated_shape(flag), {}); }
 
 }  // namespace
 

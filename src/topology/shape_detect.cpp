@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fstream>
 
+#include "core/strings.hpp"
+
 namespace commsweep::topology {
 namespace {
 
@@ -91,6 +93,14 @@ std::string instance_type_label(const std::string& labels_file) {
     }
   }
   return found;
+}
+
+ShapeEvidence stated_shape(const std::string& flag) {
+  ShapeEvidence e;
+  e.flag = flag;
+  e.env = env_or("COMMSWEEP_SHAPE", "");
+  e.labels_file = env_or("COMMSWEEP_LABELS_FILE", kDefaultLabelsFile);
+  return e;
 }
 
 DetectedShape detect_shape(const ShapeEvidence& e, const std::vector<ShapeDescription>& shapes) {

@@ -37,6 +37,10 @@ struct DetectedShape {
 
 DetectedShape detect_shape(const ShapeEvidence& evidence, const std::vector<ShapeDescription>& shapes);
 
+// The shape as the node states it, before any GPU is seen: FLAG (--shape), COMMSWEEP_SHAPE, and
+// the labels file (COMMSWEEP_LABELS_FILE, else kDefaultLabelsFile).
+ShapeEvidence stated_shape(const std::string& flag);
+
 // The value of node.kubernetes.io/instance-type (or its beta. and commsweep/shape forms) in a
 // downward-API labels file (key="value" lines); empty when absent or unreadable.
 std::string instance_type_label(const std::string& labels_file);

@@ -6,17 +6,13 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 #include "runtime/world.hpp"
 #include "topology/run_check.hpp"
 #include "topology/shape_detect.hpp"
 
 namespace commsweep {
 namespace {
-
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
 
 // A shape names a file (<mount>/<shape>.xml, <descriptions>/<shape>.json): it must be a name
 // as a Kubernetes label value is (what the instance-type label holds), never a path such as
@@ -64,12 +60,8 @@ std::string node_verdict(const std::string& shape, const std::string& reason, bo
 
 std::string prepare_topology(World& world, const TopologyRequest& request, double timeout_s) {
   using namespace topology;
-  ShapeEvidence evidence;
-  evidence.flag = request.shape;
-  evidence.env = env_or("COMMSWEEP_SHAPE", "");
-  evidence.labels_file = env_or("COMMSWEEP_LABELS_FILE", kDefaultLabelsFile);
   // No GPU guess here: before the backend starts, only a stated shape counts.
-  const DetectedShape shape = detect_shape(evidence, {});
+  const DetectedShape shape = detect_shape(stated_shape(request.shape), {});
   // Every rank takes part in the exchange below, so that none waits alone: a rank without a
   // shape (no label on its node) says so.
   const std::string mine = shape.known() ? node_verdict(shape.shape, shape.reason, request.force) : "K|";
