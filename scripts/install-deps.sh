@@ -19,7 +19,9 @@ readonly RUNTIME_PACKAGES=(
   g++ make ninja-build cmake pkg-config git
   openmpi-bin libopenmpi-dev
   libboost-program-options-dev
-  libhwloc-dev
+  # libhwloc-plugins: hwloc's XML reader, a Recommends that --no-install-recommends leaves out;
+  # without it hwloc reads the live node but no topology XML (--sysfs-root trees, the fixtures).
+  libhwloc-dev libhwloc-plugins
   libibverbs-dev ibverbs-providers
   libucx-dev
   nlohmann-json3-dev
