@@ -94,10 +94,7 @@ Marks marks_of(const std::vector<WindowRow>& rows, const std::vector<std::string
           }
         };
         drift([](const GpuWindow& w) { return w.sm_mhz_end; }, "clock", kClockDriftPct, true);
-        // A mean over the window (energy) and a reading at its end (sample) are not compared.
-        for (const char* from : {"energy", "sample"})
-          drift([from](const GpuWindow& w) { return w.power_from == from ? w.power_w : std::nullopt; }, "power",
-                kPowerDriftPct, false);
+        drift([](const GpuWindow& w) { return w.power_end_w; }, "power", kPowerDriftPct, false);
       }
     }
   }

@@ -43,6 +43,7 @@ GpuWindow window_between(const GpuSample& start, const GpuSample& end) {
     w.power_w = *end.power_mw / 1e3;
     w.power_from = "sample";
   }
+  if (end.power_mw) w.power_end_w = *end.power_mw / 1e3;
   for (int i = 0; i < kThrottles; ++i) {
     std::optional<double> share;
     if (i < kViolationCounters) {
@@ -64,13 +65,13 @@ const ThrottleShare* throttle_in(const GpuWindow& w, Throttle reason) {
 }
 
 // Layout: gpu, window_us, the seven readings (NaN: none), power_from (0 none, 1 energy,
-// 2 sample), then per reason: -2 not active, -1 active without a share, else the share.
+// 2 sample), power_end_w (NaN: none), then per reason: -2 not active, -1 active without a share, else the share.
 std::vector<double> window_numbers(const GpuWindow& w) {
   const double none = std::nan("");
   auto v = [&](const std::optional<double>& x) { return x ? *x : none; };
   std::vector<double> out{static_cast<double>(w.gpu), w.window_us, v(w.sm_mhz_start), v(w.sm_mhz_end),
                           v(w.sm_mhz_max), v(w.mem_mhz), v(w.temperature_c), v(w.power_w), v(w.power_limit_w),
-                          w.power_from == "energy" ? 1.0 : w.power_from == "sample" ? 2.0 : 0.0};
+                          w.power_from == "energy" ? 1.0 : w.power_from == "sample" ? 2.0 : 0.0, v(w.power_end_w)};
   for (int i = 0; i < kThrottles; ++i) {
     const ThrottleShare* t = throttle_in(w, static_cast<Throttle>(i));
     out.push_back(!t ? -2.0 : t->share ? *t->share : -1.0);
@@ -88,8 +89,9 @@ GpuWindow window_from_numbers(const std::vector<double>& v, int rank) {
   w.sm_mhz_start = o(2), w.sm_mhz_end = o(3), w.sm_mhz_max = o(4), w.mem_mhz = o(5), w.temperature_c = o(6);
   w.power_w = o(7), w.power_limit_w = o(8);
   w.power_from = v[9] == 1.0 ? "energy" : v[9] == 2.0 ? "sample" : "";
+  w.power_end_w = o(10);
   for (int i = 0; i < kThrottles; ++i) {
-    const double s = v[10 + static_cast<std::size_t>(i)];
+    const double s = v[11 + static_cast<std::size_t>(i)];
     if (s == -2.0) continue;
     w.throttles.push_back({kThrottleNames[i], s < 0 ? std::nullopt : std::optional<double>(s)});
   }
@@ -110,6 +112,7 @@ json gpu_window_json(const GpuWindow& w) {
               {"temperature_c", v(w.temperature_c)},
               {"power_w", v(w.power_w)},
               {"power_from", w.power_from.empty() ? json(nullptr) : json(w.power_from)},
+              {"power_end_w", v(w.power_end_w)},
               {"power_limit_w", v(w.power_limit_w)},
               {"throttles", throttles}};
 }
@@ -127,6 +130,7 @@ GpuWindow gpu_window_from(const json& j) {
   w.mem_mhz = v("mem_mhz"), w.temperature_c = v("temperature_c"), w.power_w = v("power_w");
   w.power_limit_w = v("power_limit_w");
   if (!j.at("power_from").is_null()) w.power_from = j.at("power_from").get<std::string>();
+  if (j.contains("power_end_w") && !j.at("power_end_w").is_null()) w.power_end_w = j.at("power_end_w").get<double>();  // older files: none
   for (const auto& t : j.at("throttles")) {
     const json& s = t.at("share");
     w.throttles.push_back({t.at("reason").get<std::string>(), s.is_null() ? std::nullopt : std::optional<double>(s.get<double>())});

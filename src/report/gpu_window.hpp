@@ -63,6 +63,11 @@ struct GpuWindow {
   std::optional<double> sm_mhz_start, sm_mhz_end, sm_mhz_max, mem_mhz, temperature_c;
   std::optional<double> power_w;  // mean over the window (energy), else the end's reading
   std::string power_from;         // "energy", "sample", or "" when neither
+  // NVML's power reading at the window's end (nvmlDeviceGetPowerUsage: on Ampere and later its
+  // mean over the last second), what the drift rule compares: read at the same moments on a
+  // node's GPUs, where the energy counter's steps make two GPUs' means over one short window
+  // differ (report/gpu_findings.hpp).
+  std::optional<double> power_end_w;
   std::optional<double> power_limit_w;
   std::vector<ThrottleShare> throttles;  // active during the window (counter rose) or at its end
 };
@@ -73,7 +78,7 @@ GpuWindow window_between(const GpuSample& start, const GpuSample& end);
 const ThrottleShare* throttle_in(const GpuWindow& w, Throttle reason);
 
 // A flat form for the gather of the windows to rank 0 (World gathers numbers): kWindowNumbers.
-inline constexpr std::size_t kWindowNumbers = 10 + kThrottles;
+inline constexpr std::size_t kWindowNumbers = 11 + kThrottles;
 std::vector<double> window_numbers(const GpuWindow& w);
 GpuWindow window_from_numbers(const std::vector<double>& v, int rank);
 

@@ -44,6 +44,7 @@ TEST(GpuWindow, MeanPowerAndThrottleShareFromTheCountersAtTheTwoEnds) {
   EXPECT_DOUBLE_EQ(w.window_us, 200'000);        // NVML's clock, not the host's
   EXPECT_DOUBLE_EQ(*w.power_w, 300);              // 60 J over 0.2 s
   EXPECT_EQ(w.power_from, "energy");
+  EXPECT_DOUBLE_EQ(*w.power_end_w, 123);          // the end's reading, kept beside the mean
   EXPECT_DOUBLE_EQ(*w.power_limit_w, 700);
   ASSERT_NE(throttle_in(w, Throttle::PowerCap), nullptr);
   EXPECT_DOUBLE_EQ(*throttle_in(w, Throttle::PowerCap)->share, 0.87);
@@ -61,6 +62,10 @@ TEST(GpuWindow, MeanPowerAndThrottleShareFromTheCountersAtTheTwoEnds) {
   back.rank = -1;
   EXPECT_EQ(gpu_window_json(back), gpu_window_json(w));
   EXPECT_EQ(gpu_window_json(gpu_window_from(gpu_window_json(w))), gpu_window_json(w));
+  // An older file's window has no end reading.
+  nlohmann::json older = gpu_window_json(w);
+  older.erase("power_end_w");
+  EXPECT_FALSE(gpu_window_from(older).power_end_w.has_value());
 }
 
 TEST(GpuWindow, TheRecordingReplaysNvmlsAnswersWindowAfterWindow) {
@@ -203,12 +208,16 @@ TEST(GpuFindings, AWindowOfAnotherLengthIsNotHeldToTheDriftRules) {
   EXPECT_TRUE(gpu_state_findings(late(rows_from("clock-drift-rank1.json"), 1.34), kHosts).empty());
   EXPECT_EQ(gpu_state_findings(late(rows_from("power-drift-rank1.json"), 1.08), kHosts).size(), 1u);
   EXPECT_EQ(gpu_state_findings(late(rows_from("throttle-rank1.json"), 1.34), kHosts).size(), 1u);
-  // A mean over the window and a reading at its end are not compared (read at the ends, a
-  // window under 50 ms keeps its end's reading).
-  std::vector<ResultRow> mixed = rows_from("power-drift-rank1.json");
-  for (ResultRow& row : mixed)
-    for (Timing* t : {&row.out_of_place, &row.in_place}) t->gpu_state[1].power_from = "sample";
-  EXPECT_TRUE(gpu_state_findings(mixed, kHosts).empty());
+  // Power is judged by the readings at the windows' ends, not by the means over them (the
+  // energy counter's steps: two healthy H200s' means over one window differed twofold).
+  std::vector<ResultRow> stepped = rows_from("healthy.json");
+  for (ResultRow& row : stepped)
+    for (Timing* t : {&row.out_of_place, &row.in_place}) *t->gpu_state[1].power_w *= 2;
+  EXPECT_TRUE(gpu_state_findings(stepped, kHosts).empty());
+  std::vector<ResultRow> drawn = rows_from("healthy.json");
+  for (ResultRow& row : drawn)
+    for (Timing* t : {&row.out_of_place, &row.in_place}) *t->gpu_state[1].power_end_w *= 2;
+  EXPECT_EQ(gpu_state_findings(drawn, kHosts).size(), 1u);
 }
 
 TEST(GpuFindings, EpCasesAreGroupedByTokens) {
