@@ -28,13 +28,13 @@ inline constexpr double kPowerDriftPct = 20;
 // The drift rules compare a node's GPUs over the same moments, so a window whose length differs
 // from the median of its node's by more than 10% and 10 ms is left out of them: one of its reads
 // came off the schedule (a late sample). On 2 x H200 (2026-11-29, 29 healthy sampled runs, 9,982
-// pairs of windows: docs/gpu-state.md#drift) the two GPUs' power went above the mean by up to 13%
-// wherever the lengths and the sources matched (9,919 pairs), and by up to 29% where not.
+// pairs of windows: docs/gpu-state.md#drift) the windows' mean powers lay up to 13% above the
+// pair's mean where the lengths matched (9,919 pairs), and up to 29% where not.
 // Power is compared by NVML's reading at the window's end (GpuWindow::power_end_w), not by the
 // window's mean from the energy counter: the counter advances in steps, and read at the ends on
 // 2 x H200 two GPUs' means over the same 155 ms of a 1 GiB row were 187 and 385 W in each of
-// three runs, where their end readings agreed within 3.4% in 1,922 pairs of windows, sampled
-// or read at the ends.
+// three runs. The end readings lay at most 4.6% above the pair's mean in 778 pairs of windows
+// of the final build's healthy runs, sampled or read at the ends.
 inline constexpr double kWindowMatchPct = 10;
 inline constexpr double kWindowMatchUs = 10'000;
 
