@@ -143,7 +143,8 @@ std::string share_text(double share) {
   return s;
 }
 
-std::vector<std::string> findings_of(const std::vector<WindowRow>& rows, const std::vector<std::string>& hosts_by_rank) {
+std::vector<std::string> findings_of(const std::vector<WindowRow>& rows,
+                                     const std::vector<std::string>& hosts_by_rank) {
   std::vector<std::string> out;
   for (const auto& [key, by_row] : marks_of(rows, hosts_by_rank)) {
     const auto& [rank, what] = key;

@@ -65,7 +65,8 @@ const ThrottleShare* throttle_in(const GpuWindow& w, Throttle reason) {
 }
 
 // Layout: gpu, window_us, the seven readings (NaN: none), power_from (0 none, 1 energy,
-// 2 sample), power_end_w (NaN: none), then per reason: -2 not active, -1 active without a share, else the share.
+// 2 sample), power_end_w (NaN: none), then per reason: -2 not active, -1 active without a
+// share, else the share.
 std::vector<double> window_numbers(const GpuWindow& w) {
   const double none = std::nan("");
   auto v = [&](const std::optional<double>& x) { return x ? *x : none; };
@@ -130,7 +131,8 @@ GpuWindow gpu_window_from(const json& j) {
   w.mem_mhz = v("mem_mhz"), w.temperature_c = v("temperature_c"), w.power_w = v("power_w");
   w.power_limit_w = v("power_limit_w");
   if (!j.at("power_from").is_null()) w.power_from = j.at("power_from").get<std::string>();
-  if (j.contains("power_end_w") && !j.at("power_end_w").is_null()) w.power_end_w = j.at("power_end_w").get<double>();  // older files: none
+  // Older files have no end reading.
+  if (j.contains("power_end_w") && !j.at("power_end_w").is_null()) w.power_end_w = j.at("power_end_w").get<double>();
   for (const auto& t : j.at("throttles")) {
     const json& s = t.at("share");
     w.throttles.push_back({t.at("reason").get<std::string>(), s.is_null() ? std::nullopt : std::optional<double>(s.get<double>())});

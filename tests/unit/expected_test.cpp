@@ -258,8 +258,8 @@ TEST(Expected, AHealthyTwoH200TableIsNeverWarnedAndASlowRowNamesItsRankAndNode) 
   EXPECT_EQ(fail->severity, "FAIL");
   EXPECT_EQ(fail->rank, 1);
   EXPECT_EQ(fail->host, "node-b");
-  EXPECT_NE(fail->text.find("FAIL expected: all_reduce 1 GiB busbw 110.55 GB/s (out of place, the better half) is 0.34 of the expected "
-                            "327.50 (h200-x2-all_reduce, FAIL below 0.85); slowest rank 1 on node-b"),
+  EXPECT_NE(fail->text.find("FAIL expected: all_reduce 1 GiB busbw 110.55 GB/s (out of place, the better half) is "
+                            "0.34 of the expected 327.50 (h200-x2-all_reduce, FAIL below 0.85); slowest rank 1 on node-b"),
             std::string::npos)
       << fail->text;
   report::ResultRow warn = expected_row("all_reduce", 1 << 30, 3278.88 / 0.9, 1, 1);
