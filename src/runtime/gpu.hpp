@@ -17,6 +17,8 @@ struct GpuChoice {
 // that is "no GPU", not a failure.
 int visible_gpu_count(std::string* why_none);
 GpuChoice choose_gpu(int local_rank);
+// The GPU this thread uses now (cudaGetDevice): its device, name and PCI bus id.
+GpuChoice current_gpu();
 // The PCI bus id of the GPU choose_gpu(LOCAL_RANK) would take, without taking it (no
 // cudaSetDevice): what tells two ranks of a host that would share one (runtime/gpu_sharing.hpp).
 std::string planned_gpu_bus_id(int local_rank);

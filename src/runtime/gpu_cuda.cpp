@@ -63,9 +63,13 @@ std::string planned_gpu_bus_id(int local_rank) {
 GpuChoice choose_gpu(int local_rank) {
   int count = 0;
   CS_CUDA(cudaGetDeviceCount(&count));
+  CS_CUDA(cudaSetDevice(local_rank % count));
+  return current_gpu();
+}
+
+GpuChoice current_gpu() {
   GpuChoice choice;
-  choice.device = local_rank % count;
-  CS_CUDA(cudaSetDevice(choice.device));
+  CS_CUDA(cudaGetDevice(&choice.device));
   cudaDeviceProp prop{};
   CS_CUDA(cudaGetDeviceProperties(&prop, choice.device));
   choice.name = prop.name;

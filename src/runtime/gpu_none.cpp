@@ -14,6 +14,10 @@ GpuChoice choose_gpu(int) {
   throw Error(ErrorKind::Runtime, "this commsweep was built without CUDA: no GPU can be chosen");
 }
 
+GpuChoice current_gpu() {
+  throw Error(ErrorKind::Runtime, "this commsweep was built without CUDA: no GPU is in use");
+}
+
 std::string planned_gpu_bus_id(int) {
   throw Error(ErrorKind::Runtime, "this commsweep was built without CUDA: no GPU can be chosen");
 }

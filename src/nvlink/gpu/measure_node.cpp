@@ -1,14 +1,10 @@
 #include "nvlink/gpu/measure_node.hpp"
 
-#include <cuda_runtime_api.h>
-
-#include <array>
 #include <memory>
 
 #include "health/nvml_loader.hpp"
 #include "nvlink/gpu_links.hpp"
 #include "nvlink/gpu/node_tests.hpp"
-#include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
 
 namespace commsweep::p2p {
@@ -18,13 +14,10 @@ nvlink::Gpu this_gpu(const World& world, int index) {
   nvlink::Gpu g;
   g.index = index;
   g.rank = world.rank();
-  CS_CUDA(cudaGetDevice(&g.device));
-  cudaDeviceProp prop{};
-  CS_CUDA(cudaGetDeviceProperties(&prop, g.device));
-  g.name = prop.name;
-  std::array<char, 32> bus{};
-  CS_CUDA(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), g.device));
-  g.pci_bus_id = bus.data();
+  const GpuChoice in_use = current_gpu();
+  g.device = in_use.device;
+  g.name = in_use.name;
+  g.pci_bus_id = in_use.pci_bus_id;
   return g;
 }
 
@@ -50,11 +43,7 @@ std::string why_no_gpu_here() {
 }
 
 std::string gpu_of_local_rank(int local_rank) {
-  const int count = visible_gpu_count(nullptr);
-  if (count <= 0) return "";
-  std::array<char, 32> bus{};
-  CS_CUDA(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), local_rank % count));
-  return bus.data();
+  return visible_gpu_count(nullptr) > 0 ? planned_gpu_bus_id(local_rank) : "";
 }
 
 nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s, FaultPoints& faults,
@@ -65,17 +54,10 @@ nvlink::RankPart measure_node(World& world, const nvlink::NvlinkSettings& s, Fau
   const std::unique_ptr<health::NvmlApi> nvml = health::load_nvml();
   read_links(*nvml, part.gpu, false);
 
-  TestPlan plan;
-  plan.bytes = s.bytes;
-  plan.iters = s.iters;
-  plan.warmup = s.warmup;
-  plan.latency_iters = s.latency_iters;
-  plan.seed = s.seed;
-  plan.timeout_s = s.timeout_s;
   const Phase phase{"nvlink: mapping the node's GPU memory (CUDA IPC)", Deadline::after(s.timeout_s)};
   PeerWindow window(group, s.bytes, phase);
   CopyStreams streams(part.gpu.device, group.size());
-  NodeTests tests(group, window, streams, plan, faults, gpu_state);
+  NodeTests tests(group, window, streams, s, faults, gpu_state);
   std::vector<nvlink::PairResult> pairs = tests.pairs();
   std::vector<nvlink::TargetResult> targets = tests.targets();
   if (group.rank() == 0) {

@@ -5,8 +5,8 @@
 
 namespace commsweep::p2p {
 
-NodeTests::NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan, FaultPoints& faults,
-                     WindowObserver* gpu_state)
+NodeTests::NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const nvlink::NvlinkSettings& plan,
+                     FaultPoints& faults, WindowObserver* gpu_state)
     : group_(group),
       window_(window),
       streams_(streams),

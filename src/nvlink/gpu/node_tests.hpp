@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nvlink/record.hpp"
+#include "nvlink/settings.hpp"
 #include "nvlink/gpu/copies.hpp"
 #include "nvlink/gpu/node_group.hpp"
 #include "nvlink/gpu/peer_window.hpp"
@@ -21,21 +22,15 @@
 
 namespace commsweep::p2p {
 
-struct TestPlan {
-  std::size_t bytes = 0;
-  int iters = 0, warmup = 0, latency_iters = 0;
-  std::uint64_t seed = 0;
-  double timeout_s = 300;
-};
-
 class NodeTests {
  public:
   // FAULTS: asked how many copies each timed copy of a pair's tests makes (copies_per_timed_copy).
   // GPU_STATE (none: not read): each pair's src and dst GPU read before its first test and after
   // its latency, outside every timed copy (docs/gpu-state.md); every rank of the node gives one
   // or none alike.
-  NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const TestPlan& plan, FaultPoints& faults,
-            WindowObserver* gpu_state = nullptr);
+  // PLAN: the run's settings (bytes, iterations, warm-up, latency round trips, seed, -T).
+  NodeTests(NodeGroup& group, PeerWindow& window, CopyStreams& streams, const nvlink::NvlinkSettings& plan,
+            FaultPoints& faults, WindowObserver* gpu_state = nullptr);
   std::vector<nvlink::PairResult> pairs();
   std::vector<nvlink::TargetResult> targets();
 
@@ -62,7 +57,7 @@ class NodeTests {
   NodeGroup& group_;
   PeerWindow& window_;
   CopyStreams& streams_;
-  TestPlan plan_;
+  const nvlink::NvlinkSettings& plan_;  // the run's: outlives the tests
   FaultPoints& faults_;
   pattern::Spec spec_;
   std::vector<std::uint64_t> mapped_;  // per GPU: a bit per GPU its rank mapped
